@@ -1,0 +1,94 @@
+// API key authentication and the bootstrap admin key (CONTRACT §1, §6).
+import fs from 'node:fs';
+import path from 'node:path';
+import { newId } from '../lib/ids.ts';
+import type { Logger } from '../log.ts';
+import { DEFAULT_TEAM_ID, type ApiKeyRow, type KeyRepo } from '../store/keys.ts';
+import type { Principal } from './principal.ts';
+import { hashSecret, newKeySecret } from './secrets.ts';
+
+/** lastUsedAt is written at most this often per key, so authentication stays a read on the hot path. */
+const TOUCH_INTERVAL_MS = 60_000;
+
+export class KeyAuth {
+  private readonly repo: KeyRepo;
+  private readonly now: () => number;
+  private readonly touched = new Map<string, number>();
+
+  constructor(repo: KeyRepo, now: () => number) {
+    this.repo = repo;
+    this.now = now;
+  }
+
+  /** Resolves a bearer secret to a principal, or null when it is unknown or revoked. */
+  async authenticate(secret: string): Promise<Principal | null> {
+    const row = await this.repo.byHash(hashSecret(secret));
+    if (!row || row.revoked_at !== null) return null;
+    const now = this.now();
+    if ((this.touched.get(row.id) ?? 0) + TOUCH_INTERVAL_MS <= now) {
+      this.touched.set(row.id, now);
+      await this.repo.touch(row.id, now);
+    }
+    return principalOf(row, 'key');
+  }
+}
+
+export function principalOf(row: ApiKeyRow, via: 'key' | 'token'): Principal {
+  return {
+    teamId: row.team_id,
+    keyId: row.id,
+    role: row.role,
+    scope: { labelPrefix: row.scope_label_prefix, readOnly: row.scope_read_only === 1 },
+    via,
+    clientId: row.client_id,
+  };
+}
+
+export interface BootstrapResult {
+  /** Set only when a key was generated now: the caller prints it once. */
+  generated: string | null;
+  keyFile: string | null;
+}
+
+/**
+ * INBOXD_ADMIN_KEY set: that exact string is an admin key of the default team (idempotent).
+ * Unset and no key in the store: generate one, write it to <data-dir>/admin.key (0600) and return it.
+ */
+export async function bootstrapAdminKey(repo: KeyRepo, opts: { adminKey: string | undefined; dataDir: string; now: number; log: Logger }): Promise<BootstrapResult> {
+  await repo.ensureDefaultTeam(opts.now);
+  if (opts.adminKey) {
+    const hash = hashSecret(opts.adminKey);
+    const existing = await repo.byHash(hash);
+    if (!existing) {
+      await repo.insertKey(keyRow({ label: 'bootstrap (INBOXD_ADMIN_KEY)', hash, prefix: opts.adminKey.slice(0, 8), now: opts.now }));
+      opts.log.info('admin key from INBOXD_ADMIN_KEY registered');
+    } else if (existing.revoked_at !== null) {
+      opts.log.warn('INBOXD_ADMIN_KEY names a revoked key; it stays revoked', { keyId: existing.id });
+    }
+    return { generated: null, keyFile: null };
+  }
+  if ((await repo.countActive()) > 0) return { generated: null, keyFile: null };
+  const secret = newKeySecret();
+  await repo.insertKey(keyRow({ label: 'bootstrap (generated)', hash: hashSecret(secret), prefix: secret.slice(0, 8), now: opts.now }));
+  const keyFile = path.join(opts.dataDir, 'admin.key');
+  fs.writeFileSync(keyFile, secret + '\n', { mode: 0o600 });
+  fs.chmodSync(keyFile, 0o600);
+  return { generated: secret, keyFile };
+}
+
+function keyRow(o: { label: string; hash: string; prefix: string; now: number }): ApiKeyRow {
+  return {
+    id: newId('key'),
+    team_id: DEFAULT_TEAM_ID,
+    label: o.label,
+    role: 'admin',
+    secret_hash: o.hash,
+    secret_prefix: o.prefix,
+    scope_label_prefix: null,
+    scope_read_only: 0,
+    client_id: null,
+    created_at: o.now,
+    last_used_at: null,
+    revoked_at: null,
+  };
+}

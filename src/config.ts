@@ -1,0 +1,139 @@
+// Every setting of the program, defined once: flag, environment variable, schema, default and help text.
+// Precedence: command-line flag > environment variable > default. A bad value is a usage error (exit 2)
+// whose one-line message names the flag.
+import { z } from 'zod';
+
+const port = z.coerce.number().int('must be a whole number').min(0, 'must be 0-65535').max(65535, 'must be 0-65535');
+const flagBool = z.union([z.boolean(), z.enum(['true', 'false', '1', '0', 'yes', 'no']).transform((v) => v === 'true' || v === '1' || v === 'yes')]);
+const hostname = z.string().regex(/^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/i, 'must be a domain name such as inboxd.test');
+
+export interface OptionDef {
+  flag: string;
+  env: string;
+  /** Placeholder shown in --help; absent for boolean switches. */
+  arg?: string;
+  help: string;
+  schema: z.ZodType;
+  default: unknown;
+}
+
+export const OPTIONS = {
+  smtpPort: { flag: '--smtp-port', env: 'INBOXD_SMTP_PORT', arg: 'PORT', help: 'SMTP listener port (0 picks a free port)', schema: port, default: 25 },
+  httpPort: { flag: '--http-port', env: 'INBOXD_HTTP_PORT', arg: 'PORT', help: 'HTTP API port (0 picks a free port)', schema: port, default: 8025 },
+  host: { flag: '--host', env: 'INBOXD_HOST', arg: 'ADDR', help: 'address both listeners bind to', schema: z.string().min(1), default: '0.0.0.0' },
+  dataDir: { flag: '--data-dir', env: 'INBOXD_DATA_DIR', arg: 'DIR', help: 'where inboxd.db, blobs/, ports.json and admin.key live', schema: z.string().min(1), default: './inboxd-data' },
+  domains: {
+    flag: '--domain',
+    env: 'INBOXD_DOMAIN',
+    arg: 'DOMAIN[,DOMAIN…]',
+    help: 'mail domain(s) inboxd accepts mail for (catch-all); the first one is used for new addresses',
+    schema: z
+      .string()
+      .transform((s) => s.split(',').map((d) => d.trim().toLowerCase()).filter(Boolean))
+      .pipe(z.array(hostname).min(1, 'needs at least one domain')),
+    default: 'inboxd.test',
+  },
+  baseUrl: {
+    flag: '--base-url',
+    env: 'INBOXD_BASE_URL',
+    arg: 'URL',
+    help: 'public URL of the HTTP API, used in rawUrl, links and OAuth metadata (default http://localhost:<http-port>)',
+    schema: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).transform((u) => u.replace(/\/+$/, '')),
+    default: undefined,
+  },
+  maxMessageBytes: {
+    flag: '--max-message-bytes',
+    env: 'INBOXD_MAX_MESSAGE_BYTES',
+    arg: 'BYTES',
+    help: 'largest message accepted (SMTP SIZE, webhooks, simulate)',
+    schema: z.coerce.number().int('must be a whole number').min(1024, 'must be at least 1024').max(512 * 1024 * 1024, 'must be at most 536870912'),
+    default: 25 * 1024 * 1024,
+  },
+  unclaimedTtlMinutes: {
+    flag: '--unclaimed-ttl-minutes',
+    env: 'INBOXD_UNCLAIMED_TTL_MINUTES',
+    arg: 'MINUTES',
+    help: 'how long mail for an address without an inbox is kept for an inbox created later to claim',
+    schema: z.coerce.number().int('must be a whole number').min(0, 'must be 0 or more').max(10080, 'must be at most 10080'),
+    default: 15,
+  },
+  smtpTlsCert: { flag: '--smtp-tls-cert', env: 'INBOXD_SMTP_TLS_CERT', arg: 'FILE', help: 'PEM certificate for SMTP STARTTLS (with --smtp-tls-key; STARTTLS is off without both)', schema: z.string().min(1), default: undefined },
+  smtpTlsKey: { flag: '--smtp-tls-key', env: 'INBOXD_SMTP_TLS_KEY', arg: 'FILE', help: 'PEM private key for SMTP STARTTLS', schema: z.string().min(1), default: undefined },
+  logLevel: { flag: '--log-level', env: 'INBOXD_LOG_LEVEL', arg: 'LEVEL', help: 'debug | info | warn | error | silent', schema: z.enum(['debug', 'info', 'warn', 'error', 'silent']), default: 'info' },
+  logFormat: { flag: '--log-format', env: 'INBOXD_LOG_FORMAT', arg: 'FORMAT', help: 'json (one object per line) | pretty', schema: z.enum(['json', 'pretty']), default: 'json' },
+} satisfies Record<string, OptionDef>;
+
+export type OptionKey = keyof typeof OPTIONS;
+
+export interface Config {
+  smtpPort: number;
+  httpPort: number;
+  host: string;
+  dataDir: string;
+  domains: string[];
+  baseUrl: string | undefined;
+  maxMessageBytes: number;
+  unclaimedTtlMinutes: number;
+  smtpTlsCert: string | undefined;
+  smtpTlsKey: string | undefined;
+  logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
+  logFormat: 'json' | 'pretty';
+  /** From INBOXD_ADMIN_KEY only: a secret never belongs in argv, where `ps` shows it. */
+  adminKey: string | undefined;
+}
+
+export class UsageError extends Error {
+  override name = 'UsageError';
+}
+
+const BY_FLAG = new Map<string, OptionKey>(Object.entries(OPTIONS).map(([k, o]) => [o.flag, k as OptionKey]));
+
+/** Parses flags (`--flag value` or `--flag=value`) and environment into a Config. Throws UsageError. */
+export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env): Config {
+  const given = new Map<OptionKey, { raw: unknown; from: string }>();
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (!a.startsWith('--')) throw new UsageError(`unexpected argument '${a}' (see inboxd --help)`);
+    const eq = a.indexOf('=');
+    const flag = eq > 0 ? a.slice(0, eq) : a;
+    const key = BY_FLAG.get(flag);
+    if (!key) throw new UsageError(`unknown option '${flag}' (see inboxd --help)`);
+    const def: OptionDef = OPTIONS[key];
+    let raw: unknown;
+    if (eq > 0) raw = a.slice(eq + 1);
+    else if (def.arg === undefined) raw = true;
+    else {
+      raw = argv[++i];
+      if (raw === undefined) throw new UsageError(`${flag} needs a value (${def.arg})`);
+    }
+    given.set(key, { raw, from: flag });
+  }
+  const out: Record<string, unknown> = {};
+  for (const [key, def] of Object.entries(OPTIONS) as Array<[OptionKey, OptionDef]>) {
+    const src = given.get(key) ?? (env[def.env] !== undefined && env[def.env] !== '' ? { raw: env[def.env], from: def.env } : undefined);
+    if (!src) {
+      out[key] = def.default === undefined ? undefined : def.schema.parse(def.default);
+      continue;
+    }
+    const r = def.schema.safeParse(src.raw);
+    if (!r.success) {
+      const msg = r.error.issues[0]?.message ?? 'invalid value';
+      throw new UsageError(`${src.from}: ${JSON.stringify(src.raw)} ${msg.startsWith('Invalid') ? '— ' + msg.toLowerCase() : msg}`);
+    }
+    out[key] = r.data;
+  }
+  if ((out.smtpTlsCert === undefined) !== (out.smtpTlsKey === undefined)) {
+    throw new UsageError('--smtp-tls-cert and --smtp-tls-key go together: give both or neither');
+  }
+  out.adminKey = env.INBOXD_ADMIN_KEY || undefined;
+  return out as unknown as Config;
+}
+
+export function optionsHelp(): string {
+  const rows = (Object.values(OPTIONS) as OptionDef[]).map((o) => {
+    const left = `  ${o.flag}${o.arg ? ' ' + o.arg : ''}`;
+    const dflt = o.default === undefined ? '' : ` [default: ${String(o.default)}]`;
+    return `${left.padEnd(34)} ${o.help}${dflt}\n${''.padEnd(35)}env ${o.env}`;
+  });
+  return rows.join('\n');
+}

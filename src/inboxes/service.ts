@@ -1,0 +1,153 @@
+// Inboxes: create (with unclaimed-mail claim), scoped lookup, list, delete and expiry. Label scope is applied
+// here, in queries, so a key never sees an inbox outside its prefix (CONTRACT §6: such inboxes are 404).
+import { labelInScope, type Principal } from '../auth/principal.ts';
+import type { Config } from '../config.ts';
+import { AppError } from '../errors.ts';
+import type { EventBus } from '../events/bus.ts';
+import type { IngestWriter } from '../ingest/writer.ts';
+import { bumpCounters } from '../ingest/ingest.ts';
+import { newId } from '../lib/ids.ts';
+import type { Logger } from '../log.ts';
+import type { Clock } from '../services.ts';
+import type { Store } from '../store/db.ts';
+import type { InboxRepo, InboxRow } from '../store/inboxes.ts';
+import type { MessageRepo } from '../store/messages.ts';
+import { resolveAddress } from './address.ts';
+
+export const TTL_DEFAULT_MINUTES = 60;
+export const TTL_MAX_MINUTES = 10080;
+
+export interface CreateInboxRequest {
+  label?: string | undefined;
+  ttlMinutes?: number | undefined;
+  localPart?: string | undefined;
+  address?: string | undefined;
+  callbackUrl?: string | undefined;
+  service?: string | undefined;
+}
+
+export interface CreatedInbox {
+  inbox: InboxRow;
+  /** False when open/verify reused an inbox the team already had at that address. */
+  created: boolean;
+  /** Unclaimed messages this inbox took over at creation. */
+  claimed: number;
+}
+
+export class InboxService {
+  private readonly repo: InboxRepo;
+  private readonly messages: MessageRepo;
+  private readonly writer: IngestWriter;
+  private readonly bus: EventBus;
+  private readonly store: Store;
+  private readonly config: Config;
+  private readonly clock: Clock;
+  private readonly log: Logger;
+
+  constructor(d: { repo: InboxRepo; messages: MessageRepo; writer: IngestWriter; bus: EventBus; store: Store; config: Config; clock: Clock; log: Logger }) {
+    this.repo = d.repo;
+    this.messages = d.messages;
+    this.writer = d.writer;
+    this.bus = d.bus;
+    this.store = d.store;
+    this.config = d.config;
+    this.clock = d.clock;
+    this.log = d.log;
+  }
+
+  /** `reuse`: an inbox this team already has at the requested address is returned instead of a 409 (open, verify). */
+  async create(p: Principal, req: CreateInboxRequest, opts: { reuse?: boolean } = {}): Promise<CreatedInbox> {
+    const label = this.scopedLabel(p, req.label);
+    const address = resolveAddress(req, this.config.domains);
+    const existing = await this.repo.byAddress(address);
+    if (existing) {
+      const mine = existing.team_id === p.teamId && labelInScope(p.scope, existing.label);
+      if (mine && opts.reuse) return { inbox: existing, created: false, claimed: 0 };
+      throw new AppError('conflict', mine ? `${address} already belongs to inbox ${existing.id}; use it or delete it first` : `${address} is already taken; choose another localPart`);
+    }
+    const now = this.clock.now();
+    const ttl = req.ttlMinutes ?? TTL_DEFAULT_MINUTES;
+    const row = {
+      id: newId('inb'),
+      team_id: p.teamId,
+      address,
+      label,
+      service: req.service ?? null,
+      ttl_minutes: ttl,
+      expires_at: now + ttl * 60_000,
+      callback_url: req.callbackUrl ?? null,
+      callback_secret: null,
+      created_at: now,
+      created_by_key: p.keyId,
+    };
+    try {
+      await this.repo.insert(row);
+    } catch (e) {
+      if (/UNIQUE constraint failed: inboxes.address/.test((e as Error).message)) throw new AppError('conflict', `${address} was just taken by another request; try again`);
+      throw e;
+    }
+    await this.store.db.transaction().execute((trx) => bumpCounters(trx, p.teamId, { inboxesCreated: 1 }));
+    // Mail that arrived before the inbox existed is handed over now (through the writer, after pending ingest).
+    const claimed = await this.writer.run(() => this.repo.claim(row.id, address, now - this.config.unclaimedTtlMinutes * 60_000));
+    const inbox = (await this.repo.byId(row.id))!;
+    if (claimed > 0) {
+      this.log.info('inbox claimed unclaimed mail', { inboxId: row.id, claimed });
+      for (const m of await this.messages.list(row.id, claimed)) this.bus.publish({ type: 'message.received', inboxId: row.id, teamId: p.teamId, message: m });
+    }
+    return { inbox, created: true, claimed };
+  }
+
+  /** The inbox, if it exists, belongs to the caller's team and lies inside its label scope; else 404. */
+  async get(p: Principal, id: string): Promise<InboxRow> {
+    const inbox = await this.repo.byId(id);
+    if (!inbox || inbox.team_id !== p.teamId || !labelInScope(p.scope, inbox.label)) {
+      throw new AppError('not_found', `no inbox ${id} (it may have expired or been deleted; GET /v1/inboxes lists yours)`);
+    }
+    return inbox;
+  }
+
+  async list(p: Principal, q: { label?: string | undefined; limit: number; before?: { createdAt: number; id: string } | undefined }): Promise<InboxRow[]> {
+    return this.repo.list({ teamId: p.teamId, label: q.label, labelPrefix: p.scope.labelPrefix, limit: q.limit, before: q.before });
+  }
+
+  async delete(inbox: InboxRow): Promise<void> {
+    const shas = await this.messages.blobsOf({ inboxId: inbox.id });
+    await this.writer.run(() => this.repo.delete(inbox.id));
+    this.bus.publish({ type: 'inbox.deleted', inboxId: inbox.id, teamId: inbox.team_id });
+    await this.writer.collect(shas);
+  }
+
+  /** Removes expired inboxes and unclaimed mail past its keeping time. Returns what it removed. */
+  async sweep(): Promise<{ inboxes: number; unclaimed: number }> {
+    const now = this.clock.now();
+    let inboxes = 0;
+    for (;;) {
+      const ids = await this.repo.expiredIds(now, 100);
+      if (ids.length === 0) break;
+      for (const id of ids) {
+        const inbox = await this.repo.byId(id);
+        if (inbox) await this.delete(inbox);
+        inboxes++;
+      }
+    }
+    let unclaimed = 0;
+    for (;;) {
+      const ids = await this.messages.expiredUnclaimedIds(now - this.config.unclaimedTtlMinutes * 60_000, 500);
+      if (ids.length === 0) break;
+      const shas = await this.messages.blobsOf({ messageIds: ids });
+      await this.writer.run(() => this.messages.deleteByIds(ids));
+      await this.writer.collect(shas);
+      unclaimed += ids.length;
+    }
+    if (inboxes + unclaimed > 0) this.log.info('expired mail removed', { inboxes, unclaimed });
+    return { inboxes, unclaimed };
+  }
+
+  private scopedLabel(p: Principal, label: string | undefined): string | null {
+    const prefix = p.scope.labelPrefix;
+    if (prefix === null) return label ?? null;
+    if (label === undefined) return prefix;
+    if (!label.startsWith(prefix)) throw new AppError('forbidden', `this key may only use labels starting with ${JSON.stringify(prefix)}; got ${JSON.stringify(label)}`);
+    return label;
+  }
+}

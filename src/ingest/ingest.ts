@@ -1,0 +1,136 @@
+// The one path every message takes — SMTP, simulate and provider webhooks alike:
+// parse → extract → store (blobs + rows, group-committed) → publish. When accept() resolves, the message is
+// durably stored; the SMTP listener answers 250 only then.
+import { sql, type Transaction } from 'kysely';
+import type { EventBus } from '../events/bus.ts';
+import { newId } from '../lib/ids.ts';
+import type { Logger } from '../log.ts';
+import { extractVerification } from '../mail/extract/index.ts';
+import { parseMessage } from '../mail/parse.ts';
+import type { ParsedMessage } from '../mail/types.ts';
+import { BlobStore } from '../store/blobs.ts';
+import type { MessageSummaryRow } from '../store/messages.ts';
+import type { Database } from '../store/schema.ts';
+import type { IngestWriter, PreparedBlob } from './writer.ts';
+
+export interface IngestRequest {
+  raw: Buffer;
+  /** Envelope recipients, already checked against the configured domains. */
+  rcpts: string[];
+  mailFrom: string | null;
+  /** smtp | simulate | webhook:<provider> */
+  source: string;
+}
+
+export interface Delivery {
+  rcpt: string;
+  messageId: string;
+  /** Null when no inbox owns the address yet: the mail is kept unclaimed. */
+  inboxId: string | null;
+}
+
+export class Ingest {
+  private readonly writer: IngestWriter;
+  private readonly bus: EventBus;
+  private readonly log: Logger;
+  private readonly now: () => number;
+
+  constructor(deps: { writer: IngestWriter; bus: EventBus; log: Logger; now: () => number }) {
+    this.writer = deps.writer;
+    this.bus = deps.bus;
+    this.log = deps.log;
+    this.now = deps.now;
+  }
+
+  async accept(req: IngestRequest): Promise<Delivery[]> {
+    const rcpts = [...new Set(req.rcpts.map((r) => r.toLowerCase()))];
+    if (rcpts.length === 0) throw new Error('a message needs at least one recipient');
+    const parsed = await this.parse(req.raw);
+    const extraction = extractVerification(parsed);
+    const rawSha = BlobStore.hash(req.raw);
+    const blobs: PreparedBlob[] = [{ sha256: rawSha, bytes: req.raw }];
+    const attachments = parsed.attachments.map((a, idx) => {
+      const sha256 = BlobStore.hash(a.content);
+      blobs.push({ sha256, bytes: a.content });
+      return { idx, sha256, a };
+    });
+    const receivedAt = this.now();
+    const common = {
+      received_at: receivedAt,
+      mail_from: req.mailFrom,
+      from_address: parsed.from?.address.toLowerCase() ?? null,
+      from_name: parsed.from?.name || null,
+      to_json: JSON.stringify(parsed.to),
+      cc_json: JSON.stringify(parsed.cc),
+      subject: parsed.subject,
+      date: parsed.date && !Number.isNaN(parsed.date.getTime()) ? parsed.date.getTime() : null,
+      message_id_header: parsed.messageId,
+      in_reply_to: parsed.inReplyTo,
+      references_json: JSON.stringify(parsed.references),
+      size: req.raw.length,
+      raw_sha256: rawSha,
+      text_body: parsed.text,
+      html_body: parsed.html,
+      headers_json: JSON.stringify(parsed.headers),
+      attachment_count: parsed.attachments.length,
+      otp: extraction.otp,
+      primary_link: extraction.primaryLink,
+      extraction_json: JSON.stringify(extraction),
+      source: req.source,
+    };
+
+    const stored = await this.writer.store({
+      blobs,
+      insert: async (trx: Transaction<Database>) => {
+        const out: Array<{ delivery: Delivery; teamId: string | null; row: MessageSummaryRow }> = [];
+        for (const rcpt of rcpts) {
+          const inbox = await trx
+            .updateTable('inboxes')
+            .set((eb) => ({ message_seq: eb('message_seq', '+', 1) }))
+            .where('address', '=', rcpt)
+            .returning(['id', 'team_id', 'message_seq'])
+            .executeTakeFirst();
+          const id = newId('msg');
+          const row = { id, inbox_id: inbox?.id ?? null, rcpt, seq: inbox?.message_seq ?? 0, ...common };
+          await trx.insertInto('messages').values(row).execute();
+          for (const { idx, sha256, a } of attachments) {
+            await trx
+              .insertInto('attachments')
+              .values({ id: newId('att'), message_id: id, idx, filename: a.filename, content_type: a.contentType, disposition: a.disposition, content_id: a.contentId, size: a.size, sha256 })
+              .execute();
+          }
+          const teamId = inbox?.team_id ?? '';
+          await bumpCounters(trx, teamId, { messagesReceived: 1, bytesReceived: req.raw.length });
+          const { text_body: _t, html_body: _h, headers_json: _hj, extraction_json: _x, ...summary } = row;
+          out.push({ delivery: { rcpt, messageId: id, inboxId: inbox?.id ?? null }, teamId: inbox?.team_id ?? null, row: summary });
+        }
+        return out;
+      },
+    });
+    for (const s of stored) {
+      if (s.delivery.inboxId && s.teamId) this.bus.publish({ type: 'message.received', inboxId: s.delivery.inboxId, teamId: s.teamId, message: s.row });
+    }
+    this.log.debug('message stored', { source: req.source, size: req.raw.length, deliveries: stored.map((s) => s.delivery) });
+    return stored.map((s) => s.delivery);
+  }
+
+  private async parse(raw: Buffer): Promise<ParsedMessage> {
+    try {
+      return await parseMessage(raw);
+    } catch (e) {
+      // A mail sink keeps what it was given: unparseable mail is stored raw, with empty parsed fields.
+      this.log.warn('message could not be parsed; storing it raw', { err: e as Error, size: raw.length });
+      return { messageId: null, subject: '', from: null, to: [], cc: [], replyTo: [], date: null, inReplyTo: null, references: [], headers: [], text: null, html: null, attachments: [] };
+    }
+  }
+}
+
+export async function bumpCounters(trx: Transaction<Database>, teamId: string, deltas: Record<string, number>): Promise<void> {
+  for (const [name, delta] of Object.entries(deltas)) {
+    await trx
+      .insertInto('counters')
+      .values({ team_id: teamId, name, value: delta })
+      .onConflict((oc) => oc.columns(['team_id', 'name']).doUpdateSet({ value: sql`value + ${delta}` }))
+      .execute();
+  }
+}

@@ -1,0 +1,113 @@
+// Serialises every write that touches message rows and blobs. Messages that arrive together share one
+// transaction (group commit), so a commit is paid once per batch rather than once per message. Blob garbage
+// collection runs in the same queue, which makes "check references, then unlink" safe against a concurrent
+// ingest of identical content.
+import type { Kysely, Transaction } from 'kysely';
+import type { Logger } from '../log.ts';
+import type { BlobStore } from '../store/blobs.ts';
+import type { Database } from '../store/schema.ts';
+import type { MessageRepo } from '../store/messages.ts';
+
+export interface PreparedBlob {
+  sha256: string;
+  bytes: Uint8Array;
+}
+
+/** One message ready to store: its blobs and a function that inserts its rows inside the batch transaction. */
+export interface StoreJob<T> {
+  blobs: PreparedBlob[];
+  insert: (trx: Transaction<Database>) => Promise<T>;
+}
+
+type Pending =
+  | { kind: 'store'; job: StoreJob<unknown>; resolve: (v: unknown) => void; reject: (e: unknown) => void }
+  | { kind: 'task'; run: () => Promise<unknown>; resolve: (v: unknown) => void; reject: (e: unknown) => void };
+
+export class IngestWriter {
+  private queue: Pending[] = [];
+  private running = false;
+  private readonly db: Kysely<Database>;
+  private readonly blobs: BlobStore;
+  private readonly messages: MessageRepo;
+  private readonly log: Logger;
+  /** Largest number of messages committed in one transaction so far (diagnostics). */
+  maxBatch = 0;
+
+  constructor(deps: { db: Kysely<Database>; blobs: BlobStore; messages: MessageRepo; log: Logger }) {
+    this.db = deps.db;
+    this.blobs = deps.blobs;
+    this.messages = deps.messages;
+    this.log = deps.log;
+  }
+
+  store<T>(job: StoreJob<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => this.push({ kind: 'store', job, resolve: resolve as (v: unknown) => void, reject }));
+  }
+
+  /** Runs `fn` in the write queue: after everything queued before it, and never alongside a batch. */
+  run<T>(fn: () => Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => this.push({ kind: 'task', run: fn, resolve: resolve as (v: unknown) => void, reject }));
+  }
+
+  /** Deletes the blobs no row references any more; returns how many files were removed. */
+  collect(shas: string[]): Promise<number> {
+    if (shas.length === 0) return Promise.resolve(0);
+    return this.run(() => this.gc(shas));
+  }
+
+  /** Resolves once everything queued so far is written. */
+  drained(): Promise<void> {
+    return this.run(async () => undefined);
+  }
+
+  private push(p: Pending): void {
+    this.queue.push(p);
+    if (!this.running) {
+      this.running = true;
+      setImmediate(() => void this.loop());
+    }
+  }
+
+  private async loop(): Promise<void> {
+    while (this.queue.length > 0) {
+      const batch = this.queue;
+      this.queue = [];
+      const stores = batch.filter((p) => p.kind === 'store');
+      if (stores.length > 0) await this.commit(stores);
+      for (const p of batch) if (p.kind === 'task') await p.run().then(p.resolve, p.reject);
+    }
+    this.running = false;
+  }
+
+  private async commit(stores: Array<Extract<Pending, { kind: 'store' }>>): Promise<void> {
+    try {
+      // Blobs first: a row is only ever committed after its bytes are on disk.
+      await Promise.all(stores.flatMap((p) => p.job.blobs.map((b) => this.blobs.put(b.bytes, { sha256: b.sha256 }))));
+      const results = await this.db.transaction().execute(async (trx) => {
+        const out: unknown[] = [];
+        for (const p of stores) out.push(await p.job.insert(trx));
+        return out;
+      });
+      this.maxBatch = Math.max(this.maxBatch, stores.length);
+      stores.forEach((p, i) => p.resolve(results[i]));
+    } catch (e) {
+      if (stores.length === 1) {
+        stores[0]!.reject(e);
+        return;
+      }
+      // One bad message must not fail its neighbours: retry each in its own transaction.
+      this.log.warn('batch commit failed; retrying messages one by one', { err: e as Error, batch: stores.length });
+      for (const p of stores) await this.commit([p]);
+    }
+  }
+
+  private async gc(shas: string[]): Promise<number> {
+    let removed = 0;
+    for (const sha of new Set(shas)) {
+      if (await this.messages.isBlobReferenced(sha)) continue;
+      await this.blobs.delete(sha);
+      removed++;
+    }
+    return removed;
+  }
+}

@@ -1,0 +1,89 @@
+// The command line: argv + environment → Config → start. Nothing else lives here.
+import { loadConfig, optionsHelp, UsageError } from './config.ts';
+import { startServer, StartError } from './server.ts';
+import { NAME, VERSION } from './version.ts';
+
+const HELP = `${NAME} ${VERSION} — disposable inboxes for AI agents and CI runs
+
+Usage:
+  ${NAME} [serve] [options]            run the SMTP listener and the HTTP API (the default)
+  ${NAME} extract FILE.eml [--service NAME]
+                                     print, as JSON, the code/link/action the service would extract
+  ${NAME} --help | help                this text
+  ${NAME} --version                    the version
+
+Options for serve (flag > environment variable > default):
+${optionsHelp()}
+
+Environment only:
+  INBOXD_ADMIN_KEY                   this exact string becomes an admin key of the default team; when unset and
+                                     the store has no key, one is generated, printed once and saved to
+                                     <data-dir>/admin.key (mode 0600)
+  INBOXD_NATIVE_CACHE_DIR            where the single executable unpacks its SQLite addon (default: a per-user
+                                     folder under the system temp dir; set it when /tmp is mounted noexec)
+
+Exit codes: 0 clean stop · 1 runtime failure · 2 bad usage or configuration.
+Signals: SIGTERM/SIGINT stop accepting, finish in-flight work and exit 0.
+Docs: GET /v1 (discovery) and GET /v1/openapi.json on the running server.`;
+
+async function main(argv: string[]): Promise<number> {
+  const [first, ...rest] = argv;
+  if (first === '--help' || first === '-h' || first === 'help') {
+    process.stdout.write(HELP + '\n');
+    return 0;
+  }
+  if (first === '--version' || first === '-v' || first === 'version') {
+    process.stdout.write(VERSION + '\n');
+    return 0;
+  }
+  if (first === 'extract') {
+    const { extractCommand } = await import('./cli/extract.ts');
+    return extractCommand(rest);
+  }
+  const serveArgs = first === 'serve' ? rest : argv;
+  if (serveArgs.includes('--help') || serveArgs.includes('-h')) {
+    process.stdout.write(HELP + '\n');
+    return 0;
+  }
+  if (first !== undefined && first !== 'serve' && !first.startsWith('-')) {
+    throw new UsageError(`unknown command '${first}' (commands: serve, extract, help)`);
+  }
+  const config = loadConfig(serveArgs);
+  const server = await startServer(config);
+  return new Promise<number>((resolve) => {
+    let signalled = false;
+    const onSignal = (sig: NodeJS.Signals) => {
+      if (signalled) return;
+      signalled = true;
+      const force = setTimeout(() => {
+        process.stderr.write(`${NAME}: did not stop within 10 s after ${sig}; exiting\n`);
+        process.exit(1);
+      }, 10_000);
+      force.unref();
+      server.stop().then(
+        () => resolve(0),
+        () => resolve(1),
+      );
+    };
+    process.once('SIGTERM', onSignal);
+    process.once('SIGINT', onSignal);
+  });
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (e: unknown) => {
+    if (e instanceof UsageError) {
+      process.stderr.write(`${NAME}: ${e.message}\n`);
+      process.exitCode = 2;
+    } else if (e instanceof StartError) {
+      process.stderr.write(`${NAME}: ${e.message}\n`);
+      process.exitCode = e.exitCode;
+    } else {
+      process.stderr.write(`${NAME}: fatal: ${(e as Error)?.stack ?? String(e)}\n`);
+      process.exitCode = 1;
+    }
+  },
+);

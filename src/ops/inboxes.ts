@@ -1,0 +1,113 @@
+// Inboxes: create, list, get, delete, and wait for a message.
+import { z } from 'zod';
+import { AppError } from '../errors.ts';
+import { TTL_MAX_MINUTES } from '../inboxes/service.ts';
+import { resolveSince, waitForMessage } from '../inboxes/wait.ts';
+import { decodeCursor, encodeCursor } from '../lib/cursor.ts';
+import { InboxId, inboxOf, principal } from './common.ts';
+import { op } from './op.ts';
+import { Cursor, InboxView, inboxView, Limit, listOf, MessageView, messageView } from './views.ts';
+
+export const Label = z.string().min(1).max(200).regex(/^[\x20-\x7e]+$/, 'printable ASCII only').describe('CI run id or other grouping label; a scoped key may only use labels with its prefix');
+export const TtlMinutes = z.number().int('ttlMinutes must be a whole number').min(1).max(TTL_MAX_MINUTES).describe(`Minutes until the inbox and its mail are removed (1-${TTL_MAX_MINUTES}, default 60)`);
+export const LocalPart = z.string().min(1).max(64).describe('Choose the part before @ (default: random)');
+export const FullAddress = z.string().min(3).max(320).describe('Choose the whole address; its domain must be one this inboxd serves');
+export const CallbackUrl = z.url({ protocol: /^https?$/, error: 'callbackUrl must be an http(s) URL' }).max(2048).describe('Receives a signed POST for every message (message.received)');
+
+export const createInbox = op({
+  name: 'inboxes.create',
+  summary: 'Create an inbox',
+  description: 'Creates a disposable inbox with its own address. Mail that already arrived for a chosen address (unclaimed mail) is handed to it.',
+  access: 'write',
+  http: { method: 'POST', path: '/v1/inboxes', status: 201 },
+  input: z.strictObject({ label: Label.optional(), ttlMinutes: TtlMinutes.optional(), localPart: LocalPart.optional(), address: FullAddress.optional(), callbackUrl: CallbackUrl.optional() }),
+  output: InboxView,
+  audit: false,
+  async handler(ctx, input) {
+    const { inbox } = await ctx.services.inboxes.create(principal(ctx), input);
+    return inboxView(inbox);
+  },
+});
+
+type InboxCursor = { c: number; i: string };
+const isInboxCursor = (v: unknown): v is InboxCursor => typeof v === 'object' && v !== null && typeof (v as InboxCursor).c === 'number' && typeof (v as InboxCursor).i === 'string';
+
+export const listInboxes = op({
+  name: 'inboxes.list',
+  summary: 'List inboxes',
+  description: 'Inboxes of the caller (within its label scope), newest first; filter by exact label.',
+  access: 'read',
+  http: { method: 'GET', path: '/v1/inboxes' },
+  input: z.strictObject({ label: z.string().max(200).optional().describe('Only inboxes with exactly this label'), limit: Limit, cursor: Cursor }),
+  output: listOf(InboxView),
+  async handler(ctx, input) {
+    const c = decodeCursor(input.cursor, isInboxCursor);
+    const rows = await ctx.services.inboxes.list(principal(ctx), { label: input.label, limit: input.limit + 1, before: c && { createdAt: c.c, id: c.i } });
+    const page = rows.slice(0, input.limit);
+    const last = page.at(-1);
+    return { items: page.map(inboxView), nextCursor: rows.length > input.limit && last ? encodeCursor({ c: last.created_at, i: last.id }) : null };
+  },
+});
+
+export const getInbox = op({
+  name: 'inboxes.get',
+  summary: 'Get an inbox',
+  access: 'read',
+  http: { method: 'GET', path: '/v1/inboxes/:id' },
+  input: z.strictObject({ id: InboxId }),
+  output: InboxView,
+  async handler(ctx, input) {
+    return inboxView(await inboxOf(ctx, input.id));
+  },
+});
+
+export const deleteInbox = op({
+  name: 'inboxes.delete',
+  summary: 'Delete an inbox',
+  description: 'Removes the inbox, its messages and their raw files and attachments.',
+  access: 'write',
+  http: { method: 'DELETE', path: '/v1/inboxes/:id' },
+  input: z.strictObject({ id: InboxId }),
+  output: z.object({ deleted: z.literal(true), inboxId: z.string() }),
+  audit: { action: 'inbox.delete', target: (i) => i.id },
+  async handler(ctx, input) {
+    const inbox = await inboxOf(ctx, input.id);
+    await ctx.services.inboxes.delete(inbox);
+    return { deleted: true as const, inboxId: inbox.id };
+  },
+});
+
+export const WAIT_DEFAULT_SECONDS = 30;
+export const WAIT_MAX_SECONDS = 120;
+
+export const waitForMessageOp = op({
+  name: 'inboxes.wait',
+  summary: 'Wait for a message',
+  description:
+    'Returns the newest message matching the filters that arrived after `since` — at once if there is one, else as soon as one arrives. 408 wait_timeout when none arrives in time.',
+  access: 'read',
+  http: { method: 'GET', path: '/v1/inboxes/:id/wait' },
+  input: z.strictObject({
+    id: InboxId,
+    timeoutSeconds: z.coerce.number().int('timeoutSeconds must be a whole number').min(0).max(WAIT_MAX_SECONDS).default(WAIT_DEFAULT_SECONDS).describe(`Seconds to wait (0-${WAIT_MAX_SECONDS}, default ${WAIT_DEFAULT_SECONDS})`),
+    subjectContains: z.string().min(1).max(500).optional().describe('Only messages whose subject contains this (case-insensitive)'),
+    from: z.string().min(1).max(320).optional().describe('Only messages whose sender contains this, e.g. github.com'),
+    since: z.string().min(1).max(64).optional().describe('Only messages after this ISO 8601 time or this message id'),
+  }),
+  output: MessageView,
+  async handler(ctx, input) {
+    const s = ctx.services;
+    const inbox = await inboxOf(ctx, input.id);
+    const since = await resolveSince(s.messages, inbox.id, input.since);
+    const hit = await waitForMessage({ messages: s.messages, bus: s.bus }, inbox, { subjectContains: input.subjectContains, from: input.from, since }, input.timeoutSeconds * 1000, ctx.signal);
+    if (!hit) {
+      if (ctx.signal.aborted) throw new AppError('wait_timeout', 'the client went away');
+      throw new AppError('wait_timeout', `no matching message arrived in inbox ${inbox.id} within ${input.timeoutSeconds} s; send the mail, then call again (pass since= to skip older mail)`);
+    }
+    const row = await s.messages.get(inbox.id, hit.id);
+    if (!row) throw new AppError('not_found', `message ${hit.id} was deleted meanwhile`);
+    return messageView(row, await s.messages.attachments(row.id), s.baseUrl());
+  },
+});
+
+export const inboxOps = [createInbox, listInboxes, getInbox, deleteInbox, waitForMessageOp];

@@ -1,0 +1,159 @@
+// Messages of an inbox: list, read, raw .eml, attachments, delete.
+import { z } from 'zod';
+import { AppError } from '../errors.ts';
+import { decodeCursor, encodeCursor } from '../lib/cursor.ts';
+import type { InboxRow } from '../store/inboxes.ts';
+import type { MessageRow } from '../store/messages.ts';
+import { AttachmentId, InboxId, inboxOf, MessageId } from './common.ts';
+import { op, type OpContext } from './op.ts';
+import { AttachmentView, attachmentView, Cursor, Limit, listOf, MessageSummary, messageSummary, MessageView, messageView, rawUrlOf } from './views.ts';
+
+async function messageOf(ctx: OpContext, inboxId: string, messageId: string): Promise<{ inbox: InboxRow; msg: MessageRow }> {
+  const inbox = await inboxOf(ctx, inboxId);
+  const msg = await ctx.services.messages.get(inbox.id, messageId);
+  if (!msg) throw new AppError('not_found', `no message ${messageId} in inbox ${inbox.id}`);
+  return { inbox, msg };
+}
+
+const isSeqCursor = (v: unknown): v is { s: number } => typeof v === 'object' && v !== null && Number.isInteger((v as { s: unknown }).s);
+
+export const listMessages = op({
+  name: 'messages.list',
+  summary: 'List messages',
+  description: 'Messages of an inbox, newest first, with the code and link extracted from each.',
+  access: 'read',
+  http: { method: 'GET', path: '/v1/inboxes/:id/messages' },
+  input: z.strictObject({ id: InboxId, limit: Limit, cursor: Cursor }),
+  output: listOf(MessageSummary),
+  async handler(ctx, input) {
+    const inbox = await inboxOf(ctx, input.id);
+    const c = decodeCursor(input.cursor, isSeqCursor);
+    const rows = await ctx.services.messages.list(inbox.id, input.limit + 1, c?.s);
+    const page = rows.slice(0, input.limit);
+    const last = page.at(-1);
+    return { items: page.map((r) => messageSummary(r, ctx.services.baseUrl())), nextCursor: rows.length > input.limit && last ? encodeCursor({ s: last.seq }) : null };
+  },
+});
+
+export const getMessage = op({
+  name: 'messages.get',
+  summary: 'Get a message',
+  description: 'One message: addresses, subject, text, html, headers, attachments and the extracted verification data.',
+  access: 'read',
+  http: { method: 'GET', path: '/v1/inboxes/:id/messages/:messageId' },
+  input: z.strictObject({ id: InboxId, messageId: MessageId }),
+  output: MessageView,
+  async handler(ctx, input) {
+    const { msg } = await messageOf(ctx, input.id, input.messageId);
+    return messageView(msg, await ctx.services.messages.attachments(msg.id), ctx.services.baseUrl());
+  },
+});
+
+const RawMeta = z.object({
+  messageId: z.string(),
+  inboxId: z.string(),
+  contentType: z.literal('message/rfc822'),
+  size: z.number().int(),
+  sha256: z.string(),
+  receivedAt: z.string(),
+  envelope: z.object({ mailFrom: z.string().nullable(), rcptTo: z.string() }),
+  rawUrl: z.string(),
+});
+
+export const getRawMessage = op({
+  name: 'messages.raw',
+  summary: 'Get the raw message (.eml)',
+  description: 'The archived message exactly as received, as message/rfc822. With "Accept: application/json", its metadata instead.',
+  access: 'read',
+  http: { method: 'GET', path: '/v1/inboxes/:id/messages/:messageId/raw', raw: ['message/rfc822'] },
+  input: z.strictObject({ id: InboxId, messageId: MessageId }),
+  output: RawMeta,
+  async handler(ctx, input) {
+    const { inbox, msg } = await messageOf(ctx, input.id, input.messageId);
+    if (/application\/json/i.test(ctx.request.accept)) {
+      return {
+        messageId: msg.id,
+        inboxId: inbox.id,
+        contentType: 'message/rfc822' as const,
+        size: msg.size,
+        sha256: msg.raw_sha256,
+        receivedAt: new Date(msg.received_at).toISOString(),
+        envelope: { mailFrom: msg.mail_from, rcptTo: msg.rcpt },
+        rawUrl: rawUrlOf(ctx.services.baseUrl(), inbox.id, msg.id),
+      };
+    }
+    return {
+      kind: 'raw' as const,
+      contentType: 'message/rfc822',
+      body: ctx.services.blobs.stream(msg.raw_sha256),
+      size: msg.size,
+      headers: { 'Content-Disposition': `attachment; filename="${msg.id}.eml"`, 'X-Content-Type-Options': 'nosniff' },
+    };
+  },
+});
+
+export const listAttachments = op({
+  name: 'messages.attachments',
+  summary: 'List attachments',
+  access: 'read',
+  http: { method: 'GET', path: '/v1/inboxes/:id/messages/:messageId/attachments' },
+  input: z.strictObject({ id: InboxId, messageId: MessageId }),
+  output: listOf(AttachmentView),
+  async handler(ctx, input) {
+    const { inbox, msg } = await messageOf(ctx, input.id, input.messageId);
+    const rows = await ctx.services.messages.attachments(msg.id);
+    return { items: rows.map((a) => attachmentView(a, inbox.id, ctx.services.baseUrl())), nextCursor: null };
+  },
+});
+
+const SAFE_TYPE = /^[a-z0-9][a-z0-9!#$&^_.+-]{0,126}\/[a-z0-9][a-z0-9!#$&^_.+-]{0,126}$/i;
+
+/** RFC 6266 Content-Disposition with an ASCII fallback and the UTF-8 name; always `attachment`, never rendered. */
+export function contentDisposition(filename: string | null, fallback: string): string {
+  const name = (filename ?? '').replace(/[\x00-\x1f\x7f]/g, '').trim() || fallback;
+  const ascii = name.replace(/[^\x20-\x7e]/g, '_').replace(/["\\]/g, '_');
+  return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(name).replace(/['()*]/g, (c) => '%' + c.charCodeAt(0).toString(16).toUpperCase())}`;
+}
+
+export const getAttachment = op({
+  name: 'messages.attachment',
+  summary: 'Download an attachment',
+  description: 'The attachment bytes with their content type; always served as a download. With "Accept: application/json", its metadata instead.',
+  access: 'read',
+  http: { method: 'GET', path: '/v1/inboxes/:id/messages/:messageId/attachments/:attachmentId', raw: ['application/octet-stream'] },
+  input: z.strictObject({ id: InboxId, messageId: MessageId, attachmentId: AttachmentId }),
+  output: AttachmentView,
+  async handler(ctx, input) {
+    const { inbox, msg } = await messageOf(ctx, input.id, input.messageId);
+    const a = await ctx.services.messages.attachment(msg.id, input.attachmentId);
+    if (!a) throw new AppError('not_found', `no attachment ${input.attachmentId} in message ${msg.id}`);
+    if (/application\/json/i.test(ctx.request.accept)) return attachmentView(a, inbox.id, ctx.services.baseUrl());
+    return {
+      kind: 'raw' as const,
+      contentType: SAFE_TYPE.test(a.content_type) ? a.content_type : 'application/octet-stream',
+      body: ctx.services.blobs.stream(a.sha256),
+      size: a.size,
+      headers: { 'Content-Disposition': contentDisposition(a.filename, a.id), 'X-Content-Type-Options': 'nosniff', 'Content-Security-Policy': "sandbox; default-src 'none'" },
+    };
+  },
+});
+
+export const deleteMessage = op({
+  name: 'messages.delete',
+  summary: 'Delete a message',
+  access: 'write',
+  http: { method: 'DELETE', path: '/v1/inboxes/:id/messages/:messageId' },
+  input: z.strictObject({ id: InboxId, messageId: MessageId }),
+  output: z.object({ deleted: z.literal(true), messageId: z.string() }),
+  audit: false,
+  async handler(ctx, input) {
+    const { inbox, msg } = await messageOf(ctx, input.id, input.messageId);
+    const s = ctx.services;
+    const shas = await s.messages.blobsOf({ messageIds: [msg.id] });
+    await s.writer.run(() => s.messages.delete(inbox.id, msg.id));
+    await s.writer.collect(shas);
+    return { deleted: true as const, messageId: msg.id };
+  },
+});
+
+export const messageOps = [listMessages, getMessage, getRawMessage, listAttachments, getAttachment, deleteMessage];

@@ -1,0 +1,81 @@
+// An operation is defined once — name, schemas, access, handler, and how it is exposed — and the HTTP router,
+// the OpenAPI document, discovery and the MCP tool list are all generated from the one list (src/ops/registry.ts).
+import type { Readable } from 'node:stream';
+import type { z } from 'zod';
+import type { Principal } from '../auth/principal.ts';
+import type { Logger } from '../log.ts';
+import type { Services } from '../services.ts';
+
+/** public: no key needed · read: any valid key · write: not read-only · admin: unscoped admin key. */
+export type Access = 'public' | 'read' | 'write' | 'admin';
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+export interface HttpBinding {
+  method: HttpMethod;
+  /** Koa-style path with `:param` segments, e.g. `/v1/inboxes/:id`. */
+  path: string;
+  /** Success status; default 200. */
+  status?: number;
+  /** The operation may answer with bytes instead of JSON; these are the content types it can produce. */
+  raw?: string[];
+}
+
+export interface ToolBinding {
+  name: string;
+  /** Written for a model: what it does, when to use it, what comes back. */
+  description: string;
+  annotations?: { readOnlyHint?: boolean; destructiveHint?: boolean; idempotentHint?: boolean; openWorldHint?: boolean };
+}
+
+/** A non-JSON answer (raw .eml, attachment bytes). */
+export interface RawResult {
+  kind: 'raw';
+  contentType: string;
+  body: Buffer | Readable;
+  size?: number;
+  headers?: Record<string, string>;
+}
+
+export interface RequestInfo {
+  ip: string | null;
+  /** The Accept header, for operations that answer differently to JSON and raw clients. */
+  accept: string;
+  userAgent: string | null;
+}
+
+export interface OpContext {
+  /** Null only for `public` operations called without a key. */
+  principal: Principal | null;
+  services: Services;
+  log: Logger;
+  request: RequestInfo;
+  /** Aborted when the client goes away (HTTP close, MCP cancel): waits must stop. */
+  signal: AbortSignal;
+}
+
+export interface Operation<I extends z.ZodType = z.ZodType, O extends z.ZodType = z.ZodType> {
+  name: string;
+  summary: string;
+  description?: string;
+  access: Access;
+  input: I;
+  output: O;
+  http?: HttpBinding;
+  tool?: ToolBinding;
+  /** Mutations are audited by the pipeline; `false` opts a high-volume mutation out. */
+  audit?: false | { action: string; target?: (input: z.output<I>, output: z.output<O>) => string | null };
+  handler: (ctx: OpContext, input: z.output<I>) => Promise<z.output<O> | RawResult> | z.output<O> | RawResult;
+}
+
+// Keeps each definition's handler typed against its own schemas, then erases to the common shape for the list.
+export function op<I extends z.ZodType, O extends z.ZodType>(def: Operation<I, O>): Operation {
+  return def as unknown as Operation;
+}
+
+export function isRawResult(v: unknown): v is RawResult {
+  return typeof v === 'object' && v !== null && (v as { kind?: unknown }).kind === 'raw';
+}
+
+export function isMutation(o: Operation): boolean {
+  return o.access === 'write' || o.access === 'admin' || (o.http !== undefined && o.http.method !== 'GET');
+}

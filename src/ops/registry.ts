@@ -1,0 +1,7 @@
+// The one list of operations. The HTTP router, /v1/openapi.json, GET /v1 and the MCP tool list all come from it.
+import type { Operation } from './op.ts';
+import { inboxOps } from './inboxes.ts';
+import { messageOps } from './messages.ts';
+import { systemOps } from './system.ts';
+
+export const OPERATIONS: readonly Operation[] = [...systemOps, ...inboxOps, ...messageOps];

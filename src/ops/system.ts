@@ -1,0 +1,81 @@
+// Health, discovery and the machine-readable description: open without a key (CONTRACT §3).
+import { sql } from 'kysely';
+import { z } from 'zod';
+import { AppError } from '../errors.ts';
+import { PRESET_IDS } from '../mail/presets.ts';
+import { NAME, VERSION } from '../version.ts';
+import { op } from './op.ts';
+import { buildOpenApi } from './openapi.ts';
+
+const NoInput = z.strictObject({});
+
+export const health = op({
+  name: 'system.health',
+  summary: 'Health check',
+  description: 'Reports whether the service and its database answer. 200 when healthy, 503 otherwise.',
+  access: 'public',
+  http: { method: 'GET', path: '/health' },
+  input: NoInput,
+  output: z.object({ status: z.literal('ok'), name: z.string(), version: z.string(), db: z.literal('ok'), uptimeSeconds: z.number() }),
+  audit: false,
+  async handler(ctx) {
+    const s = ctx.services;
+    try {
+      await sql`select 1`.execute(s.store.db);
+    } catch (e) {
+      throw new AppError('unavailable', `database check failed: ${(e as Error).message}`);
+    }
+    return { status: 'ok' as const, name: NAME, version: VERSION, db: 'ok' as const, uptimeSeconds: Math.round((s.clock.now() - s.startedAt) / 1000) };
+  },
+});
+
+const Endpoint = z.object({ method: z.string(), path: z.string(), operation: z.string(), summary: z.string(), auth: z.enum(['none', 'key', 'admin']) });
+
+export const discovery = op({
+  name: 'system.discovery',
+  summary: 'Discovery: endpoints, service presets and tool names',
+  description: 'Everything a client needs to find its way: every HTTP endpoint, the 25 service presets, the MCP tool names and useful links.',
+  access: 'public',
+  http: { method: 'GET', path: '/v1' },
+  input: NoInput,
+  output: z.object({
+    name: z.string(),
+    version: z.string(),
+    endpoints: z.array(Endpoint),
+    services: z.array(z.string()),
+    tools: z.array(z.string()),
+    links: z.object({ openapi: z.string(), agent: z.string(), health: z.string(), mcp: z.string() }),
+    mail: z.object({ domains: z.array(z.string()) }),
+  }),
+  audit: false,
+  handler(ctx) {
+    const s = ctx.services;
+    const base = s.baseUrl();
+    return {
+      name: NAME,
+      version: VERSION,
+      endpoints: s.registry.flatMap((o) =>
+        o.http ? [{ method: o.http.method, path: o.http.path, operation: o.name, summary: o.summary, auth: o.access === 'public' ? ('none' as const) : o.access === 'admin' ? ('admin' as const) : ('key' as const) }] : [],
+      ),
+      services: [...PRESET_IDS],
+      tools: s.registry.flatMap((o) => (o.tool ? [o.tool.name] : [])),
+      links: { openapi: `${base}/v1/openapi.json`, agent: `${base}/v1/agent`, health: `${base}/health`, mcp: `${base}/mcp` },
+      mail: { domains: s.config.domains },
+    };
+  },
+});
+
+export const openapi = op({
+  name: 'system.openapi',
+  summary: 'OpenAPI 3.0.3 description of this API',
+  access: 'public',
+  http: { method: 'GET', path: '/v1/openapi.json' },
+  input: NoInput,
+  output: z.record(z.string(), z.unknown()),
+  audit: false,
+  handler(ctx) {
+    return buildOpenApi(ctx.services.registry, ctx.services.baseUrl());
+  },
+});
+
+export const systemOps = [health, discovery, openapi];

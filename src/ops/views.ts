@@ -1,0 +1,135 @@
+// The API's shapes of inboxes, messages and attachments: zod schemas (for validation, OpenAPI and MCP output
+// schemas) and the converters from store rows. Every operation that returns one of these uses this file.
+import { z } from 'zod';
+import type { AttachmentRow, MessageRow, MessageSummaryRow } from '../store/messages.ts';
+import type { InboxRow } from '../store/inboxes.ts';
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+export const Address = z.object({ name: z.string(), address: z.string() });
+
+export const InboxView = z.object({
+  inboxId: z.string().describe('Identifier of the inbox (inb_…)'),
+  address: z.string().describe('The e-mail address to give to a signup form'),
+  label: z.string().nullable().describe('CI run id or other grouping label'),
+  ttlMinutes: z.number().int(),
+  createdAt: z.string(),
+  expiresAt: z.string(),
+  callbackUrl: z.string().nullable(),
+  messagesReceived: z.number().int().describe('Messages delivered to this inbox so far'),
+});
+export type InboxView = z.infer<typeof InboxView>;
+
+export function inboxView(r: InboxRow): InboxView {
+  return {
+    inboxId: r.id,
+    address: r.address,
+    label: r.label,
+    ttlMinutes: r.ttl_minutes,
+    createdAt: iso(r.created_at),
+    expiresAt: iso(r.expires_at),
+    callbackUrl: r.callback_url,
+    messagesReceived: r.message_seq,
+  };
+}
+
+export const Verification = z.object({ otp: z.string().nullable(), primaryLink: z.string().nullable() });
+
+export const MessageSummary = z.object({
+  messageId: z.string(),
+  inboxId: z.string(),
+  from: Address.nullable(),
+  to: z.array(Address),
+  cc: z.array(Address),
+  subject: z.string(),
+  receivedAt: z.string(),
+  size: z.number().int(),
+  hasAttachments: z.boolean(),
+  attachmentCount: z.number().int(),
+  hasRaw: z.boolean(),
+  rawUrl: z.string(),
+  verification: Verification,
+});
+export type MessageSummary = z.infer<typeof MessageSummary>;
+
+export function rawUrlOf(baseUrl: string, inboxId: string, messageId: string): string {
+  return `${baseUrl}/v1/inboxes/${inboxId}/messages/${messageId}/raw`;
+}
+
+export function messageSummary(r: MessageSummaryRow, baseUrl: string): MessageSummary {
+  const inboxId = r.inbox_id ?? '';
+  return {
+    messageId: r.id,
+    inboxId,
+    from: r.from_address === null ? null : { name: r.from_name ?? '', address: r.from_address },
+    to: JSON.parse(r.to_json) as Array<z.infer<typeof Address>>,
+    cc: JSON.parse(r.cc_json) as Array<z.infer<typeof Address>>,
+    subject: r.subject,
+    receivedAt: iso(r.received_at),
+    size: r.size,
+    hasAttachments: r.attachment_count > 0,
+    attachmentCount: r.attachment_count,
+    hasRaw: true,
+    rawUrl: rawUrlOf(baseUrl, inboxId, r.id),
+    verification: { otp: r.otp, primaryLink: r.primary_link },
+  };
+}
+
+export const AttachmentView = z.object({
+  attachmentId: z.string(),
+  filename: z.string().nullable(),
+  contentType: z.string(),
+  disposition: z.enum(['attachment', 'inline']),
+  contentId: z.string().nullable(),
+  size: z.number().int(),
+  sha256: z.string(),
+  url: z.string(),
+});
+export type AttachmentView = z.infer<typeof AttachmentView>;
+
+export function attachmentView(a: AttachmentRow, inboxId: string, baseUrl: string): AttachmentView {
+  return {
+    attachmentId: a.id,
+    filename: a.filename,
+    contentType: a.content_type,
+    disposition: a.disposition === 'inline' ? 'inline' : 'attachment',
+    contentId: a.content_id,
+    size: a.size,
+    sha256: a.sha256,
+    url: `${baseUrl}/v1/inboxes/${inboxId}/messages/${a.message_id}/attachments/${a.id}`,
+  };
+}
+
+export const MessageView = MessageSummary.extend({
+  date: z.string().nullable().describe('The Date header'),
+  headerMessageId: z.string().nullable().describe('The Message-ID header'),
+  inReplyTo: z.string().nullable(),
+  references: z.array(z.string()),
+  text: z.string().nullable(),
+  html: z.string().nullable(),
+  headers: z.array(z.object({ name: z.string(), value: z.string() })),
+  attachments: z.array(AttachmentView),
+});
+export type MessageView = z.infer<typeof MessageView>;
+
+export function messageView(r: MessageRow, atts: AttachmentRow[], baseUrl: string): MessageView {
+  const inboxId = r.inbox_id ?? '';
+  return {
+    ...messageSummary(r, baseUrl),
+    date: r.date === null ? null : iso(r.date),
+    headerMessageId: r.message_id_header,
+    inReplyTo: r.in_reply_to,
+    references: JSON.parse(r.references_json) as string[],
+    text: r.text_body,
+    html: r.html_body,
+    headers: (JSON.parse(r.headers_json) as Array<[string, string]>).map(([name, value]) => ({ name, value })),
+    attachments: atts.map((a) => attachmentView(a, inboxId, baseUrl)),
+  };
+}
+
+export function listOf<T extends z.ZodType>(item: T) {
+  return z.object({ items: z.array(item), nextCursor: z.string().nullable() });
+}
+
+export const Limit = z.coerce.number().int('limit must be a whole number').min(1).max(500).default(50).describe('Page size, 1-500 (default 50)');
+export const Cursor = z.string().max(512).optional().describe('nextCursor of the previous page');

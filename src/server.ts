@@ -1,0 +1,193 @@
+// Composition root: opens the store, wires the services, starts the listeners, and stops them in order.
+import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { bootstrapAdminKey, KeyAuth } from './auth/keys.ts';
+import type { Config } from './config.ts';
+import { createHttpApp } from './http/app.ts';
+import { createLogger, type Logger } from './log.ts';
+import { OPERATIONS } from './ops/registry.ts';
+import type { Clock, Services } from './services.ts';
+import { AuditRepo } from './store/audit.ts';
+import { BlobStore } from './store/blobs.ts';
+import { dbFile, openStore } from './store/db.ts';
+import { KeyRepo } from './store/keys.ts';
+import { LocalEventBus } from './events/bus.ts';
+import { InboxService } from './inboxes/service.ts';
+import { Ingest } from './ingest/ingest.ts';
+import { IngestWriter } from './ingest/writer.ts';
+import { startSmtp, type SmtpListener } from './smtp/listener.ts';
+import { InboxRepo } from './store/inboxes.ts';
+import { MessageRepo } from './store/messages.ts';
+import { VERSION } from './version.ts';
+
+/** A start-up failure with the one line to print and the exit code (CONTRACT §1: 2 = bad config, 1 = runtime). */
+export class StartError extends Error {
+  override name = 'StartError';
+  readonly exitCode: number;
+  constructor(message: string, exitCode: 1 | 2) {
+    super(message);
+    this.exitCode = exitCode;
+  }
+}
+
+export interface RunningServer {
+  httpPort: number;
+  smtpPort: number;
+  services: Services;
+  /** Stops accepting, finishes in-flight work, closes the store. Idempotent. */
+  stop(): Promise<void>;
+}
+
+export interface StartOptions {
+  log?: Logger;
+  clock?: Clock;
+  /** Where the generated admin key is announced (stderr by default). */
+  announce?: (line: string) => void;
+}
+
+export async function startServer(config: Config, opts: StartOptions = {}): Promise<RunningServer> {
+  const log = opts.log ?? createLogger({ level: config.logLevel, format: config.logFormat });
+  const clock = opts.clock ?? { now: () => Date.now() };
+  prepareDataDir(config.dataDir);
+
+  const store = await openStore(dbFile(config.dataDir)).catch((e: Error) => {
+    throw new StartError(e.message, 1);
+  });
+  const cleanup: Array<() => Promise<void>> = [() => store.close()];
+  try {
+    const blobs = new BlobStore(path.join(config.dataDir, 'blobs'));
+    await blobs.sweepTemp();
+    const keys = new KeyRepo(store.db);
+    const messages = new MessageRepo(store.db);
+    const bus = new LocalEventBus((e) => log.error('event listener failed', { err: e as Error }));
+    const writer = new IngestWriter({ db: store.db, blobs, messages, log });
+    const ingest = new Ingest({ writer, bus, log, now: () => clock.now() });
+    const inboxes = new InboxService({ repo: new InboxRepo(store.db), messages, writer, bus, store, config, clock, log });
+    let baseUrl = config.baseUrl ?? `http://localhost:${config.httpPort}`;
+    const services: Services = {
+      config,
+      log,
+      clock,
+      store,
+      blobs,
+      keys,
+      keyAuth: new KeyAuth(keys, () => clock.now()),
+      audit: new AuditRepo(store.db),
+      inboxes,
+      messages,
+      ingest,
+      writer,
+      bus,
+      registry: OPERATIONS,
+      baseUrl: () => baseUrl,
+      startedAt: clock.now(),
+    };
+    const boot = await bootstrapAdminKey(keys, { adminKey: config.adminKey, dataDir: config.dataDir, now: clock.now(), log });
+    if (boot.generated) {
+      (opts.announce ?? ((l) => process.stderr.write(l + '\n')))(
+        `inboxd: generated admin API key (shown once; also saved to ${boot.keyFile}):\n  ${boot.generated}`,
+      );
+    }
+
+    const httpServer = http.createServer({ keepAliveTimeout: 65_000, requestTimeout: 0, headersTimeout: 30_000 }, createHttpApp(services).callback());
+    const httpPort = await listen(httpServer, config.httpPort, config.host, '--http-port');
+    cleanup.unshift(() => closeHttp(httpServer));
+    if (!config.baseUrl) baseUrl = `http://localhost:${httpPort}`;
+
+    // Stop order (cleanup runs front to back): sweeper, SMTP, HTTP, pending writes, store.
+    cleanup.splice(cleanup.length - 1, 0, () => writer.drained());
+    const smtp = await startSmtpOrFail(config, ingest, log);
+    cleanup.unshift(() => smtp.close());
+
+    await inboxes.sweep();
+    const sweeper = setInterval(() => void inboxes.sweep().catch((e: Error) => log.error('expiry sweep failed', { err: e })), SWEEP_INTERVAL_MS);
+    sweeper.unref();
+    cleanup.unshift(async () => clearInterval(sweeper));
+
+    writePorts(config.dataDir, { http: httpPort, smtp: smtp.port });
+    log.info('inboxd started', { version: VERSION, http: httpPort, smtp: smtp.port, host: config.host, dataDir: config.dataDir, baseUrl, domains: config.domains });
+
+    let stopping: Promise<void> | null = null;
+    return {
+      httpPort,
+      smtpPort: smtp.port,
+      services,
+      stop() {
+        stopping ??= (async () => {
+          log.info('inboxd stopping');
+          for (const fn of cleanup) await fn().catch((e: Error) => log.error('error while stopping', { err: e }));
+          log.info('inboxd stopped');
+        })();
+        return stopping;
+      },
+    };
+  } catch (e) {
+    for (const fn of cleanup) await fn().catch(() => undefined);
+    throw e;
+  }
+}
+
+const SWEEP_INTERVAL_MS = 30_000;
+
+async function startSmtpOrFail(config: Config, ingest: Ingest, log: Logger): Promise<SmtpListener> {
+  for (const [flag, file] of [['--smtp-tls-cert', config.smtpTlsCert], ['--smtp-tls-key', config.smtpTlsKey]] as const) {
+    if (file !== undefined && !fs.existsSync(file)) throw new StartError(`${flag} ${file}: no such file`, 2);
+  }
+  try {
+    return await startSmtp(
+      { host: config.host, port: config.smtpPort, domains: config.domains, maxMessageBytes: config.maxMessageBytes, tlsCert: config.smtpTlsCert, tlsKey: config.smtpTlsKey, hostname: config.domains[0]! },
+      ingest,
+      log,
+    );
+  } catch (e) {
+    const err = e as NodeJS.ErrnoException;
+    if (err.code === 'EACCES') throw new StartError(`--smtp-port ${config.smtpPort}: permission denied (ports below 1024 need root or CAP_NET_BIND_SERVICE); try --smtp-port 2525`, 1);
+    if (err.code === 'EADDRINUSE') throw new StartError(`--smtp-port ${config.smtpPort}: the port is already in use on ${config.host}; choose another or use 0 for a free one`, 1);
+    throw new StartError(`--smtp-port ${config.smtpPort}: cannot start the SMTP listener: ${err.message}`, 1);
+  }
+}
+
+function prepareDataDir(dir: string): void {
+  try {
+    fs.mkdirSync(dir, { recursive: true });
+    fs.accessSync(dir, fs.constants.W_OK | fs.constants.X_OK);
+  } catch (e) {
+    throw new StartError(`--data-dir ${dir} is not a writable directory (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`, 2);
+  }
+}
+
+function listen(server: http.Server, port: number, host: string, flag: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const onError = (e: NodeJS.ErrnoException) => {
+      server.off('listening', onListening);
+      if (e.code === 'EADDRINUSE') reject(new StartError(`${flag} ${port}: the port is already in use on ${host}; choose another or use 0 for a free one`, 1));
+      else if (e.code === 'EACCES') reject(new StartError(`${flag} ${port}: permission denied (ports below 1024 need privileges); try a port above 1024`, 1));
+      else reject(new StartError(`${flag} ${port}: cannot listen on ${host}: ${e.message}`, 1));
+    };
+    const onListening = () => {
+      server.off('error', onError);
+      resolve((server.address() as AddressInfo).port);
+    };
+    server.once('error', onError);
+    server.once('listening', onListening);
+    server.listen(port, host);
+  });
+}
+
+function closeHttp(server: http.Server): Promise<void> {
+  return new Promise((resolve) => {
+    server.close(() => resolve());
+    server.closeIdleConnections();
+    // In-flight requests get a grace period; long waits and streams are cut after it.
+    setTimeout(() => server.closeAllConnections(), 5_000).unref();
+  });
+}
+
+export function writePorts(dataDir: string, ports: { http: number; smtp: number }): void {
+  const file = path.join(dataDir, 'ports.json');
+  const tmp = `${file}.${process.pid}.tmp`;
+  fs.writeFileSync(tmp, JSON.stringify(ports) + '\n');
+  fs.renameSync(tmp, file);
+}

@@ -1,0 +1,39 @@
+// What an operation handler can reach: the domain services, wired once by src/server.ts.
+import type { KeyAuth } from './auth/keys.ts';
+import type { Config } from './config.ts';
+import type { Logger } from './log.ts';
+import type { Operation } from './ops/op.ts';
+import type { AuditRepo } from './store/audit.ts';
+import type { BlobStore } from './store/blobs.ts';
+import type { Store } from './store/db.ts';
+import type { KeyRepo } from './store/keys.ts';
+import type { EventBus } from './events/bus.ts';
+import type { InboxService } from './inboxes/service.ts';
+import type { Ingest } from './ingest/ingest.ts';
+import type { IngestWriter } from './ingest/writer.ts';
+import type { MessageRepo } from './store/messages.ts';
+
+export interface Clock {
+  now(): number;
+}
+
+export interface Services {
+  config: Config;
+  log: Logger;
+  clock: Clock;
+  store: Store;
+  blobs: BlobStore;
+  keys: KeyRepo;
+  keyAuth: KeyAuth;
+  audit: AuditRepo;
+  inboxes: InboxService;
+  messages: MessageRepo;
+  ingest: Ingest;
+  writer: IngestWriter;
+  bus: EventBus;
+  /** Every operation, for the generated surfaces (discovery, OpenAPI, MCP). */
+  registry: readonly Operation[];
+  /** Public base URL without a trailing slash (CONTRACT §1 --base-url). */
+  baseUrl(): string;
+  startedAt: number;
+}

@@ -1,0 +1,105 @@
+// The SMTP listener: protocol policy only (who may send what, how much, how fast); the message itself goes to
+// ingest, and 250 is answered only once ingest has stored it durably.
+import fs from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { SMTPServer, type SMTPServerDataStream, type SMTPServerOptions } from 'smtp-server';
+import type { Ingest } from '../ingest/ingest.ts';
+import type { Logger } from '../log.ts';
+import { sendOwnEnhancedCodes, smtpError } from './enhanced-codes.ts';
+
+export interface SmtpOptions {
+  host: string;
+  port: number;
+  domains: string[];
+  maxMessageBytes: number;
+  tlsCert?: string | undefined;
+  tlsKey?: string | undefined;
+  hostname: string;
+}
+
+export const MAX_RECIPIENTS = 100;
+
+export interface SmtpListener {
+  port: number;
+  /** Stop accepting: new connections and commands get 421; in-flight DATA is finished first. */
+  close(): Promise<void>;
+  connections(): number;
+}
+
+export async function startSmtp(opts: SmtpOptions, ingest: Ingest, log: Logger): Promise<SmtpListener> {
+  sendOwnEnhancedCodes();
+  const domains = new Set(opts.domains);
+  const tls = opts.tlsCert && opts.tlsKey ? { cert: fs.readFileSync(opts.tlsCert), key: fs.readFileSync(opts.tlsKey) } : null;
+  const inFlight = new Set<Promise<unknown>>();
+
+  const options: SMTPServerOptions = {
+    name: opts.hostname,
+    banner: 'inboxd ESMTP ready',
+    size: opts.maxMessageBytes,
+    hideSize: false,
+    hideENHANCEDSTATUSCODES: false,
+    hide8BITMIME: false,
+    hideSMTPUTF8: false,
+    hidePIPELINING: false,
+    authOptional: true,
+    disabledCommands: tls ? ['AUTH'] : ['AUTH', 'STARTTLS'],
+    ...(tls ? { key: tls.key, cert: tls.cert } : {}),
+    disableReverseLookup: true,
+    maxRecipients: MAX_RECIPIENTS,
+    maxClients: 1000,
+    socketTimeout: 60_000,
+    closeTimeout: 8_000,
+    logger: false,
+    onRcptTo(address, _session, callback) {
+      const addr = address.address.toLowerCase();
+      const at = addr.lastIndexOf('@');
+      const domain = at > 0 ? addr.slice(at + 1) : '';
+      if (!domains.has(domain)) return callback(smtpError(550, `5.7.1 relaying denied: inboxd accepts mail only for ${[...domains].join(', ')}`));
+      callback();
+    },
+    onData(stream: SMTPServerDataStream, session, callback) {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      stream.on('data', (c: Buffer) => {
+        size += c.length;
+        if (size <= opts.maxMessageBytes) chunks.push(c);
+      });
+      stream.on('end', () => {
+        if (stream.sizeExceeded || size > opts.maxMessageBytes) {
+          return callback(smtpError(552, `5.3.4 message is ${size} bytes; the limit is ${opts.maxMessageBytes}`));
+        }
+        const rcpts = session.envelope.rcptTo.map((r) => r.address);
+        const mailFrom = session.envelope.mailFrom ? session.envelope.mailFrom.address : null;
+        const work = ingest.accept({ raw: Buffer.concat(chunks, size), rcpts, mailFrom, source: 'smtp' }).then(
+          (deliveries) => callback(null, `stored as ${deliveries.map((d) => d.messageId).join(',')}`),
+          (e: Error) => {
+            log.error('could not store message', { err: e, size, remote: session.remoteAddress });
+            callback(smtpError(451, '4.3.0 temporary failure storing the message; try again'));
+          },
+        );
+        inFlight.add(work);
+        void work.finally(() => inFlight.delete(work));
+      });
+    },
+  };
+  const server = new SMTPServer(options);
+  server.on('error', (e: Error) => log.warn('smtp error', { err: e }));
+
+  const port = await new Promise<number>((resolve, reject) => {
+    const onError = (e: NodeJS.ErrnoException) => reject(e);
+    server.server.once('error', onError);
+    server.listen(opts.port, opts.host, () => {
+      server.server.off('error', onError);
+      resolve((server.server.address() as AddressInfo).port);
+    });
+  });
+
+  return {
+    port,
+    connections: () => server.connections.size,
+    async close() {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await Promise.allSettled([...inFlight]);
+    },
+  };
+}

@@ -1,0 +1,78 @@
+// Content-addressed blob folder: raw .eml files and attachment bytes, named by their sha256 (never by anything
+// that came from a message, so no path traversal). Writes go to a temp file and are renamed into place.
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+
+export interface BlobRef {
+  sha256: string;
+  size: number;
+}
+
+const SHA256 = /^[0-9a-f]{64}$/;
+
+export class BlobStore {
+  readonly root: string;
+  private readonly tmp: string;
+  private seq = 0;
+
+  constructor(root: string) {
+    this.root = root;
+    this.tmp = path.join(root, 'tmp');
+    fs.mkdirSync(this.tmp, { recursive: true });
+  }
+
+  static hash(bytes: Uint8Array): string {
+    return crypto.createHash('sha256').update(bytes).digest('hex');
+  }
+
+  pathOf(sha256: string): string {
+    if (!SHA256.test(sha256)) throw new Error(`not a sha256 blob name: ${sha256}`);
+    return path.join(this.root, sha256.slice(0, 2), sha256.slice(2));
+  }
+
+  /**
+   * Writes the bytes unless a blob with the same hash exists. With `sync`, the data is fsynced before the
+   * rename, so a blob that exists after a crash is complete. Returns the reference either way.
+   */
+  async put(bytes: Uint8Array, opts: { sync?: boolean; sha256?: string } = {}): Promise<BlobRef> {
+    const sha256 = opts.sha256 ?? BlobStore.hash(bytes);
+    const dest = this.pathOf(sha256);
+    if (fs.existsSync(dest)) return { sha256, size: bytes.byteLength };
+    await fsp.mkdir(path.dirname(dest), { recursive: true });
+    const tmp = path.join(this.tmp, `${process.pid}-${++this.seq}-${sha256.slice(0, 16)}`);
+    const fh = await fsp.open(tmp, 'w', 0o640);
+    try {
+      await fh.writeFile(bytes);
+      if (opts.sync) await fh.sync();
+    } finally {
+      await fh.close();
+    }
+    await fsp.rename(tmp, dest);
+    return { sha256, size: bytes.byteLength };
+  }
+
+  async get(sha256: string): Promise<Buffer> {
+    return fsp.readFile(this.pathOf(sha256));
+  }
+
+  stream(sha256: string): fs.ReadStream {
+    return fs.createReadStream(this.pathOf(sha256));
+  }
+
+  exists(sha256: string): boolean {
+    return fs.existsSync(this.pathOf(sha256));
+  }
+
+  async delete(sha256: string): Promise<void> {
+    await fsp.rm(this.pathOf(sha256), { force: true });
+  }
+
+  /** Removes temp files left by a crash mid-write. */
+  async sweepTemp(): Promise<number> {
+    const names = await fsp.readdir(this.tmp);
+    await Promise.all(names.map((n) => fsp.rm(path.join(this.tmp, n), { force: true })));
+    return names.length;
+  }
+}

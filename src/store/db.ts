@@ -1,0 +1,75 @@
+// Opens the SQLite store: checks the file really is a database before touching it, sets WAL and foreign keys,
+// and applies pending migrations. Everything above this module speaks Kysely, so the dialect stays a setting.
+import fs from 'node:fs';
+import path from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import { Kysely, SqliteDialect } from 'kysely';
+import { Migrator, type MigrationProvider } from 'kysely/migration';
+import type { Database } from './schema.ts';
+import { MIGRATIONS } from './migrations/index.ts';
+import { nativeBindingOption } from './sqlite-native.ts';
+
+export class StoreOpenError extends Error {
+  override name = 'StoreOpenError';
+}
+
+export interface Store {
+  db: Kysely<Database>;
+  /** The raw connection, for pragmas, checkpoints and the hot ingest path's prepared statements. */
+  sqlite: BetterSqlite3.Database;
+  file: string;
+  close(): Promise<void>;
+}
+
+export async function openStore(file: string): Promise<Store> {
+  const exists = fs.existsSync(file);
+  let sqlite: BetterSqlite3.Database;
+  try {
+    sqlite = new BetterSqlite3(file, { ...nativeBindingOption(), fileMustExist: exists });
+  } catch (e) {
+    throw new StoreOpenError(`cannot open database ${file}: ${(e as Error).message}`);
+  }
+  try {
+    // A read that fails on a file that is not SQLite, before any write (WAL switch, migration) could alter it.
+    sqlite.pragma('schema_version', { simple: true });
+  } catch (e) {
+    sqlite.close();
+    throw new StoreOpenError(
+      `${file} is not a usable inboxd database (${(e as Error).message}); it was left untouched — move it away or point --data-dir elsewhere`,
+    );
+  }
+  try {
+    sqlite.pragma('journal_mode = WAL');
+    sqlite.pragma('synchronous = NORMAL');
+    sqlite.pragma('foreign_keys = ON');
+    sqlite.pragma('busy_timeout = 5000');
+    sqlite.pragma('temp_store = MEMORY');
+    sqlite.pragma('cache_size = -65536');
+  } catch (e) {
+    sqlite.close();
+    throw new StoreOpenError(`cannot prepare database ${file}: ${(e as Error).message}`);
+  }
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
+  const { error, results } = await new Migrator({ db, provider }).migrateToLatest();
+  if (error) {
+    await db.destroy();
+    const failed = results?.find((r) => r.status === 'Error')?.migrationName;
+    throw new StoreOpenError(`database migration ${failed ?? ''} failed: ${(error as Error).message}`);
+  }
+  let closed = false;
+  return {
+    db,
+    sqlite,
+    file,
+    async close() {
+      if (closed) return;
+      closed = true;
+      await db.destroy();
+    },
+  };
+}
+
+export function dbFile(dataDir: string): string {
+  return path.join(dataDir, 'inboxd.db');
+}

@@ -1,0 +1,10 @@
+// Ordered migrations, listed statically so the single-executable bundle carries them (no folder scan at run time).
+// Never edit a migration that has shipped: add the next file.
+import type { Migration } from 'kysely/migration';
+import * as m001 from './001_foundation.ts';
+import * as m002 from './002_mail.ts';
+
+export const MIGRATIONS: Record<string, Migration> = {
+  '001_foundation': m001,
+  '002_mail': m002,
+};

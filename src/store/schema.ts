@@ -1,0 +1,110 @@
+// The typed shape of every table, for Kysely. Timestamps are epoch milliseconds (INTEGER), booleans 0/1.
+import type { Generated } from 'kysely';
+
+export interface TeamTable {
+  id: string;
+  name: string;
+  plan: string;
+  created_at: number;
+}
+
+export interface ApiKeyTable {
+  id: string;
+  team_id: string;
+  label: string;
+  role: 'admin' | 'member';
+  /** sha256 hex of the secret; the secret itself is never stored. */
+  secret_hash: string;
+  /** First characters of the secret, shown to people to tell keys apart. */
+  secret_prefix: string;
+  scope_label_prefix: string | null;
+  scope_read_only: number;
+  client_id: string | null;
+  created_at: number;
+  last_used_at: number | null;
+  revoked_at: number | null;
+}
+
+export interface AuditEventTable {
+  id: Generated<number>;
+  team_id: string | null;
+  at: number;
+  actor_key_id: string | null;
+  action: string;
+  target: string | null;
+  outcome: string;
+  source_ip: string | null;
+  detail: string | null;
+}
+
+export interface InboxTable {
+  id: string;
+  team_id: string;
+  address: string;
+  label: string | null;
+  service: string | null;
+  ttl_minutes: number;
+  expires_at: number;
+  callback_url: string | null;
+  callback_secret: string | null;
+  created_at: number;
+  created_by_key: string | null;
+  message_seq: Generated<number>;
+}
+
+export interface MessageTable {
+  id: string;
+  /** Null while the mail is unclaimed (no inbox owns the address yet). */
+  inbox_id: string | null;
+  rcpt: string;
+  seq: number;
+  received_at: number;
+  mail_from: string | null;
+  from_address: string | null;
+  from_name: string | null;
+  to_json: string;
+  cc_json: string;
+  subject: string;
+  date: number | null;
+  message_id_header: string | null;
+  in_reply_to: string | null;
+  references_json: string;
+  size: number;
+  raw_sha256: string;
+  text_body: string | null;
+  html_body: string | null;
+  headers_json: string;
+  attachment_count: number;
+  otp: string | null;
+  primary_link: string | null;
+  extraction_json: string;
+  source: string;
+}
+
+export interface AttachmentTable {
+  id: string;
+  message_id: string;
+  idx: number;
+  filename: string | null;
+  content_type: string;
+  disposition: string;
+  content_id: string | null;
+  size: number;
+  sha256: string;
+}
+
+export interface CounterTable {
+  team_id: string;
+  name: string;
+  value: number;
+}
+
+export interface Database {
+  teams: TeamTable;
+  api_keys: ApiKeyTable;
+  audit_events: AuditEventTable;
+  inboxes: InboxTable;
+  messages: MessageTable;
+  attachments: AttachmentTable;
+  counters: CounterTable;
+}
