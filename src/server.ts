@@ -65,6 +65,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     const writer = new IngestWriter({ db: store.db, blobs, messages, log });
     const ingest = new Ingest({ writer, bus, log, now: () => clock.now() });
     const inboxes = new InboxService({ repo: new InboxRepo(store.db), messages, writer, bus, store, config, clock, log });
+    const shutdown = new AbortController();
     let baseUrl = config.baseUrl ?? `http://localhost:${config.httpPort}`;
     const services: Services = {
       config,
@@ -83,6 +84,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       registry: OPERATIONS,
       baseUrl: () => baseUrl,
       startedAt: clock.now(),
+      shutdown: shutdown.signal,
     };
     const boot = await bootstrapAdminKey(keys, { adminKey: config.adminKey, dataDir: config.dataDir, now: clock.now(), log });
     if (boot.generated) {
@@ -117,6 +119,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       stop() {
         stopping ??= (async () => {
           log.info('inboxd stopping');
+          shutdown.abort();
           for (const fn of cleanup) await fn().catch((e: Error) => log.error('error while stopping', { err: e }));
           log.info('inboxd stopped');
         })();

@@ -36,4 +36,6 @@ export interface Services {
   /** Public base URL without a trailing slash (CONTRACT §1 --base-url). */
   baseUrl(): string;
   startedAt: number;
+  /** Aborted when the server begins to stop: long waits and streams end with 503 instead of a cut connection. */
+  shutdown: AbortSignal;
 }

@@ -32,7 +32,8 @@ export function createHttpApp(services: Services): Koa {
       }
     }
     const fields = { method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round((performance.now() - started) * 10) / 10, requestId };
-    if (ctx.status >= 500) services.log.error('request', fields);
+    if (ctx.status >= 500 && ctx.status !== 503) services.log.error('request', fields);
+    else if (ctx.status === 503) services.log.warn('request', fields);
     else if (ctx.status >= 400) services.log.info('request', fields);
     else services.log.debug('request', fields);
   });

@@ -47,7 +47,7 @@ async function handle(ctx: Context, o: Operation, services: Services): Promise<v
     services,
     log: services.log,
     request: { ip: ctx.ip || null, accept: ctx.get('accept'), userAgent: ctx.get('user-agent') || null },
-    signal: abort.signal,
+    signal: AbortSignal.any([abort.signal, services.shutdown]),
   };
   try {
     const result = await runOperation(o, opCtx, input);

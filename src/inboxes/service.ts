@@ -4,8 +4,7 @@ import { labelInScope, type Principal } from '../auth/principal.ts';
 import type { Config } from '../config.ts';
 import { AppError } from '../errors.ts';
 import type { EventBus } from '../events/bus.ts';
-import type { IngestWriter } from '../ingest/writer.ts';
-import { bumpCounters } from '../ingest/ingest.ts';
+import { bumpCounter, type IngestWriter } from '../ingest/writer.ts';
 import { newId } from '../lib/ids.ts';
 import type { Logger } from '../log.ts';
 import type { Clock } from '../services.ts';
@@ -86,7 +85,7 @@ export class InboxService {
       if (/UNIQUE constraint failed: inboxes.address/.test((e as Error).message)) throw new AppError('conflict', `${address} was just taken by another request; try again`);
       throw e;
     }
-    await this.store.db.transaction().execute((trx) => bumpCounters(trx, p.teamId, { inboxesCreated: 1 }));
+    await this.store.db.transaction().execute((trx) => bumpCounter(trx, p.teamId, 'inboxesCreated', 1));
     // Mail that arrived before the inbox existed is handed over now (through the writer, after pending ingest).
     const claimed = await this.writer.run(() => this.repo.claim(row.id, address, now - this.config.unclaimedTtlMinutes * 60_000));
     const inbox = (await this.repo.byId(row.id))!;

@@ -1,7 +1,8 @@
 // The one path every message takes — SMTP, simulate and provider webhooks alike:
 // parse → extract → store (blobs + rows, group-committed) → publish. When accept() resolves, the message is
 // durably stored; the SMTP listener answers 250 only then.
-import { sql, type Transaction } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
+import { precompile } from '../store/prepared.ts';
 import type { EventBus } from '../events/bus.ts';
 import { newId } from '../lib/ids.ts';
 import type { Logger } from '../log.ts';
@@ -81,26 +82,22 @@ export class Ingest {
 
     const stored = await this.writer.store({
       blobs,
-      insert: async (trx: Transaction<Database>) => {
+      insert: async (trx: Transaction<Database>, counters) => {
         const out: Array<{ delivery: Delivery; teamId: string | null; row: MessageSummaryRow }> = [];
         for (const rcpt of rcpts) {
-          const inbox = await trx
-            .updateTable('inboxes')
-            .set((eb) => ({ message_seq: eb('message_seq', '+', 1) }))
-            .where('address', '=', rcpt)
-            .returning(['id', 'team_id', 'message_seq'])
-            .executeTakeFirst();
+          const q = this.queries(trx);
+          const inbox = (await trx.executeQuery<{ id: string; team_id: string; message_seq: number }>(q.nextSeq({ address: rcpt }))).rows[0];
           const id = newId('msg');
           const row = { id, inbox_id: inbox?.id ?? null, rcpt, seq: inbox?.message_seq ?? 0, ...common };
-          await trx.insertInto('messages').values(row).execute();
+          await trx.executeQuery(q.insertMessage(row));
           for (const { idx, sha256, a } of attachments) {
-            await trx
-              .insertInto('attachments')
-              .values({ id: newId('att'), message_id: id, idx, filename: a.filename, content_type: a.contentType, disposition: a.disposition, content_id: a.contentId, size: a.size, sha256 })
-              .execute();
+            await trx.executeQuery(
+              q.insertAttachment({ id: newId('att'), message_id: id, idx, filename: a.filename, content_type: a.contentType, disposition: a.disposition, content_id: a.contentId, size: a.size, sha256 }),
+            );
           }
           const teamId = inbox?.team_id ?? '';
-          await bumpCounters(trx, teamId, { messagesReceived: 1, bytesReceived: req.raw.length });
+          counters.add(teamId, 'messagesReceived', 1);
+          counters.add(teamId, 'bytesReceived', req.raw.length);
           const { text_body: _t, html_body: _h, headers_json: _hj, extraction_json: _x, ...summary } = row;
           out.push({ delivery: { rcpt, messageId: id, inboxId: inbox?.id ?? null }, teamId: inbox?.team_id ?? null, row: summary });
         }
@@ -114,6 +111,11 @@ export class Ingest {
     return stored.map((s) => s.delivery);
   }
 
+  private compiled: ReturnType<typeof compileIngestQueries> | null = null;
+  private queries(db: Kysely<Database>) {
+    return (this.compiled ??= compileIngestQueries(db));
+  }
+
   private async parse(raw: Buffer): Promise<ParsedMessage> {
     try {
       return await parseMessage(raw);
@@ -125,12 +127,24 @@ export class Ingest {
   }
 }
 
-export async function bumpCounters(trx: Transaction<Database>, teamId: string, deltas: Record<string, number>): Promise<void> {
-  for (const [name, delta] of Object.entries(deltas)) {
-    await trx
-      .insertInto('counters')
-      .values({ team_id: teamId, name, value: delta })
-      .onConflict((oc) => oc.columns(['team_id', 'name']).doUpdateSet({ value: sql`value + ${delta}` }))
-      .execute();
-  }
+const MESSAGE_COLUMNS = [
+  'id', 'inbox_id', 'rcpt', 'seq', 'received_at', 'mail_from', 'from_address', 'from_name', 'to_json', 'cc_json', 'subject', 'date', 'message_id_header',
+  'in_reply_to', 'references_json', 'size', 'raw_sha256', 'text_body', 'html_body', 'headers_json', 'attachment_count', 'otp', 'primary_link', 'extraction_json', 'source',
+] as const;
+const ATTACHMENT_COLUMNS = ['id', 'message_id', 'idx', 'filename', 'content_type', 'disposition', 'content_id', 'size', 'sha256'] as const;
+
+/** The three statements every stored message runs, compiled once (see store/prepared.ts). */
+function compileIngestQueries(db: Kysely<Database>) {
+  return {
+    nextSeq: precompile(['address'], (p) =>
+      db
+        .updateTable('inboxes')
+        .set((eb) => ({ message_seq: eb('message_seq', '+', 1) }))
+        .where('address', '=', p.address)
+        .returning(['id', 'team_id', 'message_seq'])
+        .compile(),
+    ),
+    insertMessage: precompile(MESSAGE_COLUMNS, (p) => db.insertInto('messages').values(p as never).compile()),
+    insertAttachment: precompile(ATTACHMENT_COLUMNS, (p) => db.insertInto('attachments').values(p as never).compile()),
+  };
 }

@@ -2,7 +2,7 @@
 // transaction (group commit), so a commit is paid once per batch rather than once per message. Blob garbage
 // collection runs in the same queue, which makes "check references, then unlink" safe against a concurrent
 // ingest of identical content.
-import type { Kysely, Transaction } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Logger } from '../log.ts';
 import type { BlobStore } from '../store/blobs.ts';
 import type { Database } from '../store/schema.ts';
@@ -13,10 +13,15 @@ export interface PreparedBlob {
   bytes: Uint8Array;
 }
 
+/** Counter increments gathered over a batch and written once at its end. */
+export interface BatchCounters {
+  add(teamId: string, name: string, delta: number): void;
+}
+
 /** One message ready to store: its blobs and a function that inserts its rows inside the batch transaction. */
 export interface StoreJob<T> {
   blobs: PreparedBlob[];
-  insert: (trx: Transaction<Database>) => Promise<T>;
+  insert: (trx: Transaction<Database>, counters: BatchCounters) => Promise<T>;
 }
 
 type Pending =
@@ -84,8 +89,18 @@ export class IngestWriter {
       // Blobs first: a row is only ever committed after its bytes are on disk.
       await Promise.all(stores.flatMap((p) => p.job.blobs.map((b) => this.blobs.put(b.bytes, { sha256: b.sha256 }))));
       const results = await this.db.transaction().execute(async (trx) => {
+        const deltas = new Map<string, { teamId: string; name: string; delta: number }>();
+        const counters: BatchCounters = {
+          add(teamId, name, delta) {
+            const k = `${teamId}\u0000${name}`;
+            const d = deltas.get(k);
+            if (d) d.delta += delta;
+            else deltas.set(k, { teamId, name, delta });
+          },
+        };
         const out: unknown[] = [];
-        for (const p of stores) out.push(await p.job.insert(trx));
+        for (const p of stores) out.push(await p.job.insert(trx, counters));
+        for (const d of deltas.values()) await bumpCounter(trx, d.teamId, d.name, d.delta);
         return out;
       });
       this.maxBatch = Math.max(this.maxBatch, stores.length);
@@ -110,4 +125,12 @@ export class IngestWriter {
     }
     return removed;
   }
+}
+
+export async function bumpCounter(trx: Transaction<Database>, teamId: string, name: string, delta: number): Promise<void> {
+  await trx
+    .insertInto('counters')
+    .values({ team_id: teamId, name, value: delta })
+    .onConflict((oc) => oc.columns(['team_id', 'name']).doUpdateSet({ value: sql`value + ${delta}` }))
+    .execute();
 }

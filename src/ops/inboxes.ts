@@ -101,6 +101,7 @@ export const waitForMessageOp = op({
     const since = await resolveSince(s.messages, inbox.id, input.since);
     const hit = await waitForMessage({ messages: s.messages, bus: s.bus }, inbox, { subjectContains: input.subjectContains, from: input.from, since }, input.timeoutSeconds * 1000, ctx.signal);
     if (!hit) {
+      if (s.shutdown.aborted) throw new AppError('unavailable', 'inboxd is shutting down; retry the wait against the restarted server', { headers: { 'Retry-After': '1' } });
       if (ctx.signal.aborted) throw new AppError('wait_timeout', 'the client went away');
       throw new AppError('wait_timeout', `no matching message arrived in inbox ${inbox.id} within ${input.timeoutSeconds} s; send the mail, then call again (pass since= to skip older mail)`);
     }

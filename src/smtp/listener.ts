@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { SMTPServer, type SMTPServerDataStream, type SMTPServerOptions } from 'smtp-server';
 import type { Ingest } from '../ingest/ingest.ts';
 import type { Logger } from '../log.ts';
-import { sendOwnEnhancedCodes, smtpError } from './enhanced-codes.ts';
+import { patchSmtpConnection, smtpError } from './patches.ts';
 
 export interface SmtpOptions {
   host: string;
@@ -27,14 +27,14 @@ export interface SmtpListener {
 }
 
 export async function startSmtp(opts: SmtpOptions, ingest: Ingest, log: Logger): Promise<SmtpListener> {
-  sendOwnEnhancedCodes();
+  patchSmtpConnection();
   const domains = new Set(opts.domains);
   const tls = opts.tlsCert && opts.tlsKey ? { cert: fs.readFileSync(opts.tlsCert), key: fs.readFileSync(opts.tlsKey) } : null;
   const inFlight = new Set<Promise<unknown>>();
 
   const options: SMTPServerOptions = {
     name: opts.hostname,
-    banner: 'inboxd ESMTP ready',
+    banner: 'inboxd ready',
     size: opts.maxMessageBytes,
     hideSize: false,
     hideENHANCEDSTATUSCODES: false,

@@ -49,7 +49,7 @@ export async function openStore(file: string): Promise<Store> {
     sqlite.close();
     throw new StoreOpenError(`cannot prepare database ${file}: ${(e as Error).message}`);
   }
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
   const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
   const { error, results } = await new Migrator({ db, provider }).migrateToLatest();
   if (error) {
@@ -66,6 +66,31 @@ export async function openStore(file: string): Promise<Store> {
       if (closed) return;
       closed = true;
       await db.destroy();
+    },
+  };
+}
+
+/**
+ * Kysely's SQLite driver prepares every query afresh; preparing costs more than running a small statement. The
+ * same SQL text always yields the same prepared statement here (bounded, least recently used dropped first).
+ */
+function withStatementCache(sqlite: BetterSqlite3.Database, max = 512) {
+  const cache = new Map<string, BetterSqlite3.Statement>();
+  return {
+    prepare(text: string) {
+      let stmt = cache.get(text);
+      if (stmt) {
+        cache.delete(text);
+      } else {
+        stmt = sqlite.prepare(text);
+        if (cache.size >= max) cache.delete(cache.keys().next().value!);
+      }
+      cache.set(text, stmt);
+      return stmt;
+    },
+    close() {
+      cache.clear();
+      sqlite.close();
     },
   };
 }
