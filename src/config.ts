@@ -59,6 +59,47 @@ export const OPTIONS = {
   },
   smtpTlsCert: { flag: '--smtp-tls-cert', env: 'INBOXD_SMTP_TLS_CERT', arg: 'FILE', help: 'PEM certificate for SMTP STARTTLS (with --smtp-tls-key; STARTTLS is off without both)', schema: z.string().min(1), default: undefined },
   smtpTlsKey: { flag: '--smtp-tls-key', env: 'INBOXD_SMTP_TLS_KEY', arg: 'FILE', help: 'PEM private key for SMTP STARTTLS', schema: z.string().min(1), default: undefined },
+  maxInboxes: {
+    flag: '--max-inboxes',
+    env: 'INBOXD_MAX_INBOXES',
+    arg: 'N',
+    help: 'plan limit: inboxes a team may have at once (0 = no limit)',
+    schema: z.coerce.number().int('must be a whole number').min(0, 'must be 0 or more'),
+    default: 0,
+  },
+  maxMessagesPerInbox: {
+    flag: '--max-messages-per-inbox',
+    env: 'INBOXD_MAX_MESSAGES_PER_INBOX',
+    arg: 'N',
+    help: 'plan limit: messages one inbox accepts over its life (0 = no limit); more is refused with SMTP 452 4.2.2',
+    schema: z.coerce.number().int('must be a whole number').min(0, 'must be 0 or more'),
+    default: 0,
+  },
+  rateLimit: {
+    flag: '--rate-limit',
+    env: 'INBOXD_RATE_LIMIT',
+    arg: 'PER_MINUTE',
+    help: 'plan limit: API requests per minute per key (0 = no limit); more get 429 with Retry-After',
+    schema: z.coerce.number().int('must be a whole number').min(0, 'must be 0 or more'),
+    default: 0,
+  },
+  billingApiBase: {
+    flag: '--billing-api-base',
+    env: 'INBOXD_BILLING_API_BASE',
+    arg: 'URL',
+    help: 'Stripe-compatible billing API (e.g. https://api.stripe.com); with INBOXD_BILLING_SECRET_KEY enables /v1/billing/*',
+    schema: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).transform((u) => u.replace(/\/+$/, '')),
+    default: undefined,
+  },
+  billingPrice: { flag: '--billing-price', env: 'INBOXD_BILLING_PRICE', arg: 'PRICE_ID', help: 'price id of the paid plan for checkout', schema: z.string().min(1), default: undefined },
+  allowHttpCallbacks: { flag: '--allow-http-callbacks', env: 'INBOXD_ALLOW_HTTP_CALLBACKS', help: 'allow callbackUrl with plain http (default: https only)', schema: flagBool, default: false },
+  allowPrivateCallbacks: {
+    flag: '--allow-private-callbacks',
+    env: 'INBOXD_ALLOW_PRIVATE_CALLBACKS',
+    help: 'allow callbacks to loopback and private addresses (link-local and metadata addresses stay refused)',
+    schema: flagBool,
+    default: false,
+  },
   logLevel: { flag: '--log-level', env: 'INBOXD_LOG_LEVEL', arg: 'LEVEL', help: 'debug | info | warn | error | silent', schema: z.enum(['debug', 'info', 'warn', 'error', 'silent']), default: 'info' },
   logFormat: { flag: '--log-format', env: 'INBOXD_LOG_FORMAT', arg: 'FORMAT', help: 'json (one object per line) | pretty', schema: z.enum(['json', 'pretty']), default: 'json' },
 } satisfies Record<string, OptionDef>;
@@ -76,10 +117,21 @@ export interface Config {
   unclaimedTtlMinutes: number;
   smtpTlsCert: string | undefined;
   smtpTlsKey: string | undefined;
+  maxInboxes: number;
+  maxMessagesPerInbox: number;
+  rateLimit: number;
+  billingApiBase: string | undefined;
+  billingPrice: string | undefined;
+  /** From INBOXD_BILLING_SECRET_KEY only. */
+  billingSecretKey: string | undefined;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
   logFormat: 'json' | 'pretty';
+  allowHttpCallbacks: boolean;
+  allowPrivateCallbacks: boolean;
   /** From INBOXD_ADMIN_KEY only: a secret never belongs in argv, where `ps` shows it. */
   adminKey: string | undefined;
+  /** From INBOXD_MAILGUN_SIGNING_KEY only (a secret): when set, POST /webhooks/mailgun must carry a valid signature. */
+  mailgunSigningKey: string | undefined;
 }
 
 export class UsageError extends Error {
@@ -126,6 +178,8 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     throw new UsageError('--smtp-tls-cert and --smtp-tls-key go together: give both or neither');
   }
   out.adminKey = env.INBOXD_ADMIN_KEY || undefined;
+  out.mailgunSigningKey = env.INBOXD_MAILGUN_SIGNING_KEY || undefined;
+  out.billingSecretKey = env.INBOXD_BILLING_SECRET_KEY || undefined;
   return out as unknown as Config;
 }
 

@@ -12,7 +12,10 @@ import type { Clock, Services } from './services.ts';
 import { AuditRepo } from './store/audit.ts';
 import { BlobStore } from './store/blobs.ts';
 import { dbFile, openStore } from './store/db.ts';
-import { KeyRepo } from './store/keys.ts';
+import { AccessRepo, KeyRepo } from './store/keys.ts';
+import { AccessService } from './auth/access.ts';
+import { RateLimiter } from './auth/rate-limit.ts';
+import { BillingClient } from './billing/stripe.ts';
 import { LocalEventBus } from './events/bus.ts';
 import { InboxService } from './inboxes/service.ts';
 import { Ingest } from './ingest/ingest.ts';
@@ -60,6 +63,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     const blobs = new BlobStore(path.join(config.dataDir, 'blobs'));
     await blobs.sweepTemp();
     const keys = new KeyRepo(store.db);
+    const accessRepo = new AccessRepo(store.db);
     const messages = new MessageRepo(store.db);
     const bus = new LocalEventBus((e) => log.error('event listener failed', { err: e as Error }));
     const writer = new IngestWriter({ db: store.db, blobs, messages, log });
@@ -74,7 +78,11 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       store,
       blobs,
       keys,
-      keyAuth: new KeyAuth(keys, () => clock.now()),
+      keyAuth: new KeyAuth(keys, accessRepo, () => clock.now()),
+      access: new AccessService({ keys, repo: accessRepo, config, clock }),
+      accessRepo,
+      rateLimiter: new RateLimiter(config.rateLimit, () => clock.now()),
+      billing: new BillingClient({ apiBase: config.billingApiBase, secretKey: config.billingSecretKey, price: config.billingPrice }),
       audit: new AuditRepo(store.db),
       inboxes,
       messages,
@@ -100,7 +108,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
 
     // Stop order (cleanup runs front to back): sweeper, SMTP, HTTP, pending writes, store.
     cleanup.splice(cleanup.length - 1, 0, () => writer.drained());
-    const smtp = await startSmtpOrFail(config, ingest, log);
+    const smtp = await startSmtpOrFail(config, ingest, log, (address) => inboxes.refusesMail(address));
     cleanup.unshift(() => smtp.close());
 
     await inboxes.sweep();
@@ -134,7 +142,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
 
 const SWEEP_INTERVAL_MS = 30_000;
 
-async function startSmtpOrFail(config: Config, ingest: Ingest, log: Logger): Promise<SmtpListener> {
+async function startSmtpOrFail(config: Config, ingest: Ingest, log: Logger, refusesMail: (address: string) => Promise<string | null>): Promise<SmtpListener> {
   for (const [flag, file] of [['--smtp-tls-cert', config.smtpTlsCert], ['--smtp-tls-key', config.smtpTlsKey]] as const) {
     if (file !== undefined && !fs.existsSync(file)) throw new StartError(`${flag} ${file}: no such file`, 2);
   }
@@ -143,6 +151,7 @@ async function startSmtpOrFail(config: Config, ingest: Ingest, log: Logger): Pro
       { host: config.host, port: config.smtpPort, domains: config.domains, maxMessageBytes: config.maxMessageBytes, tlsCert: config.smtpTlsCert, tlsKey: config.smtpTlsKey, hostname: config.domains[0]! },
       ingest,
       log,
+      refusesMail,
     );
   } catch (e) {
     const err = e as NodeJS.ErrnoException;

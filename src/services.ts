@@ -1,12 +1,15 @@
 // What an operation handler can reach: the domain services, wired once by src/server.ts.
+import type { AccessService } from './auth/access.ts';
 import type { KeyAuth } from './auth/keys.ts';
+import type { RateLimiter } from './auth/rate-limit.ts';
 import type { Config } from './config.ts';
 import type { Logger } from './log.ts';
 import type { Operation } from './ops/op.ts';
 import type { AuditRepo } from './store/audit.ts';
 import type { BlobStore } from './store/blobs.ts';
 import type { Store } from './store/db.ts';
-import type { KeyRepo } from './store/keys.ts';
+import type { AccessRepo, KeyRepo } from './store/keys.ts';
+import type { BillingClient } from './billing/stripe.ts';
 import type { EventBus } from './events/bus.ts';
 import type { InboxService } from './inboxes/service.ts';
 import type { Ingest } from './ingest/ingest.ts';
@@ -25,6 +28,10 @@ export interface Services {
   blobs: BlobStore;
   keys: KeyRepo;
   keyAuth: KeyAuth;
+  access: AccessService;
+  accessRepo: AccessRepo;
+  rateLimiter: RateLimiter;
+  billing: BillingClient;
   audit: AuditRepo;
   inboxes: InboxService;
   messages: MessageRepo;

@@ -3,33 +3,39 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { newId } from '../lib/ids.ts';
 import type { Logger } from '../log.ts';
-import { DEFAULT_TEAM_ID, type ApiKeyRow, type KeyRepo } from '../store/keys.ts';
+import { DEFAULT_TEAM_ID, type AccessRepo, type ApiKeyRow, type KeyRepo } from '../store/keys.ts';
 import type { Principal } from './principal.ts';
-import { hashSecret, newKeySecret } from './secrets.ts';
+import { hashSecret, newKeySecret, TOKEN_PREFIX } from './secrets.ts';
 
 /** lastUsedAt is written at most this often per key, so authentication stays a read on the hot path. */
 const TOUCH_INTERVAL_MS = 60_000;
 
 export class KeyAuth {
   private readonly repo: KeyRepo;
+  private readonly access: AccessRepo;
   private readonly now: () => number;
   private readonly touched = new Map<string, number>();
 
-  constructor(repo: KeyRepo, now: () => number) {
+  constructor(repo: KeyRepo, access: AccessRepo, now: () => number) {
     this.repo = repo;
+    this.access = access;
     this.now = now;
   }
 
-  /** Resolves a bearer secret to a principal, or null when it is unknown or revoked. */
+  /**
+   * Resolves a bearer secret — an API key or an access token — to a principal, or null when it is unknown,
+   * revoked or expired. A token carries exactly its key's team, role and scope, and dies with the key.
+   */
   async authenticate(secret: string): Promise<Principal | null> {
-    const row = await this.repo.byHash(hashSecret(secret));
-    if (!row || row.revoked_at !== null) return null;
     const now = this.now();
+    const isToken = secret.startsWith(TOKEN_PREFIX);
+    const row = isToken ? await this.access.tokenKey(hashSecret(secret), now) : await this.repo.byHash(hashSecret(secret));
+    if (!row || row.revoked_at !== null) return null;
     if ((this.touched.get(row.id) ?? 0) + TOUCH_INTERVAL_MS <= now) {
       this.touched.set(row.id, now);
       await this.repo.touch(row.id, now);
     }
-    return principalOf(row, 'key');
+    return principalOf(row, isToken ? 'token' : 'key');
   }
 }
 
@@ -76,17 +82,17 @@ export async function bootstrapAdminKey(repo: KeyRepo, opts: { adminKey: string 
   return { generated: secret, keyFile };
 }
 
-function keyRow(o: { label: string; hash: string; prefix: string; now: number }): ApiKeyRow {
+export function keyRow(o: { label: string; hash: string; prefix: string; now: number; teamId?: string; role?: 'admin' | 'member'; labelPrefix?: string | null; readOnly?: boolean; clientId?: string | null }): ApiKeyRow {
   return {
     id: newId('key'),
-    team_id: DEFAULT_TEAM_ID,
+    team_id: o.teamId ?? DEFAULT_TEAM_ID,
     label: o.label,
-    role: 'admin',
+    role: o.role ?? 'admin',
     secret_hash: o.hash,
     secret_prefix: o.prefix,
-    scope_label_prefix: null,
-    scope_read_only: 0,
-    client_id: null,
+    scope_label_prefix: o.labelPrefix ?? null,
+    scope_read_only: o.readOnly ? 1 : 0,
+    client_id: o.clientId ?? null,
     created_at: o.now,
     last_used_at: null,
     revoked_at: null,

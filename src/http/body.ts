@@ -35,3 +35,16 @@ export async function readJsonBody(req: IncomingMessage, limit: number): Promise
     throw new AppError('validation_failed', `the body is not valid JSON: ${(e as Error).message}`, { errors: [{ path: '(body)', message: 'invalid JSON' }] });
   }
 }
+
+/** An object from a JSON or an application/x-www-form-urlencoded body (repeated form keys are an error). */
+export async function readFormOrJsonBody(req: IncomingMessage, limit: number): Promise<unknown> {
+  const type = String(req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  if (type !== 'application/x-www-form-urlencoded') return readJsonBody(req, limit);
+  const buf = await readBody(req, limit);
+  const out: Record<string, string> = {};
+  for (const [k, v] of new URLSearchParams(buf.toString('utf8'))) {
+    if (k in out) throw new AppError('validation_failed', `form field ${k} is given more than once`, { errors: [{ path: k, message: 'repeated' }] });
+    out[k] = v;
+  }
+  return out;
+}

@@ -2,12 +2,12 @@
 import type { Context } from 'koa';
 import Router from '@koa/router';
 import { authenticateHeader, authFailureDetail } from '../auth/authenticate.ts';
-import { AppError } from '../errors.ts';
-import type { Operation, OpContext } from '../ops/op.ts';
+import { AppError, isAppError } from '../errors.ts';
+import type { Operation, OpContext, RawBody } from '../ops/op.ts';
 import { isRawResult } from '../ops/op.ts';
 import { runOperation } from '../ops/pipeline.ts';
 import type { Services } from '../services.ts';
-import { readJsonBody } from './body.ts';
+import { readBody, readFormOrJsonBody, readJsonBody } from './body.ts';
 
 const JSON_BODY_LIMIT = 1024 * 1024;
 
@@ -15,8 +15,28 @@ export function mountOperations(router: Router, services: Services): void {
   for (const o of services.registry) {
     if (!o.http) continue;
     const method = o.http.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';
-    router[method](o.http.path, (ctx: Context) => handle(ctx, o, services));
+    router[method](o.http.path, async (ctx: Context) => {
+      for (const [k, v] of Object.entries(o.http!.headers ?? {})) ctx.set(k, v);
+      if (o.http!.errors !== 'oauth') return handle(ctx, o, services);
+      try {
+        await handle(ctx, o, services);
+      } catch (e) {
+        if (!isAppError(e)) throw e;
+        sendOAuthError(ctx, e);
+      }
+    });
   }
+}
+
+/** RFC 6749 §5.2: `{error, error_description}`; 401 + WWW-Authenticate for invalid_client. */
+function sendOAuthError(ctx: Context, e: AppError): void {
+  const explicit = (e as AppError & { oauthError?: string }).oauthError;
+  const error = explicit ?? (e.code === 'unauthorized' ? 'invalid_client' : e.status >= 500 ? 'server_error' : 'invalid_request');
+  ctx.status = error === 'invalid_client' ? 401 : e.status >= 500 ? e.status : 400;
+  if (error === 'invalid_client') ctx.set('WWW-Authenticate', 'Basic realm="inboxd"');
+  ctx.set('Cache-Control', 'no-store');
+  ctx.type = 'application/json; charset=utf-8';
+  ctx.body = JSON.stringify({ error, error_description: e.detail });
 }
 
 async function handle(ctx: Context, o: Operation, services: Services): Promise<void> {
@@ -27,9 +47,14 @@ async function handle(ctx: Context, o: Operation, services: Services): Promise<v
   }
   const http = o.http!;
   const input: Record<string, unknown> = {};
+  let rawBody: RawBody | undefined;
+  const limit = http.bodyLimit ? http.bodyLimit(services) : JSON_BODY_LIMIT;
   if (http.method === 'GET' || http.method === 'DELETE') Object.assign(input, ctx.query);
-  else {
-    const body = await readJsonBody(ctx.req, JSON_BODY_LIMIT);
+  else if (http.body === 'raw') {
+    Object.assign(input, ctx.query);
+    rawBody = { bytes: await readBody(ctx.req, limit), contentType: ctx.get('content-type') };
+  } else {
+    const body = http.body === 'form' ? await readFormOrJsonBody(ctx.req, limit) : await readJsonBody(ctx.req, limit);
     if (typeof body !== 'object' || body === null || Array.isArray(body)) {
       throw new AppError('validation_failed', 'the body must be a JSON object', { errors: [{ path: '(body)', message: 'expected an object' }] });
     }
@@ -46,9 +71,11 @@ async function handle(ctx: Context, o: Operation, services: Services): Promise<v
     principal: auth.ok ? auth.principal : null,
     services,
     log: services.log,
-    request: { ip: ctx.ip || null, accept: ctx.get('accept'), userAgent: ctx.get('user-agent') || null },
+    request: { ip: ctx.ip || null, accept: ctx.get('accept'), userAgent: ctx.get('user-agent') || null, header: (name) => ctx.get(name) || undefined },
+    ...(rawBody ? { body: rawBody } : {}),
     signal: AbortSignal.any([abort.signal, services.shutdown]),
   };
+  let streaming = false;
   try {
     const result = await runOperation(o, opCtx, input);
     ctx.status = http.status ?? 200;
@@ -57,6 +84,8 @@ async function handle(ctx: Context, o: Operation, services: Services): Promise<v
       for (const [k, v] of Object.entries(result.headers ?? {})) ctx.set(k, v);
       if (result.size !== undefined) ctx.length = result.size;
       ctx.body = result.body;
+      // A streamed body outlives this function: the operation's signal must still fire if the client leaves mid-stream.
+      streaming = !Buffer.isBuffer(result.body);
     } else if (ctx.status === 204) {
       ctx.body = null;
     } else {
@@ -64,6 +93,6 @@ async function handle(ctx: Context, o: Operation, services: Services): Promise<v
       ctx.body = JSON.stringify(result);
     }
   } finally {
-    ctx.res.off('close', onClose);
+    if (!streaming) ctx.res.off('close', onClose);
   }
 }

@@ -64,6 +64,9 @@ export class InboxService {
       if (mine && opts.reuse) return { inbox: existing, created: false, claimed: 0 };
       throw new AppError('conflict', mine ? `${address} already belongs to inbox ${existing.id}; use it or delete it first` : `${address} is already taken; choose another localPart`);
     }
+    if (this.config.maxInboxes > 0 && (await this.repo.countForTeam(p.teamId)) >= this.config.maxInboxes) {
+      throw new AppError('forbidden', `plan limit reached: this team already has ${this.config.maxInboxes} inboxes (--max-inboxes); delete some or wait for them to expire`);
+    }
     const now = this.clock.now();
     const ttl = req.ttlMinutes ?? TTL_DEFAULT_MINUTES;
     const row = {
@@ -94,6 +97,14 @@ export class InboxService {
       for (const m of await this.messages.list(row.id, claimed)) this.bus.publish({ type: 'message.received', inboxId: row.id, teamId: p.teamId, message: m });
     }
     return { inbox, created: true, claimed };
+  }
+
+  /** Why mail to this address is refused (a plan limit), or null when it is welcome. */
+  async refusesMail(address: string): Promise<string | null> {
+    const max = this.config.maxMessagesPerInbox;
+    if (max <= 0) return null;
+    const inbox = await this.repo.byAddress(address);
+    return inbox && inbox.message_seq >= max ? `mailbox full: ${address} has received its limit of ${max} messages (--max-messages-per-inbox)` : null;
   }
 
   /** The inbox, if it exists, belongs to the caller's team and lies inside its label scope; else 404. */

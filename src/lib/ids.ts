@@ -15,7 +15,7 @@ export function randomBase62(length: number): string {
   return out;
 }
 
-export type IdPrefix = 'inb' | 'msg' | 'att' | 'thr' | 'key' | 'cli' | 'dom' | 'rem' | 'act' | 'run' | 'team' | 'dlv';
+export type IdPrefix = 'inb' | 'msg' | 'att' | 'thr' | 'key' | 'cli' | 'tok' | 'dom' | 'rem' | 'act' | 'run' | 'team' | 'dlv';
 
 /** Opaque identifier with a type prefix (CONTRACT §3), e.g. `inb_3kT9…`. */
 export function newId(prefix: IdPrefix): string {

@@ -18,6 +18,17 @@ export interface HttpBinding {
   status?: number;
   /** The operation may answer with bytes instead of JSON; these are the content types it can produce. */
   raw?: string[];
+  /**
+   * How the request body becomes input: `json` (default) a JSON object; `form` a JSON object or an
+   * application/x-www-form-urlencoded body (OAuth token requests); `raw` the bytes, handed over as `ctx.body`.
+   */
+  body?: 'json' | 'form' | 'raw';
+  /** Largest accepted body in bytes (default 1 MiB). */
+  bodyLimit?: (services: Services) => number;
+  /** `oauth`: errors are RFC 6749 §5.2 JSON (`error`, `error_description`) instead of problem+json. */
+  errors?: 'problem' | 'oauth';
+  /** Extra headers on every answer (e.g. `Cache-Control: no-store` for credentials). */
+  headers?: Record<string, string>;
 }
 
 export interface ToolBinding {
@@ -41,6 +52,14 @@ export interface RequestInfo {
   /** The Accept header, for operations that answer differently to JSON and raw clients. */
   accept: string;
   userAgent: string | null;
+  /** Any request header (lower-case name); for operations with their own authentication (OAuth, webhooks). */
+  header(name: string): string | undefined;
+}
+
+/** The request body of an operation with `http.body: 'raw'`. */
+export interface RawBody {
+  bytes: Buffer;
+  contentType: string;
 }
 
 export interface OpContext {
@@ -51,6 +70,8 @@ export interface OpContext {
   request: RequestInfo;
   /** Aborted when the client goes away (HTTP close, MCP cancel): waits must stop. */
   signal: AbortSignal;
+  /** Only for operations with `http.body: 'raw'`. */
+  body?: RawBody;
 }
 
 export interface Operation<I extends z.ZodType = z.ZodType, O extends z.ZodType = z.ZodType> {

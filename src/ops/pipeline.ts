@@ -34,6 +34,7 @@ export async function runOperation(o: Operation, ctx: OpContext, rawInput: unkno
   let input: unknown;
   try {
     authorise(o, principal);
+    if (principal) services.rateLimiter.hit(principal.keyId);
     input = parseInput(o.input, rawInput);
     const output = await o.handler(ctx, input);
     if (o.audit !== false && isMutation(o) && principal) {

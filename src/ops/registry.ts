@@ -3,5 +3,8 @@ import type { Operation } from './op.ts';
 import { inboxOps } from './inboxes.ts';
 import { messageOps } from './messages.ts';
 import { systemOps } from './system.ts';
+import { accountOps } from './account.ts';
+import { oauthOps } from './oauth.ts';
+import { teamOps } from './team.ts';
 
-export const OPERATIONS: readonly Operation[] = [...systemOps, ...inboxOps, ...messageOps];
+export const OPERATIONS: readonly Operation[] = [...systemOps, ...inboxOps, ...messageOps, ...teamOps, ...oauthOps, ...accountOps];

@@ -26,7 +26,8 @@ export interface SmtpListener {
   connections(): number;
 }
 
-export async function startSmtp(opts: SmtpOptions, ingest: Ingest, log: Logger): Promise<SmtpListener> {
+/** `refusesMail` answers why an address takes no more mail (a full inbox), or null. */
+export async function startSmtp(opts: SmtpOptions, ingest: Ingest, log: Logger, refusesMail: (address: string) => Promise<string | null> = async () => null): Promise<SmtpListener> {
   patchSmtpConnection();
   const domains = new Set(opts.domains);
   const tls = opts.tlsCert && opts.tlsKey ? { cert: fs.readFileSync(opts.tlsCert), key: fs.readFileSync(opts.tlsKey) } : null;
@@ -55,7 +56,13 @@ export async function startSmtp(opts: SmtpOptions, ingest: Ingest, log: Logger):
       const at = addr.lastIndexOf('@');
       const domain = at > 0 ? addr.slice(at + 1) : '';
       if (!domains.has(domain)) return callback(smtpError(550, `5.7.1 relaying denied: inboxd accepts mail only for ${[...domains].join(', ')}`));
-      callback();
+      refusesMail(addr).then(
+        (why) => callback(why ? smtpError(452, `4.2.2 ${why}`) : undefined),
+        (e: Error) => {
+          log.error('recipient check failed', { err: e });
+          callback(smtpError(451, '4.3.0 temporary failure; try again'));
+        },
+      );
     },
     onData(stream: SMTPServerDataStream, session, callback) {
       const chunks: Buffer[] = [];

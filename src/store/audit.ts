@@ -36,3 +36,26 @@ export class AuditRepo {
       .execute();
   }
 }
+
+export interface AuditQuery {
+  teamId: string;
+  actorKeyId?: string | undefined;
+  action?: string | undefined;
+  since?: number | undefined;
+  until?: number | undefined;
+  beforeId?: number | undefined;
+  limit: number;
+}
+
+export async function listAudit(db: Kysely<Database>, q: AuditQuery): Promise<AuditRow[]> {
+  let sel = db.selectFrom('audit_events').selectAll().where('team_id', '=', q.teamId);
+  if (q.actorKeyId) sel = sel.where('actor_key_id', '=', q.actorKeyId);
+  if (q.action?.endsWith('*')) {
+    const prefix = q.action.slice(0, -1);
+    sel = sel.where('action', '>=', prefix).where('action', '<', prefix + '\u{10FFFF}');
+  } else if (q.action) sel = sel.where('action', '=', q.action);
+  if (q.since !== undefined) sel = sel.where('at', '>=', q.since);
+  if (q.until !== undefined) sel = sel.where('at', '<', q.until);
+  if (q.beforeId !== undefined) sel = sel.where('id', '<', q.beforeId);
+  return sel.orderBy('id', 'desc').limit(q.limit).execute();
+}

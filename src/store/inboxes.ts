@@ -44,6 +44,11 @@ export class InboxRepo {
     return sel.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(q.limit).execute();
   }
 
+  async countForTeam(teamId: string): Promise<number> {
+    const r = await this.db.selectFrom('inboxes').select((eb) => eb.fn.countAll<number>().as('n')).where('team_id', '=', teamId).executeTakeFirstOrThrow();
+    return Number(r.n);
+  }
+
   async expiredIds(now: number, limit: number): Promise<string[]> {
     const rows = await this.db.selectFrom('inboxes').select('id').where('expires_at', '<=', now).limit(limit).execute();
     return rows.map((r) => r.id);

@@ -6,6 +6,23 @@ export interface TeamTable {
   name: string;
   plan: string;
   created_at: number;
+  billing_customer_id: string | null;
+}
+
+export interface OAuthClientTable {
+  id: string;
+  team_id: string;
+  name: string;
+  created_at: number;
+  created_by_key: string | null;
+}
+
+export interface AccessTokenTable {
+  id: string;
+  key_id: string;
+  token_hash: string;
+  created_at: number;
+  expires_at: number;
 }
 
 export interface ApiKeyTable {
@@ -107,4 +124,6 @@ export interface Database {
   messages: MessageTable;
   attachments: AttachmentTable;
   counters: CounterTable;
+  oauth_clients: OAuthClientTable;
+  access_tokens: AccessTokenTable;
 }
