@@ -6,6 +6,7 @@ import path from 'node:path';
 import { bootstrapAdminKey, KeyAuth } from './auth/keys.ts';
 import type { Config } from './config.ts';
 import { createHttpApp } from './http/app.ts';
+import { mcpMiddleware } from './mcp/endpoint.ts';
 import { createLogger, type Logger } from './log.ts';
 import { OPERATIONS } from './ops/registry.ts';
 import type { Clock, Services } from './services.ts';
@@ -15,8 +16,13 @@ import { dbFile, openStore } from './store/db.ts';
 import { AccessRepo, KeyRepo } from './store/keys.ts';
 import { AccessService } from './auth/access.ts';
 import { RateLimiter } from './auth/rate-limit.ts';
+import { RehearsalStore } from './agent/rehearsal.ts';
 import { BillingClient } from './billing/stripe.ts';
 import { LocalEventBus } from './events/bus.ts';
+import { CallbackService, type CallbackTuning } from './events/callbacks.ts';
+import { EventStreams, type SseTuning } from './events/sse.ts';
+import { callbackBody } from './ops/events.ts';
+import { DeliveryRepo } from './store/deliveries.ts';
 import { InboxService } from './inboxes/service.ts';
 import { Ingest } from './ingest/ingest.ts';
 import { IngestWriter } from './ingest/writer.ts';
@@ -48,6 +54,8 @@ export interface StartOptions {
   clock?: Clock;
   /** Where the generated admin key is announced (stderr by default). */
   announce?: (line: string) => void;
+  /** Event timing knobs for tests and benchmarks (retry delays, timeouts, heartbeat); never user settings. */
+  events?: { callbacks?: CallbackTuning; sse?: SseTuning };
 }
 
 export async function startServer(config: Config, opts: StartOptions = {}): Promise<RunningServer> {
@@ -67,10 +75,21 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     const messages = new MessageRepo(store.db);
     const bus = new LocalEventBus((e) => log.error('event listener failed', { err: e as Error }));
     const writer = new IngestWriter({ db: store.db, blobs, messages, log });
-    const ingest = new Ingest({ writer, bus, log, now: () => clock.now() });
+    // Links to inboxd itself (the rehearsal page) are followed even on localhost.
+    const ingest = new Ingest({ writer, bus, log, now: () => clock.now(), trustedHosts: () => [new URL(baseUrl).hostname] });
     const inboxes = new InboxService({ repo: new InboxRepo(store.db), messages, writer, bus, store, config, clock, log });
     const shutdown = new AbortController();
     let baseUrl = config.baseUrl ?? `http://localhost:${config.httpPort}`;
+    const deliveries = new DeliveryRepo(store.db);
+    const callbacks = new CallbackService({
+      repo: deliveries,
+      bus,
+      render: (inbox, message, at) => callbackBody(inbox, message, at, baseUrl),
+      policy: { allowHttp: config.allowHttpCallbacks, allowPrivate: config.allowPrivateCallbacks },
+      now: () => clock.now(),
+      log,
+      tuning: opts.events?.callbacks,
+    });
     const services: Services = {
       config,
       log,
@@ -82,6 +101,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       access: new AccessService({ keys, repo: accessRepo, config, clock }),
       accessRepo,
       rateLimiter: new RateLimiter(config.rateLimit, () => clock.now()),
+      rehearsals: new RehearsalStore(() => clock.now()),
       billing: new BillingClient({ apiBase: config.billingApiBase, secretKey: config.billingSecretKey, price: config.billingPrice }),
       audit: new AuditRepo(store.db),
       inboxes,
@@ -89,6 +109,9 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       ingest,
       writer,
       bus,
+      eventStreams: new EventStreams({ db: store.db, bus, log, tuning: opts.events?.sse }),
+      callbacks,
+      deliveries,
       registry: OPERATIONS,
       baseUrl: () => baseUrl,
       startedAt: clock.now(),
@@ -101,12 +124,12 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       );
     }
 
-    const httpServer = http.createServer({ keepAliveTimeout: 65_000, requestTimeout: 0, headersTimeout: 30_000 }, createHttpApp(services).callback());
+    const httpServer = http.createServer({ keepAliveTimeout: 65_000, requestTimeout: 0, headersTimeout: 30_000 }, createHttpApp(services, [mcpMiddleware(services)]).callback());
     const httpPort = await listen(httpServer, config.httpPort, config.host, '--http-port');
     cleanup.unshift(() => closeHttp(httpServer));
     if (!config.baseUrl) baseUrl = `http://localhost:${httpPort}`;
 
-    // Stop order (cleanup runs front to back): sweeper, SMTP, HTTP, pending writes, store.
+    // Stop order (cleanup runs front to back): sweeper, SMTP, HTTP, pending writes, callbacks, store.
     cleanup.splice(cleanup.length - 1, 0, () => writer.drained());
     const smtp = await startSmtpOrFail(config, ingest, log, (address) => inboxes.refusesMail(address));
     cleanup.unshift(() => smtp.close());
@@ -115,6 +138,11 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     const sweeper = setInterval(() => void inboxes.sweep().catch((e: Error) => log.error('expiry sweep failed', { err: e })), SWEEP_INTERVAL_MS);
     sweeper.unref();
     cleanup.unshift(async () => clearInterval(sweeper));
+
+    // Last, so a failed start leaves no attempt running; messages stored meanwhile are found by its start-up check.
+    // Stopped after pending writes (their deliveries get queued) and before the store closes.
+    await callbacks.start();
+    cleanup.splice(cleanup.length - 1, 0, () => callbacks.stop());
 
     writePorts(config.dataDir, { http: httpPort, smtp: smtp.port });
     log.info('inboxd started', { version: VERSION, http: httpPort, smtp: smtp.port, host: config.host, dataDir: config.dataDir, baseUrl, domains: config.domains });

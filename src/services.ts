@@ -2,6 +2,7 @@
 import type { AccessService } from './auth/access.ts';
 import type { KeyAuth } from './auth/keys.ts';
 import type { RateLimiter } from './auth/rate-limit.ts';
+import type { RehearsalStore } from './agent/rehearsal.ts';
 import type { Config } from './config.ts';
 import type { Logger } from './log.ts';
 import type { Operation } from './ops/op.ts';
@@ -11,6 +12,9 @@ import type { Store } from './store/db.ts';
 import type { AccessRepo, KeyRepo } from './store/keys.ts';
 import type { BillingClient } from './billing/stripe.ts';
 import type { EventBus } from './events/bus.ts';
+import type { CallbackService } from './events/callbacks.ts';
+import type { EventStreams } from './events/sse.ts';
+import type { DeliveryRepo } from './store/deliveries.ts';
 import type { InboxService } from './inboxes/service.ts';
 import type { Ingest } from './ingest/ingest.ts';
 import type { IngestWriter } from './ingest/writer.ts';
@@ -31,6 +35,7 @@ export interface Services {
   access: AccessService;
   accessRepo: AccessRepo;
   rateLimiter: RateLimiter;
+  rehearsals: RehearsalStore;
   billing: BillingClient;
   audit: AuditRepo;
   inboxes: InboxService;
@@ -38,6 +43,12 @@ export interface Services {
   ingest: Ingest;
   writer: IngestWriter;
   bus: EventBus;
+  /** SSE streams of inboxes. */
+  eventStreams: EventStreams;
+  /** Callback delivery worker. */
+  callbacks: CallbackService;
+  /** Callback deliveries and their attempt log. */
+  deliveries: DeliveryRepo;
   /** Every operation, for the generated surfaces (discovery, OpenAPI, MCP). */
   registry: readonly Operation[];
   /** Public base URL without a trailing slash (CONTRACT §1 --base-url). */

@@ -107,6 +107,11 @@ export class AccessService {
     const key = await this.keys.byHash(hashSecret(secret));
     if (!key || key.revoked_at !== null) throw oauthError('invalid_client', 'the client secret is not a valid API key (unknown or revoked)');
     if (clientId !== undefined && key.client_id !== null && clientId !== key.client_id) throw oauthError('invalid_client', 'client_id does not match the client secret');
+    return this.issueTokenForKey(key);
+  }
+
+  /** A token for a key already authenticated (the MCP svc_issue_access tool); same scope as the key. */
+  async issueTokenForKey(key: ApiKeyRow): Promise<{ token: string; key: ApiKeyRow; expiresIn: number }> {
     const now = this.clock.now();
     await this.repo.deleteExpiredTokens(now);
     const token = newTokenSecret();

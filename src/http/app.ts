@@ -7,7 +7,8 @@ import type { Services } from '../services.ts';
 import { mountOperations } from './mount.ts';
 import { sendProblem } from './problem.ts';
 
-export function createHttpApp(services: Services): Koa {
+/** `extra` are mounted before the generated routes (the MCP endpoint, which speaks JSON-RPC, not REST). */
+export function createHttpApp(services: Services, extra: Koa.Middleware[] = []): Koa {
   const app = new Koa({ proxy: false });
   const router = new Router();
   mountOperations(router, services);
@@ -18,10 +19,11 @@ export function createHttpApp(services: Services): Koa {
     ctx.set('X-Request-Id', requestId);
     try {
       await next();
-      if (ctx.status === 404 && ctx.body === undefined) {
+      // ctx.respond === false: the MCP transport answered on the raw response itself.
+      if (ctx.respond !== false && ctx.status === 404 && ctx.body === undefined) {
         throw new AppError('not_found', `no such endpoint: ${ctx.method} ${ctx.path} (GET /v1 lists every endpoint)`);
       }
-      if (ctx.status === 405 && ctx.body === undefined) {
+      if (ctx.respond !== false && ctx.status === 405 && ctx.body === undefined) {
         throw new AppError('method_not_allowed', `${ctx.method} is not allowed on ${ctx.path}; allowed: ${ctx.response.get('Allow')}`);
       }
     } catch (e) {
@@ -31,12 +33,13 @@ export function createHttpApp(services: Services): Koa {
         sendProblem(ctx, new AppError('internal', 'unexpected error; the server log has the details', { cause: e }));
       }
     }
-    const fields = { method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round((performance.now() - started) * 10) / 10, requestId };
+    const fields = { method: ctx.method, path: ctx.path, status: ctx.respond === false ? ctx.res.statusCode : ctx.status, ms: Math.round((performance.now() - started) * 10) / 10, requestId };
     if (ctx.status >= 500 && ctx.status !== 503) services.log.error('request', fields);
     else if (ctx.status === 503) services.log.warn('request', fields);
     else if (ctx.status >= 400) services.log.info('request', fields);
     else services.log.debug('request', fields);
   });
+  for (const m of extra) app.use(m);
   app.use(router.routes());
   app.use(router.allowedMethods());
   app.on('error', (err: Error) => {

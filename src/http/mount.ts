@@ -2,10 +2,11 @@
 import type { Context } from 'koa';
 import Router from '@koa/router';
 import { authenticateHeader, authFailureDetail } from '../auth/authenticate.ts';
-import { AppError, isAppError } from '../errors.ts';
+import { PassThrough } from 'node:stream';
+import { AppError, isAppError, toProblem } from '../errors.ts';
 import type { Operation, OpContext, RawBody } from '../ops/op.ts';
 import { isRawResult } from '../ops/op.ts';
-import { runOperation } from '../ops/pipeline.ts';
+import { invokeOperation, prepareOperation, runOperation } from '../ops/pipeline.ts';
 import type { Services } from '../services.ts';
 import { readBody, readFormOrJsonBody, readJsonBody } from './body.ts';
 
@@ -75,6 +76,30 @@ async function handle(ctx: Context, o: Operation, services: Services): Promise<v
     ...(rawBody ? { body: rawBody } : {}),
     signal: AbortSignal.any([abort.signal, services.shutdown]),
   };
+  if (o.streams && /text\/event-stream/i.test(ctx.get('accept'))) {
+    // Refusals (auth, validation) still answer as problem+json; only then does the answer become a stream.
+    const prepared = await prepareOperation(o, opCtx, input);
+    const out = new PassThrough();
+    const send = (event: string, data: unknown) => {
+      if (!out.writableEnded) out.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+    };
+    ctx.status = 200;
+    ctx.type = 'text/event-stream';
+    ctx.set('Cache-Control', 'no-store');
+    ctx.set('X-Accel-Buffering', 'no');
+    ctx.body = out;
+    opCtx.emit = send;
+    void invokeOperation(o, opCtx, prepared)
+      .then(
+        (result) => send('result', result),
+        (e: unknown) => send('error', toProblem(isAppError(e) ? e : new AppError('internal', 'unexpected error; the server log has the details'))),
+      )
+      .finally(() => {
+        out.end();
+        ctx.res.off('close', onClose);
+      });
+    return;
+  }
   let streaming = false;
   try {
     const result = await runOperation(o, opCtx, input);

@@ -4,6 +4,8 @@ import { labelInScope, type Principal } from '../auth/principal.ts';
 import type { Config } from '../config.ts';
 import { AppError } from '../errors.ts';
 import type { EventBus } from '../events/bus.ts';
+import { newCallbackSecret } from '../events/signature.ts';
+import { refuseUrl } from '../events/targets.ts';
 import { bumpCounter, type IngestWriter } from '../ingest/writer.ts';
 import { newId } from '../lib/ids.ts';
 import type { Logger } from '../log.ts';
@@ -58,6 +60,10 @@ export class InboxService {
   async create(p: Principal, req: CreateInboxRequest, opts: { reuse?: boolean } = {}): Promise<CreatedInbox> {
     const label = this.scopedLabel(p, req.label);
     const address = resolveAddress(req, this.config.domains);
+    if (req.callbackUrl !== undefined) {
+      const why = refuseUrl(req.callbackUrl, { allowHttp: this.config.allowHttpCallbacks, allowPrivate: this.config.allowPrivateCallbacks });
+      if (why) throw new AppError('validation_failed', `callbackUrl: ${why}`, { errors: [{ path: 'callbackUrl', message: why }] });
+    }
     const existing = await this.repo.byAddress(address);
     if (existing) {
       const mine = existing.team_id === p.teamId && labelInScope(p.scope, existing.label);
@@ -78,7 +84,8 @@ export class InboxService {
       ttl_minutes: ttl,
       expires_at: now + ttl * 60_000,
       callback_url: req.callbackUrl ?? null,
-      callback_secret: null,
+      // Shown once, in the create answer; signs every callback (Standard Webhooks).
+      callback_secret: req.callbackUrl ? newCallbackSecret() : null,
       created_at: now,
       created_by_key: p.keyId,
     };
@@ -105,6 +112,11 @@ export class InboxService {
     if (max <= 0) return null;
     const inbox = await this.repo.byAddress(address);
     return inbox && inbox.message_seq >= max ? `mailbox full: ${address} has received its limit of ${max} messages (--max-messages-per-inbox)` : null;
+  }
+
+  /** The inbox at an address, whoever owns it (for the open rehearsal page only). */
+  async byAddress(address: string): Promise<InboxRow | undefined> {
+    return this.repo.byAddress(address);
   }
 
   /** The inbox, if it exists, belongs to the caller's team and lies inside its label scope; else 404. */

@@ -35,8 +35,10 @@ export class Ingest {
   private readonly bus: EventBus;
   private readonly log: Logger;
   private readonly now: () => number;
+  private readonly trustedHosts: () => string[];
 
-  constructor(deps: { writer: IngestWriter; bus: EventBus; log: Logger; now: () => number }) {
+  constructor(deps: { writer: IngestWriter; bus: EventBus; log: Logger; now: () => number; trustedHosts?: () => string[] }) {
+    this.trustedHosts = deps.trustedHosts ?? (() => []);
     this.writer = deps.writer;
     this.bus = deps.bus;
     this.log = deps.log;
@@ -47,7 +49,7 @@ export class Ingest {
     const rcpts = [...new Set(req.rcpts.map((r) => r.toLowerCase()))];
     if (rcpts.length === 0) throw new Error('a message needs at least one recipient');
     const parsed = await this.parse(req.raw);
-    const extraction = extractVerification(parsed);
+    const extraction = extractVerification(parsed, { trustedHosts: this.trustedHosts() });
     const rawSha = BlobStore.hash(req.raw);
     const blobs: PreparedBlob[] = [{ sha256: rawSha, bytes: req.raw }];
     const attachments = parsed.attachments.map((a, idx) => {

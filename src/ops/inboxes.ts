@@ -20,12 +20,19 @@ export const createInbox = op({
   description: 'Creates a disposable inbox with its own address. Mail that already arrived for a chosen address (unclaimed mail) is handed to it.',
   access: 'write',
   http: { method: 'POST', path: '/v1/inboxes', status: 201 },
+  tool: {
+    name: 'svc_create_inbox',
+    description:
+      'Create a disposable e-mail inbox and get its address. Use it when you need an address for a signup form and will wait for the mail yourself (svc_wait_for_message or svc_wait_and_extract). For the usual signup flow, svc_verify_signup does create + wait + extract for you. Returns inboxId and address.',
+  },
   input: z.strictObject({ label: Label.optional(), ttlMinutes: TtlMinutes.optional(), localPart: LocalPart.optional(), address: FullAddress.optional(), callbackUrl: CallbackUrl.optional() }),
-  output: InboxView,
+  output: InboxView.extend({
+    callbackSecret: z.string().optional().describe('With callbackUrl: the whsec_ secret that signs every callback (Standard Webhooks). Shown only here, once'),
+  }),
   audit: false,
   async handler(ctx, input) {
     const { inbox } = await ctx.services.inboxes.create(principal(ctx), input);
-    return inboxView(inbox);
+    return { ...inboxView(inbox), ...(inbox.callback_secret ? { callbackSecret: inbox.callback_secret } : {}) };
   },
 });
 
@@ -38,6 +45,10 @@ export const listInboxes = op({
   description: 'Inboxes of the caller (within its label scope), newest first; filter by exact label.',
   access: 'read',
   http: { method: 'GET', path: '/v1/inboxes' },
+  tool: {
+    name: 'svc_list_inboxes',
+    description: 'List your inboxes, newest first, optionally only those with an exact label (e.g. agent-<runId>). Returns items and nextCursor for the next page.',
+  },
   input: z.strictObject({ label: z.string().max(200).optional().describe('Only inboxes with exactly this label'), limit: Limit, cursor: Cursor }),
   output: listOf(InboxView),
   async handler(ctx, input) {
@@ -54,6 +65,7 @@ export const getInbox = op({
   summary: 'Get an inbox',
   access: 'read',
   http: { method: 'GET', path: '/v1/inboxes/:id' },
+  tool: { name: 'svc_get_inbox', description: 'Get one inbox: address, label, expiry and how many messages it received.', args: { inboxId: 'id' } },
   input: z.strictObject({ id: InboxId }),
   output: InboxView,
   async handler(ctx, input) {
@@ -67,6 +79,7 @@ export const deleteInbox = op({
   description: 'Removes the inbox, its messages and their raw files and attachments.',
   access: 'write',
   http: { method: 'DELETE', path: '/v1/inboxes/:id' },
+  tool: { name: 'svc_delete_inbox', description: 'Delete an inbox with all its messages and attachments. Use it when a signup flow is finished.', args: { inboxId: 'id' } },
   input: z.strictObject({ id: InboxId }),
   output: z.object({ deleted: z.literal(true), inboxId: z.string() }),
   audit: { action: 'inbox.delete', target: (i) => i.id },
@@ -87,6 +100,12 @@ export const waitForMessageOp = op({
     'Returns the newest message matching the filters that arrived after `since` — at once if there is one, else as soon as one arrives. 408 wait_timeout when none arrives in time.',
   access: 'read',
   http: { method: 'GET', path: '/v1/inboxes/:id/wait' },
+  tool: {
+    name: 'svc_wait_for_message',
+    description:
+      'Wait until a message arrives in the inbox (or return the newest matching one at once if it is already there) and return it in full: from, subject, text, html, and the extracted verification code and link. Filter with subjectContains / from; pass since=<last messageId> to wait for the next one. Fails with wait_timeout when nothing arrives in timeoutSeconds (max 120). Streams progress when you send a progress token.',
+    args: { inboxId: 'id' },
+  },
   input: z.strictObject({
     id: InboxId,
     timeoutSeconds: z.coerce.number().int('timeoutSeconds must be a whole number').min(0).max(WAIT_MAX_SECONDS).default(WAIT_DEFAULT_SECONDS).describe(`Seconds to wait (0-${WAIT_MAX_SECONDS}, default ${WAIT_DEFAULT_SECONDS})`),
@@ -95,11 +114,15 @@ export const waitForMessageOp = op({
     since: z.string().min(1).max(64).optional().describe('Only messages after this ISO 8601 time or this message id'),
   }),
   output: MessageView,
+  streams: true,
   async handler(ctx, input) {
     const s = ctx.services;
     const inbox = await inboxOf(ctx, input.id);
     const since = await resolveSince(s.messages, inbox.id, input.since);
-    const hit = await waitForMessage({ messages: s.messages, bus: s.bus }, inbox, { subjectContains: input.subjectContains, from: input.from, since }, input.timeoutSeconds * 1000, ctx.signal);
+    const total = input.timeoutSeconds;
+    const hit = await waitForMessage({ messages: s.messages, bus: s.bus }, inbox, { subjectContains: input.subjectContains, from: input.from, since }, total * 1000, ctx.signal, (ms) =>
+      ctx.emit?.('progress', { elapsedSeconds: Math.round(ms / 1000), timeoutSeconds: total }),
+    );
     if (!hit) {
       if (s.shutdown.aborted) throw new AppError('unavailable', 'inboxd is shutting down; retry the wait against the restarted server', { headers: { 'Retry-After': '1' } });
       if (ctx.signal.aborted) throw new AppError('wait_timeout', 'the client went away');

@@ -23,6 +23,7 @@ export const listMessages = op({
   description: 'Messages of an inbox, newest first, with the code and link extracted from each.',
   access: 'read',
   http: { method: 'GET', path: '/v1/inboxes/:id/messages' },
+  tool: { name: 'svc_list_messages', description: 'List the messages of an inbox, newest first, each with sender, subject and the extracted code/link (verification).', args: { inboxId: 'id' } },
   input: z.strictObject({ id: InboxId, limit: Limit, cursor: Cursor }),
   output: listOf(MessageSummary),
   async handler(ctx, input) {
@@ -66,6 +67,12 @@ export const getRawMessage = op({
   description: 'The archived message exactly as received, as message/rfc822. With "Accept: application/json", its metadata instead.',
   access: 'read',
   http: { method: 'GET', path: '/v1/inboxes/:id/messages/:messageId/raw', raw: ['message/rfc822'] },
+  tool: {
+    name: 'svc_get_raw_message',
+    description: 'Get the raw message (.eml source: headers and MIME body) exactly as received. Use it when the extracted data is not enough (primaryAction type manual).',
+    args: { inboxId: 'id' },
+    accept: 'message/rfc822',
+  },
   input: z.strictObject({ id: InboxId, messageId: MessageId }),
   output: RawMeta,
   async handler(ctx, input) {
@@ -97,6 +104,7 @@ export const listAttachments = op({
   summary: 'List attachments',
   access: 'read',
   http: { method: 'GET', path: '/v1/inboxes/:id/messages/:messageId/attachments' },
+  tool: { name: 'svc_list_attachments', description: 'List the attachments of a message: file name, type, size and id.', args: { inboxId: 'id' } },
   input: z.strictObject({ id: InboxId, messageId: MessageId }),
   output: listOf(AttachmentView),
   async handler(ctx, input) {
@@ -121,6 +129,7 @@ export const getAttachment = op({
   description: 'The attachment bytes with their content type; always served as a download. With "Accept: application/json", its metadata instead.',
   access: 'read',
   http: { method: 'GET', path: '/v1/inboxes/:id/messages/:messageId/attachments/:attachmentId', raw: ['application/octet-stream'] },
+  tool: { name: 'svc_get_attachment', description: 'Get the bytes of one attachment (as an embedded resource, base64), up to 5 MB.', args: { inboxId: 'id' }, accept: '*/*' },
   input: z.strictObject({ id: InboxId, messageId: MessageId, attachmentId: AttachmentId }),
   output: AttachmentView,
   async handler(ctx, input) {

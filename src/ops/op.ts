@@ -35,6 +35,10 @@ export interface ToolBinding {
   name: string;
   /** Written for a model: what it does, when to use it, what comes back. */
   description: string;
+  /** Tool argument name → operation input name, where the tool's name is clearer (e.g. inboxId → id). */
+  args?: Record<string, string>;
+  /** The Accept value the operation sees when called as a tool (default application/json). */
+  accept?: string;
   annotations?: { readOnlyHint?: boolean; destructiveHint?: boolean; idempotentHint?: boolean; openWorldHint?: boolean };
 }
 
@@ -72,6 +76,11 @@ export interface OpContext {
   signal: AbortSignal;
   /** Only for operations with `http.body: 'raw'`. */
   body?: RawBody;
+  /**
+   * Set when the caller asked for a stream (HTTP `Accept: text/event-stream`, MCP progress token) and the
+   * operation has `streams: true`: named events with JSON data, sent as they happen.
+   */
+  emit?: (event: string, data: unknown) => void;
 }
 
 export interface Operation<I extends z.ZodType = z.ZodType, O extends z.ZodType = z.ZodType> {
@@ -83,6 +92,8 @@ export interface Operation<I extends z.ZodType = z.ZodType, O extends z.ZodType 
   output: O;
   http?: HttpBinding;
   tool?: ToolBinding;
+  /** The handler reports progress through `ctx.emit` when the caller asked for a stream. */
+  streams?: boolean;
   /** Mutations are audited by the pipeline; `false` opts a high-volume mutation out. */
   audit?: false | { action: string; target?: (input: z.output<I>, output: z.output<O>) => string | null };
   handler: (ctx: OpContext, input: z.output<I>) => Promise<z.output<O> | RawResult> | z.output<O> | RawResult;

@@ -29,13 +29,24 @@ export function authorise(o: Operation, principal: Principal | null): void {
   if (isMutation(o) && principal.scope.readOnly) throw new AppError('forbidden', `this key is read-only and cannot ${o.summary.toLowerCase()}`);
 }
 
-export async function runOperation(o: Operation, ctx: OpContext, rawInput: unknown): Promise<unknown | RawResult> {
-  const { services, principal } = ctx;
-  let input: unknown;
+/**
+ * The checks before a handler runs: access, rate limit, input. Split from `invokeOperation` so a streaming edge
+ * can answer a refusal as an ordinary error before it commits to a stream.
+ */
+export async function prepareOperation(o: Operation, ctx: OpContext, rawInput: unknown): Promise<unknown> {
   try {
-    authorise(o, principal);
-    if (principal) services.rateLimiter.hit(principal.keyId);
-    input = parseInput(o.input, rawInput);
+    authorise(o, ctx.principal);
+    if (ctx.principal) ctx.services.rateLimiter.hit(ctx.principal.keyId);
+    return parseInput(o.input, rawInput);
+  } catch (e) {
+    throw await failure(o, ctx, e);
+  }
+}
+
+/** Runs the handler on prepared input, audits a successful mutation, and maps unexpected errors to 500. */
+export async function invokeOperation(o: Operation, ctx: OpContext, input: unknown): Promise<unknown | RawResult> {
+  const { services, principal } = ctx;
+  try {
     const output = await o.handler(ctx, input);
     if (o.audit !== false && isMutation(o) && principal) {
       await services.audit.record({
@@ -50,15 +61,24 @@ export async function runOperation(o: Operation, ctx: OpContext, rawInput: unkno
     }
     return output;
   } catch (e) {
-    if (isAppError(e)) {
-      if (e.code === 'forbidden' && principal) {
-        await services.audit
-          .record({ teamId: principal.teamId, at: services.clock.now(), actorKeyId: principal.keyId, action: o.audit ? o.audit.action : o.name, target: null, outcome: 'denied', sourceIp: ctx.request.ip, detail: { reason: e.detail } })
-          .catch(() => undefined);
-      }
-      throw e;
-    }
-    ctx.log.error('operation failed', { op: o.name, err: e as Error });
-    throw new AppError('internal', `${o.name} failed unexpectedly; the server log has the details`, { cause: e });
+    throw await failure(o, ctx, e);
   }
+}
+
+export async function runOperation(o: Operation, ctx: OpContext, rawInput: unknown): Promise<unknown | RawResult> {
+  return invokeOperation(o, ctx, await prepareOperation(o, ctx, rawInput));
+}
+
+async function failure(o: Operation, ctx: OpContext, e: unknown): Promise<AppError> {
+  const { services, principal } = ctx;
+  if (isAppError(e)) {
+    if (e.code === 'forbidden' && principal) {
+      await services.audit
+        .record({ teamId: principal.teamId, at: services.clock.now(), actorKeyId: principal.keyId, action: o.audit ? o.audit.action : o.name, target: null, outcome: 'denied', sourceIp: ctx.request.ip, detail: { reason: e.detail } })
+        .catch(() => undefined);
+    }
+    return e;
+  }
+  ctx.log.error('operation failed', { op: o.name, err: e as Error });
+  return new AppError('internal', `${o.name} failed unexpectedly; the server log has the details`, { cause: e });
 }

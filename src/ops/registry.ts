@@ -6,5 +6,11 @@ import { systemOps } from './system.ts';
 import { accountOps } from './account.ts';
 import { oauthOps } from './oauth.ts';
 import { teamOps } from './team.ts';
+import { agentOps } from './agent.ts';
+import { simulateOps } from './simulate.ts';
+import { rehearsalOps } from './rehearsal.ts';
+import { agentToolOps } from './agent-tools.ts';
+import { eventOps } from './events.ts';
+import { webhookOps } from './webhooks.ts';
 
-export const OPERATIONS: readonly Operation[] = [...systemOps, ...inboxOps, ...messageOps, ...teamOps, ...oauthOps, ...accountOps];
+export const OPERATIONS: readonly Operation[] = [...systemOps, ...inboxOps, ...messageOps, ...agentOps, ...simulateOps, ...rehearsalOps, ...agentToolOps, ...eventOps, ...webhookOps, ...teamOps, ...oauthOps, ...accountOps];

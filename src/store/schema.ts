@@ -116,6 +116,37 @@ export interface CounterTable {
   value: number;
 }
 
+export interface CallbackDeliveryTable {
+  id: string;
+  inbox_id: string;
+  team_id: string;
+  message_id: string;
+  event: string;
+  url: string;
+  secret: string;
+  /** The JSON body, fixed when the delivery is made so every retry sends the same bytes. */
+  payload: string;
+  state: 'pending' | 'delivered' | 'failed' | 'gone' | 'refused';
+  attempts: number;
+  /** Null once the delivery is finished. */
+  next_attempt_at: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface CallbackAttemptTable {
+  id: Generated<number>;
+  delivery_id: string;
+  inbox_id: string;
+  attempt: number;
+  status_code: number | null;
+  error: string | null;
+  duration_ms: number;
+  at: number;
+  next_retry_at: number | null;
+  delivered: number;
+}
+
 export interface Database {
   teams: TeamTable;
   api_keys: ApiKeyTable;
@@ -126,4 +157,6 @@ export interface Database {
   counters: CounterTable;
   oauth_clients: OAuthClientTable;
   access_tokens: AccessTokenTable;
+  callback_deliveries: CallbackDeliveryTable;
+  callback_attempts: CallbackAttemptTable;
 }

@@ -1,0 +1,94 @@
+// The rehearsal signup page behind testUrl: an agent types an inboxd address, inboxd mails it a code and a magic
+// link through the simulate path, and the page checks what the agent types or clicks back. Sessions live in memory.
+import crypto from 'node:crypto';
+import { safeEqual } from '../auth/secrets.ts';
+
+export interface RehearsalSession {
+  id: string;
+  address: string;
+  inboxId: string;
+  code: string;
+  linkToken: string;
+  expiresAt: number;
+  done: boolean;
+}
+
+const MAX_SESSIONS = 1000;
+const TTL_MS = 30 * 60_000;
+
+export class RehearsalStore {
+  private readonly sessions = new Map<string, RehearsalSession>();
+  private readonly now: () => number;
+
+  constructor(now: () => number) {
+    this.now = now;
+  }
+
+  start(address: string, inboxId: string): RehearsalSession {
+    this.prune();
+    const s: RehearsalSession = {
+      id: crypto.randomBytes(12).toString('hex'),
+      address,
+      inboxId,
+      code: String(crypto.randomInt(0, 1_000_000)).padStart(6, '0'),
+      linkToken: crypto.randomBytes(16).toString('hex'),
+      expiresAt: this.now() + TTL_MS,
+      done: false,
+    };
+    this.sessions.set(s.id, s);
+    return s;
+  }
+
+  get(id: string): RehearsalSession | undefined {
+    const s = this.sessions.get(id);
+    return s && s.expiresAt > this.now() ? s : undefined;
+  }
+
+  checkCode(id: string, code: string): 'ok' | 'wrong' | 'unknown' {
+    const s = this.get(id);
+    if (!s) return 'unknown';
+    if (!safeEqual(code.replace(/[\s-]/g, ''), s.code)) return 'wrong';
+    s.done = true;
+    return 'ok';
+  }
+
+  checkLink(id: string, token: string): 'ok' | 'wrong' | 'unknown' {
+    const s = this.get(id);
+    if (!s) return 'unknown';
+    if (!safeEqual(token, s.linkToken)) return 'wrong';
+    s.done = true;
+    return 'ok';
+  }
+
+  private prune(): void {
+    const now = this.now();
+    for (const [id, s] of this.sessions) if (s.expiresAt <= now) this.sessions.delete(id);
+    while (this.sessions.size >= MAX_SESSIONS) this.sessions.delete(this.sessions.keys().next().value!);
+  }
+}
+
+const esc = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+
+export function page(title: string, body: string): string {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${esc(title)} — inboxd rehearsal</title>
+<style>body{font:16px/1.5 system-ui,sans-serif;max-width:34rem;margin:3rem auto;padding:0 1rem;color:#111}label{display:block;margin:1rem 0 .25rem}input{font:inherit;padding:.5rem;width:100%;box-sizing:border-box}button{font:inherit;margin-top:1rem;padding:.5rem 1.25rem}.ok{color:#065f46}.err{color:#991b1b}.hint{color:#555;font-size:.9rem}</style></head>
+<body><h1>${esc(title)}</h1>${body}</body></html>`;
+}
+
+export const signupForm = (error?: string) =>
+  page(
+    'Create your account',
+    `${error ? `<p class="err" role="alert">${esc(error)}</p>` : ''}<p class="hint">A rehearsal signup form served by inboxd. Enter the address of an inboxd inbox; a verification code and a magic link are mailed to it.</p>
+<form method="post" action="/v1/agent/test/signup"><label for="email">Email address</label><input id="email" name="email" type="email" autocomplete="email" required><button type="submit">Sign up</button></form>`,
+  );
+
+export const codeForm = (s: RehearsalSession, error?: string) =>
+  page(
+    'Check your email',
+    `${error ? `<p class="err" role="alert">${esc(error)}</p>` : ''}<p>We sent a verification code and a sign-in link to <b>${esc(s.address)}</b>.</p>
+<form method="post" action="/v1/agent/test/confirm"><input type="hidden" name="session" value="${esc(s.id)}"><label for="code">Verification code</label><input id="code" name="code" inputmode="numeric" autocomplete="one-time-code" required><button type="submit">Verify</button></form>`,
+  );
+
+export const success = (s: RehearsalSession, how: string) => page('Verified', `<p class="ok" id="result" data-result="verified">${esc(s.address)} is verified (${esc(how)}). The rehearsal passed.</p>`);
+
+export const failure = (message: string) => page('Not verified', `<p class="err" id="result" data-result="failed">${esc(message)}</p><p><a href="/v1/agent/test">Start again</a></p>`);

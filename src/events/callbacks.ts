@@ -1,0 +1,293 @@
+// Callback delivery: every stored message of an inbox with a callbackUrl becomes a delivery row in SQLite, and a
+// worker POSTs it (signed per Standard Webhooks) with retries on the CONTRACT §5 schedule, logging every attempt.
+// Ingest only pushes onto an in-memory list from its bus event; rows are written and requests made later, with
+// bounded concurrency overall and per target URL, so a slow or dead receiver delays neither ingest nor others.
+import http from 'node:http';
+import https from 'node:https';
+import { newId } from '../lib/ids.ts';
+import type { Logger } from '../log.ts';
+import type { CallbackInbox, DeliveryRepo, DeliveryRow, NewDelivery } from '../store/deliveries.ts';
+import type { MessageSummaryRow } from '../store/messages.ts';
+import type { EventBus, InboxEvent } from './bus.ts';
+import { attemptDelivery } from './deliver.ts';
+import { webhookHeaders } from './signature.ts';
+import { systemResolver, type Resolver, type TargetPolicy } from './targets.ts';
+
+/** Delays before attempts 2-6: about 5 s, 30 s, 2 min, 10 min, 30 min (6 attempts in all). */
+export const RETRY_DELAYS_MS: readonly number[] = [5_000, 30_000, 120_000, 600_000, 1_800_000];
+export const ATTEMPT_TIMEOUT_MS = 10_000;
+export const MAX_CONCURRENT = 64;
+export const MAX_PER_TARGET = 8;
+
+/** Knobs for tests and benchmarks; the program itself always runs with the defaults. */
+export interface CallbackTuning {
+  retryDelaysMs?: readonly number[];
+  attemptTimeoutMs?: number;
+  maxConcurrent?: number;
+  maxPerTarget?: number;
+  resolve?: Resolver;
+}
+
+export const MESSAGE_RECEIVED = 'message.received';
+
+/** Builds the JSON body of a `message.received` callback (the API's shape lives with the other views). */
+export type RenderCallback = (inbox: CallbackInbox, message: MessageSummaryRow, at: number) => string;
+
+interface InFlight {
+  url: string;
+  abort: AbortController;
+  done: Promise<void>;
+}
+
+export class CallbackService {
+  private readonly repo: DeliveryRepo;
+  private readonly bus: EventBus;
+  private readonly render: RenderCallback;
+  private readonly policy: TargetPolicy;
+  private readonly now: () => number;
+  private readonly log: Logger;
+  private readonly delays: readonly number[];
+  private readonly timeoutMs: number;
+  private readonly maxConcurrent: number;
+  private readonly maxPerTarget: number;
+  private readonly resolve: Resolver;
+  private readonly agents = { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) };
+
+  /** Inbox id → its callback, or null for inboxes without one (most), so ingest costs no query per message. */
+  private readonly targets = new Map<string, CallbackInbox | null>();
+  private incoming: Array<Extract<InboxEvent, { type: 'message.received' }>> = [];
+  private flushing: Promise<void> | null = null;
+  private readonly inFlight = new Map<string, InFlight>();
+  private pumping = false;
+  private pumpAgain = false;
+  private timer: NodeJS.Timeout | null = null;
+  private pruneTimer: NodeJS.Timeout | null = null;
+  private unsubscribe: (() => void) | null = null;
+  private stopped = false;
+
+  constructor(d: { repo: DeliveryRepo; bus: EventBus; render: RenderCallback; policy: TargetPolicy; now: () => number; log: Logger; tuning?: CallbackTuning | undefined }) {
+    this.repo = d.repo;
+    this.bus = d.bus;
+    this.render = d.render;
+    this.policy = d.policy;
+    this.now = d.now;
+    this.log = d.log;
+    const t = d.tuning ?? {};
+    this.delays = t.retryDelaysMs ?? RETRY_DELAYS_MS;
+    this.timeoutMs = t.attemptTimeoutMs ?? ATTEMPT_TIMEOUT_MS;
+    this.maxConcurrent = t.maxConcurrent ?? MAX_CONCURRENT;
+    this.maxPerTarget = t.maxPerTarget ?? MAX_PER_TARGET;
+    this.resolve = t.resolve ?? systemResolver;
+  }
+
+  /** Subscribes to the bus, queues deliveries for messages a crash left without one, and resumes pending ones. */
+  async start(): Promise<void> {
+    this.unsubscribe = this.bus.subscribeAll((e) => this.onEvent(e));
+    await this.repo.pruneOrphans();
+    for (;;) {
+      const missed = await this.repo.undelivered(MESSAGE_RECEIVED, 500);
+      if (missed.length === 0) break;
+      await this.repo.insert(missed.map(({ inbox, message }) => this.newDelivery(inbox, message)));
+      this.log.warn('queued callbacks for messages stored before a crash', { count: missed.length });
+    }
+    const pending = await this.repo.pendingCount();
+    if (pending > 0) this.log.info('resuming pending callback deliveries', { pending });
+    this.pruneTimer = setInterval(() => void this.repo.pruneOrphans().catch((e: Error) => this.log.error('callback prune failed', { err: e })), 60_000);
+    this.pruneTimer.unref();
+    this.pump();
+  }
+
+  /** Stops dispatching, writes queued deliveries, gives in-flight attempts a moment, then cuts them (they stay pending). */
+  async stop(graceMs = 2_000): Promise<void> {
+    if (this.stopped) return;
+    this.unsubscribe?.();
+    await this.flushing;
+    await this.flush();
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    if (this.pruneTimer) clearInterval(this.pruneTimer);
+    const all = [...this.inFlight.values()];
+    if (all.length > 0) {
+      const grace = new Promise<void>((r) => setTimeout(r, graceMs).unref());
+      await Promise.race([Promise.all(all.map((f) => f.done)), grace]);
+      for (const f of this.inFlight.values()) f.abort.abort();
+      await Promise.all(all.map((f) => f.done));
+    }
+    this.agents.http.destroy();
+    this.agents.https.destroy();
+  }
+
+  /** In-flight attempts (diagnostics, tests). */
+  inFlightCount(): number {
+    return this.inFlight.size;
+  }
+
+  private onEvent(e: InboxEvent): void {
+    if (e.type === 'inbox.deleted') {
+      this.targets.delete(e.inboxId);
+      return;
+    }
+    this.incoming.push(e);
+    if (!this.flushing) this.flushing = new Promise<void>((r) => setImmediate(r)).then(() => this.flush());
+  }
+
+  /** Turns queued bus events into delivery rows, then dispatches. */
+  private async flush(): Promise<void> {
+    while (this.incoming.length > 0) {
+      const batch = this.incoming;
+      this.incoming = [];
+      try {
+        const unknown = [...new Set(batch.map((e) => e.inboxId).filter((id) => !this.targets.has(id)))];
+        if (unknown.length > 0) {
+          const found = new Map((await this.repo.callbackInboxes(unknown)).map((i) => [i.id, i]));
+          for (const id of unknown) this.remember(id, found.get(id) ?? null);
+        }
+        const rows: NewDelivery[] = [];
+        for (const e of batch) {
+          const inbox = this.targets.get(e.inboxId);
+          if (inbox) rows.push(this.newDelivery(inbox, e.message));
+        }
+        if (rows.length > 0) await this.repo.insert(rows);
+      } catch (err) {
+        // The rows are missing, not lost: the start-up check queues messages without a delivery.
+        this.log.error('could not queue callback deliveries', { err: err as Error, count: batch.length });
+      }
+    }
+    this.flushing = null;
+    this.pump();
+  }
+
+  private remember(id: string, inbox: CallbackInbox | null): void {
+    if (this.targets.size >= 10_000) this.targets.delete(this.targets.keys().next().value!);
+    this.targets.set(id, inbox);
+  }
+
+  private newDelivery(inbox: CallbackInbox, message: MessageSummaryRow): NewDelivery {
+    const now = this.now();
+    return {
+      id: newId('dlv'),
+      inbox_id: inbox.id,
+      team_id: inbox.team_id,
+      message_id: message.id,
+      event: MESSAGE_RECEIVED,
+      url: inbox.callback_url,
+      secret: inbox.callback_secret,
+      payload: this.render(inbox, message, now),
+      state: 'pending',
+      attempts: 0,
+      next_attempt_at: now,
+      created_at: now,
+      updated_at: now,
+    };
+  }
+
+  /** Starts every due delivery there is room for, then sleeps until the next one is due. */
+  private pump(): void {
+    if (this.stopped) return;
+    if (this.pumping) {
+      this.pumpAgain = true;
+      return;
+    }
+    this.pumping = true;
+    void this.fill()
+      .catch((e: Error) => this.log.error('callback dispatch failed', { err: e }))
+      .finally(() => {
+        this.pumping = false;
+        if (this.pumpAgain) {
+          this.pumpAgain = false;
+          this.pump();
+        }
+      });
+  }
+
+  /** Target URLs with as many attempts in flight as they may have. */
+  private fullTargets(): string[] {
+    const perUrl = new Map<string, number>();
+    for (const f of this.inFlight.values()) perUrl.set(f.url, (perUrl.get(f.url) ?? 0) + 1);
+    return [...perUrl].filter(([, n]) => n >= this.maxPerTarget).map(([u]) => u);
+  }
+
+  private async fill(): Promise<void> {
+    for (;;) {
+      this.pumpAgain = false;
+      const free = this.maxConcurrent - this.inFlight.size;
+      // Full: a finishing attempt pumps again.
+      if (free <= 0 || this.stopped) return;
+      const perUrl = new Map<string, number>();
+      for (const f of this.inFlight.values()) perUrl.set(f.url, (perUrl.get(f.url) ?? 0) + 1);
+      const rows = await this.repo.due(this.now(), free, { ids: [...this.inFlight.keys()], urls: this.fullTargets() });
+      if (this.stopped) return;
+      let started = 0;
+      for (const row of rows) {
+        if (this.inFlight.size >= this.maxConcurrent || this.inFlight.has(row.id)) continue;
+        const n = perUrl.get(row.url) ?? 0;
+        if (n >= this.maxPerTarget) continue;
+        perUrl.set(row.url, n + 1);
+        this.dispatch(row);
+        started++;
+      }
+      // A full page may hide more due rows; go again while something was started.
+      if (started === 0 || rows.length < free) break;
+    }
+    await this.armTimer();
+  }
+
+  private async armTimer(): Promise<void> {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    // Targets at their limit are left out: their own finishing attempts pump again.
+    const next = await this.repo.nextDueAt({ ids: [...this.inFlight.keys()], urls: this.fullTargets() });
+    if (next === null || this.stopped) return;
+    // Re-check at least every minute, so a changed clock cannot leave a delivery sleeping.
+    const wait = Math.min(Math.max(0, next - this.now()), 60_000);
+    this.timer = setTimeout(() => this.pump(), wait);
+    this.timer.unref();
+  }
+
+  private dispatch(row: DeliveryRow): void {
+    const abort = new AbortController();
+    const entry: InFlight = { url: row.url, abort, done: Promise.resolve() };
+    this.inFlight.set(row.id, entry);
+    entry.done = this.attempt(row, abort.signal)
+      .catch((e: Error) => this.log.error('callback attempt failed unexpectedly', { err: e, deliveryId: row.id }))
+      .finally(() => {
+        this.inFlight.delete(row.id);
+        this.pump();
+      });
+  }
+
+  private async attempt(row: DeliveryRow, signal: AbortSignal): Promise<void> {
+    const at = this.now();
+    const t0 = performance.now();
+    const outcome = await attemptDelivery({
+      url: row.url,
+      headers: { 'user-agent': 'inboxd-callbacks', ...webhookHeaders(row.secret, row.id, Math.floor(at / 1000), row.payload) },
+      body: row.payload,
+      timeoutMs: this.timeoutMs,
+      policy: this.policy,
+      resolve: this.resolve,
+      agents: this.agents,
+      signal,
+    });
+    if (outcome.aborted) return; // shutdown: the delivery stays pending and is retried after the restart
+    const durationMs = Math.round(performance.now() - t0);
+    const attempt = row.attempts + 1;
+    const status = outcome.statusCode;
+    const delivered = status !== null && status >= 200 && status < 300;
+    let state: DeliveryRow['state'] = 'pending';
+    let next: number | null = null;
+    if (delivered) state = 'delivered';
+    else if (status === 410) state = 'gone';
+    else if (outcome.refused) state = 'refused';
+    else if (attempt > this.delays.length) state = 'failed';
+    else next = at + this.delays[attempt - 1]!;
+    await this.repo.record({
+      delivery: { id: row.id, state, attempts: attempt, next_attempt_at: next, updated_at: this.now() },
+      attempt: { delivery_id: row.id, inbox_id: row.inbox_id, attempt, status_code: status, error: outcome.error, duration_ms: durationMs, at, next_retry_at: next, delivered: delivered ? 1 : 0 },
+    });
+    const fields = { deliveryId: row.id, inboxId: row.inbox_id, attempt, statusCode: status, error: outcome.error, durationMs, state };
+    if (delivered) this.log.debug('callback delivered', fields);
+    else if (state === 'pending') this.log.info('callback attempt failed; will retry', { ...fields, nextRetryAt: new Date(next!).toISOString() });
+    else this.log.warn('callback delivery given up', fields);
+  }
+}

@@ -1,0 +1,195 @@
+// The MCP tool server at /mcp (streamable HTTP): the official SDK's transport and low-level Server inside Koa.
+// Sessions (initialize → Mcp-Session-Id) and stateless calls both work; a session is bound to the key that opened it.
+import crypto from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import type { Context, Middleware } from 'koa';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { CallToolRequestSchema, isInitializeRequest, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { authenticateHeader, authFailureDetail } from '../auth/authenticate.ts';
+import type { Principal } from '../auth/principal.ts';
+import { readJsonBody } from '../http/body.ts';
+import type { Services } from '../services.ts';
+import { NAME, VERSION } from '../version.ts';
+import { callTool, listTools } from './tools.ts';
+
+const SESSION_IDLE_MS = 30 * 60_000;
+const MAX_SESSIONS = 1000;
+const BODY_LIMIT = 4 * 1024 * 1024;
+
+interface Session {
+  id: string;
+  keyId: string;
+  /** The client accepted only JSON at initialize: answers are JSON, and progress travels on the GET stream. */
+  jsonOnly: boolean;
+  transport: StreamableHTTPServerTransport;
+  server: Server;
+  lastSeen: number;
+}
+
+const INSTRUCTIONS = `inboxd gives you disposable e-mail inboxes and reads verification mail for you.
+Typical flow: svc_verify_signup with a service (e.g. "github") → type the returned address into the signup form → call svc_verify_signup again with the inboxId (or svc_wait_and_extract) → use agent.primaryAction (type the otp, or open the link). svc_simulate_message delivers test mail without any real sender.`;
+
+function newServer(services: Services, principal: Principal, request: { ip: string | null; userAgent: string | null }, sessions: () => Map<string, Session>): Server {
+  const server = new Server({ name: NAME, version: VERSION }, { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS });
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listTools(services) }));
+  server.setRequestHandler(CallToolRequestSchema, async (req, extra) => {
+    const token = req.params._meta?.progressToken;
+    const sessionId = extra.sessionId;
+    return callTool(services, {
+      name: req.params.name,
+      args: (req.params.arguments ?? {}) as Record<string, unknown>,
+      principal,
+      signal: extra.signal,
+      ip: request.ip,
+      userAgent: request.userAgent,
+      ...(token !== undefined
+        ? {
+            progress: (elapsed, total) => {
+              const note = { method: 'notifications/progress' as const, params: { progressToken: token, progress: elapsed, total, message: `waited ${elapsed} of ${total} s` } };
+              // In a session whose answers are JSON the request has no stream of its own: progress is relayed on the
+              // session's GET /mcp stream instead. Otherwise it goes with the request (never twice: progress must
+              // only increase for the client).
+              const s = sessionId ? sessions().get(sessionId) : undefined;
+              if (s?.jsonOnly) void s.server.notification(note).catch(() => undefined);
+              else void extra.sendNotification(note).catch(() => undefined);
+            },
+          }
+        : {}),
+    });
+  });
+  return server;
+}
+
+export function mcpMiddleware(services: Services): Middleware {
+  const sessions = new Map<string, Session>();
+  const sweep = setInterval(() => {
+    const now = Date.now();
+    for (const s of sessions.values()) if (now - s.lastSeen > SESSION_IDLE_MS) void s.transport.close();
+  }, 60_000);
+  sweep.unref();
+  services.shutdown.addEventListener('abort', () => {
+    clearInterval(sweep);
+    for (const s of sessions.values()) void s.transport.close();
+  });
+
+  return async (ctx: Context, next) => {
+    if (ctx.path !== '/mcp') return next();
+    if (!['GET', 'POST', 'DELETE'].includes(ctx.method)) {
+      ctx.set('Allow', 'GET, POST, DELETE');
+      return rpcError(ctx, 405, -32000, `${ctx.method} is not allowed on /mcp; use POST (JSON-RPC), GET (session stream) or DELETE (end session)`);
+    }
+    if (!originAllowed(ctx.get('origin'), services.baseUrl(), ctx.get('host'))) {
+      return rpcError(ctx, 403, -32000, `Origin ${ctx.get('origin')} is not allowed to call this MCP server`);
+    }
+    const auth = await authenticateHeader(services, ctx.get('authorization') || undefined);
+    if (!auth.ok) {
+      const meta = `${services.baseUrl()}/.well-known/oauth-protected-resource/mcp`;
+      ctx.set('WWW-Authenticate', auth.reason === 'missing' ? `Bearer resource_metadata="${meta}"` : `Bearer error="invalid_token", error_description="${authFailureDetail(auth.reason).replace(/"/g, "'")}", resource_metadata="${meta}"`);
+      return rpcError(ctx, 401, -32001, authFailureDetail(auth.reason));
+    }
+    const principal = auth.principal;
+    try {
+      services.rateLimiter.hit(principal.keyId);
+    } catch (e) {
+      ctx.set('Retry-After', (e as { headers: Record<string, string> }).headers['Retry-After'] ?? '60');
+      return rpcError(ctx, 429, -32000, (e as Error).message);
+    }
+    const sessionId = ctx.get('mcp-session-id');
+    let body: unknown;
+    if (ctx.method === 'POST') {
+      try {
+        body = await readJsonBody(ctx.req, BODY_LIMIT);
+      } catch (e) {
+        const status = (e as { status?: number }).status ?? 400;
+        return rpcError(ctx, status === 415 ? 415 : status, -32700, (e as Error).message);
+      }
+    }
+    const request = { ip: ctx.ip || null, userAgent: ctx.get('user-agent') || null };
+    ctx.respond = false;
+    const req: IncomingMessage = ctx.req;
+    normaliseAccept(req, ctx.method);
+
+    if (sessionId) {
+      const s = sessions.get(sessionId);
+      if (!s || s.keyId !== principal.keyId) return rawError(ctx, 404, -32001, `unknown MCP session ${sessionId}; initialize a new one`);
+      s.lastSeen = Date.now();
+      await s.transport.handleRequest(req, ctx.res, body);
+      return;
+    }
+    if (ctx.method === 'POST' && isInitializeRequest(body)) {
+      if (sessions.size >= MAX_SESSIONS) return rawError(ctx, 503, -32000, 'too many open MCP sessions; close some (DELETE /mcp) or call statelessly');
+      let server: Server;
+      const jsonOnly = !acceptsStream(ctx);
+      const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+        sessionIdGenerator: () => crypto.randomUUID(),
+        enableJsonResponse: jsonOnly,
+        onsessioninitialized: (id) => {
+          sessions.set(id, { id, keyId: principal.keyId, jsonOnly, transport, server, lastSeen: Date.now() });
+        },
+        onsessionclosed: (id) => {
+          sessions.delete(id);
+        },
+      });
+      transport.onclose = () => {
+        if (transport.sessionId) sessions.delete(transport.sessionId);
+      };
+      server = newServer(services, principal, request, () => sessions);
+      await server.connect(transport);
+      await transport.handleRequest(req, ctx.res, body);
+      return;
+    }
+    if (ctx.method !== 'POST') return rawError(ctx, 400, -32000, `${ctx.method} /mcp needs an Mcp-Session-Id header (from the initialize response)`);
+    // Stateless: a fresh server and transport for this one request.
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !acceptsStream(ctx) });
+    const server = newServer(services, principal, request, () => sessions);
+    ctx.res.on('close', () => {
+      void transport.close();
+      void server.close();
+    });
+    await server.connect(transport);
+    await transport.handleRequest(req, ctx.res, body);
+  };
+}
+
+function acceptsStream(ctx: Context): boolean {
+  return /text\/event-stream/i.test(ctx.get('x-inboxd-original-accept') || ctx.get('accept'));
+}
+
+/**
+ * The SDK insists that a POST accepts both JSON and SSE. A stateless caller that accepts only one of them is
+ * still served: JSON-only callers get a JSON response (enableJsonResponse), SSE-only callers a stream.
+ */
+function normaliseAccept(req: IncomingMessage, method: string): void {
+  const accept = req.headers.accept ?? '';
+  req.headers['x-inboxd-original-accept'] = accept;
+  if (method === 'POST') {
+    const parts = [accept];
+    if (!/application\/json/i.test(accept)) parts.push('application/json');
+    if (!/text\/event-stream/i.test(accept)) parts.push('text/event-stream');
+    req.headers.accept = parts.filter(Boolean).join(', ');
+  }
+}
+
+function originAllowed(origin: string, baseUrl: string, host: string): boolean {
+  if (!origin) return true;
+  try {
+    const o = new URL(origin);
+    if (o.origin === new URL(baseUrl).origin) return true;
+    if (o.host === host) return true;
+    return ['localhost', '127.0.0.1', '[::1]'].includes(o.hostname);
+  } catch {
+    return false;
+  }
+}
+
+function rpcError(ctx: Context, status: number, code: number, message: string): void {
+  ctx.status = status;
+  ctx.type = 'application/json';
+  ctx.body = JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null });
+}
+
+function rawError(ctx: Context, status: number, code: number, message: string): void {
+  ctx.res.writeHead(status, { 'content-type': 'application/json' });
+  ctx.res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
+}

@@ -1,0 +1,80 @@
+// The rehearsal signup page (testUrl of GET /v1/agent): HTML pages an agent drives with a browser, offline.
+// Open without a key, like any signup form; it only ever mails inboxes that already exist on this server.
+import { z } from 'zod';
+import { codeForm, failure, signupForm, success } from '../agent/rehearsal.ts';
+import { simulateInto } from '../agent/simulate.ts';
+import { op, type RawResult } from './op.ts';
+
+const html = (body: string, status?: number): RawResult => ({ kind: 'raw', contentType: 'text/html; charset=utf-8', body: Buffer.from(body), headers: { 'Cache-Control': 'no-store', 'X-Frame-Options': 'DENY', ...(status ? { 'X-Inboxd-Result': String(status) } : {}) } });
+const Html = z.object({}).describe('An HTML page');
+
+export const testPage = op({
+  name: 'rehearsal.page',
+  summary: 'Rehearsal signup page (HTML)',
+  access: 'public',
+  http: { method: 'GET', path: '/v1/agent/test', raw: ['text/html'] },
+  input: z.strictObject({}),
+  output: Html,
+  audit: false,
+  handler: () => html(signupForm()),
+});
+
+export const testSignup = op({
+  name: 'rehearsal.signup',
+  summary: 'Rehearsal: submit an address; inboxd mails it a code and a magic link',
+  access: 'public',
+  http: { method: 'POST', path: '/v1/agent/test/signup', body: 'form', raw: ['text/html'] },
+  input: z.object({ email: z.string().max(320).default('') }),
+  output: Html,
+  audit: false,
+  async handler(ctx, input) {
+    const s = ctx.services;
+    const inbox = await s.inboxes.byAddress(input.email.trim().toLowerCase());
+    if (!inbox) return html(signupForm(`${input.email || 'That'} is not an inbox on this server. Create one first (POST /v1/inboxes or POST /v1/agent/verify) and use its address.`));
+    const session = s.rehearsals.start(inbox.address, inbox.id);
+    const link = `${s.baseUrl()}/v1/agent/test/magic?session=${session.id}&token=${session.linkToken}`;
+    await simulateInto({ ingest: s.ingest, maxMessageBytes: s.config.maxMessageBytes }, inbox, {
+      scenario: 'otp_and_link',
+      from: 'Rehearsal App <verify@rehearsal.inboxd.test>',
+      subject: 'Confirm your email for Rehearsal App',
+      code: session.code,
+      link,
+    });
+    return html(codeForm(session));
+  },
+});
+
+export const testConfirm = op({
+  name: 'rehearsal.confirm',
+  summary: 'Rehearsal: check the code the agent typed',
+  access: 'public',
+  http: { method: 'POST', path: '/v1/agent/test/confirm', body: 'form', raw: ['text/html'] },
+  input: z.object({ session: z.string().max(64).default(''), code: z.string().max(64).default('') }),
+  output: Html,
+  audit: false,
+  handler(ctx, input) {
+    const store = ctx.services.rehearsals;
+    const r = store.checkCode(input.session, input.code);
+    if (r === 'unknown') return html(failure('This rehearsal session is unknown or expired.'));
+    const session = store.get(input.session)!;
+    return html(r === 'ok' ? success(session, 'code') : codeForm(session, `${input.code} is not the code we sent. Look at the newest message in the inbox.`));
+  },
+});
+
+export const testMagic = op({
+  name: 'rehearsal.magic',
+  summary: 'Rehearsal: the magic link the agent clicked',
+  access: 'public',
+  http: { method: 'GET', path: '/v1/agent/test/magic', raw: ['text/html'] },
+  input: z.object({ session: z.string().max(64).default(''), token: z.string().max(128).default('') }),
+  output: Html,
+  audit: false,
+  handler(ctx, input) {
+    const store = ctx.services.rehearsals;
+    const r = store.checkLink(input.session, input.token);
+    if (r !== 'ok') return html(failure(r === 'unknown' ? 'This rehearsal session is unknown or expired.' : 'This link is not the one we sent.'));
+    return html(success(store.get(input.session)!, 'magic link'));
+  },
+});
+
+export const rehearsalOps = [testPage, testSignup, testConfirm, testMagic];

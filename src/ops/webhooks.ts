@@ -1,0 +1,81 @@
+// POST /webhooks/:provider — mail that arrives through a provider's inbound webhook instead of SMTP. No API key
+// (spec); the provider's own signature is checked where it signs and the operator configured the key.
+import { z } from 'zod';
+import { AppError } from '../errors.ts';
+import { headerRecipients, isProvider, looksLikeMessage, PROVIDERS, readInbound } from '../events/webhooks.ts';
+import { op } from './op.ts';
+
+/** Room for the wrapping around a message (base64 in JSON, form encoding) on top of the message size limit. */
+export function webhookBodyLimit(maxMessageBytes: number): number {
+  return maxMessageBytes * 2 + 1024 * 1024;
+}
+
+const WebhookResult = z.object({
+  provider: z.string(),
+  status: z.enum(['stored', 'ignored']).describe('stored: the message went to ingest; ignored: not mail (e.g. an SNS subscription handshake)'),
+  detail: z.string().optional(),
+  deliveries: z.array(z.object({ rcpt: z.string(), messageId: z.string(), inboxId: z.string().nullable().describe('null: kept as unclaimed mail until an inbox claims the address') })),
+  rejected: z.array(z.object({ rcpt: z.string(), reason: z.string() })),
+});
+
+export const inboundWebhook = op({
+  name: 'webhooks.inbound',
+  summary: 'Receive mail from a provider webhook',
+  description:
+    `Mail forwarded by a provider, stored exactly like mail that came over SMTP (catch-all domains, unclaimed mail, size limit). Providers: ${PROVIDERS.join(', ')}. ` +
+    'raw: the body is the message (message/rfc822), `to` optional; mailgun: form field body-mime (signature checked when INBOXD_MAILGUN_SIGNING_KEY is set); ' +
+    'sendgrid: Inbound Parse raw mode, field email; postmark: JSON RawEmail; ses: SNS notification with the message as content.',
+  access: 'public',
+  http: { method: 'POST', path: '/webhooks/:provider', body: 'raw', bodyLimit: (s) => webhookBodyLimit(s.config.maxMessageBytes) },
+  input: z.strictObject({
+    provider: z.string().min(1).max(64).describe(`One of ${PROVIDERS.join(', ')}`),
+    to: z.string().min(1).max(8192).optional().describe('raw only: envelope recipients, comma-separated (default: the To and Cc headers)'),
+  }),
+  output: WebhookResult,
+  audit: false,
+  async handler(ctx, input) {
+    const s = ctx.services;
+    const provider = input.provider.toLowerCase();
+    if (!isProvider(provider)) throw new AppError('not_found', `no webhook provider ${JSON.stringify(input.provider)}; valid providers: ${PROVIDERS.join(', ')}`);
+    if (input.to !== undefined && provider !== 'raw') throw new AppError('validation_failed', 'to is only for the raw provider', { errors: [{ path: 'to', message: 'raw only' }] });
+    const body = ctx.body;
+    if (!body || body.bytes.length === 0) throw new AppError('validation_failed', 'the request body is empty', { errors: [{ path: '(body)', message: 'empty' }] });
+
+    const inbound = await readInbound(provider, { bytes: body.bytes, contentType: body.contentType, header: ctx.request.header, to: input.to }, { mailgunSigningKey: s.config.mailgunSigningKey });
+    if (inbound.kind === 'notice') {
+      ctx.log.info(`webhook ${provider}: ${inbound.detail}`, inbound.fields);
+      return { provider, status: 'ignored' as const, detail: inbound.detail, deliveries: [], rejected: [] };
+    }
+    const { raw } = inbound;
+    const max = s.config.maxMessageBytes;
+    if (raw.length > max) throw new AppError('payload_too_large', `the message is ${raw.length} bytes; the limit is ${max} (--max-message-bytes)`);
+    if (raw.length === 0) throw new AppError('validation_failed', 'the message is empty', { errors: [{ path: '(message)', message: 'empty' }] });
+    if (!looksLikeMessage(raw)) {
+      throw new AppError('validation_failed', `${provider}: the message is not MIME (RFC 5322): it must start with header fields such as From, To and Subject`, { errors: [{ path: '(message)', message: 'not a MIME message' }] });
+    }
+
+    const candidates = [...new Set((inbound.envelopeTo ?? headerRecipients(raw)).map((a) => a.toLowerCase()))];
+    const domains = new Set(s.config.domains);
+    const rcpts: string[] = [];
+    const rejected: Array<{ rcpt: string; reason: string }> = [];
+    for (const rcpt of candidates) {
+      const domain = rcpt.slice(rcpt.lastIndexOf('@') + 1);
+      if (!domains.has(domain)) {
+        rejected.push({ rcpt, reason: `relaying denied: inboxd accepts mail only for ${s.config.domains.join(', ')}` });
+        continue;
+      }
+      const refused = await s.inboxes.refusesMail(rcpt);
+      if (refused) rejected.push({ rcpt, reason: refused });
+      else rcpts.push(rcpt);
+    }
+    if (rcpts.length === 0) {
+      const why = candidates.length === 0 ? 'the message names no recipient (no envelope recipients and no To or Cc)' : rejected.map((r) => `${r.rcpt}: ${r.reason}`).join('; ');
+      throw new AppError('validation_failed', `${provider}: no recipient this inboxd takes mail for: ${why}`, { errors: [{ path: 'recipients', message: 'no acceptable recipient' }] });
+    }
+    const deliveries = await s.ingest.accept({ raw, rcpts, mailFrom: inbound.mailFrom, source: `webhook:${provider}` });
+    ctx.log.info('webhook message stored', { provider, size: raw.length, deliveries: deliveries.length, rejected: rejected.length });
+    return { provider, status: 'stored' as const, deliveries, rejected };
+  },
+});
+
+export const webhookOps = [inboundWebhook];
