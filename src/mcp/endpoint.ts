@@ -5,7 +5,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Context, Middleware } from 'koa';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { CallToolRequestSchema, isInitializeRequest, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, isInitializeRequest, ListToolsRequestSchema, SetLevelRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { authenticateHeader, authFailureDetail } from '../auth/authenticate.ts';
 import type { Principal } from '../auth/principal.ts';
 import { readJsonBody } from '../http/body.ts';
@@ -31,7 +31,9 @@ const INSTRUCTIONS = `inboxd gives you disposable e-mail inboxes and reads verif
 Typical flow: svc_verify_signup with a service (e.g. "github") → type the returned address into the signup form → call svc_verify_signup again with the inboxId (or svc_wait_and_extract) → use agent.primaryAction (type the otp, or open the link). svc_simulate_message delivers test mail without any real sender.`;
 
 function newServer(services: Services, principal: Principal, request: { ip: string | null; userAgent: string | null }, sessions: () => Map<string, Session>): Server {
-  const server = new Server({ name: NAME, version: VERSION }, { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS });
+  const server = new Server({ name: NAME, version: VERSION }, { capabilities: { tools: { listChanged: false }, logging: {} }, instructions: INSTRUCTIONS });
+  // inboxd sends no log notifications of its own; the level is accepted so standard clients can set it.
+  server.setRequestHandler(SetLevelRequestSchema, async () => ({}));
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listTools(services) }));
   server.setRequestHandler(CallToolRequestSchema, async (req, extra) => {
     const token = req.params._meta?.progressToken;
