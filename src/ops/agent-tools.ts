@@ -55,7 +55,7 @@ export const checkEmail = op({
     const inbox = await inboxOf(ctx, input.inboxId);
     const latest = await s.messages.list(inbox.id, input.limit);
     const newest = await s.messages.latest(inbox.id);
-    const count = (await s.messages.list(inbox.id, 500)).length;
+    const count = await s.messages.count(inbox.id);
     return {
       inbox: inboxView(inbox),
       messageCount: count,

@@ -36,6 +36,11 @@ export class MessageRepo {
     return this.db.selectFrom('messages').selectAll().where('id', '=', id).where('inbox_id', '=', inboxId).executeTakeFirst();
   }
 
+  async count(inboxId: string): Promise<number> {
+    const r = await this.db.selectFrom('messages').select((eb) => eb.fn.countAll<number>().as('n')).where('inbox_id', '=', inboxId).executeTakeFirstOrThrow();
+    return Number(r.n);
+  }
+
   async latest(inboxId: string): Promise<MessageRow | undefined> {
     return this.db.selectFrom('messages').selectAll().where('inbox_id', '=', inboxId).orderBy('seq', 'desc').limit(1).executeTakeFirst();
   }

@@ -96,6 +96,40 @@ describe('SDK client, session flow', () => {
     assert.equal(after.status, 404);
   });
 
+  test('agent tools: check, diagnose, attachments, suggest, issue access, cleanup', async () => {
+    const { client } = await connect();
+    const text = (r: Json) => (r.content as Array<{ text: string }>)[0]!.text;
+    const created = (await client.callTool({ name: 'svc_create_inbox', arguments: { label: 'mcp-tools' } })).structuredContent as Json;
+    const empty = (await client.callTool({ name: 'svc_diagnose_inbox', arguments: { inboxId: created.inboxId } })).structuredContent as Json;
+    assert.ok(empty.hints.some((h: string) => h.includes(created.address)), 'hints name the address');
+    await client.callTool({ name: 'svc_simulate_message', arguments: { inboxId: created.inboxId, scenario: 'attachment_only' } });
+    const check = (await client.callTool({ name: 'svc_check_email', arguments: { inboxId: created.inboxId } })).structuredContent as Json;
+    assert.equal(check.messageCount, 1);
+    assert.equal(check.newest.agent.primaryAction.type, 'manual');
+    const messageId = check.latest[0].messageId;
+    const atts = (await client.callTool({ name: 'svc_list_attachments', arguments: { inboxId: created.inboxId, messageId } })).structuredContent as Json;
+    assert.equal(atts.items[0].contentType, 'application/pdf');
+    const att = await client.callTool({ name: 'svc_get_attachment', arguments: { inboxId: created.inboxId, messageId, attachmentId: atts.items[0].attachmentId } });
+    const resource = (att.content as Array<{ type: string; resource: { mimeType: string; blob: string } }>)[0]!;
+    assert.equal(resource.type, 'resource');
+    assert.match(Buffer.from(resource.resource.blob, 'base64').toString('latin1'), /^%PDF-/);
+    const diag = (await client.callTool({ name: 'svc_diagnose_inbox', arguments: { inboxId: created.inboxId } })).structuredContent as Json;
+    assert.ok(diag.hints.some((h: string) => /none of it carries a code/.test(h)));
+    const suggest = (await client.callTool({ name: 'svc_suggest_preset', arguments: { hint: 'noreply@facebookmail.com' } })).structuredContent as Json;
+    assert.equal(suggest.service, 'facebook');
+    assert.equal(((await client.callTool({ name: 'svc_suggest_preset', arguments: { hint: 'Friendster' } })).structuredContent as Json).service, null);
+    const access = (await client.callTool({ name: 'svc_issue_access', arguments: {} })).structuredContent as Json;
+    assert.match(access.access_token, /^ibt_/);
+    assert.equal((await s.api('/v1/me', { key: access.access_token })).status, 200);
+    await client.callTool({ name: 'svc_create_inbox', arguments: { label: 'mcp-tools' } });
+    const cleaned = (await client.callTool({ name: 'svc_cleanup_inboxes', arguments: { label: 'mcp-tools' } })).structuredContent as Json;
+    assert.equal(cleaned.deleted, 2);
+    const none = await client.callTool({ name: 'svc_cleanup_inboxes', arguments: {} });
+    assert.equal(none.isError, true);
+    assert.match(text(none as Json), /label/);
+    await client.close();
+  });
+
   test('a session belongs to the key that opened it', async () => {
     const member = (await (await s.api('/v1/team/keys', { method: 'POST', json: { label: 'mcp member' } })).json()) as Json;
     const { transport, client } = await connect();
