@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { scopeString } from '../auth/access.ts';
 import { AppError } from '../errors.ts';
 import { listAudit } from '../store/audit.ts';
-import { decodeCursor, encodeCursor } from '../lib/cursor.ts';
+import { decodeCursor, pageOf } from '../lib/cursor.ts';
 import { liveUsage, teamCounters } from '../store/stats.ts';
 import { principal } from './common.ts';
 import { op } from './op.ts';
@@ -138,10 +138,10 @@ export const audit = op({
       beforeId: c?.b,
       limit: input.limit + 1,
     });
-    const page = rows.slice(0, input.limit);
-    const last = page.at(-1);
-    return {
-      items: page.map((r) => ({
+    return pageOf(
+      rows,
+      input.limit,
+      (r) => ({
         id: r.id,
         at: new Date(r.at).toISOString(),
         actorKeyId: r.actor_key_id,
@@ -150,9 +150,9 @@ export const audit = op({
         outcome: r.outcome,
         sourceIp: r.source_ip,
         detail: r.detail ? (JSON.parse(r.detail) as Record<string, unknown>) : null,
-      })),
-      nextCursor: rows.length > input.limit && last ? encodeCursor({ b: last.id }) : null,
-    };
+      }),
+      (r) => ({ b: r.id }),
+    );
   },
 });
 

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { AppError } from '../errors.ts';
 import { TTL_MAX_MINUTES } from '../inboxes/service.ts';
 import { resolveSince, waitForMessage } from '../inboxes/wait.ts';
-import { decodeCursor, encodeCursor } from '../lib/cursor.ts';
+import { decodeCursor, pageOf } from '../lib/cursor.ts';
 import { InboxId, inboxOf, principal } from './common.ts';
 import { op } from './op.ts';
 import { Cursor, InboxView, inboxView, Limit, listOf, MessageView, messageView } from './views.ts';
@@ -54,9 +54,7 @@ export const listInboxes = op({
   async handler(ctx, input) {
     const c = decodeCursor(input.cursor, isInboxCursor);
     const rows = await ctx.services.inboxes.list(principal(ctx), { label: input.label, limit: input.limit + 1, before: c && { createdAt: c.c, id: c.i } });
-    const page = rows.slice(0, input.limit);
-    const last = page.at(-1);
-    return { items: page.map(inboxView), nextCursor: rows.length > input.limit && last ? encodeCursor({ c: last.created_at, i: last.id }) : null };
+    return pageOf(rows, input.limit, inboxView, (r) => ({ c: r.created_at, i: r.id }));
   },
 });
 

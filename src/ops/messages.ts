@@ -1,7 +1,7 @@
 // Messages of an inbox: list, read, raw .eml, attachments, delete.
 import { z } from 'zod';
 import { AppError } from '../errors.ts';
-import { decodeCursor, encodeCursor } from '../lib/cursor.ts';
+import { decodeCursor, pageOf } from '../lib/cursor.ts';
 import type { InboxRow } from '../store/inboxes.ts';
 import type { MessageRow } from '../store/messages.ts';
 import { AttachmentId, InboxId, inboxOf, MessageId } from './common.ts';
@@ -30,9 +30,7 @@ export const listMessages = op({
     const inbox = await inboxOf(ctx, input.id);
     const c = decodeCursor(input.cursor, isSeqCursor);
     const rows = await ctx.services.messages.list(inbox.id, input.limit + 1, c?.s);
-    const page = rows.slice(0, input.limit);
-    const last = page.at(-1);
-    return { items: page.map((r) => messageSummary(r, ctx.services.baseUrl())), nextCursor: rows.length > input.limit && last ? encodeCursor({ s: last.seq }) : null };
+    return pageOf(rows, input.limit, (r) => messageSummary(r, ctx.services.baseUrl()), (r) => ({ s: r.seq }));
   },
 });
 

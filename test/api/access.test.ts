@@ -5,9 +5,9 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import * as oidc from 'openid-client';
 import { sendMail, smtpDialogue } from '../helpers/smtp.ts';
+import { json, type Json } from '../helpers/http.ts';
 import { ADMIN_KEY, startTestServer, type TestServer } from '../helpers/server.ts';
 
-type Json = Record<string, any>;
 let s: TestServer;
 let offset = 0;
 before(async () => {
@@ -17,11 +17,6 @@ after(async () => {
   await s.stop();
 });
 
-async function json(res: Response, status = 200): Promise<Json> {
-  const text = await res.text();
-  assert.equal(res.status, status, text);
-  return JSON.parse(text) as Json;
-}
 const mint = async (body: Json) => json(await s.api('/v1/team/keys', { method: 'POST', json: body }), 201);
 const tokenRequest = (body: string | Json, headers: Record<string, string> = {}) =>
   fetch(`${s.url}/v1/oauth/token`, {

@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { sendMail, sendRaw, smtpDialogue } from '../helpers/smtp.ts';
+import { json, type Json } from '../helpers/http.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
 let s: TestServer;
@@ -15,12 +16,6 @@ after(async () => {
   await s.stop();
 });
 
-type Json = Record<string, any>;
-async function json(res: Response, status = 200): Promise<Json> {
-  const body = await res.text();
-  assert.equal(res.status, status, body);
-  return JSON.parse(body) as Json;
-}
 async function createInbox(body: Json = {}): Promise<Json> {
   return json(await s.api('/v1/inboxes', { method: 'POST', json: body }), 201);
 }

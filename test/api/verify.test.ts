@@ -3,9 +3,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { sendMail } from '../helpers/smtp.ts';
+import { json, type Json } from '../helpers/http.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
-type Json = Record<string, any>;
 let s: TestServer;
 before(async () => {
   s = await startTestServer();
@@ -13,11 +13,6 @@ before(async () => {
 after(async () => {
   await s.stop();
 });
-async function json(res: Response, status = 200): Promise<Json> {
-  const text = await res.text();
-  assert.equal(res.status, status, text);
-  return JSON.parse(text) as Json;
-}
 const post = (path: string, body: Json) => s.api(path, { method: 'POST', json: body });
 const githubCode = (to: string, code: string) =>
   sendMail(s.server.smtpPort, {

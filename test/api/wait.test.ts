@@ -4,9 +4,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { sendMail } from '../helpers/smtp.ts';
+import { json, type Json } from '../helpers/http.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
-type Json = Record<string, any>;
 let s: TestServer;
 let offset = 0;
 const clock = { now: () => Date.now() + offset };
@@ -17,11 +17,6 @@ after(async () => {
   await s.stop();
 });
 
-async function json(res: Response, status = 200): Promise<Json> {
-  const text = await res.text();
-  assert.equal(res.status, status, text);
-  return JSON.parse(text) as Json;
-}
 const create = async (body: Json = {}) => json(await s.api('/v1/inboxes', { method: 'POST', json: body }), 201);
 const send = (to: string, subject: string, from = 'Robot <robot@example.com>') => sendMail(s.server.smtpPort, { to, from, subject, text: subject });
 
