@@ -1,6 +1,7 @@
 // Every setting of the program, defined once: flag, environment variable, schema, default and help text.
 // Precedence: command-line flag > environment variable > default. A bad value is a usage error (exit 2)
 // whose one-line message names the flag.
+import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 
 const port = z.coerce.number().int('must be a whole number').min(0, 'must be 0-65535').max(65535, 'must be 0-65535');
@@ -100,6 +101,33 @@ export const OPTIONS = {
     schema: flagBool,
     default: false,
   },
+  ingestThreads: {
+    flag: '--ingest-threads',
+    env: 'INBOXD_INGEST_THREADS',
+    arg: 'N|auto',
+    help: 'worker threads that parse and extract incoming mail (0 = on the main thread; auto = cores - 1, at least 1, at most 4)',
+    schema: z.union([
+      z.literal('auto').transform(() => Math.max(1, Math.min(4, availableParallelism() - 1))),
+      z.coerce.number().int('must be a whole number or auto').min(0, 'must be 0-16 or auto').max(16, 'must be 0-16 or auto'),
+    ]),
+    default: 'auto',
+  },
+  smtpMaxConnections: {
+    flag: '--smtp-max-connections',
+    env: 'INBOXD_SMTP_MAX_CONNECTIONS',
+    arg: 'N',
+    help: 'open SMTP connections at once; more are answered 421 and closed',
+    schema: z.coerce.number().int('must be a whole number').min(1, 'must be at least 1').max(100_000, 'must be at most 100000'),
+    default: 1000,
+  },
+  smtpMaxConnectionsPerIp: {
+    flag: '--smtp-max-connections-per-ip',
+    env: 'INBOXD_SMTP_MAX_CONNECTIONS_PER_IP',
+    arg: 'N',
+    help: 'open SMTP connections at once from one client address (0 = no limit); more are answered 421 and closed',
+    schema: z.coerce.number().int('must be a whole number').min(0, 'must be 0 or more').max(100_000, 'must be at most 100000'),
+    default: 200,
+  },
   logLevel: { flag: '--log-level', env: 'INBOXD_LOG_LEVEL', arg: 'LEVEL', help: 'debug | info | warn | error | silent', schema: z.enum(['debug', 'info', 'warn', 'error', 'silent']), default: 'info' },
   logFormat: { flag: '--log-format', env: 'INBOXD_LOG_FORMAT', arg: 'FORMAT', help: 'json (one object per line) | pretty', schema: z.enum(['json', 'pretty']), default: 'json' },
 } satisfies Record<string, OptionDef>;
@@ -124,6 +152,9 @@ export interface Config {
   billingPrice: string | undefined;
   /** From INBOXD_BILLING_SECRET_KEY only. */
   billingSecretKey: string | undefined;
+  ingestThreads: number;
+  smtpMaxConnections: number;
+  smtpMaxConnectionsPerIp: number;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
   logFormat: 'json' | 'pretty';
   allowHttpCallbacks: boolean;

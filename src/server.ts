@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { bootstrapAdminKey, KeyAuth } from './auth/keys.ts';
 import type { Config } from './config.ts';
-import { createHttpApp } from './http/app.ts';
+import { createHttpApp, type HttpLimits } from './http/app.ts';
 import { mcpMiddleware } from './mcp/endpoint.ts';
 import { createLogger, type Logger } from './log.ts';
 import { OPERATIONS } from './ops/registry.ts';
@@ -25,6 +25,7 @@ import { callbackBody } from './ops/events.ts';
 import { DeliveryRepo } from './store/deliveries.ts';
 import { InboxService } from './inboxes/service.ts';
 import { Ingest } from './ingest/ingest.ts';
+import { createAnalyzer } from './ingest/analyzer.ts';
 import { IngestWriter } from './ingest/writer.ts';
 import { startSmtp, type SmtpListener } from './smtp/listener.ts';
 import { InboxRepo } from './store/inboxes.ts';
@@ -56,6 +57,8 @@ export interface StartOptions {
   announce?: (line: string) => void;
   /** Event timing knobs for tests and benchmarks (retry delays, timeouts, heartbeat); never user settings. */
   events?: { callbacks?: CallbackTuning; sse?: SseTuning };
+  /** Request-body time limits (tests shorten them); the defaults are in src/http/app.ts. */
+  http?: HttpLimits;
 }
 
 export async function startServer(config: Config, opts: StartOptions = {}): Promise<RunningServer> {
@@ -66,7 +69,8 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   const store = await openStore(dbFile(config.dataDir)).catch((e: Error) => {
     throw new StartError(e.message, 1);
   });
-  const cleanup: Array<() => Promise<void>> = [() => store.close()];
+  const closeStore = () => store.close();
+  const cleanup: Array<() => Promise<void>> = [closeStore];
   try {
     const blobs = new BlobStore(path.join(config.dataDir, 'blobs'));
     await blobs.sweepTemp();
@@ -75,8 +79,11 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     const messages = new MessageRepo(store.db);
     const bus = new LocalEventBus((e) => log.error('event listener failed', { err: e as Error }));
     const writer = new IngestWriter({ db: store.db, blobs, messages, log });
+    // Parsing and extraction run in worker threads; the analyzer is closed after pending writes (see stop order).
+    const analyzer = createAnalyzer({ threads: config.ingestThreads, blobRoot: blobs.root, log });
+    cleanup.push(() => analyzer.close());
     // Links to inboxd itself (the rehearsal page) are followed even on localhost.
-    const ingest = new Ingest({ writer, bus, log, now: () => clock.now(), trustedHosts: () => [new URL(baseUrl).hostname] });
+    const ingest = new Ingest({ writer, bus, log, now: () => clock.now(), trustedHosts: () => [new URL(baseUrl).hostname], analyzer });
     const inboxes = new InboxService({ repo: new InboxRepo(store.db), messages, writer, bus, store, config, clock, log });
     const shutdown = new AbortController();
     let baseUrl = config.baseUrl ?? `http://localhost:${config.httpPort}`;
@@ -124,13 +131,18 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       );
     }
 
-    const httpServer = http.createServer({ keepAliveTimeout: 65_000, requestTimeout: 0, headersTimeout: 30_000 }, createHttpApp(services, [mcpMiddleware(services)]).callback());
+    // requestTimeout bounds receiving a request (headers and body), not answering it: long waits and SSE are unaffected.
+    // Bodies get the tighter idle/total limits of createHttpApp; this is the backstop.
+    const httpServer = http.createServer(
+      { keepAliveTimeout: 65_000, requestTimeout: 300_000, headersTimeout: 30_000 },
+      createHttpApp(services, [mcpMiddleware(services)], opts.http).callback(),
+    );
     const httpPort = await listen(httpServer, config.httpPort, config.host, '--http-port');
     cleanup.unshift(() => closeHttp(httpServer));
     if (!config.baseUrl) baseUrl = `http://localhost:${httpPort}`;
 
-    // Stop order (cleanup runs front to back): sweeper, SMTP, HTTP, pending writes, callbacks, store.
-    cleanup.splice(cleanup.length - 1, 0, () => writer.drained());
+    // Stop order (cleanup runs front to back): sweeper, SMTP, HTTP, pending writes, callbacks, store, ingest workers.
+    cleanup.splice(cleanup.indexOf(closeStore), 0, () => writer.drained());
     const smtp = await startSmtpOrFail(config, ingest, log, (address) => inboxes.refusesMail(address));
     cleanup.unshift(() => smtp.close());
 
@@ -142,7 +154,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     // Last, so a failed start leaves no attempt running; messages stored meanwhile are found by its start-up check.
     // Stopped after pending writes (their deliveries get queued) and before the store closes.
     await callbacks.start();
-    cleanup.splice(cleanup.length - 1, 0, () => callbacks.stop());
+    cleanup.splice(cleanup.indexOf(closeStore), 0, () => callbacks.stop());
 
     writePorts(config.dataDir, { http: httpPort, smtp: smtp.port });
     log.info('inboxd started', { version: VERSION, http: httpPort, smtp: smtp.port, host: config.host, dataDir: config.dataDir, baseUrl, domains: config.domains });
@@ -176,7 +188,17 @@ async function startSmtpOrFail(config: Config, ingest: Ingest, log: Logger, refu
   }
   try {
     return await startSmtp(
-      { host: config.host, port: config.smtpPort, domains: config.domains, maxMessageBytes: config.maxMessageBytes, tlsCert: config.smtpTlsCert, tlsKey: config.smtpTlsKey, hostname: config.domains[0]! },
+      {
+        host: config.host,
+        port: config.smtpPort,
+        domains: config.domains,
+        maxMessageBytes: config.maxMessageBytes,
+        tlsCert: config.smtpTlsCert,
+        tlsKey: config.smtpTlsKey,
+        hostname: config.domains[0]!,
+        maxConnections: config.smtpMaxConnections,
+        maxConnectionsPerIp: config.smtpMaxConnectionsPerIp,
+      },
       ingest,
       log,
       refusesMail,

@@ -19,14 +19,17 @@ export interface Inboxd {
 }
 
 /** Starts dist/inboxd (or `node src/main.ts` with --source or when there is no binary) in a temp data dir. */
-export async function startInboxd(args: string[] = [], opts: { source?: boolean } = {}): Promise<Inboxd> {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'inboxd-bench-'));
+export async function startInboxd(args: string[] = [], opts: { source?: boolean; env?: NodeJS.ProcessEnv; dataDir?: string } = {}): Promise<Inboxd> {
+  const ownDir = opts.dataDir === undefined;
+  const dataDir = opts.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'inboxd-bench-'));
+  fs.rmSync(path.join(dataDir, 'ports.json'), { force: true });
+  const env = { ...process.env, INBOXD_ADMIN_KEY: BENCH_KEY, ...opts.env };
   const binary = path.join(ROOT, 'dist/inboxd');
   const useBinary = !opts.source && fs.existsSync(binary);
   const argv = ['serve', '--host', '127.0.0.1', '--http-port', '0', '--smtp-port', '0', '--data-dir', dataDir, '--log-level', 'warn', ...args];
   const child = useBinary
-    ? spawn(binary, argv, { env: { ...process.env, INBOXD_ADMIN_KEY: BENCH_KEY }, stdio: ['ignore', 'inherit', 'inherit'] })
-    : spawn(process.execPath, [path.join(ROOT, 'src/main.ts'), ...argv], { env: { ...process.env, INBOXD_ADMIN_KEY: BENCH_KEY }, stdio: ['ignore', 'inherit', 'inherit'] });
+    ? spawn(binary, argv, { env, stdio: ['ignore', 'inherit', 'inherit'] })
+    : spawn(process.execPath, [path.join(ROOT, 'src/main.ts'), ...argv], { env, stdio: ['ignore', 'inherit', 'inherit'] });
   const portsFile = path.join(dataDir, 'ports.json');
   for (let i = 0; i < 1000 && !fs.existsSync(portsFile); i++) {
     if (child.exitCode !== null) throw new Error(`inboxd exited with ${child.exitCode} during start`);
@@ -54,7 +57,7 @@ export async function startInboxd(args: string[] = [], opts: { source?: boolean 
         child.kill('SIGTERM');
         await new Promise((r) => child.once('exit', r));
       }
-      fs.rmSync(dataDir, { recursive: true, force: true });
+      if (ownDir) fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }
@@ -141,4 +144,122 @@ export class SmtpSession {
 export function report(name: string, figures: Record<string, unknown>, lines: string[]): void {
   for (const l of lines) console.log(l);
   console.log(JSON.stringify({ bench: name, at: new Date().toISOString(), ...figures }));
+}
+
+/** Facts about the machine for the report. */
+export function machine(): Record<string, unknown> {
+  const cpus = os.cpus();
+  return {
+    date: new Date().toISOString(),
+    nproc: os.availableParallelism(),
+    cpu: cpus[0]?.model ?? 'unknown',
+    memGiB: Math.round((os.totalmem() / 1024 ** 3) * 10) / 10,
+    node: process.version,
+    kernel: os.release(),
+    loadavg: os.loadavg().map((x) => Math.round(x * 100) / 100),
+  };
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as net.AddressInfo).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/** Resolves once something on the port greets with an SMTP 220. */
+export async function waitForSmtp(port: number, timeoutMs = 20_000): Promise<void> {
+  const t0 = Date.now();
+  for (;;) {
+    const ok = await new Promise<boolean>((resolve) => {
+      const s = net.connect(port, '127.0.0.1');
+      s.once('data', (d) => {
+        s.end('QUIT\r\n');
+        s.destroy();
+        resolve(d.toString().startsWith('220'));
+      });
+      s.once('error', () => resolve(false));
+    });
+    if (ok) return;
+    if (Date.now() - t0 > timeoutMs) throw new Error(`nothing answers SMTP on port ${port}`);
+    await sleep(50);
+  }
+}
+
+export interface Peer {
+  name: string;
+  port: number;
+  pid: number;
+  stop(): Promise<void>;
+}
+
+function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+    setTimeout(() => child.kill('SIGKILL'), 5000).unref();
+  });
+}
+
+/** Postfix's smtp-sink: accepts every message and discards it — the protocol ceiling. */
+export async function startSink(): Promise<Peer> {
+  const tool = postfixTool('smtp-sink');
+  const port = await freePort();
+  const user = process.getuid?.() === 0 ? ['-u', 'nobody'] : [];
+  const child = spawn(tool.cmd, [...user, `127.0.0.1:${port}`, '1024'], { env: tool.env, stdio: 'ignore' });
+  await waitForSmtp(port);
+  return { name: 'smtp-sink', port, pid: child.pid!, stop: () => stopChild(child) };
+}
+
+/** MailDev (npm `maildev`) bound to 127.0.0.1, persisting mail to a temp folder, on the pinned Node. */
+export async function startMaildev(): Promise<Peer> {
+  const port = await freePort();
+  const web = await freePort();
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'maildev-bench-'));
+  const main = path.join(ROOT, 'node_modules/maildev/dist/bin/maildev.js');
+  const child = spawn(process.execPath, [main, '--ip', '127.0.0.1', '--web-ip', '127.0.0.1', '-s', String(port), '-w', String(web), '--mail-directory', dir, '--silent'], { stdio: 'ignore' });
+  await waitForSmtp(port);
+  return {
+    name: 'MailDev',
+    port,
+    pid: child.pid!,
+    async stop() {
+      await stopChild(child);
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Runs Postfix's smtp-source against a port; resolves with the wall time in seconds. */
+export function smtpSource(opts: { port: number; sessions: number; size: number; messages: number; to: string }): Promise<{ seconds: number; ok: boolean; stderr: string }> {
+  const tool = postfixTool('smtp-source');
+  return new Promise((resolve) => {
+    const t0 = performance.now();
+    const child = spawn(tool.cmd, ['-s', String(opts.sessions), '-m', String(opts.messages), '-l', String(opts.size), '-f', 'load@example.com', '-t', opts.to, `127.0.0.1:${opts.port}`], { env: tool.env, stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr!.on('data', (d) => (stderr += d));
+    child.on('exit', (code) => resolve({ seconds: (performance.now() - t0) / 1000, ok: code === 0, stderr }));
+  });
+}
+
+export const round = (x: number, digits = 2) => Math.round(x * 10 ** digits) / 10 ** digits;
+
+/** Least-squares slope of y over x. */
+export function slope(points: Array<[number, number]>): number {
+  const n = points.length;
+  if (n < 2) return NaN;
+  const mx = points.reduce((s, [x]) => s + x, 0) / n;
+  const my = points.reduce((s, [, y]) => s + y, 0) / n;
+  let num = 0;
+  let den = 0;
+  for (const [x, y] of points) {
+    num += (x - mx) * (y - my);
+    den += (x - mx) ** 2;
+  }
+  return den === 0 ? NaN : num / den;
 }

@@ -32,6 +32,7 @@ export const VerifyResult = z.object({
   hasAttachments: z.boolean(),
   attachmentCount: z.number().int(),
   deleted: z.boolean().describe('The inbox was removed after this call (deleteAfter)'),
+  callbackSecret: z.string().optional().describe('Only when this call created the inbox with a callbackUrl: the whsec_ secret that signs its callbacks, shown once'),
 });
 export type VerifyResult = z.infer<typeof VerifyResult>;
 

@@ -6,7 +6,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { newId } from '../lib/ids.ts';
 import type { Logger } from '../log.ts';
-import type { CallbackInbox, DeliveryRepo, DeliveryRow, NewDelivery } from '../store/deliveries.ts';
+import type { AttemptRecord, CallbackInbox, DeliveryRepo, DeliveryRow, NewDelivery } from '../store/deliveries.ts';
 import type { MessageSummaryRow } from '../store/messages.ts';
 import type { EventBus, InboxEvent } from './bus.ts';
 import { attemptDelivery } from './deliver.ts';
@@ -58,9 +58,16 @@ export class CallbackService {
   private incoming: Array<Extract<InboxEvent, { type: 'message.received' }>> = [];
   private flushing: Promise<void> | null = null;
   private readonly inFlight = new Map<string, InFlight>();
-  private pumping = false;
+  private toRecord: Array<{ r: AttemptRecord; resolve: () => void; reject: (e: unknown) => void }> = [];
+  /** The running dispatch pass, if any (stop waits for it: it reads the store). */
+  private pumping: Promise<void> | null = null;
   private pumpAgain = false;
   private timer: NodeJS.Timeout | null = null;
+  private timerAt = 0;
+  /** Fresh deliveries, due now, not yet started (their rows are already in the store). */
+  private readonly ready = new Map<string, DeliveryRow>();
+  /** The store may hold due deliveries that `ready` does not: look there on the next pass. */
+  private storeHasDue = true;
   private pruneTimer: NodeJS.Timeout | null = null;
   private unsubscribe: (() => void) | null = null;
   private stopped = false;
@@ -101,9 +108,10 @@ export class CallbackService {
   async stop(graceMs = 2_000): Promise<void> {
     if (this.stopped) return;
     this.unsubscribe?.();
+    this.stopped = true;
     await this.flushing;
     await this.flush();
-    this.stopped = true;
+    await this.pumping;
     if (this.timer) clearTimeout(this.timer);
     if (this.pruneTimer) clearInterval(this.pruneTimer);
     const all = [...this.inFlight.values()];
@@ -115,6 +123,23 @@ export class CallbackService {
     }
     this.agents.http.destroy();
     this.agents.https.destroy();
+  }
+
+  /** Attempts that end together are logged in one transaction (one commit instead of one each). */
+  private record(r: AttemptRecord): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      this.toRecord.push({ r, resolve, reject });
+      if (this.toRecord.length === 1) {
+        setImmediate(() => {
+          const batch = this.toRecord;
+          this.toRecord = [];
+          this.repo.record(batch.map((b) => b.r)).then(
+            () => batch.forEach((b) => b.resolve()),
+            (e: unknown) => batch.forEach((b) => b.reject(e)),
+          );
+        });
+      }
+    });
   }
 
   /** In-flight attempts (diagnostics, tests). */
@@ -147,7 +172,10 @@ export class CallbackService {
           const inbox = this.targets.get(e.inboxId);
           if (inbox) rows.push(this.newDelivery(inbox, e.message));
         }
-        if (rows.length > 0) await this.repo.insert(rows);
+        if (rows.length > 0) {
+          const inserted = new Set(await this.repo.insert(rows));
+          for (const r of rows) if (inserted.has(r.id)) this.ready.set(r.id, r as DeliveryRow);
+        }
       } catch (err) {
         // The rows are missing, not lost: the start-up check queues messages without a delivery.
         this.log.error('could not queue callback deliveries', { err: err as Error, count: batch.length });
@@ -181,18 +209,17 @@ export class CallbackService {
     };
   }
 
-  /** Starts every due delivery there is room for, then sleeps until the next one is due. */
+  /** Starts every due delivery there is room for. */
   private pump(): void {
     if (this.stopped) return;
     if (this.pumping) {
       this.pumpAgain = true;
       return;
     }
-    this.pumping = true;
-    void this.fill()
+    this.pumping = this.fill()
       .catch((e: Error) => this.log.error('callback dispatch failed', { err: e }))
       .finally(() => {
-        this.pumping = false;
+        this.pumping = null;
         if (this.pumpAgain) {
           this.pumpAgain = false;
           this.pump();
@@ -200,47 +227,79 @@ export class CallbackService {
       });
   }
 
-  /** Target URLs with as many attempts in flight as they may have. */
   private fullTargets(): string[] {
-    const perUrl = new Map<string, number>();
-    for (const f of this.inFlight.values()) perUrl.set(f.url, (perUrl.get(f.url) ?? 0) + 1);
-    return [...perUrl].filter(([, n]) => n >= this.maxPerTarget).map(([u]) => u);
+    return [...this.perTarget()].filter(([, n]) => n >= this.maxPerTarget).map(([u]) => u);
   }
 
+  private perTarget(): Map<string, number> {
+    const perUrl = new Map<string, number>();
+    for (const f of this.inFlight.values()) perUrl.set(f.url, (perUrl.get(f.url) ?? 0) + 1);
+    return perUrl;
+  }
+
+  /**
+   * Fresh deliveries go straight from memory; the store is read only when it may hold due rows that memory does
+   * not (at start, when a retry falls due, when a full target or a full worker frees a place).
+   */
   private async fill(): Promise<void> {
     for (;;) {
       this.pumpAgain = false;
+      if (this.stopped) return;
+      const perUrl = this.perTarget();
+      for (const [id, row] of this.ready) {
+        this.ready.delete(id);
+        if (!this.tryDispatch(row, perUrl)) this.storeHasDue = true; // stays pending in the store
+      }
+      if (!this.storeHasDue || this.inFlight.size >= this.maxConcurrent) return;
+      this.storeHasDue = false;
       const free = this.maxConcurrent - this.inFlight.size;
-      // Full: a finishing attempt pumps again.
-      if (free <= 0 || this.stopped) return;
-      const perUrl = new Map<string, number>();
-      for (const f of this.inFlight.values()) perUrl.set(f.url, (perUrl.get(f.url) ?? 0) + 1);
       const rows = await this.repo.due(this.now(), free, { ids: [...this.inFlight.keys()], urls: this.fullTargets() });
       if (this.stopped) return;
+      const counts = this.perTarget();
       let started = 0;
       for (const row of rows) {
-        if (this.inFlight.size >= this.maxConcurrent || this.inFlight.has(row.id)) continue;
-        const n = perUrl.get(row.url) ?? 0;
-        if (n >= this.maxPerTarget) continue;
-        perUrl.set(row.url, n + 1);
-        this.dispatch(row);
-        started++;
+        this.ready.delete(row.id);
+        if (this.tryDispatch(row, counts)) started++;
+        else this.storeHasDue = true;
       }
-      // A full page may hide more due rows; go again while something was started.
-      if (started === 0 || rows.length < free) break;
+      if (rows.length === free && started > 0) this.storeHasDue = true; // a full page may hide more
+      if (rows.length < free) await this.wakeForStored();
+      if (!this.storeHasDue && this.ready.size === 0) return;
+      if (started === 0 && this.ready.size === 0) return;
     }
-    await this.armTimer();
   }
 
-  private async armTimer(): Promise<void> {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    // Targets at their limit are left out: their own finishing attempts pump again.
+  private tryDispatch(row: DeliveryRow, perUrl: Map<string, number>): boolean {
+    if (this.inFlight.has(row.id)) return true;
+    if (this.inFlight.size >= this.maxConcurrent) return false;
+    const n = perUrl.get(row.url) ?? 0;
+    if (n >= this.maxPerTarget) return false;
+    perUrl.set(row.url, n + 1);
+    this.dispatch(row);
+    return true;
+  }
+
+  /**
+   * Arms the timer for the earliest pending delivery in the store (after a start, retries that were pending).
+   * Full targets are left out: a place freeing up there looks at the store anyway.
+   */
+  private async wakeForStored(): Promise<void> {
     const next = await this.repo.nextDueAt({ ids: [...this.inFlight.keys()], urls: this.fullTargets() });
-    if (next === null || this.stopped) return;
-    // Re-check at least every minute, so a changed clock cannot leave a delivery sleeping.
-    const wait = Math.min(Math.max(0, next - this.now()), 60_000);
-    this.timer = setTimeout(() => this.pump(), wait);
+    if (next !== null) this.wakeAt(next);
+  }
+
+  /** Makes sure the worker looks at the store again by `at`. */
+  private wakeAt(at: number): void {
+    if (this.stopped || (this.timer && this.timerAt <= at)) return;
+    if (this.timer) clearTimeout(this.timer);
+    // At most a minute, so a changed clock cannot leave a delivery sleeping.
+    const wait = Math.min(Math.max(0, at - this.now()), 60_000);
+    this.timerAt = at;
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      this.storeHasDue = true;
+      this.pump();
+    }, wait);
     this.timer.unref();
   }
 
@@ -249,10 +308,17 @@ export class CallbackService {
     const entry: InFlight = { url: row.url, abort, done: Promise.resolve() };
     this.inFlight.set(row.id, entry);
     entry.done = this.attempt(row, abort.signal)
-      .catch((e: Error) => this.log.error('callback attempt failed unexpectedly', { err: e, deliveryId: row.id }))
+      .catch((e: Error) => {
+        // Not recorded (the store failed): the row is still due, so look at the store again.
+        this.storeHasDue = true;
+        this.log.error('callback attempt failed unexpectedly', { err: e, deliveryId: row.id });
+      })
       .finally(() => {
+        const wasFull = this.inFlight.size >= this.maxConcurrent || (this.perTarget().get(row.url) ?? 0) >= this.maxPerTarget;
         this.inFlight.delete(row.id);
-        this.pump();
+        // Rows left in the store for want of a place can go now.
+        if (wasFull) this.storeHasDue = true;
+        if (wasFull || this.storeHasDue || this.ready.size > 0) this.pump();
       });
   }
 
@@ -280,8 +346,11 @@ export class CallbackService {
     else if (status === 410) state = 'gone';
     else if (outcome.refused) state = 'refused';
     else if (attempt > this.delays.length) state = 'failed';
-    else next = at + this.delays[attempt - 1]!;
-    await this.repo.record({
+    else {
+      next = at + this.delays[attempt - 1]!;
+      this.wakeAt(next);
+    }
+    await this.record({
       delivery: { id: row.id, state, attempts: attempt, next_attempt_at: next, updated_at: this.now() },
       attempt: { delivery_id: row.id, inbox_id: row.inbox_id, attempt, status_code: status, error: outcome.error, duration_ms: durationMs, at, next_retry_at: next, delivered: delivered ? 1 : 0 },
     });

@@ -14,6 +14,8 @@ export const HEARTBEAT_MS = 15_000;
 /** Bytes a stream may hold for a reader that is not keeping up before it is dropped. */
 export const MAX_BUFFERED_BYTES = 1024 * 1024;
 const REPLAY_PAGE = 200;
+/** Live events queued while a replay is still running; more means the reader cannot keep up. */
+const MAX_HELD = 10_000;
 const RETRY_MS = 2_000;
 
 export interface SseTuning {
@@ -53,7 +55,9 @@ export class EventStreams {
   }
 
   stream(o: OpenStream): Readable {
-    const out = new PassThrough();
+    // Each side of the PassThrough buffers up to its high-water mark before write() says "wait"; keep both well
+    // under the drop bound so a replay that waits on drain never trips it.
+    const out = new PassThrough({ highWaterMark: Math.max(1024, Math.min(64 * 1024, Math.floor(this.maxBuffered / 4))) });
     let closed = false;
     let lastSent = o.lastEventId ?? -1;
     let replaying = o.lastEventId !== null;
@@ -61,15 +65,19 @@ export class EventStreams {
     this.open++;
 
     const buffered = () => out.writableLength + out.readableLength;
+    const tooSlow = () => {
+      this.log.warn('SSE reader too slow; disconnected (it resumes with Last-Event-ID)', { inboxId: o.inboxId, bufferedBytes: buffered(), lastEventId: lastSent });
+      close(new Error('SSE reader too slow'));
+    };
+    /** False when the reader is behind (replay then waits for it to drain). */
     const write = (frame: string): boolean => {
       if (closed) return false;
-      const ok = out.write(frame);
+      // Checked before writing, so one event larger than the bound still goes to a reader that keeps up.
       if (buffered() > this.maxBuffered) {
-        this.log.warn('SSE reader too slow; disconnected (it resumes with Last-Event-ID)', { inboxId: o.inboxId, bufferedBytes: buffered(), lastEventId: lastSent });
-        close(new Error('SSE reader too slow'));
+        tooSlow();
         return false;
       }
-      return ok;
+      return out.write(frame);
     };
     const sendMessage = (m: MessageSummaryRow): boolean => {
       if (m.seq <= lastSent) return true;
@@ -77,8 +85,9 @@ export class EventStreams {
       return write(`id: ${m.seq}\nevent: message.received\ndata: ${JSON.stringify(o.render(m))}\n\n`);
     };
     const onEvent = (e: InboxEvent) => {
-      if (replaying) held.push(e);
-      else handle(e);
+      if (!replaying) return handle(e);
+      held.push(e);
+      if (held.length > MAX_HELD) tooSlow();
     };
     const handle = (e: InboxEvent) => {
       if (e.type === 'message.received') sendMessage(e.message);
@@ -123,17 +132,27 @@ export class EventStreams {
     return out;
   }
 
-  /** Sends stored messages after the client's last id, page by page, waiting for the reader between pages. */
+  /** Sends stored messages after the client's last id, page by page, at the pace the reader takes them. */
   private async replay(o: OpenStream, last: () => number, send: (m: MessageSummaryRow) => boolean, closed: () => boolean, out: PassThrough): Promise<void> {
     for (;;) {
       const page = await messagesAfterSeq(this.db, o.inboxId, last(), REPLAY_PAGE);
-      let readerBehind = false;
-      for (const m of page) if (!send(m)) readerBehind = true;
+      for (const m of page) {
+        if (closed()) return;
+        if (!send(m)) await drained(out);
+      }
       if (closed() || page.length < REPLAY_PAGE) return;
-      if (readerBehind) await new Promise<void>((r) => {
-        out.once('drain', r);
-        out.once('close', r);
-      });
     }
   }
+}
+
+function drained(out: PassThrough): Promise<void> {
+  return new Promise<void>((r) => {
+    const done = () => {
+      out.off('drain', done);
+      out.off('close', done);
+      r();
+    };
+    out.once('drain', done);
+    out.once('close', done);
+  });
 }

@@ -22,7 +22,7 @@ export interface InboundRequest {
 export type Inbound =
   | { kind: 'message'; raw: Buffer; envelopeTo: string[] | null; mailFrom: string | null }
   /** Not mail (an SNS subscription handshake): answered 200, nothing stored. */
-  | { kind: 'notice'; detail: string; fields: Record<string, string> };
+  | { kind: 'notice'; detail: string; fields: Record<string, string>; needsOperator?: boolean };
 
 export interface ProviderKeys {
   mailgunSigningKey?: string | undefined;
@@ -121,7 +121,7 @@ function readSes(req: InboundRequest): Inbound {
   const topic = typeof sns.TopicArn === 'string' ? sns.TopicArn : '';
   if (type === 'SubscriptionConfirmation') {
     if (typeof sns.SubscribeURL !== 'string') throw invalid('ses: SubscriptionConfirmation without SubscribeURL', 'SubscribeURL');
-    return { kind: 'notice', detail: 'SNS subscription confirmation received; open its SubscribeURL (in the server log) to confirm the subscription', fields: { topicArn: topic, subscribeUrl: sns.SubscribeURL } };
+    return { kind: 'notice', detail: 'SNS subscription confirmation received; open its SubscribeURL (in the server log) to confirm the subscription', fields: { topicArn: topic, subscribeUrl: sns.SubscribeURL }, needsOperator: true };
   }
   if (type === 'UnsubscribeConfirmation') return { kind: 'notice', detail: 'SNS unsubscribe confirmation received', fields: { topicArn: topic } };
   if (type !== 'Notification') throw invalid(`ses: expected an SNS Notification, got Type ${JSON.stringify(type ?? null)}`, 'Type');
@@ -136,7 +136,8 @@ function readSes(req: InboundRequest): Inbound {
   if (typeof msg.content !== 'string' || msg.content === '') {
     throw invalid('ses: the notification carries no content; use an SNS action in the receipt rule (S3 actions send no message)', 'Message.content');
   }
-  const raw = msg.receipt?.action?.encoding === 'UTF-8' ? Buffer.from(msg.content, 'utf8') : Buffer.from(msg.content, 'base64');
+  const encoding = String(msg.receipt?.action?.encoding ?? 'BASE64');
+  const raw = /^utf-?8$/i.test(encoding) ? Buffer.from(msg.content, 'utf8') : Buffer.from(msg.content, 'base64');
   const strings = (v: unknown) => (Array.isArray(v) ? v.filter((t): t is string => typeof t === 'string') : []);
   const envelopeTo = strings(msg.receipt?.recipients).length ? strings(msg.receipt?.recipients) : strings(msg.mail?.destination);
   return { kind: 'message', raw, envelopeTo: envelopeTo.length ? envelopeTo : null, mailFrom: typeof msg.mail?.source === 'string' ? msg.mail.source : null };

@@ -1,5 +1,6 @@
 // The Koa application: request logging, problem+json for every error, and the routes generated from the registry.
 import crypto from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import Koa from 'koa';
 import Router from '@koa/router';
 import { AppError, isAppError } from '../errors.ts';
@@ -7,16 +8,26 @@ import type { Services } from '../services.ts';
 import { mountOperations } from './mount.ts';
 import { sendProblem } from './problem.ts';
 
+export interface HttpLimits {
+  /** A request body that sends nothing for this long is cut off with 408 (default 15 s). */
+  bodyIdleMs?: number;
+  /** A request body must be complete within this time (default 120 s): no slow-drip bodies. */
+  bodyTotalMs?: number;
+}
+
 /** `extra` are mounted before the generated routes (the MCP endpoint, which speaks JSON-RPC, not REST). */
-export function createHttpApp(services: Services, extra: Koa.Middleware[] = []): Koa {
+export function createHttpApp(services: Services, extra: Koa.Middleware[] = [], limits: HttpLimits = {}): Koa {
   const app = new Koa({ proxy: false });
   const router = new Router();
   mountOperations(router, services);
+  const bodyIdleMs = limits.bodyIdleMs ?? 15_000;
+  const bodyTotalMs = limits.bodyTotalMs ?? 120_000;
 
   app.use(async (ctx, next) => {
     const started = performance.now();
     const requestId = ctx.get('x-request-id') || crypto.randomUUID();
     ctx.set('X-Request-Id', requestId);
+    const stopBodyClock = watchBody(ctx.req, ctx.res, bodyIdleMs, bodyTotalMs);
     try {
       await next();
       // ctx.respond === false: the MCP transport answered on the raw response itself.
@@ -27,11 +38,20 @@ export function createHttpApp(services: Services, extra: Koa.Middleware[] = []):
         throw new AppError('method_not_allowed', `${ctx.method} is not allowed on ${ctx.path}; allowed: ${ctx.response.get('Allow')}`);
       }
     } catch (e) {
-      if (isAppError(e)) sendProblem(ctx, e);
-      else {
+      // The operation pipeline wraps unexpected errors as `internal` with the original as the cause.
+      const storageFailure = isStorageUnavailable(e) || (isAppError(e) && e.code === 'internal' && isStorageUnavailable(e.cause));
+      if (isAppError(e) && !storageFailure) {
+        sendProblem(ctx, e);
+        if (e.status === 413) lingerClose(ctx.req, ctx.res);
+      } else if (storageFailure) {
+        services.log.error('storage unavailable', { method: ctx.method, path: ctx.path, err: e as Error, requestId });
+        sendProblem(ctx, new AppError('unavailable', 'the data directory cannot be written to right now (disk full or read-only); try again later', { headers: { 'Retry-After': '30' }, cause: e }));
+      } else {
         services.log.error('unhandled request error', { method: ctx.method, path: ctx.path, err: e as Error, requestId });
         sendProblem(ctx, new AppError('internal', 'unexpected error; the server log has the details', { cause: e }));
       }
+    } finally {
+      stopBodyClock();
     }
     const fields = { method: ctx.method, path: ctx.path, status: ctx.respond === false ? ctx.res.statusCode : ctx.status, ms: Math.round((performance.now() - started) * 10) / 10, requestId };
     if (ctx.status >= 500 && ctx.status !== 503) services.log.error('request', fields);
@@ -47,4 +67,69 @@ export function createHttpApp(services: Services, extra: Koa.Middleware[] = []):
     services.log.warn('http stream error', { err });
   });
   return app;
+}
+
+/** Disk full, read-only or failing storage under SQLite or the blob folder: a temporary condition (503). */
+export function isStorageUnavailable(e: unknown): boolean {
+  const err = e as { code?: unknown; message?: unknown } | null;
+  const code = typeof err?.code === 'string' ? err.code : '';
+  if (['ENOSPC', 'EDQUOT', 'EROFS', 'EIO', 'EACCES', 'EPERM', 'SQLITE_FULL', 'SQLITE_READONLY', 'SQLITE_CANTOPEN'].includes(code)) return true;
+  return code.startsWith('SQLITE_IOERR') || code.startsWith('SQLITE_READONLY');
+}
+
+/**
+ * Cuts off request bodies that stall (nothing for `idleMs`) or drip (not complete within `totalMs`) with 408 and a
+ * closed connection, so a slow client cannot hold a request open. Progress is read from the socket's byte count, so
+ * the body stream itself is left alone for the handler. Requests without a body are not watched.
+ */
+function watchBody(req: IncomingMessage, res: ServerResponse, idleMs: number, totalMs: number): () => void {
+  const hasBody = (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0') || req.headers['transfer-encoding'] !== undefined;
+  if (!hasBody || req.complete) return () => undefined;
+  const socket = req.socket;
+  const started = Date.now();
+  let lastBytes = socket.bytesRead;
+  let lastProgress = started;
+  const timer = setInterval(() => {
+    if (req.complete || socket.destroyed) return stop();
+    const now = Date.now();
+    if (socket.bytesRead !== lastBytes) {
+      lastBytes = socket.bytesRead;
+      lastProgress = now;
+    }
+    if (now - lastProgress < idleMs && now - started < totalMs) return;
+    stop();
+    if (!res.headersSent) {
+      const detail = now - lastProgress >= idleMs ? `the request body stalled for ${idleMs} ms` : `the request body took longer than ${totalMs} ms`;
+      res.writeHead(408, { 'content-type': 'application/problem+json; charset=utf-8', connection: 'close' });
+      res.end(JSON.stringify({ type: 'about:blank', title: 'Request Timeout', status: 408, detail }));
+    }
+    res.once('finish', () => socket.destroy());
+    setTimeout(() => socket.destroy(), 1000).unref();
+  }, Math.max(10, Math.min(1000, Math.floor(idleMs / 4))));
+  timer.unref();
+  req.once('end', () => stop());
+  function stop() {
+    clearInterval(timer);
+  }
+  return stop;
+}
+
+/**
+ * After a 413 the rest of the body is not wanted, but closing a socket with unread input makes the kernel send a
+ * reset, which can destroy the answer before the client has read it. So: answer, half-close, read and discard at
+ * most 1 MiB more for at most 2 s, then close.
+ */
+function lingerClose(req: IncomingMessage, res: ServerResponse): void {
+  const socket = req.socket ?? res.socket;
+  if (!socket) return;
+  let drained = 0;
+  req.on('data', (c: Buffer) => {
+    drained += c.length;
+    if (drained > 1024 * 1024) socket.destroy();
+  });
+  req.resume();
+  res.once('finish', () => {
+    socket.end();
+    setTimeout(() => socket.destroy(), 2000).unref();
+  });
 }

@@ -6,10 +6,7 @@ import { precompile } from '../store/prepared.ts';
 import type { EventBus } from '../events/bus.ts';
 import { newId } from '../lib/ids.ts';
 import type { Logger } from '../log.ts';
-import { extractVerification } from '../mail/extract/index.ts';
-import { parseMessage } from '../mail/parse.ts';
-import type { ParsedMessage } from '../mail/types.ts';
-import { BlobStore } from '../store/blobs.ts';
+import { inlineAnalyzer, type Analyzer } from './analyzer.ts';
 import type { MessageSummaryRow } from '../store/messages.ts';
 import type { Database } from '../store/schema.ts';
 import type { IngestWriter, PreparedBlob } from './writer.ts';
@@ -36,9 +33,11 @@ export class Ingest {
   private readonly log: Logger;
   private readonly now: () => number;
   private readonly trustedHosts: () => string[];
+  private readonly analyzer: Analyzer;
 
-  constructor(deps: { writer: IngestWriter; bus: EventBus; log: Logger; now: () => number; trustedHosts?: () => string[] }) {
+  constructor(deps: { writer: IngestWriter; bus: EventBus; log: Logger; now: () => number; trustedHosts?: () => string[]; analyzer?: Analyzer }) {
     this.trustedHosts = deps.trustedHosts ?? (() => []);
+    this.analyzer = deps.analyzer ?? inlineAnalyzer;
     this.writer = deps.writer;
     this.bus = deps.bus;
     this.log = deps.log;
@@ -48,12 +47,12 @@ export class Ingest {
   async accept(req: IngestRequest): Promise<Delivery[]> {
     const rcpts = [...new Set(req.rcpts.map((r) => r.toLowerCase()))];
     if (rcpts.length === 0) throw new Error('a message needs at least one recipient');
-    const parsed = await this.parse(req.raw);
-    const extraction = extractVerification(parsed, { trustedHosts: this.trustedHosts() });
-    const rawSha = BlobStore.hash(req.raw);
+    const { parsed, extraction, rawSha256: rawSha, attachmentSha256, parseError } = await this.analyzer.analyze(req.raw, this.trustedHosts());
+    // A mail sink keeps what it was given: unparseable mail is stored raw, with empty parsed fields.
+    if (parseError) this.log.warn('message could not be parsed; storing it raw', { err: new Error(parseError), size: req.raw.length });
     const blobs: PreparedBlob[] = [{ sha256: rawSha, bytes: req.raw }];
     const attachments = parsed.attachments.map((a, idx) => {
-      const sha256 = BlobStore.hash(a.content);
+      const sha256 = attachmentSha256[idx]!;
       blobs.push({ sha256, bytes: a.content });
       return { idx, sha256, a };
     });
@@ -118,15 +117,6 @@ export class Ingest {
     return (this.compiled ??= compileIngestQueries(db));
   }
 
-  private async parse(raw: Buffer): Promise<ParsedMessage> {
-    try {
-      return await parseMessage(raw);
-    } catch (e) {
-      // A mail sink keeps what it was given: unparseable mail is stored raw, with empty parsed fields.
-      this.log.warn('message could not be parsed; storing it raw', { err: e as Error, size: raw.length });
-      return { messageId: null, subject: '', from: null, to: [], cc: [], replyTo: [], date: null, inReplyTo: null, references: [], headers: [], text: null, html: null, attachments: [] };
-    }
-  }
 }
 
 const MESSAGE_COLUMNS = [

@@ -98,13 +98,15 @@ export const openInbox = op({
   output: VerifyResult,
   audit: false,
   async handler(ctx, input) {
-    const { inbox } = await ctx.services.inboxes.create(
+    const { inbox, created } = await ctx.services.inboxes.create(
       principal(ctx),
       { label: input.label, ttlMinutes: input.ttlMinutes, localPart: input.localPart, address: input.address, callbackUrl: input.callbackUrl, service: input.service },
       { reuse: true },
     );
-    ctx.emit?.('inbox', { inboxId: inbox.id, address: inbox.address });
-    return waitAndExtract(ctx, { inbox, service: input.service, timeoutSeconds: input.timeoutSeconds, subjectContains: input.subjectContains, expectFrom: input.expectFrom, deleteAfter: input.deleteAfter });
+    const secret = created && inbox.callback_secret ? { callbackSecret: inbox.callback_secret } : {};
+    ctx.emit?.('inbox', { inboxId: inbox.id, address: inbox.address, ...secret });
+    const result = await waitAndExtract(ctx, { inbox, service: input.service, timeoutSeconds: input.timeoutSeconds, subjectContains: input.subjectContains, expectFrom: input.expectFrom, deleteAfter: input.deleteAfter });
+    return { ...result, ...secret };
   },
 });
 

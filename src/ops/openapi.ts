@@ -75,11 +75,15 @@ export function buildOpenApi(ops: readonly Operation[], baseUrl: string): Record
       responses,
       security: o.access === 'public' ? [] : [{ bearerAuth: [] }],
     };
-    if (bodyLike && Object.keys(rest).length > 0) {
+    if (bodyLike && o.http.body === 'raw') {
+      entry.requestBody = { required: true, content: { '*/*': { schema: { type: 'string', format: 'binary' } } } };
+    } else if (bodyLike && Object.keys(rest).length > 0) {
       const bodyRequired = [...required].filter((k) => !params.includes(k));
       entry.requestBody = {
         required: bodyRequired.length > 0,
-        content: { 'application/json': { schema: { ...input, properties: rest, ...(bodyRequired.length ? { required: bodyRequired } : { required: undefined }) } } },
+        content: Object.fromEntries(
+          (o.http.body === 'form' ? ['application/json', 'application/x-www-form-urlencoded'] : ['application/json']).map((ct) => [ct, { schema: { ...input, properties: rest, ...(bodyRequired.length ? { required: bodyRequired } : { required: undefined }) } }]),
+        ),
       };
     }
     (paths[openapiPath(path)] ??= {})[method.toLowerCase()] = entry;

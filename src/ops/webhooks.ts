@@ -23,7 +23,7 @@ export const inboundWebhook = op({
   summary: 'Receive mail from a provider webhook',
   description:
     `Mail forwarded by a provider, stored exactly like mail that came over SMTP (catch-all domains, unclaimed mail, size limit). Providers: ${PROVIDERS.join(', ')}. ` +
-    'raw: the body is the message (message/rfc822), `to` optional; mailgun: form field body-mime (signature checked when INBOXD_MAILGUN_SIGNING_KEY is set); ' +
+    'raw: the body is the message (message/rfc822), `to` optional; mailgun (forward to /webhooks/mailgun.mime): form field body-mime, signature checked when INBOXD_MAILGUN_SIGNING_KEY is set; ' +
     'sendgrid: Inbound Parse raw mode, field email; postmark: JSON RawEmail; ses: SNS notification with the message as content.',
   access: 'public',
   http: { method: 'POST', path: '/webhooks/:provider', body: 'raw', bodyLimit: (s) => webhookBodyLimit(s.config.maxMessageBytes) },
@@ -35,7 +35,8 @@ export const inboundWebhook = op({
   audit: false,
   async handler(ctx, input) {
     const s = ctx.services;
-    const provider = input.provider.toLowerCase();
+    // Mailgun posts the whole message (body-mime) only to URLs that end in "mime": /webhooks/mailgun.mime.
+    const provider = input.provider.toLowerCase().replace(/\.mime$/, '');
     if (!isProvider(provider)) throw new AppError('not_found', `no webhook provider ${JSON.stringify(input.provider)}; valid providers: ${PROVIDERS.join(', ')}`);
     if (input.to !== undefined && provider !== 'raw') throw new AppError('validation_failed', 'to is only for the raw provider', { errors: [{ path: 'to', message: 'raw only' }] });
     const body = ctx.body;
@@ -43,7 +44,8 @@ export const inboundWebhook = op({
 
     const inbound = await readInbound(provider, { bytes: body.bytes, contentType: body.contentType, header: ctx.request.header, to: input.to }, { mailgunSigningKey: s.config.mailgunSigningKey });
     if (inbound.kind === 'notice') {
-      ctx.log.info(`webhook ${provider}: ${inbound.detail}`, inbound.fields);
+      // A subscription handshake needs the operator: warn, so it shows at the default log level and above.
+      (inbound.needsOperator ? ctx.log.warn : ctx.log.info)(`webhook ${provider}: ${inbound.detail}`, inbound.fields);
       return { provider, status: 'ignored' as const, detail: inbound.detail, deliveries: [], rejected: [] };
     }
     const { raw } = inbound;

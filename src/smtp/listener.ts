@@ -15,7 +15,15 @@ export interface SmtpOptions {
   tlsCert?: string | undefined;
   tlsKey?: string | undefined;
   hostname: string;
+  /** Open connections at once (default 1000) and per client address (default 200; 0 = no limit). */
+  maxConnections?: number;
+  maxConnectionsPerIp?: number;
+  /** Message bytes all connections together may hold in memory before DATA streams are slowed down. */
+  maxBufferedBytes?: number;
 }
+
+/** Bytes of DATA each message may hold in memory without asking the shared budget. */
+const FREE_BYTES_PER_MESSAGE = 256 * 1024;
 
 export const MAX_RECIPIENTS = 100;
 
@@ -32,6 +40,9 @@ export async function startSmtp(opts: SmtpOptions, ingest: Ingest, log: Logger, 
   const domains = new Set(opts.domains);
   const tls = opts.tlsCert && opts.tlsKey ? { cert: fs.readFileSync(opts.tlsCert), key: fs.readFileSync(opts.tlsKey) } : null;
   const inFlight = new Set<Promise<unknown>>();
+  const budget = new MemoryBudget(opts.maxBufferedBytes ?? Math.max(256 * 1024 * 1024, 2 * opts.maxMessageBytes));
+  /** What each session's message in progress holds of the budget, released when it is stored or the client leaves. */
+  const held = new Map<string, () => void>();
 
   const options: SMTPServerOptions = {
     name: opts.hostname,
@@ -47,7 +58,8 @@ export async function startSmtp(opts: SmtpOptions, ingest: Ingest, log: Logger, 
     ...(tls ? { key: tls.key, cert: tls.cert } : {}),
     disableReverseLookup: true,
     maxRecipients: MAX_RECIPIENTS,
-    maxClients: 1000,
+    maxClients: opts.maxConnections ?? 1000,
+    ...({ maxClientsPerAddress: opts.maxConnectionsPerIp ?? 200 } as object),
     socketTimeout: 60_000,
     closeTimeout: 8_000,
     logger: false,
@@ -64,15 +76,39 @@ export async function startSmtp(opts: SmtpOptions, ingest: Ingest, log: Logger, 
         },
       );
     },
+    onClose(session) {
+      held.get(session.id)?.();
+    },
     onData(stream: SMTPServerDataStream, session, callback) {
       const chunks: Buffer[] = [];
       let size = 0;
+      // Memory: a message keeps its first bytes freely; beyond that, its bytes count against a budget shared by all
+      // connections, and when the budget is spent the stream is paused (TCP backpressure) until stored messages free it.
+      let counted = 0;
+      let released = false;
+      const release = () => {
+        if (released) return;
+        released = true;
+        held.delete(session.id);
+        budget.release(counted);
+      };
+      held.set(session.id, release);
       stream.on('data', (c: Buffer) => {
         size += c.length;
-        if (size <= opts.maxMessageBytes) chunks.push(c);
+        if (size > opts.maxMessageBytes) return;
+        chunks.push(c);
+        if (size > FREE_BYTES_PER_MESSAGE) {
+          counted += c.length;
+          budget.take(c.length);
+          if (budget.full() && !released) {
+            stream.pause();
+            budget.whenRoom(() => stream.resume());
+          }
+        }
       });
       stream.on('end', () => {
         if (stream.sizeExceeded || size > opts.maxMessageBytes) {
+          release();
           return callback(smtpError(552, `5.3.4 message is ${size} bytes; the limit is ${opts.maxMessageBytes}`));
         }
         const rcpts = session.envelope.rcptTo.map((r) => r.address);
@@ -81,11 +117,15 @@ export async function startSmtp(opts: SmtpOptions, ingest: Ingest, log: Logger, 
           (deliveries) => callback(null, `stored as ${deliveries.map((d) => d.messageId).join(',')}`),
           (e: Error) => {
             log.error('could not store message', { err: e, size, remote: session.remoteAddress });
-            callback(smtpError(451, '4.3.0 temporary failure storing the message; try again'));
+            if (isOutOfSpace(e)) callback(smtpError(452, '4.3.1 insufficient system storage; try again later'));
+            else callback(smtpError(451, '4.3.0 temporary failure storing the message; try again'));
           },
         );
         inFlight.add(work);
-        void work.finally(() => inFlight.delete(work));
+        void work.finally(() => {
+          inFlight.delete(work);
+          release();
+        });
       });
     },
   };
@@ -109,4 +149,34 @@ export async function startSmtp(opts: SmtpOptions, ingest: Ingest, log: Logger, 
       await Promise.allSettled([...inFlight]);
     },
   };
+}
+
+/** Disk full (or over quota) in the blob folder or SQLite: the temporary 452 of RFC 5321 §4.5.3.1.10. */
+export function isOutOfSpace(e: unknown): boolean {
+  const err = e as { code?: unknown; message?: unknown } | null;
+  const code = typeof err?.code === 'string' ? err.code : '';
+  return code === 'ENOSPC' || code === 'EDQUOT' || code === 'SQLITE_FULL' || (typeof err?.message === 'string' && /database or disk is full/i.test(err.message));
+}
+
+/** Bytes held by messages in progress across all connections, and the streams paused until there is room again. */
+class MemoryBudget {
+  private used = 0;
+  private readonly waiting: Array<() => void> = [];
+  private readonly limit: number;
+  constructor(limit: number) {
+    this.limit = limit;
+  }
+  take(n: number): void {
+    this.used += n;
+  }
+  release(n: number): void {
+    this.used -= n;
+    while (this.used < this.limit && this.waiting.length > 0) this.waiting.shift()!();
+  }
+  full(): boolean {
+    return this.used >= this.limit;
+  }
+  whenRoom(fn: () => void): void {
+    this.waiting.push(fn);
+  }
 }

@@ -4,6 +4,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
+import { threadId } from 'node:worker_threads';
 
 export interface BlobRef {
   sha256: string;
@@ -46,12 +47,14 @@ export class BlobStore {
       fs.mkdirSync(dir, { recursive: true });
       this.dirs.add(dir);
     }
-    const tmp = path.join(this.tmp, `${process.pid}-${++this.seq}-${sha256.slice(0, 16)}`);
+    const tmp = this.tmpName(sha256);
     if (!opts.sync) {
       // Creating a file is the slow part (~0.1 ms on ext4): the thread pool does it. The callback API costs the
       // event loop far less per file than fs/promises' FileHandle round trips.
+      // A failed write (disk full) leaves no partial temp file behind to hold on to the space.
+      const fail = (reject: (e: unknown) => void, e: NodeJS.ErrnoException) => fs.rm(tmp, { force: true }, () => reject(e));
       await new Promise<void>((resolve, reject) =>
-        fs.writeFile(tmp, bytes, { mode: 0o640 }, (e) => (e ? reject(e) : fs.rename(tmp, dest, (e2) => (e2 ? reject(e2) : resolve())))),
+        fs.writeFile(tmp, bytes, { mode: 0o640 }, (e) => (e ? fail(reject, e) : fs.rename(tmp, dest, (e2) => (e2 ? fail(reject, e2) : resolve())))),
       );
       return { sha256, size: bytes.byteLength };
     }
@@ -64,6 +67,33 @@ export class BlobStore {
     }
     await fsp.rename(tmp, dest);
     return { sha256, size: bytes.byteLength };
+  }
+
+  /**
+   * The same write, synchronous, for a worker thread (src/ingest/analyze-worker.ts writes blobs before the main
+   * thread commits their rows; the commit's own put() then finds them and does nothing).
+   */
+  putSync(bytes: Uint8Array, sha256: string): void {
+    const dest = this.pathOf(sha256);
+    if (fs.existsSync(dest)) return;
+    const dir = path.dirname(dest);
+    if (!this.dirs.has(dir)) {
+      fs.mkdirSync(dir, { recursive: true });
+      this.dirs.add(dir);
+    }
+    const tmp = this.tmpName(sha256);
+    try {
+      fs.writeFileSync(tmp, bytes, { mode: 0o640 });
+      fs.renameSync(tmp, dest);
+    } catch (e) {
+      fs.rmSync(tmp, { force: true });
+      throw e;
+    }
+  }
+
+  /** Unique among processes and threads writing to the same folder. */
+  private tmpName(sha256: string): string {
+    return path.join(this.tmp, `${process.pid}-${threadId}-${++this.seq}-${sha256.slice(0, 16)}`);
   }
 
   async get(sha256: string): Promise<Buffer> {

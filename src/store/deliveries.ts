@@ -43,17 +43,21 @@ export class DeliveryRepo {
     return rows as CallbackInbox[];
   }
 
-  /** Inserts new deliveries; one that exists already for the same message and event is left alone. */
-  async insert(rows: NewDelivery[]): Promise<void> {
-    if (rows.length === 0) return;
-    await this.db.transaction().execute(async (trx) => {
+  /** Inserts new deliveries and returns the ids inserted; one that exists already for the same message and event is left alone. */
+  async insert(rows: NewDelivery[]): Promise<string[]> {
+    if (rows.length === 0) return [];
+    return this.db.transaction().execute(async (trx) => {
+      const ids: string[] = [];
       for (let i = 0; i < rows.length; i += 100) {
-        await trx
+        const done = await trx
           .insertInto('callback_deliveries')
           .values(rows.slice(i, i + 100))
           .onConflict((oc) => oc.columns(['message_id', 'event']).doNothing())
+          .returning('id')
           .execute();
+        for (const r of done) ids.push(r.id);
       }
+      return ids;
     });
   }
 
@@ -74,11 +78,17 @@ export class DeliveryRepo {
     return r?.next ?? null;
   }
 
-  async record(r: AttemptRecord): Promise<void> {
+  /** Logs attempts and moves their deliveries on, all in one transaction. */
+  async record(records: AttemptRecord[]): Promise<void> {
+    if (records.length === 0) return;
     await this.db.transaction().execute(async (trx) => {
-      await trx.insertInto('callback_attempts').values(r.attempt).execute();
-      const { id, ...set } = r.delivery;
-      await trx.updateTable('callback_deliveries').set(set).where('id', '=', id).execute();
+      for (let i = 0; i < records.length; i += 100) {
+        await trx.insertInto('callback_attempts').values(records.slice(i, i + 100).map((r) => r.attempt)).execute();
+      }
+      for (const r of records) {
+        const { id, ...set } = r.delivery;
+        await trx.updateTable('callback_deliveries').set(set).where('id', '=', id).execute();
+      }
     });
   }
 

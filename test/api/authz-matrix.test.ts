@@ -136,7 +136,7 @@ test('authorization matrix: every operation × every caller', async () => {
       ac.abort(); // streams (SSE) are judged by their status alone
       const want = expected(o, who, inboxScoped);
       const ok = want === 'allowed' ? ![401, 403, 500].includes(res.status) && !(inboxScoped && res.status === 404) : res.status === want;
-      cases++; if (process.env.MX) console.log(o.name, who, res.status, Date.now());
+      cases++;
       if (!ok) failures.push(`${o.name} ${o.http.method} ${o.http.path} as ${who}: got ${res.status}, want ${want}`);
     }
   }

@@ -152,6 +152,20 @@ describe('POST /v1/inboxes/open', () => {
     assert.equal((await s.api(`/v1/inboxes/${r.email.inboxId}`)).status, 404);
   });
 
+  test('with a callbackUrl the inbox it creates returns its callbackSecret once', async () => {
+    const t = await startTestServer(['--allow-http-callbacks', '--allow-private-callbacks']);
+    try {
+      const pending = t.api('/v1/inboxes/open', { method: 'POST', json: { localPart: 'with-hook', callbackUrl: 'http://127.0.0.1:9/hook', timeoutSeconds: 5 } });
+      await new Promise((r) => setTimeout(r, 150));
+      await sendMail(t.server.smtpPort, { to: 'with-hook@inboxd.test', subject: 'Your code', text: 'Your verification code is 771234.' });
+      const r = await json(await pending);
+      assert.equal(r.verification.otp, '771234');
+      assert.match(r.callbackSecret, /^whsec_/);
+    } finally {
+      await t.stop();
+    }
+  });
+
   test('subjectContains filters; deleteAfter false keeps the inbox; timeout is a status', async () => {
     const pending = post('/v1/inboxes/open', { localPart: 'open-filter', subjectContains: 'sign in', timeoutSeconds: 10, deleteAfter: false, label: 'qa-run' });
     await new Promise((r) => setTimeout(r, 150));

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/log.ts';
-import { startServer, type RunningServer } from '../../src/server.ts';
+import { startServer, type RunningServer, type StartOptions } from '../../src/server.ts';
 
 export const ADMIN_KEY = 'ibx_TestAdminKey0000000000000000000';
 
@@ -23,15 +23,24 @@ export function tempDir(prefix = 'inboxd-test-'): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
 }
 
-export async function startTestServer(extraArgs: string[] = [], env: NodeJS.ProcessEnv = {}, opts: { clock?: { now(): number } } = {}): Promise<TestServer> {
-  const dataDir = tempDir();
+export interface TestServerOptions {
+  clock?: { now(): number };
+  /** Start on this existing data dir (a restart); it is then the caller's to remove, stop() leaves it. */
+  dataDir?: string;
+  /** Event timing knobs (short retry delays, heartbeats) so tests need not sleep for minutes. */
+  events?: StartOptions['events'];
+}
+
+export async function startTestServer(extraArgs: string[] = [], env: NodeJS.ProcessEnv = {}, opts: TestServerOptions = {}): Promise<TestServer> {
+  const ownDir = opts.dataDir === undefined;
+  const dataDir = opts.dataDir ?? tempDir();
   const config = loadConfig(['--http-port', '0', '--smtp-port', '0', '--host', '127.0.0.1', '--data-dir', dataDir, ...extraArgs], {
     INBOXD_ADMIN_KEY: ADMIN_KEY,
     ...env,
   });
   const logs: string[] = [];
   const log = createLogger({ level: 'debug', format: 'json', write: (l) => logs.push(l) });
-  const server = await startServer(config, { log, announce: (l) => logs.push(l), ...(opts.clock ? { clock: opts.clock } : {}) });
+  const server = await startServer(config, { log, announce: (l) => logs.push(l), ...(opts.clock ? { clock: opts.clock } : {}), ...(opts.events ? { events: opts.events } : {}) });
   const url = `http://127.0.0.1:${server.httpPort}`;
   return {
     url,
@@ -52,7 +61,7 @@ export async function startTestServer(extraArgs: string[] = [], env: NodeJS.Proc
     },
     async stop() {
       await server.stop();
-      fs.rmSync(dataDir, { recursive: true, force: true });
+      if (ownDir) fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }

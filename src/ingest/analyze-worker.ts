@@ -1,0 +1,56 @@
+// Worker thread entry: analyses messages one at a time (parse → extract → hash) and posts each result back.
+// One at a time, so the main thread always knows which message a stuck or crashed worker was working on.
+// In the single executable this file is bundled on its own (scripts/build.ts) and started from a SEA asset with
+// `eval: true`, so it must import nothing but node built-ins and bundled code.
+import { parentPort, workerData } from 'node:worker_threads';
+import { BlobStore } from '../store/blobs.ts';
+import { analyze, type Analysis } from './analyze.ts';
+
+export interface AnalyzeJob {
+  id: number;
+  raw: Uint8Array;
+  trustedHosts: string[];
+}
+
+const port = parentPort;
+if (!port) throw new Error('analyze-worker.ts runs only as a worker thread');
+
+// Blobs are written here too, so the main thread's commit finds them on disk (its own put() is the safety net:
+// a failure here, such as a full disk, is reported by that put).
+const blobRoot = (workerData as { blobRoot?: string } | null)?.blobRoot;
+const blobs = blobRoot ? new BlobStore(blobRoot) : null;
+
+function writeBlobs(raw: Buffer, a: Analysis): void {
+  if (!blobs) return;
+  try {
+    blobs.putSync(raw, a.rawSha256);
+    a.parsed.attachments.forEach((att, i) => blobs.putSync(att.content, a.attachmentSha256[i]!));
+  } catch {
+    // left to the main thread's put()
+  }
+}
+
+const queue: AnalyzeJob[] = [];
+let busy = false;
+
+async function drain(): Promise<void> {
+  busy = true;
+  for (let job = queue.shift(); job; job = queue.shift()) {
+    const raw = Buffer.from(job.raw.buffer, job.raw.byteOffset, job.raw.byteLength);
+    try {
+      const analysis = await analyze(raw, job.trustedHosts);
+      writeBlobs(raw, analysis);
+      port!.postMessage({ id: job.id, ok: true, analysis });
+    } catch (e) {
+      port!.postMessage({ id: job.id, ok: false, error: (e as Error)?.message ?? String(e) });
+    }
+  }
+  busy = false;
+}
+
+port.on('message', (job: AnalyzeJob) => {
+  queue.push(job);
+  if (!busy) void drain();
+});
+// Every module is loaded: from now on the main thread's time limit per message applies.
+port.postMessage({ ready: true });

@@ -1,0 +1,189 @@
+// Runs message analysis (parse → extract → hash, src/ingest/analyze.ts) off the main thread, in worker threads, so
+// the main thread only speaks SMTP/HTTP and writes SQLite. A worker that takes longer than the time limit on one
+// message, or dies, is replaced; that one message is stored raw with empty parsed fields (a mail sink keeps what it
+// was given), and the messages queued behind it go to the new worker. If no worker can be started the analysis runs
+// in-process, as before.
+import fs from 'node:fs';
+import { Worker } from 'node:worker_threads';
+import type { Logger } from '../log.ts';
+import { analyze, analyzeParsed, EMPTY_PARSE, type Analysis } from './analyze.ts';
+import type { AnalyzeJob } from './analyze-worker.ts';
+
+/** SEA asset holding the bundled worker (scripts/build.ts embeds dist/ingest-worker.cjs under this key). */
+export const WORKER_ASSET_KEY = 'ingest-worker.cjs';
+
+export interface Analyzer {
+  analyze(raw: Buffer, trustedHosts: string[]): Promise<Analysis>;
+  /** Worker threads in use (0: in-process). */
+  readonly threads: number;
+  close(): Promise<void>;
+}
+
+export const inlineAnalyzer: Analyzer = { analyze, threads: 0, close: async () => undefined };
+
+export interface AnalyzerOptions {
+  threads: number;
+  /** Longest time one message may take in a worker before the worker is replaced. */
+  timeoutMs?: number;
+  /** Heap limit of each worker: a message that needs more kills only its worker. */
+  maxHeapMb?: number;
+  /** Blob folder the workers write raw messages and attachments to before their rows are committed. */
+  blobRoot?: string;
+  log: Logger;
+}
+
+type WorkerSource = { kind: 'file'; url: URL } | { kind: 'eval'; code: string };
+
+/** Where the worker code is: the .ts file beside this one, a SEA asset, or a bundle next to the main bundle. */
+export function workerSource(): WorkerSource | null {
+  const sea = process.getBuiltinModule('node:sea');
+  if (sea?.isSea()) {
+    try {
+      return { kind: 'eval', code: sea.getAsset(WORKER_ASSET_KEY, 'utf8') };
+    } catch {
+      return null;
+    }
+  }
+  const here = import.meta.url;
+  if (here.endsWith('.ts')) return { kind: 'file', url: new URL('./analyze-worker.ts', here) };
+  const sibling = new URL(`./${WORKER_ASSET_KEY}`, here);
+  return fs.existsSync(sibling) ? { kind: 'file', url: sibling } : null;
+}
+
+/** Starts `threads` analysis workers, or returns the in-process analyzer when threads is 0 or no worker code exists. */
+export function createAnalyzer(opts: AnalyzerOptions): Analyzer {
+  if (opts.threads <= 0) return inlineAnalyzer;
+  const source = workerSource();
+  if (!source) {
+    opts.log.warn('ingest worker code not found; analysing messages on the main thread');
+    return inlineAnalyzer;
+  }
+  return new WorkerPool(source, opts);
+}
+
+interface Job {
+  id: number;
+  raw: Buffer;
+  trustedHosts: string[];
+  resolve: (a: Analysis) => void;
+  reject: (e: Error) => void;
+}
+
+interface Slot {
+  worker: Worker;
+  /** Jobs sent to this worker, oldest first; the worker handles them in this order. */
+  inFlight: Job[];
+  /** When the head job started (the previous one finished, the worker went from idle to busy, or became ready). */
+  headSince: number;
+  /** Set once the worker has loaded its code; the time limit does not count the start-up. */
+  ready: boolean;
+}
+
+class WorkerPool implements Analyzer {
+  readonly threads: number;
+  private readonly slots: Slot[] = [];
+  private readonly source: WorkerSource;
+  private readonly opts: Required<Omit<AnalyzerOptions, 'log' | 'blobRoot'>> & Pick<AnalyzerOptions, 'log' | 'blobRoot'>;
+  private readonly watchdog: NodeJS.Timeout;
+  private nextId = 1;
+  private closed = false;
+
+  constructor(source: WorkerSource, opts: AnalyzerOptions) {
+    this.source = source;
+    this.opts = { timeoutMs: 30_000, maxHeapMb: 1024, ...opts };
+    this.threads = opts.threads;
+    for (let i = 0; i < opts.threads; i++) this.slots.push(this.spawn());
+    this.watchdog = setInterval(() => this.checkStuck(), Math.min(1000, this.opts.timeoutMs / 4));
+    this.watchdog.unref();
+  }
+
+  analyze(raw: Buffer, trustedHosts: string[]): Promise<Analysis> {
+    if (this.closed) return Promise.reject(new Error('ingest analyzer is closed'));
+    return new Promise<Analysis>((resolve, reject) => {
+      const job: Job = { id: this.nextId++, raw, trustedHosts, resolve, reject };
+      let slot = this.slots[0]!;
+      for (const s of this.slots) if (s.inFlight.length < slot.inFlight.length) slot = s;
+      this.send(slot, job);
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    clearInterval(this.watchdog);
+    // Callers drain their work before closing; anything still here is answered with the fallback, not dropped.
+    for (const s of this.slots) for (const j of s.inFlight.splice(0)) this.fallback(j, 'the ingest analyzer stopped');
+    await Promise.all(this.slots.map((s) => s.worker.terminate()));
+  }
+
+  private spawn(): Slot {
+    const options = { resourceLimits: { maxOldGenerationSizeMb: this.opts.maxHeapMb }, workerData: { blobRoot: this.opts.blobRoot } };
+    const worker = this.source.kind === 'eval' ? new Worker(this.source.code, { ...options, eval: true }) : new Worker(this.source.url, options);
+    worker.unref();
+    const slot: Slot = { worker, inFlight: [], headSince: 0, ready: false };
+    worker.on('message', (m: { id: number; ok: true; analysis: Analysis } | { id: number; ok: false; error: string } | { ready: true }) => {
+      if ('ready' in m) {
+        slot.ready = true;
+        slot.headSince = performance.now();
+        return;
+      }
+      const job = slot.inFlight[0];
+      if (!job || job.id !== m.id) return; // a late answer from a worker already given up on
+      slot.inFlight.shift();
+      slot.headSince = performance.now();
+      if (m.ok) job.resolve(revive(m.analysis));
+      else this.fallback(job, m.error);
+    });
+    worker.on('error', (e: Error) => this.replace(slot, `ingest worker failed: ${e.message}`));
+    worker.on('exit', (code) => {
+      if (!this.closed && this.slots.includes(slot)) this.replace(slot, `ingest worker exited with code ${code}`);
+    });
+    return slot;
+  }
+
+  private send(slot: Slot, job: Job): void {
+    if (slot.inFlight.length === 0) slot.headSince = performance.now();
+    slot.inFlight.push(job);
+    const msg: AnalyzeJob = { id: job.id, raw: job.raw, trustedHosts: job.trustedHosts };
+    slot.worker.postMessage(msg);
+  }
+
+  private checkStuck(): void {
+    const now = performance.now();
+    for (const s of this.slots) {
+      if (s.ready && s.inFlight.length > 0 && now - s.headSince > this.opts.timeoutMs) {
+        this.replace(s, `analysing one message took more than ${this.opts.timeoutMs} ms`);
+      }
+    }
+  }
+
+  /** Throws away a stuck or dead worker: its current message gets the fallback, the rest go to a new worker. */
+  private replace(slot: Slot, why: string): void {
+    const i = this.slots.indexOf(slot);
+    if (i < 0 || this.closed) return;
+    const [head, ...rest] = slot.inFlight.splice(0);
+    void slot.worker.terminate();
+    const fresh = this.spawn();
+    this.slots[i] = fresh;
+    this.opts.log.warn('ingest worker replaced', { reason: why, requeued: rest.length, size: head?.raw.length });
+    if (head) this.fallback(head, why);
+    for (const j of rest) this.send(fresh, j);
+  }
+
+  private fallback(job: Job, why: string): void {
+    try {
+      job.resolve(analyzeParsed(job.raw, { ...EMPTY_PARSE, to: [], cc: [], replyTo: [], references: [], headers: [], attachments: [] }, why, job.trustedHosts));
+    } catch (e) {
+      job.reject(e as Error);
+    }
+  }
+}
+
+/** Structured clone turns Buffers into plain Uint8Arrays; attachment contents are Buffers again here. */
+function revive(a: Analysis): Analysis {
+  for (const att of a.parsed.attachments) {
+    const c = att.content as Uint8Array;
+    if (!Buffer.isBuffer(c)) att.content = Buffer.from(c.buffer, c.byteOffset, c.byteLength);
+  }
+  return a;
+}
