@@ -67,7 +67,7 @@ for (const b of BENCHES) {
   if (only && !only.has(b.id)) continue;
   console.log(`\n=== ${b.id}: node scripts/bench/${b.script} ${b.args.join(' ')}`);
   const r = await runScript(b.script, b.args);
-  results[b.id] = { command: `node scripts/bench/${b.script} ${b.args.join(' ')}`.trim(), exitCode: r.code, seconds: r.seconds, ...(r.json ?? {}) };
+  results[b.id] = { ...(r.json ?? {}), command: `node scripts/bench/${b.script} ${b.args.join(' ')}`.trim(), exitCode: r.code, wallSeconds: r.seconds };
   if (r.code !== 0) failures++;
 }
 report.finishedAt = new Date().toISOString();
