@@ -1,7 +1,7 @@
 // parseMessage: mapping into ParsedMessage, attachments, and hostile / broken input (bounded, best effort).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseMessage, sanitizeFilename, decodeHeaderValue } from '../../src/mail/parse.ts';
+import { parseMessage, sanitizeFilename, decodeHeaderValue, withoutBareCR } from '../../src/mail/parse.ts';
 import { extractVerification } from '../../src/mail/extract/index.ts';
 
 const crlf = (s: string) => Buffer.from(s.replace(/\r?\n/g, '\r\n'), 'utf8');
@@ -174,4 +174,14 @@ test('empty input is an Error; garbage is best-effort', async () => {
   await assert.rejects(parseMessage(Buffer.from('\r\n\r\n')), /empty/);
   const m = await parseMessage(Buffer.from('\u0001\u0002 not a message at all'));
   assert.equal(typeof m.subject, 'string');
+});
+
+test('bare-CR line endings are parsed as lines (a 4 MB bare-CR header block does not stall the parser)', async () => {
+  const same = Buffer.from('Subject: x\r\n\r\nbody\r\n');
+  assert.equal(withoutBareCR(same), same, 'untouched when there is no bare CR');
+  const head = Array.from({ length: 60_000 }, (_, i) => `X-Junk-${i}: ${'v'.repeat(60)}`).join('\r');
+  const raw = Buffer.from(`Subject: bare cr\r${head}\r\rYour code is 482913\r`, 'latin1');
+  const parsed = await parseMessage(raw);
+  assert.equal(parsed.subject, 'bare cr');
+  assert.match(parsed.text ?? '', /482913/);
 });
