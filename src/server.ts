@@ -82,11 +82,12 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     // Parsing and extraction run in worker threads; the analyzer is closed after pending writes (see stop order).
     const analyzer = createAnalyzer({ threads: config.ingestThreads, blobRoot: blobs.root, log });
     cleanup.push(() => analyzer.close());
-    // Links to inboxd itself (the rehearsal page) are followed even on localhost.
-    const ingest = new Ingest({ writer, bus, log, now: () => clock.now(), trustedHosts: () => [new URL(baseUrl).hostname], analyzer });
+    let baseUrl = config.baseUrl ?? `http://localhost:${config.httpPort}`;
+    // Links to inboxd itself (the rehearsal page) are trusted even on localhost; parsed once, not per message.
+    let trustedHosts = [new URL(baseUrl).hostname];
+    const ingest = new Ingest({ writer, bus, log, now: () => clock.now(), trustedHosts: () => trustedHosts, analyzer });
     const inboxes = new InboxService({ repo: new InboxRepo(store.db), messages, writer, bus, store, config, clock, log });
     const shutdown = new AbortController();
-    let baseUrl = config.baseUrl ?? `http://localhost:${config.httpPort}`;
     const deliveries = new DeliveryRepo(store.db);
     const callbacks = new CallbackService({
       repo: deliveries,
@@ -139,7 +140,10 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     );
     const httpPort = await listen(httpServer, config.httpPort, config.host, '--http-port');
     cleanup.unshift(() => closeHttp(httpServer));
-    if (!config.baseUrl) baseUrl = `http://localhost:${httpPort}`;
+    if (!config.baseUrl) {
+      baseUrl = `http://localhost:${httpPort}`;
+      trustedHosts = [new URL(baseUrl).hostname];
+    }
 
     // Stop order (cleanup runs front to back): sweeper, SMTP, HTTP, pending writes, callbacks, store, ingest workers.
     cleanup.splice(cleanup.indexOf(closeStore), 0, () => writer.drained());

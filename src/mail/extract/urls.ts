@@ -51,7 +51,7 @@ export function unwrapTracking(href: string): string | null {
       }
     }
   }
-  // Amazon SES: https://xxxx.awstrack.me/L0/https:%2F%2Fexample.com%2Fverify/1/…
+  // Amazon SES: https://r.us-east-1.awstrack.me/L0/https:%2F%2Fexample.com%2Fverify/1/…
   const m = /\/L\d\/(https?:%2F%2F[^/]+)/i.exec(u.pathname);
   if (m && m[1]) {
     const v = safeDecode(m[1]);
