@@ -199,7 +199,9 @@ async function main(): Promise<void> {
       console.warn(`esbuild warning: ${loc}${w.text}`);
     }
     const inputCount = Object.keys(result.metafile?.inputs ?? {}).length;
-    console.log(`bundled ${rel(entry)} (${inputCount} modules) → ${rel(bundleFile)} ${mb(fs.statSync(bundleFile).size)}, worker → ${rel(workerFile)} ${mb(fs.statSync(workerFile).size)} in ${Math.round(performance.now() - t)} ms`);
+    console.log(
+      `bundled ${rel(entry)} (${inputCount} modules) → ${rel(bundleFile)} ${mb(fs.statSync(bundleFile).size)}, worker → ${rel(workerFile)} ${mb(fs.statSync(workerFile).size)} in ${Math.round(performance.now() - t)} ms`,
+    );
   } catch (err) {
     const errors = (err as { errors?: { text: string; location?: { file: string; line: number } | null }[] }).errors;
     const detail = errors?.length
@@ -248,11 +250,11 @@ async function main(): Promise<void> {
     } catch (err) {
       fail('inject', `cannot find postject (${(err as Error).message}); run npm install`);
     }
-    const inj = spawnSync(
-      node24,
-      [postjectCli, tmpOut, 'NODE_SEA_BLOB', blobFile, '--sentinel-fuse', SENTINEL_FUSE, '--overwrite'],
-      { cwd: root, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 },
-    );
+    const inj = spawnSync(node24, [postjectCli, tmpOut, 'NODE_SEA_BLOB', blobFile, '--sentinel-fuse', SENTINEL_FUSE, '--overwrite'], {
+      cwd: root,
+      encoding: 'utf8',
+      maxBuffer: 64 * 1024 * 1024,
+    });
     const noise = /^warning: Can't find string offset for section name '\.note[^']*'$/;
     const injOutput = `${inj.stdout ?? ''}${inj.stderr ?? ''}`
       .replace(/\x1b\[[0-9;]*m/g, '')
@@ -260,7 +262,10 @@ async function main(): Promise<void> {
       .map((l) => l.trimEnd())
       .filter((l) => l && !noise.test(l) && !/^Start injection of |Injection done!$/.test(l));
     if (inj.error || inj.status !== 0) {
-      fail('inject (postject)', `${inj.error?.message ?? `exit ${inj.status ?? inj.signal}`}${injOutput.length ? `:\n${injOutput.join('\n')}` : ''}`);
+      fail(
+        'inject (postject)',
+        `${inj.error?.message ?? `exit ${inj.status ?? inj.signal}`}${injOutput.length ? `:\n${injOutput.join('\n')}` : ''}`,
+      );
     }
     for (const l of injOutput) console.warn(`postject: ${l}`);
     fs.chmodSync(tmpOut, 0o755);

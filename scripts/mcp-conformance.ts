@@ -14,7 +14,13 @@ const { values } = parseArgs({ options: { source: { type: 'boolean', default: fa
 const srv = await startInboxd([], { source: values.source });
 const proxy = http.createServer((req, res) => {
   const upstream = http.request(
-    { host: '127.0.0.1', port: srv.http, method: req.method, path: req.url, headers: { ...req.headers, host: `127.0.0.1:${srv.http}`, authorization: `Bearer ${BENCH_KEY}` } },
+    {
+      host: '127.0.0.1',
+      port: srv.http,
+      method: req.method,
+      path: req.url,
+      headers: { ...req.headers, host: `127.0.0.1:${srv.http}`, authorization: `Bearer ${BENCH_KEY}` },
+    },
     (up) => {
       res.writeHead(up.statusCode ?? 502, up.headers);
       up.pipe(res);
@@ -26,7 +32,14 @@ const proxy = http.createServer((req, res) => {
 await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
 const url = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}/mcp`;
 try {
-  const args = [path.join(ROOT, 'node_modules/.bin/conformance'), 'server', '--url', url, '--expected-failures', path.join(ROOT, 'test/fixtures/mcp-conformance-expected-failures.yml')];
+  const args = [
+    path.join(ROOT, 'node_modules/.bin/conformance'),
+    'server',
+    '--url',
+    url,
+    '--expected-failures',
+    path.join(ROOT, 'test/fixtures/mcp-conformance-expected-failures.yml'),
+  ];
   if (values.scenario) args.push('--scenario', values.scenario);
   // Not spawnSync: the proxy in this process must keep serving while the harness runs.
   const child = spawn(process.execPath, args, { stdio: 'inherit', cwd: ROOT });

@@ -5,8 +5,16 @@ import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 
 const port = z.coerce.number().int('must be a whole number').min(0, 'must be 0-65535').max(65535, 'must be 0-65535');
-const flagBool = z.union([z.boolean(), z.enum(['true', 'false', '1', '0', 'yes', 'no']).transform((v) => v === 'true' || v === '1' || v === 'yes')]);
-const hostname = z.string().regex(/^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/i, 'must be a domain name such as inboxd.test');
+const flagBool = z.union([
+  z.boolean(),
+  z.enum(['true', 'false', '1', '0', 'yes', 'no']).transform((v) => v === 'true' || v === '1' || v === 'yes'),
+]);
+const hostname = z
+  .string()
+  .regex(
+    /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/i,
+    'must be a domain name such as inboxd.test',
+  );
 
 export interface OptionDef {
   flag: string;
@@ -19,10 +27,38 @@ export interface OptionDef {
 }
 
 export const OPTIONS = {
-  smtpPort: { flag: '--smtp-port', env: 'INBOXD_SMTP_PORT', arg: 'PORT', help: 'SMTP listener port (0 picks a free port)', schema: port, default: 25 },
-  httpPort: { flag: '--http-port', env: 'INBOXD_HTTP_PORT', arg: 'PORT', help: 'HTTP API port (0 picks a free port)', schema: port, default: 8025 },
-  host: { flag: '--host', env: 'INBOXD_HOST', arg: 'ADDR', help: 'address both listeners bind to', schema: z.string().min(1), default: '0.0.0.0' },
-  dataDir: { flag: '--data-dir', env: 'INBOXD_DATA_DIR', arg: 'DIR', help: 'where inboxd.db, blobs/, ports.json and admin.key live', schema: z.string().min(1), default: './inboxd-data' },
+  smtpPort: {
+    flag: '--smtp-port',
+    env: 'INBOXD_SMTP_PORT',
+    arg: 'PORT',
+    help: 'SMTP listener port (0 picks a free port)',
+    schema: port,
+    default: 25,
+  },
+  httpPort: {
+    flag: '--http-port',
+    env: 'INBOXD_HTTP_PORT',
+    arg: 'PORT',
+    help: 'HTTP API port (0 picks a free port)',
+    schema: port,
+    default: 8025,
+  },
+  host: {
+    flag: '--host',
+    env: 'INBOXD_HOST',
+    arg: 'ADDR',
+    help: 'address both listeners bind to',
+    schema: z.string().min(1),
+    default: '0.0.0.0',
+  },
+  dataDir: {
+    flag: '--data-dir',
+    env: 'INBOXD_DATA_DIR',
+    arg: 'DIR',
+    help: 'where inboxd.db, blobs/, ports.json and admin.key live',
+    schema: z.string().min(1),
+    default: './inboxd-data',
+  },
   domains: {
     flag: '--domain',
     env: 'INBOXD_DOMAIN',
@@ -30,7 +66,12 @@ export const OPTIONS = {
     help: 'mail domain(s) inboxd accepts mail for (catch-all); the first one is used for new addresses',
     schema: z
       .string()
-      .transform((s) => s.split(',').map((d) => d.trim().toLowerCase()).filter(Boolean))
+      .transform((s) =>
+        s
+          .split(',')
+          .map((d) => d.trim().toLowerCase())
+          .filter(Boolean),
+      )
       .pipe(z.array(hostname).min(1, 'needs at least one domain')),
     default: 'inboxd.test',
   },
@@ -47,7 +88,11 @@ export const OPTIONS = {
     env: 'INBOXD_MAX_MESSAGE_BYTES',
     arg: 'BYTES',
     help: 'largest message accepted (SMTP SIZE, webhooks, simulate)',
-    schema: z.coerce.number().int('must be a whole number').min(1024, 'must be at least 1024').max(512 * 1024 * 1024, 'must be at most 536870912'),
+    schema: z.coerce
+      .number()
+      .int('must be a whole number')
+      .min(1024, 'must be at least 1024')
+      .max(512 * 1024 * 1024, 'must be at most 536870912'),
     default: 25 * 1024 * 1024,
   },
   unclaimedTtlMinutes: {
@@ -58,8 +103,22 @@ export const OPTIONS = {
     schema: z.coerce.number().int('must be a whole number').min(0, 'must be 0 or more').max(10080, 'must be at most 10080'),
     default: 15,
   },
-  smtpTlsCert: { flag: '--smtp-tls-cert', env: 'INBOXD_SMTP_TLS_CERT', arg: 'FILE', help: 'PEM certificate for SMTP STARTTLS (with --smtp-tls-key; STARTTLS is off without both)', schema: z.string().min(1), default: undefined },
-  smtpTlsKey: { flag: '--smtp-tls-key', env: 'INBOXD_SMTP_TLS_KEY', arg: 'FILE', help: 'PEM private key for SMTP STARTTLS', schema: z.string().min(1), default: undefined },
+  smtpTlsCert: {
+    flag: '--smtp-tls-cert',
+    env: 'INBOXD_SMTP_TLS_CERT',
+    arg: 'FILE',
+    help: 'PEM certificate for SMTP STARTTLS (with --smtp-tls-key; STARTTLS is off without both)',
+    schema: z.string().min(1),
+    default: undefined,
+  },
+  smtpTlsKey: {
+    flag: '--smtp-tls-key',
+    env: 'INBOXD_SMTP_TLS_KEY',
+    arg: 'FILE',
+    help: 'PEM private key for SMTP STARTTLS',
+    schema: z.string().min(1),
+    default: undefined,
+  },
   maxInboxes: {
     flag: '--max-inboxes',
     env: 'INBOXD_MAX_INBOXES',
@@ -92,8 +151,21 @@ export const OPTIONS = {
     schema: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).transform((u) => u.replace(/\/+$/, '')),
     default: undefined,
   },
-  billingPrice: { flag: '--billing-price', env: 'INBOXD_BILLING_PRICE', arg: 'PRICE_ID', help: 'price id of the paid plan for checkout', schema: z.string().min(1), default: undefined },
-  allowHttpCallbacks: { flag: '--allow-http-callbacks', env: 'INBOXD_ALLOW_HTTP_CALLBACKS', help: 'allow callbackUrl with plain http (default: https only)', schema: flagBool, default: false },
+  billingPrice: {
+    flag: '--billing-price',
+    env: 'INBOXD_BILLING_PRICE',
+    arg: 'PRICE_ID',
+    help: 'price id of the paid plan for checkout',
+    schema: z.string().min(1),
+    default: undefined,
+  },
+  allowHttpCallbacks: {
+    flag: '--allow-http-callbacks',
+    env: 'INBOXD_ALLOW_HTTP_CALLBACKS',
+    help: 'allow callbackUrl with plain http (default: https only)',
+    schema: flagBool,
+    default: false,
+  },
   allowPrivateCallbacks: {
     flag: '--allow-private-callbacks',
     env: 'INBOXD_ALLOW_PRIVATE_CALLBACKS',
@@ -128,8 +200,22 @@ export const OPTIONS = {
     schema: z.coerce.number().int('must be a whole number').min(0, 'must be 0 or more').max(100_000, 'must be at most 100000'),
     default: 200,
   },
-  logLevel: { flag: '--log-level', env: 'INBOXD_LOG_LEVEL', arg: 'LEVEL', help: 'debug | info | warn | error | silent', schema: z.enum(['debug', 'info', 'warn', 'error', 'silent']), default: 'info' },
-  logFormat: { flag: '--log-format', env: 'INBOXD_LOG_FORMAT', arg: 'FORMAT', help: 'json (one object per line) | pretty', schema: z.enum(['json', 'pretty']), default: 'json' },
+  logLevel: {
+    flag: '--log-level',
+    env: 'INBOXD_LOG_LEVEL',
+    arg: 'LEVEL',
+    help: 'debug | info | warn | error | silent',
+    schema: z.enum(['debug', 'info', 'warn', 'error', 'silent']),
+    default: 'info',
+  },
+  logFormat: {
+    flag: '--log-format',
+    env: 'INBOXD_LOG_FORMAT',
+    arg: 'FORMAT',
+    help: 'json (one object per line) | pretty',
+    schema: z.enum(['json', 'pretty']),
+    default: 'json',
+  },
 } satisfies Record<string, OptionDef>;
 
 export type OptionKey = keyof typeof OPTIONS;

@@ -81,7 +81,13 @@ export interface Problem {
 }
 
 export function toProblem(e: AppError): Problem {
-  const p: Problem = { type: `urn:inboxd:problem:${e.code.replaceAll('_', '-')}`, title: e.title, status: e.status, detail: e.detail, code: e.code };
+  const p: Problem = {
+    type: `urn:inboxd:problem:${e.code.replaceAll('_', '-')}`,
+    title: e.title,
+    status: e.status,
+    detail: e.detail,
+    code: e.code,
+  };
   if (e.errors) p.errors = e.errors;
   return p;
 }

@@ -30,7 +30,8 @@ function scrub(fields: LogFields): LogFields {
     if (v === undefined) continue;
     if (SECRET_FIELD.test(k) && typeof v === 'string') out[k] = '[redacted]';
     else if (typeof v === 'string') out[k] = v.replace(SECRET_VALUE, '$1_[redacted]');
-    else if (v instanceof Error) out[k] = { name: v.name, message: v.message.replace(SECRET_VALUE, '$1_[redacted]'), ...(LOG_STACKS ? { stack: v.stack } : {}) };
+    else if (v instanceof Error)
+      out[k] = { name: v.name, message: v.message.replace(SECRET_VALUE, '$1_[redacted]'), ...(LOG_STACKS ? { stack: v.stack } : {}) };
     else out[k] = v;
   }
   return out;

@@ -151,7 +151,10 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     cleanup.unshift(() => smtp.close());
 
     await inboxes.sweep();
-    const sweeper = setInterval(() => void inboxes.sweep().catch((e: Error) => log.error('expiry sweep failed', { err: e })), SWEEP_INTERVAL_MS);
+    const sweeper = setInterval(
+      () => void inboxes.sweep().catch((e: Error) => log.error('expiry sweep failed', { err: e })),
+      SWEEP_INTERVAL_MS,
+    );
     sweeper.unref();
     cleanup.unshift(async () => clearInterval(sweeper));
 
@@ -161,7 +164,15 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     cleanup.splice(cleanup.indexOf(closeStore), 0, () => callbacks.stop());
 
     writePorts(config.dataDir, { http: httpPort, smtp: smtp.port });
-    log.info('inboxd started', { version: VERSION, http: httpPort, smtp: smtp.port, host: config.host, dataDir: config.dataDir, baseUrl, domains: config.domains });
+    log.info('inboxd started', {
+      version: VERSION,
+      http: httpPort,
+      smtp: smtp.port,
+      host: config.host,
+      dataDir: config.dataDir,
+      baseUrl,
+      domains: config.domains,
+    });
 
     let stopping: Promise<void> | null = null;
     return {
@@ -186,8 +197,16 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
 
 const SWEEP_INTERVAL_MS = 30_000;
 
-async function startSmtpOrFail(config: Config, ingest: Ingest, log: Logger, refusesMail: (address: string) => Promise<string | null>): Promise<SmtpListener> {
-  for (const [flag, file] of [['--smtp-tls-cert', config.smtpTlsCert], ['--smtp-tls-key', config.smtpTlsKey]] as const) {
+async function startSmtpOrFail(
+  config: Config,
+  ingest: Ingest,
+  log: Logger,
+  refusesMail: (address: string) => Promise<string | null>,
+): Promise<SmtpListener> {
+  for (const [flag, file] of [
+    ['--smtp-tls-cert', config.smtpTlsCert],
+    ['--smtp-tls-key', config.smtpTlsKey],
+  ] as const) {
     if (file !== undefined && !fs.existsSync(file)) throw new StartError(`${flag} ${file}: no such file`, 2);
   }
   try {
@@ -209,8 +228,16 @@ async function startSmtpOrFail(config: Config, ingest: Ingest, log: Logger, refu
     );
   } catch (e) {
     const err = e as NodeJS.ErrnoException;
-    if (err.code === 'EACCES') throw new StartError(`--smtp-port ${config.smtpPort}: permission denied (ports below 1024 need root or CAP_NET_BIND_SERVICE); try --smtp-port 2525`, 1);
-    if (err.code === 'EADDRINUSE') throw new StartError(`--smtp-port ${config.smtpPort}: the port is already in use on ${config.host}; choose another or use 0 for a free one`, 1);
+    if (err.code === 'EACCES')
+      throw new StartError(
+        `--smtp-port ${config.smtpPort}: permission denied (ports below 1024 need root or CAP_NET_BIND_SERVICE); try --smtp-port 2525`,
+        1,
+      );
+    if (err.code === 'EADDRINUSE')
+      throw new StartError(
+        `--smtp-port ${config.smtpPort}: the port is already in use on ${config.host}; choose another or use 0 for a free one`,
+        1,
+      );
     throw new StartError(`--smtp-port ${config.smtpPort}: cannot start the SMTP listener: ${err.message}`, 1);
   }
 }
@@ -228,8 +255,10 @@ function listen(server: http.Server, port: number, host: string, flag: string): 
   return new Promise((resolve, reject) => {
     const onError = (e: NodeJS.ErrnoException) => {
       server.off('listening', onListening);
-      if (e.code === 'EADDRINUSE') reject(new StartError(`${flag} ${port}: the port is already in use on ${host}; choose another or use 0 for a free one`, 1));
-      else if (e.code === 'EACCES') reject(new StartError(`${flag} ${port}: permission denied (ports below 1024 need privileges); try a port above 1024`, 1));
+      if (e.code === 'EADDRINUSE')
+        reject(new StartError(`${flag} ${port}: the port is already in use on ${host}; choose another or use 0 for a free one`, 1));
+      else if (e.code === 'EACCES')
+        reject(new StartError(`${flag} ${port}: permission denied (ports below 1024 need privileges); try a port above 1024`, 1));
       else reject(new StartError(`${flag} ${port}: cannot listen on ${host}: ${e.message}`, 1));
     };
     const onListening = () => {

@@ -56,7 +56,10 @@ const srv = await startInboxd(['--allow-http-callbacks', '--allow-private-callba
 try {
   const inboxes: Array<{ inboxId: string; address: string }> = [];
   for (let i = 0; i < inboxCount; i++) {
-    const res = await srv.api('/v1/inboxes', { method: 'POST', json: { label: 'callback-bench', callbackUrl: `${hookBase}/${i % targets}` } });
+    const res = await srv.api('/v1/inboxes', {
+      method: 'POST',
+      json: { label: 'callback-bench', callbackUrl: `${hookBase}/${i % targets}` },
+    });
     if (res.status !== 201) throw new Error(`create inbox: ${res.status} ${await res.text()}`);
     const r = (await res.json()) as { inboxId: string; address: string; callbackSecret: string };
     secrets.set(r.inboxId, Buffer.from(r.callbackSecret.slice('whsec_'.length), 'base64'));

@@ -23,7 +23,10 @@ const files = readdirSync(dir)
 const raws = files.map((f) => readFileSync(path.join(dir, f)));
 const bytes = raws.reduce((n, b) => n + b.length, 0);
 
-async function measure(name: string, one: (i: number) => Promise<void> | void): Promise<{ perSecond: number; messages: number; ms: number }> {
+async function measure(
+  name: string,
+  one: (i: number) => Promise<void> | void,
+): Promise<{ perSecond: number; messages: number; ms: number }> {
   // warm-up pass
   for (let i = 0; i < raws.length; i++) await one(i);
   const start = performance.now();
@@ -34,7 +37,9 @@ async function measure(name: string, one: (i: number) => Promise<void> | void): 
   }
   const ms = performance.now() - start;
   const perSecond = Math.round((n / ms) * 1000);
-  process.stdout.write(`${name.padEnd(16)} ${perSecond.toLocaleString('en-US').padStart(8)} messages/s  (${n} messages in ${(ms / 1000).toFixed(2)} s, ${((ms * 1000) / n).toFixed(0)} µs each)\n`);
+  process.stdout.write(
+    `${name.padEnd(16)} ${perSecond.toLocaleString('en-US').padStart(8)} messages/s  (${n} messages in ${(ms / 1000).toFixed(2)} s, ${((ms * 1000) / n).toFixed(0)} µs each)\n`,
+  );
   return { perSecond, messages: n, ms: Math.round(ms) };
 }
 

@@ -8,7 +8,14 @@ import fs from 'node:fs';
 import { parseArgs } from 'node:util';
 import { machine, postfixTool, report, startInboxd } from './lib.ts';
 
-const { values } = parseArgs({ options: { messages: { type: 'string', default: '20000' }, sessions: { type: 'string', default: '20' }, size: { type: 'string', default: '5120' }, source: { type: 'boolean', default: false } } });
+const { values } = parseArgs({
+  options: {
+    messages: { type: 'string', default: '20000' },
+    sessions: { type: 'string', default: '20' },
+    size: { type: 'string', default: '5120' },
+    source: { type: 'boolean', default: false },
+  },
+});
 const messages = Number(values.messages);
 const tool = postfixTool('smtp-source');
 const srv = await startInboxd([], { source: values.source });
@@ -31,13 +38,29 @@ function threadCpu(): Map<string, number> {
 }
 
 try {
-  const inbox = (await (await srv.api('/v1/inboxes', { method: 'POST', json: { localPart: 'profile', ttlMinutes: 60 } })).json()) as { address: string };
-  const args = ['-s', values.sessions, '-m', String(messages), '-l', values.size, '-f', 'load@example.com', '-t', inbox.address, `127.0.0.1:${srv.smtp}`];
+  const inbox = (await (await srv.api('/v1/inboxes', { method: 'POST', json: { localPart: 'profile', ttlMinutes: 60 } })).json()) as {
+    address: string;
+  };
+  const args = [
+    '-s',
+    values.sessions,
+    '-m',
+    String(messages),
+    '-l',
+    values.size,
+    '-f',
+    'load@example.com',
+    '-t',
+    inbox.address,
+    `127.0.0.1:${srv.smtp}`,
+  ];
   spawnSync(tool.cmd, ['-s', '4', '-m', '500', ...args.slice(4)], { env: tool.env });
   const before = threadCpu();
   const t0 = performance.now();
   const timed = fs.existsSync('/usr/bin/time');
-  const r = timed ? spawnSync('/usr/bin/time', ['-f', '%U %S', tool.cmd, ...args], { env: tool.env, encoding: 'utf8' }) : spawnSync(tool.cmd, args, { env: tool.env, encoding: 'utf8' });
+  const r = timed
+    ? spawnSync('/usr/bin/time', ['-f', '%U %S', tool.cmd, ...args], { env: tool.env, encoding: 'utf8' })
+    : spawnSync(tool.cmd, args, { env: tool.env, encoding: 'utf8' });
   const seconds = (performance.now() - t0) / 1000;
   const after = threadCpu();
   const byKind = new Map<string, number>();
@@ -45,14 +68,40 @@ try {
     const kind = k.slice(k.indexOf(' ') + 1);
     byKind.set(kind, (byKind.get(kind) ?? 0) + v - (before.get(k) ?? 0));
   }
-  const loadClient = timed ? r.stderr.trim().split('\n').at(-1)!.split(' ').reduce((s, x) => s + Number(x) * 1000, 0) : NaN;
+  const loadClient = timed
+    ? r.stderr
+        .trim()
+        .split('\n')
+        .at(-1)!
+        .split(' ')
+        .reduce((s, x) => s + Number(x) * 1000, 0)
+    : NaN;
   if (timed) byKind.set('smtp-source (load client)', loadClient);
-  const perMsg = Object.fromEntries([...byKind].filter(([, v]) => v > 0).sort((a, b) => b[1] - a[1]).map(([k, v]) => [k, Math.round((v * 1000) / messages)]));
+  const perMsg = Object.fromEntries(
+    [...byKind]
+      .filter(([, v]) => v > 0)
+      .sort((a, b) => b[1] - a[1])
+      .map(([k, v]) => [k, Math.round((v * 1000) / messages)]),
+  );
   const total = Object.values(perMsg).reduce((s, x) => s + x, 0);
   const lines = [`${messages} messages in ${seconds.toFixed(2)} s = ${Math.round(messages / seconds)} msg/s; CPU per message by thread:`];
   for (const [k, v] of Object.entries(perMsg)) lines.push(`  ${k.padEnd(28)} ${String(v).padStart(5)} µs`);
-  lines.push(`  ${'total'.padEnd(28)} ${String(total).padStart(5)} µs → at most ${Math.round((machine().nproc as number) * 1e6 / total)} msg/s on ${machine().nproc} cores`);
-  report('ingest-profile', { kind: srv.kind, messages, seconds: Math.round(seconds * 100) / 100, perSecond: Math.round(messages / seconds), cpuMicrosPerMessage: perMsg, totalMicros: total, machine: machine() }, lines);
+  lines.push(
+    `  ${'total'.padEnd(28)} ${String(total).padStart(5)} µs → at most ${Math.round(((machine().nproc as number) * 1e6) / total)} msg/s on ${machine().nproc} cores`,
+  );
+  report(
+    'ingest-profile',
+    {
+      kind: srv.kind,
+      messages,
+      seconds: Math.round(seconds * 100) / 100,
+      perSecond: Math.round(messages / seconds),
+      cpuMicrosPerMessage: perMsg,
+      totalMicros: total,
+      machine: machine(),
+    },
+    lines,
+  );
 } finally {
   await srv.stop();
 }

@@ -10,14 +10,23 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { BENCH_KEY, machine, percentile, report, round, SmtpSession, sleep, startInboxd, type Inboxd } from './lib.ts';
 
-const { values } = parseArgs({ options: { waiters: { type: 'string', default: '50' }, messages: { type: 'string', default: '500' }, source: { type: 'boolean', default: false } } });
+const { values } = parseArgs({
+  options: {
+    waiters: { type: 'string', default: '50' },
+    messages: { type: 'string', default: '500' },
+    source: { type: 'boolean', default: false },
+  },
+});
 const waiters = Number(values.waiters);
 const messages = Number(values.messages);
 
 interface Channel {
   name: string;
   /** Prepares the subscriber of each inbox; `next(i)` resolves when inbox i's next message reached its subscriber. */
-  setup(srv: Inboxd, inboxes: Array<{ inboxId: string; address: string }>): Promise<{ next(i: number): Promise<number>; close(): Promise<void> }>;
+  setup(
+    srv: Inboxd,
+    inboxes: Array<{ inboxId: string; address: string }>,
+  ): Promise<{ next(i: number): Promise<number>; close(): Promise<void> }>;
 }
 
 /** A promise per inbox for "the next arrival", re-armed after each one. */
@@ -48,7 +57,9 @@ const waitChannel: Channel = {
     const ac = new AbortController();
     const loop = async (i: number) => {
       while (!closed) {
-        const res = await srv.api(`/v1/inboxes/${inboxes[i]!.inboxId}/wait?timeoutSeconds=60${since[i] ? `&since=${since[i]}` : ''}`, { signal: ac.signal }).catch(() => null);
+        const res = await srv
+          .api(`/v1/inboxes/${inboxes[i]!.inboxId}/wait?timeoutSeconds=60${since[i] ? `&since=${since[i]}` : ''}`, { signal: ac.signal })
+          .catch(() => null);
         if (!res || closed) return;
         const at = performance.now();
         if (res.status !== 200) continue;
@@ -88,7 +99,7 @@ const sseChannel: Channel = {
               if (done) return;
               const at = performance.now();
               buf += dec.decode(value, { stream: true });
-              let k;
+              let k: number;
               while ((k = buf.indexOf('\n\n')) >= 0) {
                 const frame = buf.slice(0, k);
                 buf = buf.slice(k + 2);
@@ -101,7 +112,12 @@ const sseChannel: Channel = {
         })();
       }),
     );
-    return { next: a.next, close: async () => controllers.forEach((c) => c.abort()) };
+    return {
+      next: a.next,
+      close: async () => {
+        for (const c of controllers) c.abort();
+      },
+    };
   },
 };
 
@@ -109,15 +125,23 @@ const mcpChannel: Channel = {
   name: 'MCP (svc_wait_for_message, progress token)',
   async setup(srv, inboxes) {
     const a = arrivals(inboxes.length);
-    const transport = new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${srv.http}/mcp`), { requestInit: { headers: { authorization: `Bearer ${BENCH_KEY}` } } });
+    const transport = new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${srv.http}/mcp`), {
+      requestInit: { headers: { authorization: `Bearer ${BENCH_KEY}` } },
+    });
     const client = new Client({ name: 'inboxd-bench', version: '1.0.0' });
     await client.connect(transport);
     const since: Array<string | null> = inboxes.map(() => null);
     let closed = false;
     const loop = async (i: number) => {
       while (!closed) {
-        const args: Record<string, unknown> = { inboxId: inboxes[i]!.inboxId, timeoutSeconds: 60, ...(since[i] ? { since: since[i] } : {}) };
-        const r = await client.callTool({ name: 'svc_wait_for_message', arguments: args }, undefined, { onprogress: () => undefined, timeout: 120_000 }).catch(() => null);
+        const args: Record<string, unknown> = {
+          inboxId: inboxes[i]!.inboxId,
+          timeoutSeconds: 60,
+          ...(since[i] ? { since: since[i] } : {}),
+        };
+        const r = await client
+          .callTool({ name: 'svc_wait_for_message', arguments: args }, undefined, { onprogress: () => undefined, timeout: 120_000 })
+          .catch(() => null);
         if (!r || closed) return;
         const at = performance.now();
         const sc = r.structuredContent as { messageId?: string } | undefined;
@@ -152,7 +176,7 @@ const callbackChannel: Channel = {
 };
 
 async function startReceiver(): Promise<NonNullable<typeof receiver>> {
-  const r = { url: '', onPost: (_id: string, _at: number) => undefined as void, server: null as unknown as http.Server };
+  const r = { url: '', onPost: (_id: string, _at: number) => undefined as undefined, server: null as unknown as http.Server };
   r.server = http.createServer((req, res) => {
     let body = '';
     req.on('data', (d) => (body += d));
@@ -204,9 +228,17 @@ try {
     smtp.close();
     await sub.close();
     samples.sort((x, y) => x - y);
-    const fig = { p50ms: round(percentile(samples, 50)), p90ms: round(percentile(samples, 90)), p99ms: round(percentile(samples, 99)), maxMs: round(samples.at(-1)!), samples: samples.length };
+    const fig = {
+      p50ms: round(percentile(samples, 50)),
+      p90ms: round(percentile(samples, 90)),
+      p99ms: round(percentile(samples, 99)),
+      maxMs: round(samples.at(-1)!),
+      samples: samples.length,
+    };
     results[ch.name] = fig;
-    lines.push(`${ch.name.padEnd(44)} p50 ${String(fig.p50ms).padStart(6)} ms   p99 ${String(fig.p99ms).padStart(6)} ms   max ${String(fig.maxMs).padStart(7)} ms   (${samples.length} messages, ${waiters} subscribers)`);
+    lines.push(
+      `${ch.name.padEnd(44)} p50 ${String(fig.p50ms).padStart(6)} ms   p99 ${String(fig.p99ms).padStart(6)} ms   max ${String(fig.maxMs).padStart(7)} ms   (${samples.length} messages, ${waiters} subscribers)`,
+    );
     console.log(lines.at(-1));
   }
 } finally {

@@ -19,14 +19,30 @@ export interface Inboxd {
 }
 
 /** Starts dist/inboxd (or `node src/main.ts` with --source or when there is no binary) in a temp data dir. */
-export async function startInboxd(args: string[] = [], opts: { source?: boolean; env?: NodeJS.ProcessEnv; dataDir?: string } = {}): Promise<Inboxd> {
+export async function startInboxd(
+  args: string[] = [],
+  opts: { source?: boolean; env?: NodeJS.ProcessEnv; dataDir?: string } = {},
+): Promise<Inboxd> {
   const ownDir = opts.dataDir === undefined;
   const dataDir = opts.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'inboxd-bench-'));
   fs.rmSync(path.join(dataDir, 'ports.json'), { force: true });
   const env = { ...process.env, INBOXD_ADMIN_KEY: BENCH_KEY, ...opts.env };
   const binary = path.join(ROOT, 'dist/inboxd');
   const useBinary = !opts.source && fs.existsSync(binary);
-  const argv = ['serve', '--host', '127.0.0.1', '--http-port', '0', '--smtp-port', '0', '--data-dir', dataDir, '--log-level', 'warn', ...args];
+  const argv = [
+    'serve',
+    '--host',
+    '127.0.0.1',
+    '--http-port',
+    '0',
+    '--smtp-port',
+    '0',
+    '--data-dir',
+    dataDir,
+    '--log-level',
+    'warn',
+    ...args,
+  ];
   const child = useBinary
     ? spawn(binary, argv, { env, stdio: ['ignore', 'inherit', 'inherit'] })
     : spawn(process.execPath, [path.join(ROOT, 'src/main.ts'), ...argv], { env, stdio: ['ignore', 'inherit', 'inherit'] });
@@ -70,8 +86,16 @@ export function postfixTool(name: 'smtp-source' | 'smtp-sink'): { cmd: string; e
   const cmd = path.join(dir, 'usr/sbin', name);
   if (!fs.existsSync(cmd)) {
     fs.mkdirSync(dir, { recursive: true });
-    const dl = spawnSync('sh', ['-c', 'apt-get download postfix >/dev/null 2>&1 || (apt-get update -qq >/dev/null 2>&1 && apt-get download postfix) && dpkg -x postfix_*.deb . && rm -f postfix_*.deb'], { cwd: dir, stdio: 'inherit' });
-    if (dl.status !== 0 || !fs.existsSync(cmd)) throw new Error(`could not unpack Postfix's ${name}: needs Debian's apt-get and dpkg (apt-get download postfix)`);
+    const dl = spawnSync(
+      'sh',
+      [
+        '-c',
+        'apt-get download postfix >/dev/null 2>&1 || (apt-get update -qq >/dev/null 2>&1 && apt-get download postfix) && dpkg -x postfix_*.deb . && rm -f postfix_*.deb',
+      ],
+      { cwd: dir, stdio: 'inherit' },
+    );
+    if (dl.status !== 0 || !fs.existsSync(cmd))
+      throw new Error(`could not unpack Postfix's ${name}: needs Debian's apt-get and dpkg (apt-get download postfix)`);
   }
   return { cmd, env: { ...process.env, LD_LIBRARY_PATH: path.join(dir, 'usr/lib/postfix') } };
 }
@@ -99,7 +123,7 @@ export class SmtpSession {
     socket.setNoDelay(true);
     socket.on('data', (d) => {
       this.buf += d.toString('latin1');
-      let i;
+      let i: number;
       while ((i = this.buf.indexOf('\r\n')) >= 0) {
         const line = this.buf.slice(0, i);
         this.buf = this.buf.slice(i + 2);
@@ -222,7 +246,11 @@ export async function startMaildev(): Promise<Peer> {
   const web = await freePort();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'maildev-bench-'));
   const main = path.join(ROOT, 'node_modules/maildev/dist/bin/maildev.js');
-  const child = spawn(process.execPath, [main, '--ip', '127.0.0.1', '--web-ip', '127.0.0.1', '-s', String(port), '-w', String(web), '--mail-directory', dir, '--silent'], { stdio: 'ignore' });
+  const child = spawn(
+    process.execPath,
+    [main, '--ip', '127.0.0.1', '--web-ip', '127.0.0.1', '-s', String(port), '-w', String(web), '--mail-directory', dir, '--silent'],
+    { stdio: 'ignore' },
+  );
   await waitForSmtp(port);
   return {
     name: 'MailDev',
@@ -236,11 +264,33 @@ export async function startMaildev(): Promise<Peer> {
 }
 
 /** Runs Postfix's smtp-source against a port; resolves with the wall time in seconds. */
-export function smtpSource(opts: { port: number; sessions: number; size: number; messages: number; to: string }): Promise<{ seconds: number; ok: boolean; stderr: string }> {
+export function smtpSource(opts: {
+  port: number;
+  sessions: number;
+  size: number;
+  messages: number;
+  to: string;
+}): Promise<{ seconds: number; ok: boolean; stderr: string }> {
   const tool = postfixTool('smtp-source');
   return new Promise((resolve) => {
     const t0 = performance.now();
-    const child = spawn(tool.cmd, ['-s', String(opts.sessions), '-m', String(opts.messages), '-l', String(opts.size), '-f', 'load@example.com', '-t', opts.to, `127.0.0.1:${opts.port}`], { env: tool.env, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(
+      tool.cmd,
+      [
+        '-s',
+        String(opts.sessions),
+        '-m',
+        String(opts.messages),
+        '-l',
+        String(opts.size),
+        '-f',
+        'load@example.com',
+        '-t',
+        opts.to,
+        `127.0.0.1:${opts.port}`,
+      ],
+      { env: tool.env, stdio: ['ignore', 'ignore', 'pipe'] },
+    );
     let stderr = '';
     child.stderr!.on('data', (d) => (stderr += d));
     child.on('exit', (code) => resolve({ seconds: (performance.now() - t0) / 1000, ok: code === 0, stderr }));

@@ -6,7 +6,12 @@ import { parseArgs } from 'node:util';
 import { machine, report, round, rssMb, slope, SmtpSession, sleep, smtpSource, startInboxd } from './lib.ts';
 
 const { values } = parseArgs({
-  options: { 'soak-seconds': { type: 'string', default: '600' }, after: { type: 'string', default: '100000' }, rate: { type: 'string', default: '500' }, source: { type: 'boolean', default: false } },
+  options: {
+    'soak-seconds': { type: 'string', default: '600' },
+    after: { type: 'string', default: '100000' },
+    rate: { type: 'string', default: '500' },
+    source: { type: 'boolean', default: false },
+  },
 });
 const soakSeconds = Number(values['soak-seconds']);
 const bulk = Number(values.after);
@@ -22,18 +27,24 @@ try {
   lines.push(`idle: RSS ${figures.idleRssMb} MB`);
   console.log(lines.at(-1));
 
-  const bulkInbox = (await (await srv.api('/v1/inboxes', { method: 'POST', json: { localPart: 'bulk', ttlMinutes: 600 } })).json()) as { inboxId: string; address: string };
+  const bulkInbox = (await (await srv.api('/v1/inboxes', { method: 'POST', json: { localPart: 'bulk', ttlMinutes: 600 } })).json()) as {
+    inboxId: string;
+    address: string;
+  };
   const b = await smtpSource({ port: srv.smtp, sessions: 20, size: 5120, messages: bulk, to: bulkInbox.address });
   if (!b.ok) throw new Error(`smtp-source: ${b.stderr}`);
   figures.afterBulk = { messages: bulk, seconds: round(b.seconds, 1), rssMb: rssMb(pid) };
   await sleep(10_000);
   (figures.afterBulk as Record<string, unknown>).rssMbAfter10s = rssMb(pid);
-  lines.push(`after ${bulk} messages (${round(b.seconds, 1)} s): RSS ${(figures.afterBulk as { rssMb: number }).rssMb} MB, ${(figures.afterBulk as { rssMbAfter10s: number }).rssMbAfter10s} MB 10 s later`);
+  lines.push(
+    `after ${bulk} messages (${round(b.seconds, 1)} s): RSS ${(figures.afterBulk as { rssMb: number }).rssMb} MB, ${(figures.afterBulk as { rssMbAfter10s: number }).rssMbAfter10s} MB 10 s later`,
+  );
   console.log(lines.at(-1));
 
   if (soakSeconds > 0) {
     const inboxes: Array<{ inboxId: string; address: string }> = [];
-    for (let i = 0; i < 50; i++) inboxes.push((await (await srv.api('/v1/inboxes', { method: 'POST', json: { label: 'soak', ttlMinutes: 600 } })).json()) as never);
+    for (let i = 0; i < 50; i++)
+      inboxes.push((await (await srv.api('/v1/inboxes', { method: 'POST', json: { label: 'soak', ttlMinutes: 600 } })).json()) as never);
     let running = true;
     const ac = new AbortController();
     // 50 waiters, each re-arming after every message it gets.
@@ -41,7 +52,9 @@ try {
     const waiters = inboxes.map(async (ib) => {
       let since: string | null = null;
       while (running) {
-        const res: Response | null = await srv.api(`/v1/inboxes/${ib.inboxId}/wait?timeoutSeconds=30${since ? `&since=${since}` : ''}`, { signal: ac.signal }).catch(() => null);
+        const res: Response | null = await srv
+          .api(`/v1/inboxes/${ib.inboxId}/wait?timeoutSeconds=30${since ? `&since=${since}` : ''}`, { signal: ac.signal })
+          .catch(() => null);
         if (!res) return;
         if (res.status === 200) {
           since = ((await res.json()) as { messageId: string }).messageId;
@@ -52,7 +65,9 @@ try {
     // 10 SSE readers that keep up.
     let sseEvents = 0;
     const readers = inboxes.slice(0, 10).map(async (ib) => {
-      const res = await srv.api(`/v1/inboxes/${ib.inboxId}/events`, { headers: { accept: 'text/event-stream' }, signal: ac.signal }).catch(() => null);
+      const res = await srv
+        .api(`/v1/inboxes/${ib.inboxId}/events`, { headers: { accept: 'text/event-stream' }, signal: ac.signal })
+        .catch(() => null);
       if (!res?.body) return;
       const reader = res.body.getReader();
       const dec = new TextDecoder();
@@ -92,7 +107,10 @@ try {
       await sleep(sampleEvery * 1000);
       const t = (performance.now() - t0) / 1000;
       samples.push([round(t, 1), rssMb(pid)]);
-      if (samples.length % 12 === 0) console.log(`  soak ${Math.round(t)} s: RSS ${samples.at(-1)![1]} MB, ${sent} sent (${Math.round(sent / t)}/s), ${woken} waits woken, ${sseEvents} SSE events`);
+      if (samples.length % 12 === 0)
+        console.log(
+          `  soak ${Math.round(t)} s: RSS ${samples.at(-1)![1]} MB, ${sent} sent (${Math.round(sent / t)}/s), ${woken} waits woken, ${sseEvents} SSE events`,
+        );
     }
     running = false;
     await Promise.all(senders);
@@ -102,8 +120,22 @@ try {
     const tail = samples.slice(Math.floor(samples.length / 5));
     const mbPerMin = round(slope(tail) * 60, 2);
     const rssValues = tail.map(([, y]) => y);
-    figures.soak = { seconds: round(seconds, 1), targetRate: rate, achievedRate: Math.round(sent / seconds), sent, failed, woken, sseEvents, rssMinMb: Math.min(...rssValues), rssMaxMb: Math.max(...rssValues), rssSlopeMbPerMin: mbPerMin, samples };
-    lines.push(`soak ${Math.round(seconds)} s at ${Math.round(sent / seconds)} msg/s (${failed} refused) with 50 waiters (${woken} wake-ups) and 10 SSE readers (${sseEvents} events): RSS ${Math.min(...rssValues)}–${Math.max(...rssValues)} MB, slope ${mbPerMin} MB/min after the first fifth`);
+    figures.soak = {
+      seconds: round(seconds, 1),
+      targetRate: rate,
+      achievedRate: Math.round(sent / seconds),
+      sent,
+      failed,
+      woken,
+      sseEvents,
+      rssMinMb: Math.min(...rssValues),
+      rssMaxMb: Math.max(...rssValues),
+      rssSlopeMbPerMin: mbPerMin,
+      samples,
+    };
+    lines.push(
+      `soak ${Math.round(seconds)} s at ${Math.round(sent / seconds)} msg/s (${failed} refused) with 50 waiters (${woken} wake-ups) and 10 SSE readers (${sseEvents} events): RSS ${Math.min(...rssValues)}–${Math.max(...rssValues)} MB, slope ${mbPerMin} MB/min after the first fifth`,
+    );
     console.log(lines.at(-1));
   }
 } finally {

@@ -5,7 +5,13 @@
 import { parseArgs } from 'node:util';
 import { machine, report, round, rssMb, smtpSource, startInboxd, startMaildev, startSink, type Peer } from './lib.ts';
 
-const { values } = parseArgs({ options: { quick: { type: 'boolean', default: false }, source: { type: 'boolean', default: false }, peers: { type: 'string', default: 'sink,maildev' } } });
+const { values } = parseArgs({
+  options: {
+    quick: { type: 'boolean', default: false },
+    source: { type: 'boolean', default: false },
+    peers: { type: 'string', default: 'sink,maildev' },
+  },
+});
 const q = values.quick ? 0.2 : 1;
 
 interface Cell {
@@ -38,9 +44,19 @@ async function runTarget(name: string, port: number, to: string, afterCell?: (c:
     const c = name === 'MailDev' ? { ...full, messages: maildevCap(full) } : full;
     const r = await smtpSource({ port, ...c, to });
     const stored = afterCell ? await afterCell(c) : undefined;
-    const row: Row = { ...c, target: name, seconds: round(r.seconds), perSecond: Math.round(c.messages / r.seconds), mbPerSecond: round((c.messages * c.size) / r.seconds / 1048576, 1), ok: r.ok, ...(stored !== undefined ? { stored } : {}) };
+    const row: Row = {
+      ...c,
+      target: name,
+      seconds: round(r.seconds),
+      perSecond: Math.round(c.messages / r.seconds),
+      mbPerSecond: round((c.messages * c.size) / r.seconds / 1048576, 1),
+      ok: r.ok,
+      ...(stored !== undefined ? { stored } : {}),
+    };
     rows.push(row);
-    console.log(`${name.padEnd(9)} ${String(c.sessions).padStart(2)} sessions × ${String(c.size / 1024).padStart(3)} KB: ${String(row.perSecond).padStart(6)} msg/s ${String(row.mbPerSecond).padStart(6)} MB/s (${c.messages} in ${row.seconds} s)${stored !== undefined ? ` stored ${stored}/${c.messages}` : ''}${r.ok ? '' : ' FAILED: ' + r.stderr.slice(0, 200)}`);
+    console.log(
+      `${name.padEnd(9)} ${String(c.sessions).padStart(2)} sessions × ${String(c.size / 1024).padStart(3)} KB: ${String(row.perSecond).padStart(6)} msg/s ${String(row.mbPerSecond).padStart(6)} MB/s (${c.messages} in ${row.seconds} s)${stored !== undefined ? ` stored ${stored}/${c.messages}` : ''}${r.ok ? '' : ' FAILED: ' + r.stderr.slice(0, 200)}`,
+    );
   }
 }
 
@@ -51,7 +67,10 @@ let kind = '';
   const srv = await startInboxd([], { source: values.source });
   kind = srv.kind;
   try {
-    const inbox = (await (await srv.api('/v1/inboxes', { method: 'POST', json: { localPart: 'matrix', ttlMinutes: 600 } })).json()) as { inboxId: string; address: string };
+    const inbox = (await (await srv.api('/v1/inboxes', { method: 'POST', json: { localPart: 'matrix', ttlMinutes: 600 } })).json()) as {
+      inboxId: string;
+      address: string;
+    };
     let before = 400;
     await runTarget('inboxd', srv.smtp, inbox.address, async (c) => {
       const got = (await (await srv.api(`/v1/inboxes/${inbox.inboxId}`)).json()) as { messagesReceived: number };
@@ -81,9 +100,20 @@ const ratios = cells.map((c) => {
   const i = get('inboxd');
   const s = get('smtp-sink');
   const m = get('MailDev');
-  return { sessions: c.sessions, size: c.size, inboxd: i, sink: s, maildev: m, inboxdToSink: i && s ? round(i / s) : null, inboxdToMaildev: i && m ? round(i / m) : null };
+  return {
+    sessions: c.sessions,
+    size: c.size,
+    inboxd: i,
+    sink: s,
+    maildev: m,
+    inboxdToSink: i && s ? round(i / s) : null,
+    inboxdToMaildev: i && m ? round(i / m) : null,
+  };
 });
 const lines = ['', 'sessions × size   inboxd   smtp-sink   MailDev   inboxd÷sink   inboxd÷MailDev'];
-for (const r of ratios) lines.push(`${String(r.sessions).padStart(2)} × ${String(r.size / 1024).padStart(3)} KB   ${String(r.inboxd ?? '-').padStart(7)}   ${String(r.sink ?? '-').padStart(9)}   ${String(r.maildev ?? '-').padStart(7)}   ${String(r.inboxdToSink ?? '-').padStart(11)}   ${String(r.inboxdToMaildev ?? '-').padStart(14)}`);
+for (const r of ratios)
+  lines.push(
+    `${String(r.sessions).padStart(2)} × ${String(r.size / 1024).padStart(3)} KB   ${String(r.inboxd ?? '-').padStart(7)}   ${String(r.sink ?? '-').padStart(9)}   ${String(r.maildev ?? '-').padStart(7)}   ${String(r.inboxdToSink ?? '-').padStart(11)}   ${String(r.inboxdToMaildev ?? '-').padStart(14)}`,
+  );
 report('smtp-matrix', { kind, machine: machine(), rows, ratios, inboxdRssMbAfter: inboxdRss }, lines);
 if (rows.some((r) => !r.ok || (r.stored !== undefined && r.stored !== r.messages))) process.exitCode = 1;

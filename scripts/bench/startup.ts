@@ -90,11 +90,11 @@ async function once(): Promise<RunResult> {
   const portsFile = path.join(dataDir, 'ports.json');
   let stderr = '';
   const t0 = performance.now();
-  const child = spawn(
-    binary,
-    ['serve', '--http-port', '0', '--smtp-port', '0', '--host', '127.0.0.1', '--data-dir', dataDir],
-    { cwd: dataDir, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, INBOXD_ADMIN_KEY: 'ibx_benchbenchbenchbenchbenchbench00' } },
-  );
+  const child = spawn(binary, ['serve', '--http-port', '0', '--smtp-port', '0', '--host', '127.0.0.1', '--data-dir', dataDir], {
+    cwd: dataDir,
+    stdio: ['ignore', 'ignore', 'pipe'],
+    env: { ...process.env, INBOXD_ADMIN_KEY: 'ibx_benchbenchbenchbenchbenchbench00' },
+  });
   children.add(child);
   child.stderr?.setEncoding('utf8');
   child.stderr?.on('data', (d: string) => {
@@ -156,7 +156,9 @@ const results: RunResult[] = [];
 for (let i = 0; i < runs; i++) {
   const r = await once();
   results.push(r);
-  console.log(`  run ${String(i + 1).padStart(2)}: ready ${r1(r.readyMs).toFixed(1).padStart(7)} ms   stop ${r1(r.stopMs).toFixed(1).padStart(6)} ms   exit ${r.exitCode}`);
+  console.log(
+    `  run ${String(i + 1).padStart(2)}: ready ${r1(r.readyMs).toFixed(1).padStart(7)} ms   stop ${r1(r.stopMs).toFixed(1).padStart(6)} ms   exit ${r.exitCode}`,
+  );
 }
 
 const ready = results.map((r) => r.readyMs);

@@ -18,7 +18,13 @@ import { dbFile, openStore } from '../../src/store/db.ts';
 import { MessageRepo } from '../../src/store/messages.ts';
 import { machine, percentile, report, round, rssMb, SmtpSession, sleep, startInboxd, type Inboxd } from './lib.ts';
 
-const { values } = parseArgs({ options: { messages: { type: 'string', default: '1000000' }, inboxes: { type: 'string', default: '1000' }, source: { type: 'boolean', default: false } } });
+const { values } = parseArgs({
+  options: {
+    messages: { type: 'string', default: '1000000' },
+    inboxes: { type: 'string', default: '1000' },
+    source: { type: 'boolean', default: false },
+  },
+});
 const target = Number(values.messages);
 const inboxCount = Number(values.inboxes);
 const stages = [...new Set([Math.min(10_000, target), target])];
@@ -44,7 +50,33 @@ const sample = Buffer.from(
     'filler line for a body of a realistic size\r\n'.repeat(60),
 );
 const template = await analyze(sample, []);
-const COLUMNS = ['id', 'inbox_id', 'rcpt', 'seq', 'received_at', 'mail_from', 'from_address', 'from_name', 'to_json', 'cc_json', 'subject', 'date', 'message_id_header', 'in_reply_to', 'references_json', 'size', 'raw_sha256', 'text_body', 'html_body', 'headers_json', 'attachment_count', 'otp', 'primary_link', 'extraction_json', 'source'];
+const COLUMNS = [
+  'id',
+  'inbox_id',
+  'rcpt',
+  'seq',
+  'received_at',
+  'mail_from',
+  'from_address',
+  'from_name',
+  'to_json',
+  'cc_json',
+  'subject',
+  'date',
+  'message_id_header',
+  'in_reply_to',
+  'references_json',
+  'size',
+  'raw_sha256',
+  'text_body',
+  'html_body',
+  'headers_json',
+  'attachment_count',
+  'otp',
+  'primary_link',
+  'extraction_json',
+  'source',
+];
 const BATCH = 400;
 const insertSql = `insert into "messages" (${COLUMNS.map((c) => `"${c}"`).join(', ')}) values ${Array.from({ length: BATCH }, () => `(${COLUMNS.map(() => '?').join(', ')})`).join(', ')}`;
 const seqs = new Map<string, number>(inboxes.map((ib) => [ib.inboxId, 0]));
@@ -69,7 +101,33 @@ async function generateTo(total: number): Promise<number> {
       const id = newId('msg');
       if (n % 97 === 0 && ids.length < 200_000) ids.push({ inboxId: ib.inboxId, messageId: id });
       const code = String(100000 + (n % 900000));
-      params.push(id, ib.inboxId, ib.address, seq, t0Base + n, 'noreply@github.com', 'noreply@github.com', 'GitHub', JSON.stringify(template.parsed.to), '[]', `[GitHub] Your code is ${code} (#${n})`, t0Base + n, `<m${n}@github.com>`, null, '[]', sample.length, template.rawSha256, template.parsed.text, null, JSON.stringify(template.parsed.headers), 0, code, null, JSON.stringify({ ...template.extraction, otp: code }), 'generated');
+      params.push(
+        id,
+        ib.inboxId,
+        ib.address,
+        seq,
+        t0Base + n,
+        'noreply@github.com',
+        'noreply@github.com',
+        'GitHub',
+        JSON.stringify(template.parsed.to),
+        '[]',
+        `[GitHub] Your code is ${code} (#${n})`,
+        t0Base + n,
+        `<m${n}@github.com>`,
+        null,
+        '[]',
+        sample.length,
+        template.rawSha256,
+        template.parsed.text,
+        null,
+        JSON.stringify(template.parsed.headers),
+        0,
+        code,
+        null,
+        JSON.stringify({ ...template.extraction, otp: code }),
+        'generated',
+      );
     }
     generated += BATCH;
     jobs.push(writer.store({ blobs: [], insert: async (trx) => trx.executeQuery(CompiledQuery.raw(insertSql, params)) }));
@@ -130,7 +188,12 @@ async function measure(srv: Inboxd): Promise<Record<string, unknown>> {
   }
   smtp.close();
   wake.sort((a, b) => a - b);
-  return { lookup, list, waitWake: { p50ms: round(percentile(wake, 50)), p99ms: round(percentile(wake, 99)) }, rssMb: rssMb(srv.child.pid!) };
+  return {
+    lookup,
+    list,
+    waitWake: { p50ms: round(percentile(wake, 50)), p99ms: round(percentile(wake, 99)) },
+    rssMb: rssMb(srv.child.pid!),
+  };
 }
 
 const results: Array<Record<string, unknown>> = [];
@@ -147,7 +210,9 @@ try {
       const l = m.lookup as { p50ms: number; p99ms: number };
       const li = m.list as { p50ms: number; p99ms: number };
       const w = m.waitWake as { p50ms: number; p99ms: number };
-      lines.push(`${String(generated).padStart(8)} messages (db ${dbMb} MB, generated in ${round(seconds, 1)} s): lookup p50 ${l.p50ms} / p99 ${l.p99ms} ms; list p50 ${li.p50ms} / p99 ${li.p99ms} ms; wait wake-up p50 ${w.p50ms} / p99 ${w.p99ms} ms; RSS ${m.rssMb} MB`);
+      lines.push(
+        `${String(generated).padStart(8)} messages (db ${dbMb} MB, generated in ${round(seconds, 1)} s): lookup p50 ${l.p50ms} / p99 ${l.p99ms} ms; list p50 ${li.p50ms} / p99 ${li.p99ms} ms; wait wake-up p50 ${w.p50ms} / p99 ${w.p99ms} ms; RSS ${m.rssMb} MB`,
+      );
       console.log(lines.at(-1));
     } finally {
       await srv.stop();
@@ -160,6 +225,8 @@ const first = results[0] as Record<string, { p50ms: number }>;
 const last = results.at(-1) as Record<string, { p50ms: number }>;
 const ratio = (k: string) => round(last[k]!.p50ms / first[k]!.p50ms);
 const ratios = { lookup: ratio('lookup'), list: ratio('list'), waitWake: ratio('waitWake') };
-lines.push(`p50 ratio ${results.at(-1)!.messages} ÷ ${results[0]!.messages}: lookup ${ratios.lookup}×, list ${ratios.list}×, wait wake-up ${ratios.waitWake}×`);
+lines.push(
+  `p50 ratio ${results.at(-1)!.messages} ÷ ${results[0]!.messages}: lookup ${ratios.lookup}×, list ${ratios.list}×, wait wake-up ${ratios.waitWake}×`,
+);
 report('store-scale', { machine: machine(), inboxes: inboxCount, stages: results, ratios }, [lines.at(-1)!]);
 inboxes = [];

@@ -17,9 +17,14 @@ try {
     let pending: Promise<Response>;
     let address: string;
     if (kind === 'verify') {
-      const created = (await (await srv.api('/v1/agent/verify', { method: 'POST', json: { service: 'github' } })).json()) as { email: { inboxId: string; address: string } };
+      const created = (await (await srv.api('/v1/agent/verify', { method: 'POST', json: { service: 'github' } })).json()) as {
+        email: { inboxId: string; address: string };
+      };
       address = created.email.address;
-      pending = srv.api('/v1/agent/verify', { method: 'POST', json: { inboxId: created.email.inboxId, service: 'github', timeoutSeconds: 30, deleteAfter: true } });
+      pending = srv.api('/v1/agent/verify', {
+        method: 'POST',
+        json: { inboxId: created.email.inboxId, service: 'github', timeoutSeconds: 30, deleteAfter: true },
+      });
     } else {
       address = `open-${n}@inboxd.test`;
       pending = srv.api('/v1/inboxes/open', { method: 'POST', json: { localPart: `open-${n}`, service: 'github', timeoutSeconds: 30 } });
@@ -40,7 +45,9 @@ try {
   for (const [k, v] of Object.entries(results)) {
     v.sort((a, b) => a - b);
     figures[k] = { p50ms: f(percentile(v, 50)), p99ms: f(percentile(v, 99)), maxMs: f(v.at(-1)!) };
-    lines.push(`verify-roundtrip (${srv.kind}) ${k}: end-of-DATA → response with the code: p50 ${f(percentile(v, 50))} ms, p99 ${f(percentile(v, 99))} ms over ${v.length} rounds`);
+    lines.push(
+      `verify-roundtrip (${srv.kind}) ${k}: end-of-DATA → response with the code: p50 ${f(percentile(v, 50))} ms, p99 ${f(percentile(v, 99))} ms over ${v.length} rounds`,
+    );
   }
   report('verify-roundtrip', figures, lines);
 } finally {

@@ -3,15 +3,29 @@
 import { parseArgs } from 'node:util';
 import { percentile, report, SmtpSession, startInboxd } from './lib.ts';
 
-const { values } = parseArgs({ options: { waiters: { type: 'string', default: '50' }, messages: { type: 'string', default: '1000' }, source: { type: 'boolean', default: false } } });
+const { values } = parseArgs({
+  options: {
+    waiters: { type: 'string', default: '50' },
+    messages: { type: 'string', default: '1000' },
+    source: { type: 'boolean', default: false },
+  },
+});
 const waiters = Number(values.waiters);
 const messages = Number(values.messages);
 
 const srv = await startInboxd([], { source: values.source });
 try {
-  const inboxes: Array<{ inboxId: string; address: string; since: string | null; pending: Promise<{ messageId: string; at: number }> | null }> = [];
+  const inboxes: Array<{
+    inboxId: string;
+    address: string;
+    since: string | null;
+    pending: Promise<{ messageId: string; at: number }> | null;
+  }> = [];
   for (let i = 0; i < waiters; i++) {
-    const r = (await (await srv.api('/v1/inboxes', { method: 'POST', json: { label: 'wait-bench' } })).json()) as { inboxId: string; address: string };
+    const r = (await (await srv.api('/v1/inboxes', { method: 'POST', json: { label: 'wait-bench' } })).json()) as {
+      inboxId: string;
+      address: string;
+    };
     inboxes.push({ ...r, since: null, pending: null });
   }
   const arm = (ib: (typeof inboxes)[number]) => {
@@ -41,8 +55,18 @@ try {
   for (const ib of inboxes) ib.pending?.catch(() => undefined);
   samples.sort((a, b) => a - b);
   const f = (x: number) => Math.round(x * 100) / 100;
-  const figures = { kind: srv.kind, waiters, messages, p50ms: f(percentile(samples, 50)), p90ms: f(percentile(samples, 90)), p99ms: f(percentile(samples, 99)), maxMs: f(samples.at(-1)!) };
-  report('wait-latency', figures, [`wait-latency (${srv.kind}): ${messages} messages, ${waiters} concurrent waiters: end-of-DATA → client has the message p50 ${figures.p50ms} ms, p90 ${figures.p90ms} ms, p99 ${figures.p99ms} ms, max ${figures.maxMs} ms`]);
+  const figures = {
+    kind: srv.kind,
+    waiters,
+    messages,
+    p50ms: f(percentile(samples, 50)),
+    p90ms: f(percentile(samples, 90)),
+    p99ms: f(percentile(samples, 99)),
+    maxMs: f(samples.at(-1)!),
+  };
+  report('wait-latency', figures, [
+    `wait-latency (${srv.kind}): ${messages} messages, ${waiters} concurrent waiters: end-of-DATA → client has the message p50 ${figures.p50ms} ms, p90 ${figures.p90ms} ms, p99 ${figures.p99ms} ms, max ${figures.maxMs} ms`,
+  ]);
 } finally {
   await srv.stop();
   process.exit(process.exitCode ?? 0);

@@ -29,20 +29,38 @@ export async function runSelfTest(ctx: OpContext): Promise<SelfTestReport> {
       return false;
     }
   };
-  const { inbox } = await s.inboxes.create(principal(ctx), { label: principal(ctx).scope.labelPrefix ?? 'autotest', ttlMinutes: 5, service: 'github' });
+  const { inbox } = await s.inboxes.create(principal(ctx), {
+    label: principal(ctx).scope.labelPrefix ?? 'autotest',
+    ttlMinutes: 5,
+    service: 'github',
+  });
   const deps = { ingest: s.ingest, maxMessageBytes: s.config.maxMessageBytes };
   try {
     await step('otp: simulate, wait, extract', async () => {
       const sim = await simulateInto(deps, inbox, { scenario: 'otp', service: 'github' });
-      const r = await waitAndExtract(ctx, { inbox, service: 'github', timeoutSeconds: 5, subjectContains: sim.subject, deleteAfter: false });
-      if (r.status !== 'verified' || r.verification.otp !== sim.expected.otp) throw new Error(`expected code ${sim.expected.otp}, got ${r.status} ${r.verification.otp}`);
+      const r = await waitAndExtract(ctx, {
+        inbox,
+        service: 'github',
+        timeoutSeconds: 5,
+        subjectContains: sim.subject,
+        deleteAfter: false,
+      });
+      if (r.status !== 'verified' || r.verification.otp !== sim.expected.otp)
+        throw new Error(`expected code ${sim.expected.otp}, got ${r.status} ${r.verification.otp}`);
       return `code ${r.verification.otp} → primaryAction ${r.agent.primaryAction.type}`;
     });
     await step('magic link: simulate, wait, extract', async () => {
       const before = await s.messages.latest(inbox.id);
       const sim = await simulateInto(deps, inbox, { scenario: 'magic_link', service: 'github' });
-      const r = await waitAndExtract(ctx, { inbox, service: 'github', timeoutSeconds: 5, subjectContains: sim.subject, deleteAfter: false });
-      if (r.message?.messageId === before?.id || r.verification.primaryLink !== sim.expected.primaryLink) throw new Error(`expected link ${sim.expected.primaryLink}, got ${r.verification.primaryLink}`);
+      const r = await waitAndExtract(ctx, {
+        inbox,
+        service: 'github',
+        timeoutSeconds: 5,
+        subjectContains: sim.subject,
+        deleteAfter: false,
+      });
+      if (r.message?.messageId === before?.id || r.verification.primaryLink !== sim.expected.primaryLink)
+        throw new Error(`expected link ${sim.expected.primaryLink}, got ${r.verification.primaryLink}`);
       return `link found → primaryAction ${r.agent.primaryAction.type}`;
     });
     await step('no verification purpose: manual', async () => {

@@ -89,6 +89,14 @@ export const codeForm = (s: RehearsalSession, error?: string) =>
 <form method="post" action="/v1/agent/test/confirm"><input type="hidden" name="session" value="${esc(s.id)}"><label for="code">Verification code</label><input id="code" name="code" inputmode="numeric" autocomplete="one-time-code" required><button type="submit">Verify</button></form>`,
   );
 
-export const success = (s: RehearsalSession, how: string) => page('Verified', `<p class="ok" id="result" data-result="verified">${esc(s.address)} is verified (${esc(how)}). The rehearsal passed.</p>`);
+export const success = (s: RehearsalSession, how: string) =>
+  page(
+    'Verified',
+    `<p class="ok" id="result" data-result="verified">${esc(s.address)} is verified (${esc(how)}). The rehearsal passed.</p>`,
+  );
 
-export const failure = (message: string) => page('Not verified', `<p class="err" id="result" data-result="failed">${esc(message)}</p><p><a href="/v1/agent/test">Start again</a></p>`);
+export const failure = (message: string) =>
+  page(
+    'Not verified',
+    `<p class="err" id="result" data-result="failed">${esc(message)}</p><p><a href="/v1/agent/test">Start again</a></p>`,
+  );

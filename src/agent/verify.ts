@@ -14,14 +14,26 @@ export const STATUSES = ['awaiting_message', 'verified', 'received', 'timeout'] 
 export const ACTION_TYPES = ['use_address', 'otp', 'link', 'manual', 'retry'] as const;
 
 export const VerifyResult = z.object({
-  status: z.enum(STATUSES).describe('verified = a code or link was found; received = mail arrived without one; awaiting_message = inbox made, nothing yet; timeout'),
+  status: z
+    .enum(STATUSES)
+    .describe(
+      'verified = a code or link was found; received = mail arrived without one; awaiting_message = inbox made, nothing yet; timeout',
+    ),
   service: z.string().nullable(),
   email: z.object({ inboxId: z.string(), address: z.string().describe('Type this into the external signup form') }),
   verification: z.object({
     otp: z.string().nullable(),
     primaryLink: z.string().nullable(),
     primaryLinkUnwrapped: z.string().nullable().describe('Target decoded from a click-tracking wrapper, when the wrapper carries it'),
-    candidates: z.array(z.object({ kind: z.enum(['otp', 'link']), value: z.string(), confidence: z.number(), source: z.enum(['subject', 'text', 'html']), unwrapped: z.string().optional() })),
+    candidates: z.array(
+      z.object({
+        kind: z.enum(['otp', 'link']),
+        value: z.string(),
+        confidence: z.number(),
+        source: z.enum(['subject', 'text', 'html']),
+        unwrapped: z.string().optional(),
+      }),
+    ),
   }),
   agent: z.object({
     primaryAction: z.object({ type: z.enum(ACTION_TYPES), value: z.string(), instruction: z.string() }),
@@ -32,7 +44,10 @@ export const VerifyResult = z.object({
   hasAttachments: z.boolean(),
   attachmentCount: z.number().int(),
   deleted: z.boolean().describe('The inbox was removed after this call (deleteAfter)'),
-  callbackSecret: z.string().optional().describe('Only when this call created the inbox with a callbackUrl: the whsec_ secret that signs its callbacks, shown once'),
+  callbackSecret: z
+    .string()
+    .optional()
+    .describe('Only when this call created the inbox with a callbackUrl: the whsec_ secret that signs its callbacks, shown once'),
 });
 export type VerifyResult = z.infer<typeof VerifyResult>;
 
@@ -61,7 +76,12 @@ export function extractionOf(m: MessageRow, service: PresetId | undefined, trust
 }
 
 /** The result for an inbox with its newest relevant message (or none yet). */
-export function verifyResult(baseUrl: string, inbox: InboxRow, m: MessageRow | null, opts: { service?: PresetId | undefined; timedOut?: boolean; timeoutSeconds?: number; deleted?: boolean }): VerifyResult {
+export function verifyResult(
+  baseUrl: string,
+  inbox: InboxRow,
+  m: MessageRow | null,
+  opts: { service?: PresetId | undefined; timedOut?: boolean; timeoutSeconds?: number; deleted?: boolean },
+): VerifyResult {
   const serviceName = opts.service ? getPreset(opts.service).displayName : undefined;
   const email = { inboxId: inbox.id, address: inbox.address };
   const base = { service: opts.service ?? null, email, deleted: opts.deleted ?? false };

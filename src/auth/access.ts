@@ -41,7 +41,10 @@ export class AccessService {
   }
 
   /** A new key of the caller's team; never broader than the caller (no escalation). */
-  async createKey(p: Principal, req: { label: string; role?: Role | undefined; scope?: ScopeInput | undefined }): Promise<{ row: ApiKeyRow; secret: string }> {
+  async createKey(
+    p: Principal,
+    req: { label: string; role?: Role | undefined; scope?: ScopeInput | undefined },
+  ): Promise<{ row: ApiKeyRow; secret: string }> {
     assertManager(p);
     const secret = newKeySecret();
     const row = keyRow({
@@ -72,7 +75,10 @@ export class AccessService {
     return (await this.keys.byId(keyId))!;
   }
 
-  async registerClient(p: Principal, req: { name: string; scope?: ScopeInput | undefined }): Promise<{ client: OAuthClientRow; key: ApiKeyRow; secret: string }> {
+  async registerClient(
+    p: Principal,
+    req: { name: string; scope?: ScopeInput | undefined },
+  ): Promise<{ client: OAuthClientRow; key: ApiKeyRow; secret: string }> {
     assertManager(p);
     const now = this.clock.now();
     const client: OAuthClientRow = { id: newId('cli'), team_id: p.teamId, name: req.name, created_at: now, created_by_key: p.keyId };
@@ -105,8 +111,10 @@ export class AccessService {
    */
   async issueToken(secret: string, clientId: string | undefined): Promise<{ token: string; key: ApiKeyRow; expiresIn: number }> {
     const key = await this.keys.byHash(hashSecret(secret));
-    if (!key || key.revoked_at !== null) throw oauthError('invalid_client', 'the client secret is not a valid API key (unknown or revoked)');
-    if (clientId !== undefined && key.client_id !== null && clientId !== key.client_id) throw oauthError('invalid_client', 'client_id does not match the client secret');
+    if (!key || key.revoked_at !== null)
+      throw oauthError('invalid_client', 'the client secret is not a valid API key (unknown or revoked)');
+    if (clientId !== undefined && key.client_id !== null && clientId !== key.client_id)
+      throw oauthError('invalid_client', 'client_id does not match the client secret');
     return this.issueTokenForKey(key);
   }
 
@@ -115,7 +123,13 @@ export class AccessService {
     const now = this.clock.now();
     await this.repo.deleteExpiredTokens(now);
     const token = newTokenSecret();
-    await this.repo.insertToken({ id: newId('tok'), key_id: key.id, token_hash: hashSecret(token), created_at: now, expires_at: now + TOKEN_TTL_SECONDS * 1000 });
+    await this.repo.insertToken({
+      id: newId('tok'),
+      key_id: key.id,
+      token_hash: hashSecret(token),
+      created_at: now,
+      expires_at: now + TOKEN_TTL_SECONDS * 1000,
+    });
     return { token, key, expiresIn: TOKEN_TTL_SECONDS };
   }
 }
@@ -128,7 +142,14 @@ function assertManager(p: Principal): void {
   if (!isFullAdmin(p)) throw new AppError('forbidden', 'only an unscoped admin key manages keys and clients');
 }
 
-export type OAuthErrorCode = 'invalid_request' | 'invalid_client' | 'invalid_grant' | 'unauthorized_client' | 'unsupported_grant_type' | 'invalid_scope' | 'unsupported_response_type';
+export type OAuthErrorCode =
+  | 'invalid_request'
+  | 'invalid_client'
+  | 'invalid_grant'
+  | 'unauthorized_client'
+  | 'unsupported_grant_type'
+  | 'invalid_scope'
+  | 'unsupported_response_type';
 
 /** An RFC 6749 §5.2 error, for operations whose `http.errors` is `oauth`. */
 export function oauthError(error: OAuthErrorCode, description: string): AppError {

@@ -60,7 +60,10 @@ export interface BootstrapResult {
  * INBOXD_ADMIN_KEY set: that exact string is an admin key of the default team (idempotent).
  * Unset and no key in the store: generate one, write it to <data-dir>/admin.key (0600) and return it.
  */
-export async function bootstrapAdminKey(repo: KeyRepo, opts: { adminKey: string | undefined; dataDir: string; now: number; log: Logger }): Promise<BootstrapResult> {
+export async function bootstrapAdminKey(
+  repo: KeyRepo,
+  opts: { adminKey: string | undefined; dataDir: string; now: number; log: Logger },
+): Promise<BootstrapResult> {
   await repo.ensureDefaultTeam(opts.now);
   if (opts.adminKey) {
     const hash = hashSecret(opts.adminKey);
@@ -82,7 +85,17 @@ export async function bootstrapAdminKey(repo: KeyRepo, opts: { adminKey: string 
   return { generated: secret, keyFile };
 }
 
-export function keyRow(o: { label: string; hash: string; prefix: string; now: number; teamId?: string; role?: 'admin' | 'member'; labelPrefix?: string | null; readOnly?: boolean; clientId?: string | null }): ApiKeyRow {
+export function keyRow(o: {
+  label: string;
+  hash: string;
+  prefix: string;
+  now: number;
+  teamId?: string;
+  role?: 'admin' | 'member';
+  labelPrefix?: string | null;
+  readOnly?: boolean;
+  clientId?: string | null;
+}): ApiKeyRow {
   return {
     id: newId('key'),
     team_id: o.teamId ?? DEFAULT_TEAM_ID,

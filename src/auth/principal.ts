@@ -27,5 +27,5 @@ export function isFullAdmin(p: Principal): boolean {
 
 export function labelInScope(scope: Scope, label: string | null): boolean {
   if (scope.labelPrefix === null) return true;
-  return label !== null && label.startsWith(scope.labelPrefix);
+  return label?.startsWith(scope.labelPrefix) === true;
 }

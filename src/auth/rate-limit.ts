@@ -25,9 +25,13 @@ export class RateLimiter {
     this.counts.set(keyId, n);
     if (n > this.perMinute) {
       const retryAfter = Math.max(1, Math.ceil(((window + 1) * 60_000 - now) / 1000));
-      throw new AppError('rate_limited', `this key made more than ${this.perMinute} requests this minute (--rate-limit); retry in ${retryAfter} s`, {
-        headers: { 'Retry-After': String(retryAfter) },
-      });
+      throw new AppError(
+        'rate_limited',
+        `this key made more than ${this.perMinute} requests this minute (--rate-limit); retry in ${retryAfter} s`,
+        {
+          headers: { 'Retry-After': String(retryAfter) },
+        },
+      );
     }
   }
 }

@@ -16,7 +16,10 @@ export class BillingClient {
 
   private configured(): { apiBase: string; secretKey: string } {
     if (!this.cfg.apiBase || !this.cfg.secretKey) {
-      throw new AppError('not_configured', 'billing is not configured on this inboxd: set --billing-api-base and INBOXD_BILLING_SECRET_KEY (and --billing-price for checkout)');
+      throw new AppError(
+        'not_configured',
+        'billing is not configured on this inboxd: set --billing-api-base and INBOXD_BILLING_SECRET_KEY (and --billing-price for checkout)',
+      );
     }
     return { apiBase: this.cfg.apiBase, secretKey: this.cfg.secretKey };
   }

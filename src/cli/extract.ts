@@ -56,12 +56,19 @@ export async function extractCommand(
     raw = file === '-' ? await readStdin() : await readFile(file);
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : code === 'EACCES' ? 'permission denied' : (e as Error).message;
+    const why =
+      code === 'ENOENT'
+        ? 'no such file'
+        : code === 'EISDIR'
+          ? 'is a directory'
+          : code === 'EACCES'
+            ? 'permission denied'
+            : (e as Error).message;
     err.write(`inboxd extract: cannot read ${file}: ${why}\n`);
     return 1;
   }
 
-  let result;
+  let result: unknown;
   try {
     const msg = await parseMessage(raw);
     const x = extractVerification(msg, service ? { service } : {});

@@ -72,7 +72,15 @@ export class CallbackService {
   private unsubscribe: (() => void) | null = null;
   private stopped = false;
 
-  constructor(d: { repo: DeliveryRepo; bus: EventBus; render: RenderCallback; policy: TargetPolicy; now: () => number; log: Logger; tuning?: CallbackTuning | undefined }) {
+  constructor(d: {
+    repo: DeliveryRepo;
+    bus: EventBus;
+    render: RenderCallback;
+    policy: TargetPolicy;
+    now: () => number;
+    log: Logger;
+    tuning?: CallbackTuning | undefined;
+  }) {
     this.repo = d.repo;
     this.bus = d.bus;
     this.render = d.render;
@@ -99,7 +107,10 @@ export class CallbackService {
     }
     const pending = await this.repo.pendingCount();
     if (pending > 0) this.log.info('resuming pending callback deliveries', { pending });
-    this.pruneTimer = setInterval(() => void this.repo.pruneOrphans().catch((e: Error) => this.log.error('callback prune failed', { err: e })), 60_000);
+    this.pruneTimer = setInterval(
+      () => void this.repo.pruneOrphans().catch((e: Error) => this.log.error('callback prune failed', { err: e })),
+      60_000,
+    );
     this.pruneTimer.unref();
     this.pump();
   }
@@ -134,8 +145,12 @@ export class CallbackService {
           const batch = this.toRecord;
           this.toRecord = [];
           this.repo.record(batch.map((b) => b.r)).then(
-            () => batch.forEach((b) => b.resolve()),
-            (e: unknown) => batch.forEach((b) => b.reject(e)),
+            () => {
+              for (const b of batch) b.resolve();
+            },
+            (e: unknown) => {
+              for (const b of batch) b.reject(e);
+            },
           );
         });
       }
@@ -352,11 +367,22 @@ export class CallbackService {
     }
     await this.record({
       delivery: { id: row.id, state, attempts: attempt, next_attempt_at: next, updated_at: this.now() },
-      attempt: { delivery_id: row.id, inbox_id: row.inbox_id, attempt, status_code: status, error: outcome.error, duration_ms: durationMs, at, next_retry_at: next, delivered: delivered ? 1 : 0 },
+      attempt: {
+        delivery_id: row.id,
+        inbox_id: row.inbox_id,
+        attempt,
+        status_code: status,
+        error: outcome.error,
+        duration_ms: durationMs,
+        at,
+        next_retry_at: next,
+        delivered: delivered ? 1 : 0,
+      },
     });
     const fields = { deliveryId: row.id, inboxId: row.inbox_id, attempt, statusCode: status, error: outcome.error, durationMs, state };
     if (delivered) this.log.debug('callback delivered', fields);
-    else if (state === 'pending') this.log.info('callback attempt failed; will retry', { ...fields, nextRetryAt: new Date(next!).toISOString() });
+    else if (state === 'pending')
+      this.log.info('callback attempt failed; will retry', { ...fields, nextRetryAt: new Date(next!).toISOString() });
     else this.log.warn('callback delivery given up', fields);
   }
 }

@@ -68,7 +68,8 @@ function post(url: URL, target: ResolvedAddress, req: AttemptRequest): Promise<A
       ...req.headers,
     };
     if (url.username || url.password) {
-      headers.authorization = 'Basic ' + Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString('base64');
+      headers.authorization =
+        'Basic ' + Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString('base64');
     }
     const options: https.RequestOptions = {
       method: 'POST',
@@ -93,7 +94,10 @@ function post(url: URL, target: ResolvedAddress, req: AttemptRequest): Promise<A
     });
     r.once('error', (e: NodeJS.ErrnoException) => {
       if (req.signal.aborted) return finish({ statusCode: null, error: null, aborted: true });
-      finish({ statusCode: null, error: e.message === TIMEOUT ? `no response within ${req.timeoutMs} ms` : `${e.code ?? 'error'}: ${e.message}` });
+      finish({
+        statusCode: null,
+        error: e.message === TIMEOUT ? `no response within ${req.timeoutMs} ms` : `${e.code ?? 'error'}: ${e.message}`,
+      });
     });
     const timer = setTimeout(() => r.destroy(new Error(TIMEOUT)), req.timeoutMs);
     const onAbort = () => r.destroy(new Error('aborted'));
@@ -106,6 +110,7 @@ const TIMEOUT = 'attempt timed out';
 
 function describeStatus(status: number, location: string | undefined): string | null {
   if (status >= 200 && status < 300) return null;
-  if (status >= 300 && status < 400) return `HTTP ${status}: redirects are not followed${location ? ` (Location: ${location.slice(0, 200)})` : ''}`;
+  if (status >= 300 && status < 400)
+    return `HTTP ${status}: redirects are not followed${location ? ` (Location: ${location.slice(0, 200)})` : ''}`;
   return `HTTP ${status}`;
 }

@@ -66,7 +66,11 @@ export class EventStreams {
 
     const buffered = () => out.writableLength + out.readableLength;
     const tooSlow = () => {
-      this.log.warn('SSE reader too slow; disconnected (it resumes with Last-Event-ID)', { inboxId: o.inboxId, bufferedBytes: buffered(), lastEventId: lastSent });
+      this.log.warn('SSE reader too slow; disconnected (it resumes with Last-Event-ID)', {
+        inboxId: o.inboxId,
+        bufferedBytes: buffered(),
+        lastEventId: lastSent,
+      });
       close(new Error('SSE reader too slow'));
     };
     /** False when the reader is behind (replay then waits for it to drain). */
@@ -119,21 +123,34 @@ export class EventStreams {
     o.signal.addEventListener('abort', onAbort, { once: true });
     write(`retry: ${RETRY_MS}\n: connected\n\n`);
     if (o.signal.aborted) onAbort();
-    else if (replaying) void this.replay(o, () => lastSent, sendMessage, () => closed, out).then(
-      () => {
-        replaying = false;
-        for (const e of held.splice(0)) if (!closed) handle(e);
-      },
-      (e: unknown) => {
-        this.log.error('SSE replay failed', { err: e as Error, inboxId: o.inboxId });
-        close(e as Error);
-      },
-    );
+    else if (replaying)
+      void this.replay(
+        o,
+        () => lastSent,
+        sendMessage,
+        () => closed,
+        out,
+      ).then(
+        () => {
+          replaying = false;
+          for (const e of held.splice(0)) if (!closed) handle(e);
+        },
+        (e: unknown) => {
+          this.log.error('SSE replay failed', { err: e as Error, inboxId: o.inboxId });
+          close(e as Error);
+        },
+      );
     return out;
   }
 
   /** Sends stored messages after the client's last id, page by page, at the pace the reader takes them. */
-  private async replay(o: OpenStream, last: () => number, send: (m: MessageSummaryRow) => boolean, closed: () => boolean, out: PassThrough): Promise<void> {
+  private async replay(
+    o: OpenStream,
+    last: () => number,
+    send: (m: MessageSummaryRow) => boolean,
+    closed: () => boolean,
+    out: PassThrough,
+  ): Promise<void> {
     for (;;) {
       const page = await messagesAfterSeq(this.db, o.inboxId, last(), REPLAY_PAGE);
       for (const m of page) {

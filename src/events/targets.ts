@@ -31,14 +31,16 @@ for (const [net4, bits] of [
   ['240.0.0.0', 4], // reserved and broadcast
   ['100.100.100.200', 32], // Alibaba Cloud metadata
   ['168.63.129.16', 32], // Azure host services
-] as const) NEVER.addSubnet(net4, bits, 'ipv4');
+] as const)
+  NEVER.addSubnet(net4, bits, 'ipv4');
 for (const [net6, bits] of [
   ['::', 128], // unspecified
   ['fe80::', 10], // link-local
   ['ff00::', 8], // multicast
   ['fd00:ec2::254', 128], // AWS metadata over IPv6
   ['64:ff9b::a9fe:0', 112], // 169.254.0.0/16 through NAT64
-] as const) NEVER.addSubnet(net6, bits, 'ipv6');
+] as const)
+  NEVER.addSubnet(net6, bits, 'ipv6');
 
 const PRIVATE = new net.BlockList();
 for (const [net4, bits] of [
@@ -49,12 +51,14 @@ for (const [net4, bits] of [
   ['100.64.0.0', 10], // carrier-grade NAT
   ['192.0.0.0', 24],
   ['198.18.0.0', 15],
-] as const) PRIVATE.addSubnet(net4, bits, 'ipv4');
+] as const)
+  PRIVATE.addSubnet(net4, bits, 'ipv4');
 for (const [net6, bits] of [
   ['::1', 128],
   ['fc00::', 7], // unique local
   ['fec0::', 10], // old site-local
-] as const) PRIVATE.addSubnet(net6, bits, 'ipv6');
+] as const)
+  PRIVATE.addSubnet(net6, bits, 'ipv6');
 
 export type AddressClass = 'never' | 'private' | 'public';
 
@@ -72,7 +76,8 @@ export function classifyAddress(ip: string): AddressClass {
 export function refuseAddress(ip: string, policy: TargetPolicy): string | null {
   const c = classifyAddress(ip);
   if (c === 'never') return `${ip} is a link-local, metadata or otherwise unroutable address; callbacks never go there`;
-  if (c === 'private' && !policy.allowPrivate) return `${ip} is a loopback or private address; the operator must start inboxd with --allow-private-callbacks`;
+  if (c === 'private' && !policy.allowPrivate)
+    return `${ip} is a loopback or private address; the operator must start inboxd with --allow-private-callbacks`;
   return null;
 }
 
@@ -92,7 +97,8 @@ export function refuseUrl(raw: string, policy: TargetPolicy): string | null {
     return 'callbackUrl is not a valid URL';
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') return 'callbackUrl must be an https URL';
-  if (url.protocol === 'http:' && !policy.allowHttp) return 'callbackUrl must use https; plain http needs the operator to start inboxd with --allow-http-callbacks';
+  if (url.protocol === 'http:' && !policy.allowHttp)
+    return 'callbackUrl must use https; plain http needs the operator to start inboxd with --allow-http-callbacks';
   const host = hostOf(url).toLowerCase();
   if (net.isIP(host)) return refuseAddress(host, policy);
   if (host === 'localhost' || host.endsWith('.localhost')) {

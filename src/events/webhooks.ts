@@ -73,13 +73,25 @@ async function readMailgun(req: InboundRequest, signingKey: string | undefined):
     const timestamp = text(form, 'timestamp');
     const token = text(form, 'token');
     const signature = text(form, 'signature');
-    if (!timestamp || !token || !signature) throw new AppError('unauthorized', 'mailgun: the request is not signed (timestamp, token and signature are required because INBOXD_MAILGUN_SIGNING_KEY is set)');
-    const want = crypto.createHmac('sha256', signingKey).update(timestamp + token).digest();
+    if (!timestamp || !token || !signature)
+      throw new AppError(
+        'unauthorized',
+        'mailgun: the request is not signed (timestamp, token and signature are required because INBOXD_MAILGUN_SIGNING_KEY is set)',
+      );
+    const want = crypto
+      .createHmac('sha256', signingKey)
+      .update(timestamp + token)
+      .digest();
     const got = Buffer.from(signature, 'hex');
-    if (got.length !== want.length || !crypto.timingSafeEqual(got, want)) throw new AppError('unauthorized', 'mailgun: the signature does not match INBOXD_MAILGUN_SIGNING_KEY');
+    if (got.length !== want.length || !crypto.timingSafeEqual(got, want))
+      throw new AppError('unauthorized', 'mailgun: the signature does not match INBOXD_MAILGUN_SIGNING_KEY');
   }
   const raw = form.get('body-mime');
-  if (!raw) throw invalid('mailgun: no body-mime field; forward the route to a URL ending in "mime" so Mailgun posts the whole message', 'body-mime');
+  if (!raw)
+    throw invalid(
+      'mailgun: no body-mime field; forward the route to a URL ending in "mime" so Mailgun posts the whole message',
+      'body-mime',
+    );
   const envelopeTo = splitAddresses(text(form, 'recipient'));
   return { kind: 'message', raw, envelopeTo: envelopeTo.length ? envelopeTo : null, mailFrom: text(form, 'sender') || null };
 }
@@ -121,26 +133,46 @@ function readSes(req: InboundRequest): Inbound {
   const topic = typeof sns.TopicArn === 'string' ? sns.TopicArn : '';
   if (type === 'SubscriptionConfirmation') {
     if (typeof sns.SubscribeURL !== 'string') throw invalid('ses: SubscriptionConfirmation without SubscribeURL', 'SubscribeURL');
-    return { kind: 'notice', detail: 'SNS subscription confirmation received; open its SubscribeURL (in the server log) to confirm the subscription', fields: { topicArn: topic, subscribeUrl: sns.SubscribeURL }, needsOperator: true };
+    return {
+      kind: 'notice',
+      detail: 'SNS subscription confirmation received; open its SubscribeURL (in the server log) to confirm the subscription',
+      fields: { topicArn: topic, subscribeUrl: sns.SubscribeURL },
+      needsOperator: true,
+    };
   }
-  if (type === 'UnsubscribeConfirmation') return { kind: 'notice', detail: 'SNS unsubscribe confirmation received', fields: { topicArn: topic } };
+  if (type === 'UnsubscribeConfirmation')
+    return { kind: 'notice', detail: 'SNS unsubscribe confirmation received', fields: { topicArn: topic } };
   if (type !== 'Notification') throw invalid(`ses: expected an SNS Notification, got Type ${JSON.stringify(type ?? null)}`, 'Type');
   if (typeof sns.Message !== 'string') throw invalid('ses: the SNS notification has no Message', 'Message');
-  let msg: { notificationType?: unknown; content?: unknown; mail?: { source?: unknown; destination?: unknown }; receipt?: { recipients?: unknown; action?: { encoding?: unknown } } };
+  let msg: {
+    notificationType?: unknown;
+    content?: unknown;
+    mail?: { source?: unknown; destination?: unknown };
+    receipt?: { recipients?: unknown; action?: { encoding?: unknown } };
+  };
   try {
     msg = JSON.parse(sns.Message) as typeof msg;
   } catch {
     throw invalid('ses: the SNS Message is not JSON', 'Message');
   }
-  if (msg.notificationType !== 'Received') return { kind: 'notice', detail: `SES ${String(msg.notificationType ?? 'unknown')} notification ignored`, fields: { topicArn: topic } };
+  if (msg.notificationType !== 'Received')
+    return { kind: 'notice', detail: `SES ${String(msg.notificationType ?? 'unknown')} notification ignored`, fields: { topicArn: topic } };
   if (typeof msg.content !== 'string' || msg.content === '') {
-    throw invalid('ses: the notification carries no content; use an SNS action in the receipt rule (S3 actions send no message)', 'Message.content');
+    throw invalid(
+      'ses: the notification carries no content; use an SNS action in the receipt rule (S3 actions send no message)',
+      'Message.content',
+    );
   }
   const encoding = String(msg.receipt?.action?.encoding ?? 'BASE64');
   const raw = /^utf-?8$/i.test(encoding) ? Buffer.from(msg.content, 'utf8') : Buffer.from(msg.content, 'base64');
   const strings = (v: unknown) => (Array.isArray(v) ? v.filter((t): t is string => typeof t === 'string') : []);
   const envelopeTo = strings(msg.receipt?.recipients).length ? strings(msg.receipt?.recipients) : strings(msg.mail?.destination);
-  return { kind: 'message', raw, envelopeTo: envelopeTo.length ? envelopeTo : null, mailFrom: typeof msg.mail?.source === 'string' ? msg.mail.source : null };
+  return {
+    kind: 'message',
+    raw,
+    envelopeTo: envelopeTo.length ? envelopeTo : null,
+    mailFrom: typeof msg.mail?.source === 'string' ? msg.mail.source : null,
+  };
 }
 
 function json(req: InboundRequest, provider: string): Record<string, unknown> {
@@ -164,13 +196,22 @@ const text = (form: Map<string, Buffer>, name: string): string => form.get(name)
 function readForm(req: InboundRequest): Promise<Map<string, Buffer>> {
   const type = mediaType(req.contentType);
   if (type !== 'multipart/form-data' && type !== 'application/x-www-form-urlencoded') {
-    return Promise.reject(new AppError('unsupported_media_type', `send the webhook as multipart/form-data or application/x-www-form-urlencoded (got ${type || 'no Content-Type'})`));
+    return Promise.reject(
+      new AppError(
+        'unsupported_media_type',
+        `send the webhook as multipart/form-data or application/x-www-form-urlencoded (got ${type || 'no Content-Type'})`,
+      ),
+    );
   }
   return new Promise((resolve, reject) => {
     const out = new Map<string, Buffer>();
     let bb: busboy.Busboy;
     try {
-      bb = busboy({ headers: { 'content-type': req.contentType }, defCharset: 'latin1', limits: { fieldSize: req.bytes.length, fields: 500, parts: 1000 } });
+      bb = busboy({
+        headers: { 'content-type': req.contentType },
+        defCharset: 'latin1',
+        limits: { fieldSize: req.bytes.length, fields: 500, parts: 1000 },
+      });
     } catch (e) {
       return reject(invalid(`the form cannot be read: ${(e as Error).message}`));
     }
@@ -192,7 +233,22 @@ function readForm(req: InboundRequest): Promise<Map<string, Buffer>> {
   });
 }
 
-const KNOWN_HEADERS = new Set(['from', 'to', 'cc', 'subject', 'date', 'message-id', 'mime-version', 'received', 'return-path', 'delivered-to', 'x-original-to', 'reply-to', 'sender', 'content-type']);
+const KNOWN_HEADERS = new Set([
+  'from',
+  'to',
+  'cc',
+  'subject',
+  'date',
+  'message-id',
+  'mime-version',
+  'received',
+  'return-path',
+  'delivered-to',
+  'x-original-to',
+  'reply-to',
+  'sender',
+  'content-type',
+]);
 
 /**
  * Whether the bytes start like an RFC 5322 message: a header section of well-formed fields (continuation lines

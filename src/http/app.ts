@@ -45,7 +45,13 @@ export function createHttpApp(services: Services, extra: Koa.Middleware[] = [], 
         if (e.status === 413) lingerClose(ctx.req, ctx.res);
       } else if (storageFailure) {
         services.log.error('storage unavailable', { method: ctx.method, path: ctx.path, err: e as Error, requestId });
-        sendProblem(ctx, new AppError('unavailable', 'the data directory cannot be written to right now (disk full or read-only); try again later', { headers: { 'Retry-After': '30' }, cause: e }));
+        sendProblem(
+          ctx,
+          new AppError('unavailable', 'the data directory cannot be written to right now (disk full or read-only); try again later', {
+            headers: { 'Retry-After': '30' },
+            cause: e,
+          }),
+        );
       } else {
         services.log.error('unhandled request error', { method: ctx.method, path: ctx.path, err: e as Error, requestId });
         sendProblem(ctx, new AppError('internal', 'unexpected error; the server log has the details', { cause: e }));
@@ -53,7 +59,13 @@ export function createHttpApp(services: Services, extra: Koa.Middleware[] = [], 
     } finally {
       stopBodyClock();
     }
-    const fields = { method: ctx.method, path: ctx.path, status: ctx.respond === false ? ctx.res.statusCode : ctx.status, ms: Math.round((performance.now() - started) * 10) / 10, requestId };
+    const fields = {
+      method: ctx.method,
+      path: ctx.path,
+      status: ctx.respond === false ? ctx.res.statusCode : ctx.status,
+      ms: Math.round((performance.now() - started) * 10) / 10,
+      requestId,
+    };
     if (ctx.status >= 500 && ctx.status !== 503) services.log.error('request', fields);
     else if (ctx.status === 503) services.log.warn('request', fields);
     else if (ctx.status >= 400) services.log.info('request', fields);
@@ -73,7 +85,8 @@ export function createHttpApp(services: Services, extra: Koa.Middleware[] = [], 
 export function isStorageUnavailable(e: unknown): boolean {
   const err = e as { code?: unknown; message?: unknown } | null;
   const code = typeof err?.code === 'string' ? err.code : '';
-  if (['ENOSPC', 'EDQUOT', 'EROFS', 'EIO', 'EACCES', 'EPERM', 'SQLITE_FULL', 'SQLITE_READONLY', 'SQLITE_CANTOPEN'].includes(code)) return true;
+  if (['ENOSPC', 'EDQUOT', 'EROFS', 'EIO', 'EACCES', 'EPERM', 'SQLITE_FULL', 'SQLITE_READONLY', 'SQLITE_CANTOPEN'].includes(code))
+    return true;
   return code.startsWith('SQLITE_IOERR') || code.startsWith('SQLITE_READONLY');
 }
 
@@ -83,29 +96,35 @@ export function isStorageUnavailable(e: unknown): boolean {
  * the body stream itself is left alone for the handler. Requests without a body are not watched.
  */
 function watchBody(req: IncomingMessage, res: ServerResponse, idleMs: number, totalMs: number): () => void {
-  const hasBody = (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0') || req.headers['transfer-encoding'] !== undefined;
+  const hasBody =
+    (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0') ||
+    req.headers['transfer-encoding'] !== undefined;
   if (!hasBody || req.complete) return () => undefined;
   const socket = req.socket;
   const started = Date.now();
   let lastBytes = socket.bytesRead;
   let lastProgress = started;
-  const timer = setInterval(() => {
-    if (req.complete || socket.destroyed) return stop();
-    const now = Date.now();
-    if (socket.bytesRead !== lastBytes) {
-      lastBytes = socket.bytesRead;
-      lastProgress = now;
-    }
-    if (now - lastProgress < idleMs && now - started < totalMs) return;
-    stop();
-    if (!res.headersSent) {
-      const detail = now - lastProgress >= idleMs ? `the request body stalled for ${idleMs} ms` : `the request body took longer than ${totalMs} ms`;
-      res.writeHead(408, { 'content-type': 'application/problem+json; charset=utf-8', connection: 'close' });
-      res.end(JSON.stringify({ type: 'about:blank', title: 'Request Timeout', status: 408, detail }));
-    }
-    res.once('finish', () => socket.destroy());
-    setTimeout(() => socket.destroy(), 1000).unref();
-  }, Math.max(10, Math.min(1000, Math.floor(idleMs / 4))));
+  const timer = setInterval(
+    () => {
+      if (req.complete || socket.destroyed) return stop();
+      const now = Date.now();
+      if (socket.bytesRead !== lastBytes) {
+        lastBytes = socket.bytesRead;
+        lastProgress = now;
+      }
+      if (now - lastProgress < idleMs && now - started < totalMs) return;
+      stop();
+      if (!res.headersSent) {
+        const detail =
+          now - lastProgress >= idleMs ? `the request body stalled for ${idleMs} ms` : `the request body took longer than ${totalMs} ms`;
+        res.writeHead(408, { 'content-type': 'application/problem+json; charset=utf-8', connection: 'close' });
+        res.end(JSON.stringify({ type: 'about:blank', title: 'Request Timeout', status: 408, detail }));
+      }
+      res.once('finish', () => socket.destroy());
+      setTimeout(() => socket.destroy(), 1000).unref();
+    },
+    Math.max(10, Math.min(1000, Math.floor(idleMs / 4))),
+  );
   timer.unref();
   req.once('end', () => stop());
   function stop() {

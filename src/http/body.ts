@@ -25,25 +25,37 @@ function tooLarge(limit: number): AppError {
 export async function readJsonBody(req: IncomingMessage, limit: number): Promise<unknown> {
   const buf = await readBody(req, limit);
   if (buf.length === 0) return {};
-  const type = String(req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  const type = String(req.headers['content-type'] ?? '')
+    .split(';')[0]!
+    .trim()
+    .toLowerCase();
   if (type !== 'application/json' && !type.endsWith('+json')) {
-    throw new AppError('unsupported_media_type', `send the body as JSON with "Content-Type: application/json" (got ${type || 'no Content-Type'})`);
+    throw new AppError(
+      'unsupported_media_type',
+      `send the body as JSON with "Content-Type: application/json" (got ${type || 'no Content-Type'})`,
+    );
   }
   try {
     return JSON.parse(buf.toString('utf8'));
   } catch (e) {
-    throw new AppError('validation_failed', `the body is not valid JSON: ${(e as Error).message}`, { errors: [{ path: '(body)', message: 'invalid JSON' }] });
+    throw new AppError('validation_failed', `the body is not valid JSON: ${(e as Error).message}`, {
+      errors: [{ path: '(body)', message: 'invalid JSON' }],
+    });
   }
 }
 
 /** An object from a JSON or an application/x-www-form-urlencoded body (repeated form keys are an error). */
 export async function readFormOrJsonBody(req: IncomingMessage, limit: number): Promise<unknown> {
-  const type = String(req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  const type = String(req.headers['content-type'] ?? '')
+    .split(';')[0]!
+    .trim()
+    .toLowerCase();
   if (type !== 'application/x-www-form-urlencoded') return readJsonBody(req, limit);
   const buf = await readBody(req, limit);
   const out: Record<string, string> = {};
   for (const [k, v] of new URLSearchParams(buf.toString('utf8'))) {
-    if (k in out) throw new AppError('validation_failed', `form field ${k} is given more than once`, { errors: [{ path: k, message: 'repeated' }] });
+    if (k in out)
+      throw new AppError('validation_failed', `form field ${k} is given more than once`, { errors: [{ path: k, message: 'repeated' }] });
     out[k] = v;
   }
   return out;

@@ -1,6 +1,6 @@
 // Mounts every operation that has an HTTP binding on the router: the only place REST routes come from.
 import type { Context } from 'koa';
-import Router from '@koa/router';
+import type Router from '@koa/router';
 import { authenticateHeader, authFailureDetail } from '../auth/authenticate.ts';
 import { PassThrough } from 'node:stream';
 import { AppError, isAppError, toProblem } from '../errors.ts';
@@ -57,7 +57,9 @@ async function handle(ctx: Context, o: Operation, services: Services): Promise<v
   } else {
     const body = http.body === 'form' ? await readFormOrJsonBody(ctx.req, limit) : await readJsonBody(ctx.req, limit);
     if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-      throw new AppError('validation_failed', 'the body must be a JSON object', { errors: [{ path: '(body)', message: 'expected an object' }] });
+      throw new AppError('validation_failed', 'the body must be a JSON object', {
+        errors: [{ path: '(body)', message: 'expected an object' }],
+      });
     }
     Object.assign(input, body);
   }
@@ -72,7 +74,12 @@ async function handle(ctx: Context, o: Operation, services: Services): Promise<v
     principal: auth.ok ? auth.principal : null,
     services,
     log: services.log,
-    request: { ip: ctx.ip || null, accept: ctx.get('accept'), userAgent: ctx.get('user-agent') || null, header: (name) => ctx.get(name) || undefined },
+    request: {
+      ip: ctx.ip || null,
+      accept: ctx.get('accept'),
+      userAgent: ctx.get('user-agent') || null,
+      header: (name) => ctx.get(name) || undefined,
+    },
     ...(rawBody ? { body: rawBody } : {}),
     signal: AbortSignal.any([abort.signal, services.shutdown]),
   };
@@ -92,7 +99,8 @@ async function handle(ctx: Context, o: Operation, services: Services): Promise<v
     void invokeOperation(o, opCtx, prepared)
       .then(
         (result) => send('result', result),
-        (e: unknown) => send('error', toProblem(isAppError(e) ? e : new AppError('internal', 'unexpected error; the server log has the details'))),
+        (e: unknown) =>
+          send('error', toProblem(isAppError(e) ? e : new AppError('internal', 'unexpected error; the server log has the details'))),
       )
       .finally(() => {
         out.end();

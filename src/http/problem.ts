@@ -1,5 +1,5 @@
 import type { Context } from 'koa';
-import { AppError, toProblem } from '../errors.ts';
+import { type AppError, toProblem } from '../errors.ts';
 
 export function sendProblem(ctx: Context, e: AppError): void {
   ctx.status = e.status;

@@ -16,9 +16,13 @@ export function generateLocalPart(): string {
 export function validateLocalPart(raw: string, field = 'localPart'): string {
   const local = raw.trim().toLowerCase();
   if (local.length === 0 || local.length > 64 || !LOCAL_PART.test(local)) {
-    throw new AppError('validation_failed', `${field} ${JSON.stringify(raw)} is not a valid e-mail local part (letters, digits and !#$%&'*+/=?^_\`{|}~.- ; 1-64 characters; no leading, trailing or double dots)`, {
-      errors: [{ path: field, message: 'invalid local part' }],
-    });
+    throw new AppError(
+      'validation_failed',
+      `${field} ${JSON.stringify(raw)} is not a valid e-mail local part (letters, digits and !#$%&'*+/=?^_\`{|}~.- ; 1-64 characters; no leading, trailing or double dots)`,
+      {
+        errors: [{ path: field, message: 'invalid local part' }],
+      },
+    );
   }
   return local;
 }
@@ -26,15 +30,27 @@ export function validateLocalPart(raw: string, field = 'localPart'): string {
 /** Resolves the requested address (a local part, or a full address at a configured domain) or generates one. */
 export function resolveAddress(req: { localPart?: string | undefined; address?: string | undefined }, domains: string[]): string {
   if (req.localPart !== undefined && req.address !== undefined) {
-    throw new AppError('validation_failed', 'give either localPart or address, not both', { errors: [{ path: 'address', message: 'conflicts with localPart' }] });
+    throw new AppError('validation_failed', 'give either localPart or address, not both', {
+      errors: [{ path: 'address', message: 'conflicts with localPart' }],
+    });
   }
   if (req.address !== undefined) {
     const at = req.address.lastIndexOf('@');
-    const domain = at > 0 ? req.address.slice(at + 1).trim().toLowerCase() : '';
+    const domain =
+      at > 0
+        ? req.address
+            .slice(at + 1)
+            .trim()
+            .toLowerCase()
+        : '';
     if (!domains.includes(domain)) {
-      throw new AppError('validation_failed', `address must be at a configured mail domain (${domains.join(', ')}); got ${JSON.stringify(req.address)}`, {
-        errors: [{ path: 'address', message: 'domain not served by this inboxd' }],
-      });
+      throw new AppError(
+        'validation_failed',
+        `address must be at a configured mail domain (${domains.join(', ')}); got ${JSON.stringify(req.address)}`,
+        {
+          errors: [{ path: 'address', message: 'domain not served by this inboxd' }],
+        },
+      );
     }
     return `${validateLocalPart(req.address.slice(0, at), 'address')}@${domain}`;
   }

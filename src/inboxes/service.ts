@@ -45,7 +45,16 @@ export class InboxService {
   private readonly clock: Clock;
   private readonly log: Logger;
 
-  constructor(d: { repo: InboxRepo; messages: MessageRepo; writer: IngestWriter; bus: EventBus; store: Store; config: Config; clock: Clock; log: Logger }) {
+  constructor(d: {
+    repo: InboxRepo;
+    messages: MessageRepo;
+    writer: IngestWriter;
+    bus: EventBus;
+    store: Store;
+    config: Config;
+    clock: Clock;
+    log: Logger;
+  }) {
     this.repo = d.repo;
     this.messages = d.messages;
     this.writer = d.writer;
@@ -61,17 +70,28 @@ export class InboxService {
     const label = this.scopedLabel(p, req.label);
     const address = resolveAddress(req, this.config.domains);
     if (req.callbackUrl !== undefined) {
-      const why = refuseUrl(req.callbackUrl, { allowHttp: this.config.allowHttpCallbacks, allowPrivate: this.config.allowPrivateCallbacks });
+      const why = refuseUrl(req.callbackUrl, {
+        allowHttp: this.config.allowHttpCallbacks,
+        allowPrivate: this.config.allowPrivateCallbacks,
+      });
       if (why) throw new AppError('validation_failed', `callbackUrl: ${why}`, { errors: [{ path: 'callbackUrl', message: why }] });
     }
     const existing = await this.repo.byAddress(address);
     if (existing) {
       const mine = existing.team_id === p.teamId && labelInScope(p.scope, existing.label);
       if (mine && opts.reuse) return { inbox: existing, created: false, claimed: 0 };
-      throw new AppError('conflict', mine ? `${address} already belongs to inbox ${existing.id}; use it or delete it first` : `${address} is already taken; choose another localPart`);
+      throw new AppError(
+        'conflict',
+        mine
+          ? `${address} already belongs to inbox ${existing.id}; use it or delete it first`
+          : `${address} is already taken; choose another localPart`,
+      );
     }
     if (this.config.maxInboxes > 0 && (await this.repo.countForTeam(p.teamId)) >= this.config.maxInboxes) {
-      throw new AppError('forbidden', `plan limit reached: this team already has ${this.config.maxInboxes} inboxes (--max-inboxes); delete some or wait for them to expire`);
+      throw new AppError(
+        'forbidden',
+        `plan limit reached: this team already has ${this.config.maxInboxes} inboxes (--max-inboxes); delete some or wait for them to expire`,
+      );
     }
     const now = this.clock.now();
     const ttl = req.ttlMinutes ?? TTL_DEFAULT_MINUTES;
@@ -92,7 +112,8 @@ export class InboxService {
     try {
       await this.repo.insert(row);
     } catch (e) {
-      if (/UNIQUE constraint failed: inboxes.address/.test((e as Error).message)) throw new AppError('conflict', `${address} was just taken by another request; try again`);
+      if (/UNIQUE constraint failed: inboxes.address/.test((e as Error).message))
+        throw new AppError('conflict', `${address} was just taken by another request; try again`);
       throw e;
     }
     await this.store.db.transaction().execute((trx) => bumpCounter(trx, p.teamId, 'inboxesCreated', 1));
@@ -101,7 +122,8 @@ export class InboxService {
     const inbox = (await this.repo.byId(row.id))!;
     if (claimed > 0) {
       this.log.info('inbox claimed unclaimed mail', { inboxId: row.id, claimed });
-      for (const m of await this.messages.list(row.id, claimed)) this.bus.publish({ type: 'message.received', inboxId: row.id, teamId: p.teamId, message: m });
+      for (const m of await this.messages.list(row.id, claimed))
+        this.bus.publish({ type: 'message.received', inboxId: row.id, teamId: p.teamId, message: m });
     }
     return { inbox, created: true, claimed };
   }
@@ -111,7 +133,9 @@ export class InboxService {
     const max = this.config.maxMessagesPerInbox;
     if (max <= 0) return null;
     const inbox = await this.repo.byAddress(address);
-    return inbox && inbox.message_seq >= max ? `mailbox full: ${address} has received its limit of ${max} messages (--max-messages-per-inbox)` : null;
+    return inbox && inbox.message_seq >= max
+      ? `mailbox full: ${address} has received its limit of ${max} messages (--max-messages-per-inbox)`
+      : null;
   }
 
   /** The inbox at an address, whoever owns it (for the open rehearsal page only). */
@@ -128,7 +152,10 @@ export class InboxService {
     return inbox;
   }
 
-  async list(p: Principal, q: { label?: string | undefined; limit: number; before?: { createdAt: number; id: string } | undefined }): Promise<InboxRow[]> {
+  async list(
+    p: Principal,
+    q: { label?: string | undefined; limit: number; before?: { createdAt: number; id: string } | undefined },
+  ): Promise<InboxRow[]> {
     return this.repo.list({ teamId: p.teamId, label: q.label, labelPrefix: p.scope.labelPrefix, limit: q.limit, before: q.before });
   }
 
@@ -169,7 +196,8 @@ export class InboxService {
     const prefix = p.scope.labelPrefix;
     if (prefix === null) return label ?? null;
     if (label === undefined) return prefix;
-    if (!label.startsWith(prefix)) throw new AppError('forbidden', `this key may only use labels starting with ${JSON.stringify(prefix)}; got ${JSON.stringify(label)}`);
+    if (!label.startsWith(prefix))
+      throw new AppError('forbidden', `this key may only use labels starting with ${JSON.stringify(prefix)}; got ${JSON.stringify(label)}`);
     return label;
   }
 }

@@ -34,7 +34,9 @@ export async function resolveSince(messages: MessageRepo, inboxId: string, since
   }
   const t = Date.parse(since);
   if (Number.isNaN(t)) {
-    throw new AppError('validation_failed', `since must be an ISO 8601 time or a message id of this inbox; got ${JSON.stringify(since)}`, { errors: [{ path: 'since', message: 'not a time or message id' }] });
+    throw new AppError('validation_failed', `since must be an ISO 8601 time or a message id of this inbox; got ${JSON.stringify(since)}`, {
+      errors: [{ path: 'since', message: 'not a time or message id' }],
+    });
   }
   return { time: t };
 }

@@ -24,7 +24,7 @@ function writeBlobs(raw: Buffer, a: Analysis): void {
   if (!blobs) return;
   try {
     blobs.putSync(raw, a.rawSha256);
-    a.parsed.attachments.forEach((att, i) => blobs.putSync(att.content, a.attachmentSha256[i]!));
+    for (const [i, att] of a.parsed.attachments.entries()) blobs.putSync(att.content, a.attachmentSha256[i]!);
   } catch {
     // left to the main thread's put()
   }

@@ -21,7 +21,19 @@ export function sha256(bytes: Uint8Array): string {
 }
 
 export const EMPTY_PARSE: Readonly<ParsedMessage> = Object.freeze({
-  messageId: null, subject: '', from: null, to: [], cc: [], replyTo: [], date: null, inReplyTo: null, references: [], headers: [], text: null, html: null, attachments: [],
+  messageId: null,
+  subject: '',
+  from: null,
+  to: [],
+  cc: [],
+  replyTo: [],
+  date: null,
+  inReplyTo: null,
+  references: [],
+  headers: [],
+  text: null,
+  html: null,
+  attachments: [],
 });
 
 export async function analyze(raw: Buffer, trustedHosts: string[]): Promise<Analysis> {

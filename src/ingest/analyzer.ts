@@ -118,7 +118,8 @@ class WorkerPool implements Analyzer {
 
   private spawn(): Slot {
     const options = { resourceLimits: { maxOldGenerationSizeMb: this.opts.maxHeapMb }, workerData: { blobRoot: this.opts.blobRoot } };
-    const worker = this.source.kind === 'eval' ? new Worker(this.source.code, { ...options, eval: true }) : new Worker(this.source.url, options);
+    const worker =
+      this.source.kind === 'eval' ? new Worker(this.source.code, { ...options, eval: true }) : new Worker(this.source.url, options);
     worker.unref();
     const slot: Slot = { worker, inFlight: [], headSince: 0, ready: false };
     worker.on('message', (m: { id: number; ok: true; analysis: Analysis } | { id: number; ok: false; error: string } | { ready: true }) => {
@@ -172,7 +173,14 @@ class WorkerPool implements Analyzer {
 
   private fallback(job: Job, why: string): void {
     try {
-      job.resolve(analyzeParsed(job.raw, { ...EMPTY_PARSE, to: [], cc: [], replyTo: [], references: [], headers: [], attachments: [] }, why, job.trustedHosts));
+      job.resolve(
+        analyzeParsed(
+          job.raw,
+          { ...EMPTY_PARSE, to: [], cc: [], replyTo: [], references: [], headers: [], attachments: [] },
+          why,
+          job.trustedHosts,
+        ),
+      );
     } catch (e) {
       job.reject(e as Error);
     }

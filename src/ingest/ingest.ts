@@ -35,7 +35,14 @@ export class Ingest {
   private readonly trustedHosts: () => string[];
   private readonly analyzer: Analyzer;
 
-  constructor(deps: { writer: IngestWriter; bus: EventBus; log: Logger; now: () => number; trustedHosts?: () => string[]; analyzer?: Analyzer }) {
+  constructor(deps: {
+    writer: IngestWriter;
+    bus: EventBus;
+    log: Logger;
+    now: () => number;
+    trustedHosts?: () => string[];
+    analyzer?: Analyzer;
+  }) {
     this.trustedHosts = deps.trustedHosts ?? (() => []);
     this.analyzer = deps.analyzer ?? inlineAnalyzer;
     this.writer = deps.writer;
@@ -47,7 +54,13 @@ export class Ingest {
   async accept(req: IngestRequest): Promise<Delivery[]> {
     const rcpts = [...new Set(req.rcpts.map((r) => r.toLowerCase()))];
     if (rcpts.length === 0) throw new Error('a message needs at least one recipient');
-    const { parsed, extraction, rawSha256: rawSha, attachmentSha256, parseError } = await this.analyzer.analyze(req.raw, this.trustedHosts());
+    const {
+      parsed,
+      extraction,
+      rawSha256: rawSha,
+      attachmentSha256,
+      parseError,
+    } = await this.analyzer.analyze(req.raw, this.trustedHosts());
     // A mail sink keeps what it was given: unparseable mail is stored raw, with empty parsed fields.
     if (parseError) this.log.warn('message could not be parsed; storing it raw', { err: new Error(parseError), size: req.raw.length });
     const blobs: PreparedBlob[] = [{ sha256: rawSha, bytes: req.raw }];
@@ -87,13 +100,24 @@ export class Ingest {
         const out: Array<{ delivery: Delivery; teamId: string | null; row: MessageSummaryRow }> = [];
         for (const rcpt of rcpts) {
           const q = this.queries(trx);
-          const inbox = (await trx.executeQuery<{ id: string; team_id: string; message_seq: number }>(q.nextSeq({ address: rcpt }))).rows[0];
+          const inbox = (await trx.executeQuery<{ id: string; team_id: string; message_seq: number }>(q.nextSeq({ address: rcpt })))
+            .rows[0];
           const id = newId('msg');
           const row = { id, inbox_id: inbox?.id ?? null, rcpt, seq: inbox?.message_seq ?? 0, ...common };
           await trx.executeQuery(q.insertMessage(row));
           for (const { idx, sha256, a } of attachments) {
             await trx.executeQuery(
-              q.insertAttachment({ id: newId('att'), message_id: id, idx, filename: a.filename, content_type: a.contentType, disposition: a.disposition, content_id: a.contentId, size: a.size, sha256 }),
+              q.insertAttachment({
+                id: newId('att'),
+                message_id: id,
+                idx,
+                filename: a.filename,
+                content_type: a.contentType,
+                disposition: a.disposition,
+                content_id: a.contentId,
+                size: a.size,
+                sha256,
+              }),
             );
           }
           const teamId = inbox?.team_id ?? '';
@@ -106,7 +130,8 @@ export class Ingest {
       },
     });
     for (const s of stored) {
-      if (s.delivery.inboxId && s.teamId) this.bus.publish({ type: 'message.received', inboxId: s.delivery.inboxId, teamId: s.teamId, message: s.row });
+      if (s.delivery.inboxId && s.teamId)
+        this.bus.publish({ type: 'message.received', inboxId: s.delivery.inboxId, teamId: s.teamId, message: s.row });
     }
     this.log.debug('message stored', { source: req.source, size: req.raw.length, deliveries: stored.map((s) => s.delivery) });
     return stored.map((s) => s.delivery);
@@ -116,12 +141,34 @@ export class Ingest {
   private queries(db: Kysely<Database>) {
     return (this.compiled ??= compileIngestQueries(db));
   }
-
 }
 
 const MESSAGE_COLUMNS = [
-  'id', 'inbox_id', 'rcpt', 'seq', 'received_at', 'mail_from', 'from_address', 'from_name', 'to_json', 'cc_json', 'subject', 'date', 'message_id_header',
-  'in_reply_to', 'references_json', 'size', 'raw_sha256', 'text_body', 'html_body', 'headers_json', 'attachment_count', 'otp', 'primary_link', 'extraction_json', 'source',
+  'id',
+  'inbox_id',
+  'rcpt',
+  'seq',
+  'received_at',
+  'mail_from',
+  'from_address',
+  'from_name',
+  'to_json',
+  'cc_json',
+  'subject',
+  'date',
+  'message_id_header',
+  'in_reply_to',
+  'references_json',
+  'size',
+  'raw_sha256',
+  'text_body',
+  'html_body',
+  'headers_json',
+  'attachment_count',
+  'otp',
+  'primary_link',
+  'extraction_json',
+  'source',
 ] as const;
 const ATTACHMENT_COLUMNS = ['id', 'message_id', 'idx', 'filename', 'content_type', 'disposition', 'content_id', 'size', 'sha256'] as const;
 
@@ -136,7 +183,17 @@ function compileIngestQueries(db: Kysely<Database>) {
         .returning(['id', 'team_id', 'message_seq'])
         .compile(),
     ),
-    insertMessage: precompile(MESSAGE_COLUMNS, (p) => db.insertInto('messages').values(p as never).compile()),
-    insertAttachment: precompile(ATTACHMENT_COLUMNS, (p) => db.insertInto('attachments').values(p as never).compile()),
+    insertMessage: precompile(MESSAGE_COLUMNS, (p) =>
+      db
+        .insertInto('messages')
+        .values(p as never)
+        .compile(),
+    ),
+    insertAttachment: precompile(ATTACHMENT_COLUMNS, (p) =>
+      db
+        .insertInto('attachments')
+        .values(p as never)
+        .compile(),
+    ),
   };
 }

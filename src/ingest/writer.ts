@@ -104,7 +104,7 @@ export class IngestWriter {
         return out;
       });
       this.maxBatch = Math.max(this.maxBatch, stores.length);
-      stores.forEach((p, i) => p.resolve(results[i]));
+      for (const [i, p] of stores.entries()) p.resolve(results[i]);
     } catch (e) {
       if (stores.length === 1) {
         stores[0]!.reject(e);

@@ -22,7 +22,12 @@ export function decodeCursor<T>(cursor: string | undefined, check: (v: unknown) 
  * One page of a list fetched with `limit + 1` rows: the extra row only tells that more exist, and the last row
  * shown becomes the cursor.
  */
-export function pageOf<R, T>(rows: R[], limit: number, view: (r: R) => T, cursorOf: (r: R) => unknown): { items: T[]; nextCursor: string | null } {
+export function pageOf<R, T>(
+  rows: R[],
+  limit: number,
+  view: (r: R) => T,
+  cursorOf: (r: R) => unknown,
+): { items: T[]; nextCursor: string | null } {
   const shown = rows.slice(0, limit);
   const last = shown.at(-1);
   return { items: shown.map(view), nextCursor: rows.length > limit && last !== undefined ? encodeCursor(cursorOf(last)) : null };

@@ -201,7 +201,10 @@ function raw8bit(v: string): string {
 }
 
 function unfold(v: string): string {
-  return v.replace(/\r?\n(?=[ \t])/g, '').replace(/[\r\n]+/g, ' ').trim();
+  return v
+    .replace(/\r?\n(?=[ \t])/g, '')
+    .replace(/[\r\n]+/g, ' ')
+    .trim();
 }
 
 function decodeCharset(bytes: Uint8Array, charset: string): string {

@@ -82,7 +82,15 @@ const DEFS: Record<PresetId, Def> = {
   },
   microsoft: {
     displayName: 'Microsoft',
-    senderDomains: ['microsoft.com', 'accountprotection.microsoft.com', 'microsoftonline.com', 'office.com', 'office365.com', 'microsoft365.com', 'azure.com'],
+    senderDomains: [
+      'microsoft.com',
+      'accountprotection.microsoft.com',
+      'microsoftonline.com',
+      'office.com',
+      'office365.com',
+      'microsoft365.com',
+      'azure.com',
+    ],
     sends: 'code',
     code: { lengths: [6, 7, 8], alphabet: 'digits' },
     start: 'https://signup.live.com',
@@ -99,9 +107,28 @@ const DEFS: Record<PresetId, Def> = {
   amazon: {
     displayName: 'Amazon',
     senderDomains: [
-      'amazon.com', 'amazon.co.uk', 'amazon.de', 'amazon.fr', 'amazon.it', 'amazon.es', 'amazon.nl', 'amazon.se',
-      'amazon.pl', 'amazon.com.be', 'amazon.co.jp', 'amazon.ca', 'amazon.com.au', 'amazon.in', 'amazon.com.br',
-      'amazon.com.mx', 'amazon.sg', 'amazon.ae', 'amazon.sa', 'amazon.com.tr', 'amazon.eg', 'amazon.cn',
+      'amazon.com',
+      'amazon.co.uk',
+      'amazon.de',
+      'amazon.fr',
+      'amazon.it',
+      'amazon.es',
+      'amazon.nl',
+      'amazon.se',
+      'amazon.pl',
+      'amazon.com.be',
+      'amazon.co.jp',
+      'amazon.ca',
+      'amazon.com.au',
+      'amazon.in',
+      'amazon.com.br',
+      'amazon.com.mx',
+      'amazon.sg',
+      'amazon.ae',
+      'amazon.sa',
+      'amazon.com.tr',
+      'amazon.eg',
+      'amazon.cn',
     ],
     sends: 'code',
     code: { lengths: [6], alphabet: 'digits' },
@@ -199,8 +226,20 @@ const DEFS: Record<PresetId, Def> = {
   airbnb: {
     displayName: 'Airbnb',
     senderDomains: [
-      'airbnb.com', 'airbnbmail.com', 'airbnb.co.uk', 'airbnb.de', 'airbnb.fr', 'airbnb.es', 'airbnb.it', 'airbnb.ca',
-      'airbnb.com.au', 'airbnb.co.in', 'airbnb.jp', 'airbnb.com.br', 'airbnb.mx', 'airbnb.nl',
+      'airbnb.com',
+      'airbnbmail.com',
+      'airbnb.co.uk',
+      'airbnb.de',
+      'airbnb.fr',
+      'airbnb.es',
+      'airbnb.it',
+      'airbnb.ca',
+      'airbnb.com.au',
+      'airbnb.co.in',
+      'airbnb.jp',
+      'airbnb.com.br',
+      'airbnb.mx',
+      'airbnb.nl',
     ],
     sends: 'both',
     code: { lengths: [6], alphabet: 'digits' },
@@ -268,9 +307,24 @@ const DEFS: Record<PresetId, Def> = {
   paypal: {
     displayName: 'PayPal',
     senderDomains: [
-      'paypal.com', 'paypal.de', 'paypal.co.uk', 'paypal.fr', 'paypal.it', 'paypal.es', 'paypal.nl', 'paypal.at',
-      'paypal.ch', 'paypal.be', 'paypal.pl', 'paypal.ca', 'paypal.com.au', 'paypal.com.br', 'paypal.com.mx',
-      'paypal.jp', 'paypal.cn', 'paypal-communication.com',
+      'paypal.com',
+      'paypal.de',
+      'paypal.co.uk',
+      'paypal.fr',
+      'paypal.it',
+      'paypal.es',
+      'paypal.nl',
+      'paypal.at',
+      'paypal.ch',
+      'paypal.be',
+      'paypal.pl',
+      'paypal.ca',
+      'paypal.com.au',
+      'paypal.com.br',
+      'paypal.com.mx',
+      'paypal.jp',
+      'paypal.cn',
+      'paypal-communication.com',
     ],
     sends: 'both',
     code: { lengths: [6], alphabet: 'digits' },
@@ -330,7 +384,10 @@ for (const id of PRESET_IDS) for (const d of DEFS[id].senderDomains) BY_DOMAIN.s
 export function serviceFromAddress(fromAddress: string): PresetId | null {
   if (typeof fromAddress !== 'string') return null;
   const at = fromAddress.lastIndexOf('@');
-  let domain = (at >= 0 ? fromAddress.slice(at + 1) : fromAddress).trim().toLowerCase().replace(/[>\s.]+$/, '');
+  let domain = (at >= 0 ? fromAddress.slice(at + 1) : fromAddress)
+    .trim()
+    .toLowerCase()
+    .replace(/[>\s.]+$/, '');
   if (!domain) return null;
   for (let guard = 0; guard < 10 && domain.includes('.'); guard++) {
     const hit = BY_DOMAIN.get(domain);

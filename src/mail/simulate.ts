@@ -85,7 +85,11 @@ export async function composeSimulated(req: SimulateRequest): Promise<SimulatedM
     case 'attachment_only':
       subject = req.subject ?? `Your ${brand} document`;
       text = `Your ${brand} document is attached.\n`;
-      attachments.push({ filename: 'document.pdf', content: minimalPdf(`Your ${brand} access code is ${code}`), contentType: 'application/pdf' });
+      attachments.push({
+        filename: 'document.pdf',
+        content: minimalPdf(`Your ${brand} access code is ${code}`),
+        contentType: 'application/pdf',
+      });
       expected = { otp: null, primaryLink: null };
       break;
     case 'custom':

@@ -5,7 +5,12 @@ import type { IncomingMessage } from 'node:http';
 import type { Context, Middleware } from 'koa';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { CallToolRequestSchema, isInitializeRequest, ListToolsRequestSchema, SetLevelRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolRequestSchema,
+  isInitializeRequest,
+  ListToolsRequestSchema,
+  SetLevelRequestSchema,
+} from '@modelcontextprotocol/sdk/types.js';
 import { authenticateHeader, authFailureDetail } from '../auth/authenticate.ts';
 import type { Principal } from '../auth/principal.ts';
 import { readJsonBody } from '../http/body.ts';
@@ -30,8 +35,16 @@ interface Session {
 const INSTRUCTIONS = `inboxd gives you disposable e-mail inboxes and reads verification mail for you.
 Typical flow: svc_verify_signup with a service (e.g. "github") → type the returned address into the signup form → call svc_verify_signup again with the inboxId (or svc_wait_and_extract) → use agent.primaryAction (type the otp, or open the link). svc_simulate_message delivers test mail without any real sender.`;
 
-function newServer(services: Services, principal: Principal, request: { ip: string | null; userAgent: string | null }, sessions: () => Map<string, Session>): Server {
-  const server = new Server({ name: NAME, version: VERSION }, { capabilities: { tools: { listChanged: false }, logging: {} }, instructions: INSTRUCTIONS });
+function newServer(
+  services: Services,
+  principal: Principal,
+  request: { ip: string | null; userAgent: string | null },
+  sessions: () => Map<string, Session>,
+): Server {
+  const server = new Server(
+    { name: NAME, version: VERSION },
+    { capabilities: { tools: { listChanged: false }, logging: {} }, instructions: INSTRUCTIONS },
+  );
   // inboxd sends no log notifications of its own; the level is accepted so standard clients can set it.
   server.setRequestHandler(SetLevelRequestSchema, async () => ({}));
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listTools(services) }));
@@ -48,7 +61,10 @@ function newServer(services: Services, principal: Principal, request: { ip: stri
       ...(token !== undefined
         ? {
             progress: (elapsed, total) => {
-              const note = { method: 'notifications/progress' as const, params: { progressToken: token, progress: elapsed, total, message: `waited ${elapsed} of ${total} s` } };
+              const note = {
+                method: 'notifications/progress' as const,
+                params: { progressToken: token, progress: elapsed, total, message: `waited ${elapsed} of ${total} s` },
+              };
               // In a session whose answers are JSON the request has no stream of its own: progress is relayed on the
               // session's GET /mcp stream instead. Otherwise it goes with the request (never twice: progress must
               // only increase for the client).
@@ -79,7 +95,12 @@ export function mcpMiddleware(services: Services): Middleware {
     if (ctx.path !== '/mcp') return next();
     if (!['GET', 'POST', 'DELETE'].includes(ctx.method)) {
       ctx.set('Allow', 'GET, POST, DELETE');
-      return rpcError(ctx, 405, -32000, `${ctx.method} is not allowed on /mcp; use POST (JSON-RPC), GET (session stream) or DELETE (end session)`);
+      return rpcError(
+        ctx,
+        405,
+        -32000,
+        `${ctx.method} is not allowed on /mcp; use POST (JSON-RPC), GET (session stream) or DELETE (end session)`,
+      );
     }
     if (!originAllowed(ctx.get('origin'), services.baseUrl(), ctx.get('host'))) {
       return rpcError(ctx, 403, -32000, `Origin ${ctx.get('origin')} is not allowed to call this MCP server`);
@@ -87,7 +108,12 @@ export function mcpMiddleware(services: Services): Middleware {
     const auth = await authenticateHeader(services, ctx.get('authorization') || undefined);
     if (!auth.ok) {
       const meta = `${services.baseUrl()}/.well-known/oauth-protected-resource/mcp`;
-      ctx.set('WWW-Authenticate', auth.reason === 'missing' ? `Bearer resource_metadata="${meta}"` : `Bearer error="invalid_token", error_description="${authFailureDetail(auth.reason).replace(/"/g, "'")}", resource_metadata="${meta}"`);
+      ctx.set(
+        'WWW-Authenticate',
+        auth.reason === 'missing'
+          ? `Bearer resource_metadata="${meta}"`
+          : `Bearer error="invalid_token", error_description="${authFailureDetail(auth.reason).replace(/"/g, "'")}", resource_metadata="${meta}"`,
+      );
       return rpcError(ctx, 401, -32001, authFailureDetail(auth.reason));
     }
     const principal = auth.principal;
@@ -120,7 +146,8 @@ export function mcpMiddleware(services: Services): Middleware {
       return;
     }
     if (ctx.method === 'POST' && isInitializeRequest(body)) {
-      if (sessions.size >= MAX_SESSIONS) return rawError(ctx, 503, -32000, 'too many open MCP sessions; close some (DELETE /mcp) or call statelessly');
+      if (sessions.size >= MAX_SESSIONS)
+        return rawError(ctx, 503, -32000, 'too many open MCP sessions; close some (DELETE /mcp) or call statelessly');
       let server: Server;
       const jsonOnly = !acceptsStream(ctx);
       const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
@@ -141,7 +168,8 @@ export function mcpMiddleware(services: Services): Middleware {
       await transport.handleRequest(req, ctx.res, body);
       return;
     }
-    if (ctx.method !== 'POST') return rawError(ctx, 400, -32000, `${ctx.method} /mcp needs an Mcp-Session-Id header (from the initialize response)`);
+    if (ctx.method !== 'POST')
+      return rawError(ctx, 400, -32000, `${ctx.method} /mcp needs an Mcp-Session-Id header (from the initialize response)`);
     // Stateless: a fresh server and transport for this one request.
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !acceptsStream(ctx) });
     const server = newServer(services, principal, request, () => sessions);

@@ -2,7 +2,7 @@
 // Schema of its zod input, an output schema, annotations and its description; a call runs the same pipeline as
 // REST (auth, scopes, validation, audit). Failures come back as isError results a model can act on.
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
-import { Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import { z } from 'zod';
 import type { Principal } from '../auth/principal.ts';
 import { AppError, isAppError } from '../errors.ts';
@@ -98,7 +98,8 @@ export async function callTool(services: Services, call: ToolCall): Promise<Call
       ? {
           emit: (event: string, data: unknown) => {
             const d = data as { elapsedSeconds?: number; timeoutSeconds?: number };
-            if (event === 'progress' && typeof d.elapsedSeconds === 'number' && typeof d.timeoutSeconds === 'number') call.progress!(d.elapsedSeconds, d.timeoutSeconds);
+            if (event === 'progress' && typeof d.elapsedSeconds === 'number' && typeof d.timeoutSeconds === 'number')
+              call.progress!(d.elapsedSeconds, d.timeoutSeconds);
           },
         }
       : {}),
@@ -107,10 +108,17 @@ export async function callTool(services: Services, call: ToolCall): Promise<Call
     const input = await prepareOperation(o, ctx, args);
     const result = await invokeOperation(o, ctx, input);
     if (isRawResult(result)) return rawToContent(result);
-    return { content: [{ type: 'text', text: JSON.stringify(result, null, 2) }], ...(typeof result === 'object' && result !== null && !Array.isArray(result) ? { structuredContent: result as Record<string, unknown> } : {}) };
+    return {
+      content: [{ type: 'text', text: JSON.stringify(result, null, 2) }],
+      ...(typeof result === 'object' && result !== null && !Array.isArray(result)
+        ? { structuredContent: result as Record<string, unknown> }
+        : {}),
+    };
   } catch (e) {
     const err = isAppError(e) ? e : new AppError('internal', 'unexpected error; the server log has the details');
-    const fields = err.errors?.map((f) => `- ${o.tool!.args ? (Object.entries(o.tool!.args).find(([, v]) => v === f.path)?.[0] ?? f.path) : f.path}: ${f.message}`).join('\n');
+    const fields = err.errors
+      ?.map((f) => `- ${o.tool!.args ? (Object.entries(o.tool!.args).find(([, v]) => v === f.path)?.[0] ?? f.path) : f.path}: ${f.message}`)
+      .join('\n');
     return errorResult(`${err.title} (${err.code}): ${err.detail}${fields ? `\n${fields}` : ''}\n${NEXT_STEP[err.code] ?? ''}`.trim());
   }
 }
@@ -119,7 +127,9 @@ async function rawToContent(r: RawResult): Promise<CallToolResult> {
   const buf = Buffer.isBuffer(r.body) ? r.body : await readAll(r.body, INLINE_LIMIT);
   if (buf === null) return errorResult(`The content is larger than ${INLINE_LIMIT} bytes; download it over HTTP instead.`);
   if (/^(message\/rfc822|text\/)/i.test(r.contentType)) return { content: [{ type: 'text', text: buf.toString('utf8') }] };
-  return { content: [{ type: 'resource', resource: { uri: `data:${r.contentType}`, mimeType: r.contentType, blob: buf.toString('base64') } }] };
+  return {
+    content: [{ type: 'resource', resource: { uri: `data:${r.contentType}`, mimeType: r.contentType, blob: buf.toString('base64') } }],
+  };
 }
 
 async function readAll(body: Readable, limit: number): Promise<Buffer | null> {

@@ -180,7 +180,12 @@ export const checkout = op({
   async handler(ctx, input) {
     const base = ctx.services.baseUrl();
     const customer = await billingCustomer(ctx);
-    const s = await ctx.services.billing.checkout(customer, principal(ctx).teamId, input.successUrl ?? `${base}/v1/me`, input.cancelUrl ?? `${base}/v1/me`);
+    const s = await ctx.services.billing.checkout(
+      customer,
+      principal(ctx).teamId,
+      input.successUrl ?? `${base}/v1/me`,
+      input.cancelUrl ?? `${base}/v1/me`,
+    );
     return { url: s.url, sessionId: s.id };
   },
 });

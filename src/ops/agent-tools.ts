@@ -35,8 +35,16 @@ export const waitAndExtractOp = op({
   audit: false,
   async handler(ctx, input) {
     const inbox = await inboxOf(ctx, input.inboxId);
-    if (input.deleteAfter && principal(ctx).scope.readOnly) throw new AppError('forbidden', 'this key is read-only and cannot delete the inbox (deleteAfter)');
-    return waitAndExtract(ctx, { inbox, service: input.service ?? presetOf(inbox.service), timeoutSeconds: input.timeoutSeconds ?? VERIFY_DEFAULT_SECONDS, subjectContains: input.subjectContains, expectFrom: input.expectFrom, deleteAfter: input.deleteAfter });
+    if (input.deleteAfter && principal(ctx).scope.readOnly)
+      throw new AppError('forbidden', 'this key is read-only and cannot delete the inbox (deleteAfter)');
+    return waitAndExtract(ctx, {
+      inbox,
+      service: input.service ?? presetOf(inbox.service),
+      timeoutSeconds: input.timeoutSeconds ?? VERIFY_DEFAULT_SECONDS,
+      subjectContains: input.subjectContains,
+      expectFrom: input.expectFrom,
+      deleteAfter: input.deleteAfter,
+    });
   },
 });
 
@@ -46,7 +54,8 @@ export const checkEmail = op({
   access: 'read',
   tool: {
     name: 'svc_check_email',
-    description: 'A quick look without waiting: how many messages the inbox holds, the newest few (sender, subject, code/link), and the primary action for the newest one.',
+    description:
+      'A quick look without waiting: how many messages the inbox holds, the newest few (sender, subject, code/link), and the primary action for the newest one.',
   },
   input: z.strictObject({ inboxId: InboxId, limit: z.number().int().min(1).max(20).default(5) }),
   output: z.object({ inbox: InboxView, messageCount: z.number().int(), latest: z.array(MessageSummary), newest: VerifyResult }),
@@ -75,7 +84,13 @@ export const diagnose = op({
       'When a verification mail does not show up: reports the inbox state (expiry, messages received, what they look like) and concrete hints — wrong address typed, mail that arrived without a code, filters that exclude it, the domain this server accepts mail for.',
   },
   input: z.strictObject({ inboxId: InboxId }),
-  output: z.object({ inbox: InboxView, acceptsMailFor: z.array(z.string()), minutesLeft: z.number(), messages: z.array(MessageSummary), hints: z.array(z.string()) }),
+  output: z.object({
+    inbox: InboxView,
+    acceptsMailFor: z.array(z.string()),
+    minutesLeft: z.number(),
+    messages: z.array(MessageSummary),
+    hints: z.array(z.string()),
+  }),
   async handler(ctx, input) {
     const s = ctx.services;
     const inbox = await inboxOf(ctx, input.inboxId);
@@ -83,12 +98,19 @@ export const diagnose = op({
     const minutesLeft = Math.max(0, Math.round((inbox.expires_at - s.clock.now()) / 60_000));
     const hints: string[] = [];
     if (msgs.length === 0) {
-      hints.push(`No mail has arrived. Make sure the form was submitted with exactly ${inbox.address} (check for typos and trailing spaces).`);
-      hints.push(`This server accepts mail only for ${s.config.domains.join(', ')}; the sending service must be able to reach its SMTP port (or use svc_simulate_message to test).`);
+      hints.push(
+        `No mail has arrived. Make sure the form was submitted with exactly ${inbox.address} (check for typos and trailing spaces).`,
+      );
+      hints.push(
+        `This server accepts mail only for ${s.config.domains.join(', ')}; the sending service must be able to reach its SMTP port (or use svc_simulate_message to test).`,
+      );
       hints.push('Some services send the mail only after an extra step in the browser (a captcha or a "send code" button).');
     } else {
       const withCode = msgs.filter((m) => m.verification.otp || m.verification.primaryLink);
-      if (withCode.length === 0) hints.push('Mail arrived but none of it carries a code or verification link: read the newest with svc_get_raw_message; the code may be in an attachment or an image.');
+      if (withCode.length === 0)
+        hints.push(
+          'Mail arrived but none of it carries a code or verification link: read the newest with svc_get_raw_message; the code may be in an attachment or an image.',
+        );
       else hints.push(`The newest message with a code or link is ${withCode[0]!.messageId} ("${withCode[0]!.subject}").`);
       hints.push('If you filter with subjectContains or expectFrom, check the subjects and senders listed here.');
     }
@@ -100,21 +122,29 @@ export const diagnose = op({
 export const cleanup = op({
   name: 'inboxes.cleanup',
   summary: 'Delete inboxes in bulk (by label)',
-  description: 'Deletes every inbox of the caller with exactly this label (or, with all=true, every inbox in the caller’s scope). Returns how many were removed.',
+  description:
+    'Deletes every inbox of the caller with exactly this label (or, with all=true, every inbox in the caller’s scope). Returns how many were removed.',
   access: 'write',
   http: { method: 'DELETE', path: '/v1/inboxes' },
   tool: {
     name: 'svc_cleanup_inboxes',
-    description: 'Delete all your inboxes with a given label (e.g. the label of a finished run, agent-<runId>), or all of them with all=true. Use at the end of a run.',
+    description:
+      'Delete all your inboxes with a given label (e.g. the label of a finished run, agent-<runId>), or all of them with all=true. Use at the end of a run.',
   },
   input: z.strictObject({
     label: Label.optional().describe('Delete the inboxes with exactly this label'),
-    all: z.union([z.boolean(), z.enum(['true', 'false']).transform((v) => v === 'true')]).default(false).describe('Delete every inbox in the key’s scope'),
+    all: z
+      .union([z.boolean(), z.enum(['true', 'false']).transform((v) => v === 'true')])
+      .default(false)
+      .describe('Delete every inbox in the key’s scope'),
   }),
   output: z.object({ deleted: z.number().int() }),
   audit: { action: 'inbox.cleanup', target: (i) => i.label ?? (i.all ? '*' : null) },
   async handler(ctx, input) {
-    if (input.label === undefined && !input.all) throw new AppError('validation_failed', 'give a label, or all=true to delete every inbox in this key’s scope', { errors: [{ path: 'label', message: 'required unless all=true' }] });
+    if (input.label === undefined && !input.all)
+      throw new AppError('validation_failed', 'give a label, or all=true to delete every inbox in this key’s scope', {
+        errors: [{ path: 'label', message: 'required unless all=true' }],
+      });
     const p = principal(ctx);
     let deleted = 0;
     for (;;) {
@@ -135,27 +165,47 @@ export const suggestPreset = op({
   access: 'read',
   tool: {
     name: 'svc_suggest_preset',
-    description: 'Given a website URL, a domain, a sender address or a service name (e.g. "https://github.com/signup", "noreply@slack.com", "X"), returns the matching service preset and its recipe (the steps to sign up), or null when none of the 25 presets fits.',
+    description:
+      'Given a website URL, a domain, a sender address or a service name (e.g. "https://github.com/signup", "noreply@slack.com", "X"), returns the matching service preset and its recipe (the steps to sign up), or null when none of the 25 presets fits.',
   },
   input: z.strictObject({ hint: z.string().min(1).max(500).describe('URL, domain, sender address or service name') }),
-  output: z.object({ service: z.string().nullable(), displayName: z.string().nullable(), recipe: z.object({ summary: z.string(), steps: z.array(z.string()) }).nullable(), why: z.string() }),
+  output: z.object({
+    service: z.string().nullable(),
+    displayName: z.string().nullable(),
+    recipe: z.object({ summary: z.string(), steps: z.array(z.string()) }).nullable(),
+    why: z.string(),
+  }),
   handler(_ctx, input) {
     const h = input.hint.trim().toLowerCase();
     let id: PresetId | null = null;
     let why = '';
-    const host = /^[a-z]+:\/\//.test(h) ? safeHost(h) : h.includes('@') ? h.slice(h.lastIndexOf('@') + 1) : h.includes('.') ? h.split('/')[0]! : null;
+    const host = /^[a-z]+:\/\//.test(h)
+      ? safeHost(h)
+      : h.includes('@')
+        ? h.slice(h.lastIndexOf('@') + 1)
+        : h.includes('.')
+          ? h.split('/')[0]!
+          : null;
     if (host) {
       id = serviceFromAddress(`x@${host}`);
       if (id) why = `${host} is a ${getPreset(id).displayName} domain`;
     }
     if (!id) {
-      const byName = listPresets().find((p) => p.id === h || p.displayName.toLowerCase() === h || (h.length >= 3 && p.displayName.toLowerCase().includes(h)));
+      const byName = listPresets().find(
+        (p) => p.id === h || p.displayName.toLowerCase() === h || (h.length >= 3 && p.displayName.toLowerCase().includes(h)),
+      );
       if (byName) {
         id = byName.id;
         why = `the name matches ${byName.displayName}`;
       }
     }
-    if (!id) return { service: null, displayName: null, recipe: null, why: 'none of the 25 presets matches; verify without a service (generic extraction works for any sender)' };
+    if (!id)
+      return {
+        service: null,
+        displayName: null,
+        recipe: null,
+        why: 'none of the 25 presets matches; verify without a service (generic extraction works for any sender)',
+      };
     const p = getPreset(id);
     return { service: id, displayName: p.displayName, recipe: p.recipe, why };
   },
@@ -175,7 +225,8 @@ export const issueAccess = op({
   access: 'read',
   tool: {
     name: 'svc_issue_access',
-    description: 'Mint a short-lived (3600 s) access token with exactly your own scope, e.g. to hand to a sub-agent or a browser step instead of your API key. Returns access_token, expires_in and scope.',
+    description:
+      'Mint a short-lived (3600 s) access token with exactly your own scope, e.g. to hand to a sub-agent or a browser step instead of your API key. Returns access_token, expires_in and scope.',
   },
   input: z.strictObject({}),
   output: z.object({ access_token: z.string(), token_type: z.literal('Bearer'), expires_in: z.number().int(), scope: z.string() }),
@@ -185,8 +236,21 @@ export const issueAccess = op({
     const key = await ctx.services.keys.byId(p.keyId);
     if (!key) throw new AppError('unauthorized', 'the calling key no longer exists');
     const issued = await ctx.services.access.issueTokenForKey(key);
-    await ctx.services.audit.record({ teamId: p.teamId, at: ctx.services.clock.now(), actorKeyId: p.keyId, action: 'token.issue', target: key.id, outcome: 'ok', sourceIp: ctx.request.ip });
-    return { access_token: issued.token, token_type: 'Bearer' as const, expires_in: issued.expiresIn, scope: scopeString(key.role, scopeOf(key)) };
+    await ctx.services.audit.record({
+      teamId: p.teamId,
+      at: ctx.services.clock.now(),
+      actorKeyId: p.keyId,
+      action: 'token.issue',
+      target: key.id,
+      outcome: 'ok',
+      sourceIp: ctx.request.ip,
+    });
+    return {
+      access_token: issued.token,
+      token_type: 'Bearer' as const,
+      expires_in: issued.expiresIn,
+      scope: scopeString(key.role, scopeOf(key)),
+    };
   },
 });
 

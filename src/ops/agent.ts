@@ -15,7 +15,9 @@ const presetOf = (s: string | null): PresetId | undefined => (isPresetId(s) ? s 
 export const VERIFY_DEFAULT_SECONDS = 60;
 export const VERIFY_MAX_SECONDS = 120;
 
-export const Service = z.enum(PRESET_IDS, { error: () => `service must be one of: ${PRESET_IDS.join(', ')}` }).describe(`One of the 25 presets: ${PRESET_IDS.join(', ')}`);
+export const Service = z
+  .enum(PRESET_IDS, { error: () => `service must be one of: ${PRESET_IDS.join(', ')}` })
+  .describe(`One of the 25 presets: ${PRESET_IDS.join(', ')}`);
 export const TimeoutSeconds = z
   .number()
   .int('timeoutSeconds must be a whole number')
@@ -48,7 +50,13 @@ export const verify = op({
     localPart: LocalPart.optional(),
     address: FullAddress.optional(),
     label: Label.optional(),
-    runId: z.string().min(1).max(100).regex(/^[A-Za-z0-9._:-]+$/, 'runId may contain letters, digits and . _ : -').optional().describe('Sets the label to agent-{runId}'),
+    runId: z
+      .string()
+      .min(1)
+      .max(100)
+      .regex(/^[A-Za-z0-9._:-]+$/, 'runId may contain letters, digits and . _ : -')
+      .optional()
+      .describe('Sets the label to agent-{runId}'),
     ttlMinutes: TtlMinutes.optional(),
     subjectContains: z.string().min(1).max(500).optional().describe('Only mail whose subject contains this'),
     expectFrom: z.string().min(1).max(320).optional().describe('Only mail whose sender contains this, e.g. github.com'),
@@ -56,22 +64,49 @@ export const verify = op({
   output: VerifyResult,
   audit: false,
   async handler(ctx, input) {
-    if (input.runId !== undefined && input.label !== undefined) throw new AppError('validation_failed', 'give label or runId, not both (runId sets the label to agent-{runId})', { errors: [{ path: 'runId', message: 'conflicts with label' }] });
+    if (input.runId !== undefined && input.label !== undefined)
+      throw new AppError('validation_failed', 'give label or runId, not both (runId sets the label to agent-{runId})', {
+        errors: [{ path: 'runId', message: 'conflicts with label' }],
+      });
     const label = input.runId !== undefined ? `agent-${input.runId}` : input.label;
     if (input.inboxId !== undefined) {
       if (input.localPart !== undefined || input.address !== undefined || label !== undefined) {
-        throw new AppError('validation_failed', 'with inboxId, verify waits on that inbox: leave out localPart, address, label and runId', { errors: [{ path: 'inboxId', message: 'conflicts with inbox creation fields' }] });
+        throw new AppError('validation_failed', 'with inboxId, verify waits on that inbox: leave out localPart, address, label and runId', {
+          errors: [{ path: 'inboxId', message: 'conflicts with inbox creation fields' }],
+        });
       }
       const inbox = await inboxOf(ctx, input.inboxId);
-      return waitAndExtract(ctx, { inbox, service: input.service ?? presetOf(inbox.service), timeoutSeconds: input.timeoutSeconds ?? VERIFY_DEFAULT_SECONDS, subjectContains: input.subjectContains, expectFrom: input.expectFrom, deleteAfter: input.deleteAfter });
+      return waitAndExtract(ctx, {
+        inbox,
+        service: input.service ?? presetOf(inbox.service),
+        timeoutSeconds: input.timeoutSeconds ?? VERIFY_DEFAULT_SECONDS,
+        subjectContains: input.subjectContains,
+        expectFrom: input.expectFrom,
+        deleteAfter: input.deleteAfter,
+      });
     }
     if (input.service === undefined && input.localPart === undefined && input.address === undefined) {
-      throw new AppError('validation_failed', `give a service (${PRESET_IDS.join(', ')}) to get a fresh address, or an inboxId to wait for its mail`, { errors: [{ path: 'service', message: 'required without inboxId' }] });
+      throw new AppError(
+        'validation_failed',
+        `give a service (${PRESET_IDS.join(', ')}) to get a fresh address, or an inboxId to wait for its mail`,
+        { errors: [{ path: 'service', message: 'required without inboxId' }] },
+      );
     }
-    const { inbox } = await ctx.services.inboxes.create(principal(ctx), { label, ttlMinutes: input.ttlMinutes, localPart: input.localPart, address: input.address, service: input.service }, { reuse: true });
+    const { inbox } = await ctx.services.inboxes.create(
+      principal(ctx),
+      { label, ttlMinutes: input.ttlMinutes, localPart: input.localPart, address: input.address, service: input.service },
+      { reuse: true },
+    );
     ctx.emit?.('inbox', { inboxId: inbox.id, address: inbox.address });
     if (!input.timeoutSeconds) return verifyResult(ctx.services.baseUrl(), inbox, null, { service: input.service });
-    return waitAndExtract(ctx, { inbox, service: input.service, timeoutSeconds: input.timeoutSeconds, subjectContains: input.subjectContains, expectFrom: input.expectFrom, deleteAfter: input.deleteAfter });
+    return waitAndExtract(ctx, {
+      inbox,
+      service: input.service,
+      timeoutSeconds: input.timeoutSeconds,
+      subjectContains: input.subjectContains,
+      expectFrom: input.expectFrom,
+      deleteAfter: input.deleteAfter,
+    });
   },
 });
 
@@ -100,12 +135,26 @@ export const openInbox = op({
   async handler(ctx, input) {
     const { inbox, created } = await ctx.services.inboxes.create(
       principal(ctx),
-      { label: input.label, ttlMinutes: input.ttlMinutes, localPart: input.localPart, address: input.address, callbackUrl: input.callbackUrl, service: input.service },
+      {
+        label: input.label,
+        ttlMinutes: input.ttlMinutes,
+        localPart: input.localPart,
+        address: input.address,
+        callbackUrl: input.callbackUrl,
+        service: input.service,
+      },
       { reuse: true },
     );
     const secret = created && inbox.callback_secret ? { callbackSecret: inbox.callback_secret } : {};
     ctx.emit?.('inbox', { inboxId: inbox.id, address: inbox.address, ...secret });
-    const result = await waitAndExtract(ctx, { inbox, service: input.service, timeoutSeconds: input.timeoutSeconds, subjectContains: input.subjectContains, expectFrom: input.expectFrom, deleteAfter: input.deleteAfter });
+    const result = await waitAndExtract(ctx, {
+      inbox,
+      service: input.service,
+      timeoutSeconds: input.timeoutSeconds,
+      subjectContains: input.subjectContains,
+      expectFrom: input.expectFrom,
+      deleteAfter: input.deleteAfter,
+    });
     return { ...result, ...secret };
   },
 });
@@ -113,12 +162,14 @@ export const openInbox = op({
 export const extract = op({
   name: 'inboxes.extract',
   summary: 'Extract verification data from an inbox',
-  description: 'The code, link and primary action of the newest message (or of `messageId`), without waiting. `awaiting_message` when the inbox has no mail yet.',
+  description:
+    'The code, link and primary action of the newest message (or of `messageId`), without waiting. `awaiting_message` when the inbox has no mail yet.',
   access: 'read',
   http: { method: 'GET', path: '/v1/inboxes/:id/extract' },
   tool: {
     name: 'svc_extract_verification',
-    description: 'Extract the one-time code and verification link from the newest message of an inbox (or a given messageId) without waiting, with the primary action to take. status awaiting_message when no mail has arrived yet.',
+    description:
+      'Extract the one-time code and verification link from the newest message of an inbox (or a given messageId) without waiting, with the primary action to take. status awaiting_message when no mail has arrived yet.',
     args: { inboxId: 'id' },
   },
   input: z.strictObject({ id: InboxId, messageId: z.string().min(1).max(64).optional(), service: Service.optional() }),
@@ -133,9 +184,21 @@ export const extract = op({
 });
 
 export const STRUCTURED_PRESETS = [
-  { preset: '2fa', description: 'One-time codes and sign-in links: code, link, service, expiry', fields: ['code', 'link', 'service', 'expiresInMinutes'] },
-  { preset: 'invoice', description: 'Invoices: number, vendor, dates, totals, currency, line items', fields: ['invoiceNumber', 'vendor', 'issueDate', 'dueDate', 'total', 'currency', 'lineItems'] },
-  { preset: 'receipt', description: 'Receipts: merchant, date, total, currency, payment method, items', fields: ['merchant', 'date', 'total', 'currency', 'paymentMethod', 'items'] },
+  {
+    preset: '2fa',
+    description: 'One-time codes and sign-in links: code, link, service, expiry',
+    fields: ['code', 'link', 'service', 'expiresInMinutes'],
+  },
+  {
+    preset: 'invoice',
+    description: 'Invoices: number, vendor, dates, totals, currency, line items',
+    fields: ['invoiceNumber', 'vendor', 'issueDate', 'dueDate', 'total', 'currency', 'lineItems'],
+  },
+  {
+    preset: 'receipt',
+    description: 'Receipts: merchant, date, total, currency, payment method, items',
+    fields: ['merchant', 'date', 'total', 'currency', 'paymentMethod', 'items'],
+  },
 ] as const;
 
 export const extractPresets = op({
@@ -144,7 +207,10 @@ export const extractPresets = op({
   access: 'read',
   http: { method: 'GET', path: '/v1/inboxes/:id/extract/presets' },
   input: z.strictObject({ id: InboxId }),
-  output: z.object({ items: z.array(z.object({ preset: z.string(), description: z.string(), fields: z.array(z.string()) })), nextCursor: z.null() }),
+  output: z.object({
+    items: z.array(z.object({ preset: z.string(), description: z.string(), fields: z.array(z.string()) })),
+    nextCursor: z.null(),
+  }),
   async handler(ctx, input) {
     await inboxOf(ctx, input.id);
     return { items: STRUCTURED_PRESETS.map((p) => ({ ...p, fields: [...p.fields] })), nextCursor: null };
@@ -156,14 +222,24 @@ const RecipeView = z.object({
   displayName: z.string(),
   senderDomains: z.array(z.string()),
   sends: z.enum(['code', 'link', 'both']),
-  code: z.object({ lengths: z.array(z.number().int()), alphabet: z.enum(['digits', 'alphanumeric']), prefix: z.string().optional() }).nullable(),
+  code: z
+    .object({ lengths: z.array(z.number().int()), alphabet: z.enum(['digits', 'alphanumeric']), prefix: z.string().optional() })
+    .nullable(),
   summary: z.string(),
   steps: z.array(z.string()),
 });
 
 function recipeView(id: (typeof PRESET_IDS)[number]): z.infer<typeof RecipeView> {
   const p = getPreset(id);
-  return { service: p.id, displayName: p.displayName, senderDomains: p.senderDomains, sends: p.sends, code: p.code ?? null, summary: p.recipe.summary, steps: p.recipe.steps };
+  return {
+    service: p.id,
+    displayName: p.displayName,
+    senderDomains: p.senderDomains,
+    sends: p.sends,
+    code: p.code ?? null,
+    summary: p.recipe.summary,
+    steps: p.recipe.steps,
+  };
 }
 
 export const recipes = op({

@@ -30,7 +30,16 @@ export function callbackBody(inbox: CallbackInbox, m: MessageSummaryRow, at: num
   const body: CallbackBody = {
     type: 'message.received',
     timestamp: iso(at),
-    data: { inboxId: inbox.id, address: inbox.address, label: inbox.label, messageId: s.messageId, from: s.from, subject: s.subject, receivedAt: s.receivedAt, verification: s.verification },
+    data: {
+      inboxId: inbox.id,
+      address: inbox.address,
+      label: inbox.label,
+      messageId: s.messageId,
+      from: s.from,
+      subject: s.subject,
+      receivedAt: s.receivedAt,
+      verification: s.verification,
+    },
   };
   return JSON.stringify(body);
 }
@@ -46,7 +55,10 @@ export const inboxEvents = op({
     'Send `Last-Event-ID` (or `lastEventId=`) to first receive every message after that id; 0 replays them all.',
   access: 'read',
   http: { method: 'GET', path: '/v1/inboxes/:id/events', raw: ['text/event-stream'] },
-  input: z.strictObject({ id: InboxId, lastEventId: LastEventId.optional().describe('Resume after this event id (same as the Last-Event-ID header, which wins)') }),
+  input: z.strictObject({
+    id: InboxId,
+    lastEventId: LastEventId.optional().describe('Resume after this event id (same as the Last-Event-ID header, which wins)'),
+  }),
   output: z.object({ id: z.string(), event: z.literal('message.received'), data: MessageSummary }).describe('One event of the stream'),
   audit: false,
   async handler(ctx, input) {
@@ -55,12 +67,27 @@ export const inboxEvents = op({
     let lastEventId = input.lastEventId ?? null;
     if (header !== undefined && header.trim() !== '') {
       const r = LastEventId.safeParse(header.trim());
-      if (!r.success) throw new AppError('validation_failed', `Last-Event-ID must be an event id of this stream (a whole number); got ${JSON.stringify(header)}`, { errors: [{ path: 'Last-Event-ID', message: 'not a whole number' }] });
+      if (!r.success)
+        throw new AppError(
+          'validation_failed',
+          `Last-Event-ID must be an event id of this stream (a whole number); got ${JSON.stringify(header)}`,
+          { errors: [{ path: 'Last-Event-ID', message: 'not a whole number' }] },
+        );
       lastEventId = r.data;
     }
     const baseUrl = ctx.services.baseUrl();
-    const body = ctx.services.eventStreams.stream({ inboxId: inbox.id, lastEventId, render: (m) => messageSummary(m, baseUrl), signal: ctx.signal });
-    return { kind: 'raw' as const, contentType: 'text/event-stream', body, headers: { 'Cache-Control': 'no-store', 'X-Accel-Buffering': 'no' } };
+    const body = ctx.services.eventStreams.stream({
+      inboxId: inbox.id,
+      lastEventId,
+      render: (m) => messageSummary(m, baseUrl),
+      signal: ctx.signal,
+    });
+    return {
+      kind: 'raw' as const,
+      contentType: 'text/event-stream',
+      body,
+      headers: { 'Cache-Control': 'no-store', 'X-Accel-Buffering': 'no' },
+    };
   },
 });
 
@@ -94,7 +121,8 @@ function attemptView(r: AttemptLogRow): z.infer<typeof CallbackAttemptView> {
   };
 }
 
-const isAttemptCursor = (v: unknown): v is { a: number } => typeof v === 'object' && v !== null && Number.isInteger((v as { a: unknown }).a);
+const isAttemptCursor = (v: unknown): v is { a: number } =>
+  typeof v === 'object' && v !== null && Number.isInteger((v as { a: unknown }).a);
 
 export const listCallbacks = op({
   name: 'inboxes.callbacks',
@@ -102,7 +130,12 @@ export const listCallbacks = op({
   description: 'Every callback attempt for this inbox, newest first: status, error, duration, and when the next retry is due.',
   access: 'read',
   http: { method: 'GET', path: '/v1/inboxes/:id/callbacks' },
-  input: z.strictObject({ id: InboxId, messageId: MessageId.optional().describe('Only attempts for this message'), limit: Limit, cursor: Cursor }),
+  input: z.strictObject({
+    id: InboxId,
+    messageId: MessageId.optional().describe('Only attempts for this message'),
+    limit: Limit,
+    cursor: Cursor,
+  }),
   output: listOf(CallbackAttemptView),
   async handler(ctx, input) {
     const inbox = await inboxOf(ctx, input.id);

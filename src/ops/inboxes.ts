@@ -8,16 +8,30 @@ import { InboxId, inboxOf, principal } from './common.ts';
 import { op } from './op.ts';
 import { Cursor, InboxView, inboxView, Limit, listOf, MessageView, messageView } from './views.ts';
 
-export const Label = z.string().min(1).max(200).regex(/^[\x20-\x7e]+$/, 'printable ASCII only').describe('CI run id or other grouping label; a scoped key may only use labels with its prefix');
-export const TtlMinutes = z.number().int('ttlMinutes must be a whole number').min(1).max(TTL_MAX_MINUTES).describe(`Minutes until the inbox and its mail are removed (1-${TTL_MAX_MINUTES}, default 60)`);
+export const Label = z
+  .string()
+  .min(1)
+  .max(200)
+  .regex(/^[\x20-\x7e]+$/, 'printable ASCII only')
+  .describe('CI run id or other grouping label; a scoped key may only use labels with its prefix');
+export const TtlMinutes = z
+  .number()
+  .int('ttlMinutes must be a whole number')
+  .min(1)
+  .max(TTL_MAX_MINUTES)
+  .describe(`Minutes until the inbox and its mail are removed (1-${TTL_MAX_MINUTES}, default 60)`);
 export const LocalPart = z.string().min(1).max(64).describe('Choose the part before @ (default: random)');
 export const FullAddress = z.string().min(3).max(320).describe('Choose the whole address; its domain must be one this inboxd serves');
-export const CallbackUrl = z.url({ protocol: /^https?$/, error: 'callbackUrl must be an http(s) URL' }).max(2048).describe('Receives a signed POST for every message (message.received)');
+export const CallbackUrl = z
+  .url({ protocol: /^https?$/, error: 'callbackUrl must be an http(s) URL' })
+  .max(2048)
+  .describe('Receives a signed POST for every message (message.received)');
 
 export const createInbox = op({
   name: 'inboxes.create',
   summary: 'Create an inbox',
-  description: 'Creates a disposable inbox with its own address. Mail that already arrived for a chosen address (unclaimed mail) is handed to it.',
+  description:
+    'Creates a disposable inbox with its own address. Mail that already arrived for a chosen address (unclaimed mail) is handed to it.',
   access: 'write',
   http: { method: 'POST', path: '/v1/inboxes', status: 201 },
   tool: {
@@ -25,9 +39,18 @@ export const createInbox = op({
     description:
       'Create a disposable e-mail inbox and get its address. Use it when you need an address for a signup form and will wait for the mail yourself (svc_wait_for_message or svc_wait_and_extract). For the usual signup flow, svc_verify_signup does create + wait + extract for you. Returns inboxId and address.',
   },
-  input: z.strictObject({ label: Label.optional(), ttlMinutes: TtlMinutes.optional(), localPart: LocalPart.optional(), address: FullAddress.optional(), callbackUrl: CallbackUrl.optional() }),
+  input: z.strictObject({
+    label: Label.optional(),
+    ttlMinutes: TtlMinutes.optional(),
+    localPart: LocalPart.optional(),
+    address: FullAddress.optional(),
+    callbackUrl: CallbackUrl.optional(),
+  }),
   output: InboxView.extend({
-    callbackSecret: z.string().optional().describe('With callbackUrl: the whsec_ secret that signs every callback (Standard Webhooks). Shown only here, once'),
+    callbackSecret: z
+      .string()
+      .optional()
+      .describe('With callbackUrl: the whsec_ secret that signs every callback (Standard Webhooks). Shown only here, once'),
   }),
   audit: false,
   async handler(ctx, input) {
@@ -37,7 +60,8 @@ export const createInbox = op({
 });
 
 type InboxCursor = { c: number; i: string };
-const isInboxCursor = (v: unknown): v is InboxCursor => typeof v === 'object' && v !== null && typeof (v as InboxCursor).c === 'number' && typeof (v as InboxCursor).i === 'string';
+const isInboxCursor = (v: unknown): v is InboxCursor =>
+  typeof v === 'object' && v !== null && typeof (v as InboxCursor).c === 'number' && typeof (v as InboxCursor).i === 'string';
 
 export const listInboxes = op({
   name: 'inboxes.list',
@@ -47,13 +71,22 @@ export const listInboxes = op({
   http: { method: 'GET', path: '/v1/inboxes' },
   tool: {
     name: 'svc_list_inboxes',
-    description: 'List your inboxes, newest first, optionally only those with an exact label (e.g. agent-<runId>). Returns items and nextCursor for the next page.',
+    description:
+      'List your inboxes, newest first, optionally only those with an exact label (e.g. agent-<runId>). Returns items and nextCursor for the next page.',
   },
-  input: z.strictObject({ label: z.string().max(200).optional().describe('Only inboxes with exactly this label'), limit: Limit, cursor: Cursor }),
+  input: z.strictObject({
+    label: z.string().max(200).optional().describe('Only inboxes with exactly this label'),
+    limit: Limit,
+    cursor: Cursor,
+  }),
   output: listOf(InboxView),
   async handler(ctx, input) {
     const c = decodeCursor(input.cursor, isInboxCursor);
-    const rows = await ctx.services.inboxes.list(principal(ctx), { label: input.label, limit: input.limit + 1, before: c && { createdAt: c.c, id: c.i } });
+    const rows = await ctx.services.inboxes.list(principal(ctx), {
+      label: input.label,
+      limit: input.limit + 1,
+      before: c && { createdAt: c.c, id: c.i },
+    });
     return pageOf(rows, input.limit, inboxView, (r) => ({ c: r.created_at, i: r.id }));
   },
 });
@@ -63,7 +96,11 @@ export const getInbox = op({
   summary: 'Get an inbox',
   access: 'read',
   http: { method: 'GET', path: '/v1/inboxes/:id' },
-  tool: { name: 'svc_get_inbox', description: 'Get one inbox: address, label, expiry and how many messages it received.', args: { inboxId: 'id' } },
+  tool: {
+    name: 'svc_get_inbox',
+    description: 'Get one inbox: address, label, expiry and how many messages it received.',
+    args: { inboxId: 'id' },
+  },
   input: z.strictObject({ id: InboxId }),
   output: InboxView,
   async handler(ctx, input) {
@@ -77,7 +114,11 @@ export const deleteInbox = op({
   description: 'Removes the inbox, its messages and their raw files and attachments.',
   access: 'write',
   http: { method: 'DELETE', path: '/v1/inboxes/:id' },
-  tool: { name: 'svc_delete_inbox', description: 'Delete an inbox with all its messages and attachments. Use it when a signup flow is finished.', args: { inboxId: 'id' } },
+  tool: {
+    name: 'svc_delete_inbox',
+    description: 'Delete an inbox with all its messages and attachments. Use it when a signup flow is finished.',
+    args: { inboxId: 'id' },
+  },
   input: z.strictObject({ id: InboxId }),
   output: z.object({ deleted: z.literal(true), inboxId: z.string() }),
   audit: { action: 'inbox.delete', target: (i) => i.id },
@@ -106,7 +147,13 @@ export const waitForMessageOp = op({
   },
   input: z.strictObject({
     id: InboxId,
-    timeoutSeconds: z.coerce.number().int('timeoutSeconds must be a whole number').min(0).max(WAIT_MAX_SECONDS).default(WAIT_DEFAULT_SECONDS).describe(`Seconds to wait (0-${WAIT_MAX_SECONDS}, default ${WAIT_DEFAULT_SECONDS})`),
+    timeoutSeconds: z.coerce
+      .number()
+      .int('timeoutSeconds must be a whole number')
+      .min(0)
+      .max(WAIT_MAX_SECONDS)
+      .default(WAIT_DEFAULT_SECONDS)
+      .describe(`Seconds to wait (0-${WAIT_MAX_SECONDS}, default ${WAIT_DEFAULT_SECONDS})`),
     subjectContains: z.string().min(1).max(500).optional().describe('Only messages whose subject contains this (case-insensitive)'),
     from: z.string().min(1).max(320).optional().describe('Only messages whose sender contains this, e.g. github.com'),
     since: z.string().min(1).max(64).optional().describe('Only messages after this ISO 8601 time or this message id'),
@@ -118,13 +165,24 @@ export const waitForMessageOp = op({
     const inbox = await inboxOf(ctx, input.id);
     const since = await resolveSince(s.messages, inbox.id, input.since);
     const total = input.timeoutSeconds;
-    const hit = await waitForMessage({ messages: s.messages, bus: s.bus }, inbox, { subjectContains: input.subjectContains, from: input.from, since }, total * 1000, ctx.signal, (ms) =>
-      ctx.emit?.('progress', { elapsedSeconds: Math.round(ms / 1000), timeoutSeconds: total }),
+    const hit = await waitForMessage(
+      { messages: s.messages, bus: s.bus },
+      inbox,
+      { subjectContains: input.subjectContains, from: input.from, since },
+      total * 1000,
+      ctx.signal,
+      (ms) => ctx.emit?.('progress', { elapsedSeconds: Math.round(ms / 1000), timeoutSeconds: total }),
     );
     if (!hit) {
-      if (s.shutdown.aborted) throw new AppError('unavailable', 'inboxd is shutting down; retry the wait against the restarted server', { headers: { 'Retry-After': '1' } });
+      if (s.shutdown.aborted)
+        throw new AppError('unavailable', 'inboxd is shutting down; retry the wait against the restarted server', {
+          headers: { 'Retry-After': '1' },
+        });
       if (ctx.signal.aborted) throw new AppError('wait_timeout', 'the client went away');
-      throw new AppError('wait_timeout', `no matching message arrived in inbox ${inbox.id} within ${input.timeoutSeconds} s; send the mail, then call again (pass since= to skip older mail)`);
+      throw new AppError(
+        'wait_timeout',
+        `no matching message arrived in inbox ${inbox.id} within ${input.timeoutSeconds} s; send the mail, then call again (pass since= to skip older mail)`,
+      );
     }
     const row = await s.messages.get(inbox.id, hit.id);
     if (!row) throw new AppError('not_found', `message ${hit.id} was deleted meanwhile`);

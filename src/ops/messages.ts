@@ -6,7 +6,18 @@ import type { InboxRow } from '../store/inboxes.ts';
 import type { MessageRow } from '../store/messages.ts';
 import { AttachmentId, InboxId, inboxOf, MessageId } from './common.ts';
 import { op, type OpContext } from './op.ts';
-import { AttachmentView, attachmentView, Cursor, Limit, listOf, MessageSummary, messageSummary, MessageView, messageView, rawUrlOf } from './views.ts';
+import {
+  AttachmentView,
+  attachmentView,
+  Cursor,
+  Limit,
+  listOf,
+  MessageSummary,
+  messageSummary,
+  MessageView,
+  messageView,
+  rawUrlOf,
+} from './views.ts';
 
 async function messageOf(ctx: OpContext, inboxId: string, messageId: string): Promise<{ inbox: InboxRow; msg: MessageRow }> {
   const inbox = await inboxOf(ctx, inboxId);
@@ -23,14 +34,23 @@ export const listMessages = op({
   description: 'Messages of an inbox, newest first, with the code and link extracted from each.',
   access: 'read',
   http: { method: 'GET', path: '/v1/inboxes/:id/messages' },
-  tool: { name: 'svc_list_messages', description: 'List the messages of an inbox, newest first, each with sender, subject and the extracted code/link (verification).', args: { inboxId: 'id' } },
+  tool: {
+    name: 'svc_list_messages',
+    description: 'List the messages of an inbox, newest first, each with sender, subject and the extracted code/link (verification).',
+    args: { inboxId: 'id' },
+  },
   input: z.strictObject({ id: InboxId, limit: Limit, cursor: Cursor }),
   output: listOf(MessageSummary),
   async handler(ctx, input) {
     const inbox = await inboxOf(ctx, input.id);
     const c = decodeCursor(input.cursor, isSeqCursor);
     const rows = await ctx.services.messages.list(inbox.id, input.limit + 1, c?.s);
-    return pageOf(rows, input.limit, (r) => messageSummary(r, ctx.services.baseUrl()), (r) => ({ s: r.seq }));
+    return pageOf(
+      rows,
+      input.limit,
+      (r) => messageSummary(r, ctx.services.baseUrl()),
+      (r) => ({ s: r.seq }),
+    );
   },
 });
 
@@ -67,7 +87,8 @@ export const getRawMessage = op({
   http: { method: 'GET', path: '/v1/inboxes/:id/messages/:messageId/raw', raw: ['message/rfc822'] },
   tool: {
     name: 'svc_get_raw_message',
-    description: 'Get the raw message (.eml source: headers and MIME body) exactly as received. Use it when the extracted data is not enough (primaryAction type manual).',
+    description:
+      'Get the raw message (.eml source: headers and MIME body) exactly as received. Use it when the extracted data is not enough (primaryAction type manual).',
     args: { inboxId: 'id' },
     accept: 'message/rfc822',
   },
@@ -102,7 +123,11 @@ export const listAttachments = op({
   summary: 'List attachments',
   access: 'read',
   http: { method: 'GET', path: '/v1/inboxes/:id/messages/:messageId/attachments' },
-  tool: { name: 'svc_list_attachments', description: 'List the attachments of a message: file name, type, size and id.', args: { inboxId: 'id' } },
+  tool: {
+    name: 'svc_list_attachments',
+    description: 'List the attachments of a message: file name, type, size and id.',
+    args: { inboxId: 'id' },
+  },
   input: z.strictObject({ id: InboxId, messageId: MessageId }),
   output: listOf(AttachmentView),
   async handler(ctx, input) {
@@ -124,10 +149,16 @@ export function contentDisposition(filename: string | null, fallback: string): s
 export const getAttachment = op({
   name: 'messages.attachment',
   summary: 'Download an attachment',
-  description: 'The attachment bytes with their content type; always served as a download. With "Accept: application/json", its metadata instead.',
+  description:
+    'The attachment bytes with their content type; always served as a download. With "Accept: application/json", its metadata instead.',
   access: 'read',
   http: { method: 'GET', path: '/v1/inboxes/:id/messages/:messageId/attachments/:attachmentId', raw: ['application/octet-stream'] },
-  tool: { name: 'svc_get_attachment', description: 'Get the bytes of one attachment (as an embedded resource, base64), up to 5 MB.', args: { inboxId: 'id' }, accept: '*/*' },
+  tool: {
+    name: 'svc_get_attachment',
+    description: 'Get the bytes of one attachment (as an embedded resource, base64), up to 5 MB.',
+    args: { inboxId: 'id' },
+    accept: '*/*',
+  },
   input: z.strictObject({ id: InboxId, messageId: MessageId, attachmentId: AttachmentId }),
   output: AttachmentView,
   async handler(ctx, input) {
@@ -140,7 +171,11 @@ export const getAttachment = op({
       contentType: SAFE_TYPE.test(a.content_type) ? a.content_type : 'application/octet-stream',
       body: ctx.services.blobs.stream(a.sha256),
       size: a.size,
-      headers: { 'Content-Disposition': contentDisposition(a.filename, a.id), 'X-Content-Type-Options': 'nosniff', 'Content-Security-Policy': "sandbox; default-src 'none'" },
+      headers: {
+        'Content-Disposition': contentDisposition(a.filename, a.id),
+        'X-Content-Type-Options': 'nosniff',
+        'Content-Security-Policy': "sandbox; default-src 'none'",
+      },
     };
   },
 });

@@ -14,7 +14,14 @@ export const token = op({
   description:
     'OAuth 2.0 client_credentials. Send `grant_type=client_credentials` and the API key as `client_secret` — in a form or JSON body, or as the password of HTTP Basic. The token lives 3600 s and carries exactly the scope of the key.',
   access: 'public',
-  http: { method: 'POST', path: '/v1/oauth/token', body: 'form', errors: 'oauth', headers: { 'Cache-Control': 'no-store', Pragma: 'no-cache' }, bodyLimit: () => 16 * 1024 },
+  http: {
+    method: 'POST',
+    path: '/v1/oauth/token',
+    body: 'form',
+    errors: 'oauth',
+    headers: { 'Cache-Control': 'no-store', Pragma: 'no-cache' },
+    bodyLimit: () => 16 * 1024,
+  },
   input: z.object({
     grant_type: z.string().optional().describe('client_credentials'),
     client_secret: z.string().max(512).optional().describe('An API key (ibx_…)'),
@@ -25,7 +32,11 @@ export const token = op({
   audit: false,
   async handler(ctx, input) {
     if (input.grant_type === undefined) throw oauthError('invalid_request', 'grant_type is missing; send grant_type=client_credentials');
-    if (input.grant_type !== 'client_credentials') throw oauthError('unsupported_grant_type', `grant_type ${JSON.stringify(input.grant_type)} is not supported; only client_credentials is`);
+    if (input.grant_type !== 'client_credentials')
+      throw oauthError(
+        'unsupported_grant_type',
+        `grant_type ${JSON.stringify(input.grant_type)} is not supported; only client_credentials is`,
+      );
     let secret = input.client_secret;
     let clientId = input.client_id;
     // Only HTTP Basic is client authentication here; another scheme (a stray Bearer) is ignored.
@@ -40,10 +51,12 @@ export const token = op({
       // RFC 6749 §2.3.1: both parts are form-urlencoded before Basic encoding.
       const user = decodeURIComponent(decoded.slice(0, colon).replace(/\+/g, ' '));
       secret = decodeURIComponent(decoded.slice(colon + 1).replace(/\+/g, ' '));
-      if (clientId !== undefined && user !== clientId) throw oauthError('invalid_request', 'client_id in the body differs from the one in HTTP Basic');
+      if (clientId !== undefined && user !== clientId)
+        throw oauthError('invalid_request', 'client_id in the body differs from the one in HTTP Basic');
       clientId = user || undefined;
     }
-    if (!secret) throw oauthError('invalid_client', 'client_secret is missing: send an API key as client_secret (body) or as the HTTP Basic password');
+    if (!secret)
+      throw oauthError('invalid_client', 'client_secret is missing: send an API key as client_secret (body) or as the HTTP Basic password');
     const issued = await ctx.services.access.issueToken(secret, clientId);
     await ctx.services.audit.record({
       teamId: issued.key.team_id,
@@ -54,7 +67,12 @@ export const token = op({
       outcome: 'ok',
       sourceIp: ctx.request.ip,
     });
-    return { access_token: issued.token, token_type: 'Bearer' as const, expires_in: issued.expiresIn, scope: scopeString(issued.key.role, scopeOf(issued.key)) };
+    return {
+      access_token: issued.token,
+      token_type: 'Bearer' as const,
+      expires_in: issued.expiresIn,
+      scope: scopeString(issued.key.role, scopeOf(issued.key)),
+    };
   },
 });
 
@@ -77,7 +95,10 @@ export const register = op({
   output: ClientView.extend({ client_secret: z.string(), client_secret_expires_at: z.literal(0) }),
   audit: { action: 'client.register', target: (_i, o) => o.client_id },
   async handler(ctx, input) {
-    const { client, key, secret } = await ctx.services.access.registerClient(principal(ctx), { name: input.client_name, scope: input.scope });
+    const { client, key, secret } = await ctx.services.access.registerClient(principal(ctx), {
+      name: input.client_name,
+      scope: input.scope,
+    });
     return {
       client_id: client.id,
       client_name: client.name,
@@ -116,14 +137,18 @@ export const getClient = op({
 export const authorize = op({
   name: 'oauth.authorize',
   summary: 'Authorization endpoint (not used: only client_credentials is supported)',
-  description: 'Present because OAuth clients require an authorization_endpoint in the metadata; it always answers unsupported_response_type.',
+  description:
+    'Present because OAuth clients require an authorization_endpoint in the metadata; it always answers unsupported_response_type.',
   access: 'public',
   http: { method: 'GET', path: '/v1/oauth/authorize', errors: 'oauth' },
   input: z.object({}).passthrough(),
   output: z.object({}),
   audit: false,
   handler() {
-    throw oauthError('unsupported_response_type', 'inboxd supports only the client_credentials grant: POST /v1/oauth/token with an API key as client_secret');
+    throw oauthError(
+      'unsupported_response_type',
+      'inboxd supports only the client_credentials grant: POST /v1/oauth/token with an API key as client_secret',
+    );
   },
 });
 

@@ -82,7 +82,10 @@ export function buildOpenApi(ops: readonly Operation[], baseUrl: string): Record
       entry.requestBody = {
         required: bodyRequired.length > 0,
         content: Object.fromEntries(
-          (o.http.body === 'form' ? ['application/json', 'application/x-www-form-urlencoded'] : ['application/json']).map((ct) => [ct, { schema: { ...input, properties: rest, ...(bodyRequired.length ? { required: bodyRequired } : { required: undefined }) } }]),
+          (o.http.body === 'form' ? ['application/json', 'application/x-www-form-urlencoded'] : ['application/json']).map((ct) => [
+            ct,
+            { schema: { ...input, properties: rest, ...(bodyRequired.length ? { required: bodyRequired } : { required: undefined }) } },
+          ]),
         ),
       };
     }
@@ -91,7 +94,11 @@ export function buildOpenApi(ops: readonly Operation[], baseUrl: string): Record
   return JSON.parse(
     JSON.stringify({
       openapi: '3.0.3',
-      info: { title: NAME, version: VERSION, description: 'Disposable inboxes for AI agents and CI: SMTP in, one-time codes and magic links out.' },
+      info: {
+        title: NAME,
+        version: VERSION,
+        description: 'Disposable inboxes for AI agents and CI: SMTP in, one-time codes and magic links out.',
+      },
       servers: [{ url: baseUrl }],
       paths,
       components: {

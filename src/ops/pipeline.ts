@@ -1,5 +1,5 @@
 // The one path every operation call takes, whichever edge it came from: validate → authorise → run → audit.
-import { z } from 'zod';
+import type { z } from 'zod';
 import { isFullAdmin, type Principal } from '../auth/principal.ts';
 import { AppError, isAppError, type FieldError } from '../errors.ts';
 import type { OpContext, Operation, RawResult } from './op.ts';
@@ -26,7 +26,8 @@ export function authorise(o: Operation, principal: Principal | null): void {
   if (o.access === 'public') return;
   if (!principal) throw new AppError('unauthorized', 'this operation needs an API key or access token: send "Authorization: Bearer <key>"');
   if (o.access === 'admin' && !isFullAdmin(principal)) throw new AppError('forbidden', `${o.name} needs an unscoped admin key`);
-  if (isMutation(o) && principal.scope.readOnly) throw new AppError('forbidden', `this key is read-only and cannot ${o.summary.toLowerCase()}`);
+  if (isMutation(o) && principal.scope.readOnly)
+    throw new AppError('forbidden', `this key is read-only and cannot ${o.summary.toLowerCase()}`);
 }
 
 /**
@@ -74,7 +75,16 @@ async function failure(o: Operation, ctx: OpContext, e: unknown): Promise<AppErr
   if (isAppError(e)) {
     if (e.code === 'forbidden' && principal) {
       await services.audit
-        .record({ teamId: principal.teamId, at: services.clock.now(), actorKeyId: principal.keyId, action: o.audit ? o.audit.action : o.name, target: null, outcome: 'denied', sourceIp: ctx.request.ip, detail: { reason: e.detail } })
+        .record({
+          teamId: principal.teamId,
+          at: services.clock.now(),
+          actorKeyId: principal.keyId,
+          action: o.audit ? o.audit.action : o.name,
+          target: null,
+          outcome: 'denied',
+          sourceIp: ctx.request.ip,
+          detail: { reason: e.detail },
+        })
         .catch(() => undefined);
     }
     return e;

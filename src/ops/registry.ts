@@ -13,4 +13,17 @@ import { agentToolOps } from './agent-tools.ts';
 import { eventOps } from './events.ts';
 import { webhookOps } from './webhooks.ts';
 
-export const OPERATIONS: readonly Operation[] = [...systemOps, ...inboxOps, ...messageOps, ...agentOps, ...simulateOps, ...rehearsalOps, ...agentToolOps, ...eventOps, ...webhookOps, ...teamOps, ...oauthOps, ...accountOps];
+export const OPERATIONS: readonly Operation[] = [
+  ...systemOps,
+  ...inboxOps,
+  ...messageOps,
+  ...agentOps,
+  ...simulateOps,
+  ...rehearsalOps,
+  ...agentToolOps,
+  ...eventOps,
+  ...webhookOps,
+  ...teamOps,
+  ...oauthOps,
+  ...accountOps,
+];

@@ -5,7 +5,12 @@ import { codeForm, failure, signupForm, success } from '../agent/rehearsal.ts';
 import { simulateInto } from '../agent/simulate.ts';
 import { op, type RawResult } from './op.ts';
 
-const html = (body: string, status?: number): RawResult => ({ kind: 'raw', contentType: 'text/html; charset=utf-8', body: Buffer.from(body), headers: { 'Cache-Control': 'no-store', 'X-Frame-Options': 'DENY', ...(status ? { 'X-Inboxd-Result': String(status) } : {}) } });
+const html = (body: string, status?: number): RawResult => ({
+  kind: 'raw',
+  contentType: 'text/html; charset=utf-8',
+  body: Buffer.from(body),
+  headers: { 'Cache-Control': 'no-store', 'X-Frame-Options': 'DENY', ...(status ? { 'X-Inboxd-Result': String(status) } : {}) },
+});
 const Html = z.object({}).describe('An HTML page');
 
 export const testPage = op({
@@ -30,7 +35,12 @@ export const testSignup = op({
   async handler(ctx, input) {
     const s = ctx.services;
     const inbox = await s.inboxes.byAddress(input.email.trim().toLowerCase());
-    if (!inbox) return html(signupForm(`${input.email || 'That'} is not an inbox on this server. Create one first (POST /v1/inboxes or POST /v1/agent/verify) and use its address.`));
+    if (!inbox)
+      return html(
+        signupForm(
+          `${input.email || 'That'} is not an inbox on this server. Create one first (POST /v1/inboxes or POST /v1/agent/verify) and use its address.`,
+        ),
+      );
     const session = s.rehearsals.start(inbox.address, inbox.id);
     const link = `${s.baseUrl()}/v1/agent/test/magic?session=${session.id}&token=${session.linkToken}`;
     await simulateInto({ ingest: s.ingest, maxMessageBytes: s.config.maxMessageBytes }, inbox, {
@@ -57,7 +67,11 @@ export const testConfirm = op({
     const r = store.checkCode(input.session, input.code);
     if (r === 'unknown') return html(failure('This rehearsal session is unknown or expired.'));
     const session = store.get(input.session)!;
-    return html(r === 'ok' ? success(session, 'code') : codeForm(session, `${input.code} is not the code we sent. Look at the newest message in the inbox.`));
+    return html(
+      r === 'ok'
+        ? success(session, 'code')
+        : codeForm(session, `${input.code} is not the code we sent. Look at the newest message in the inbox.`),
+    );
   },
 });
 
@@ -72,7 +86,8 @@ export const testMagic = op({
   handler(ctx, input) {
     const store = ctx.services.rehearsals;
     const r = store.checkLink(input.session, input.token);
-    if (r !== 'ok') return html(failure(r === 'unknown' ? 'This rehearsal session is unknown or expired.' : 'This link is not the one we sent.'));
+    if (r !== 'ok')
+      return html(failure(r === 'unknown' ? 'This rehearsal session is unknown or expired.' : 'This link is not the one we sent.'));
     return html(success(store.get(input.session)!, 'magic link'));
   },
 });

@@ -27,10 +27,26 @@ export const simulate = op({
     subject: z.string().max(998).optional(),
     text: z.string().optional(),
     html: z.string().optional(),
-    code: z.string().regex(/^[A-Za-z0-9-]{4,12}$/, 'code must be 4-12 letters, digits or dashes').optional().describe('Use this code instead of a random one'),
-    link: z.url({ protocol: /^https?$/ }).max(2048).optional().describe('Use this link instead of a random one'),
+    code: z
+      .string()
+      .regex(/^[A-Za-z0-9-]{4,12}$/, 'code must be 4-12 letters, digits or dashes')
+      .optional()
+      .describe('Use this code instead of a random one'),
+    link: z
+      .url({ protocol: /^https?$/ })
+      .max(2048)
+      .optional()
+      .describe('Use this link instead of a random one'),
   }),
-  output: z.object({ messageId: z.string(), inboxId: z.string(), scenario: z.string(), from: z.string(), subject: z.string(), size: z.number().int(), expected: z.object({ otp: z.string().nullable(), primaryLink: z.string().nullable() }) }),
+  output: z.object({
+    messageId: z.string(),
+    inboxId: z.string(),
+    scenario: z.string(),
+    from: z.string(),
+    subject: z.string(),
+    size: z.number().int(),
+    expected: z.object({ otp: z.string().nullable(), primaryLink: z.string().nullable() }),
+  }),
   audit: false,
   async handler(ctx, input) {
     const inbox = await inboxOf(ctx, input.id);

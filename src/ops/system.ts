@@ -25,16 +25,29 @@ export const health = op({
     } catch (e) {
       throw new AppError('unavailable', `database check failed: ${(e as Error).message}`);
     }
-    return { status: 'ok' as const, name: NAME, version: VERSION, db: 'ok' as const, uptimeSeconds: Math.round((s.clock.now() - s.startedAt) / 1000) };
+    return {
+      status: 'ok' as const,
+      name: NAME,
+      version: VERSION,
+      db: 'ok' as const,
+      uptimeSeconds: Math.round((s.clock.now() - s.startedAt) / 1000),
+    };
   },
 });
 
-const Endpoint = z.object({ method: z.string(), path: z.string(), operation: z.string(), summary: z.string(), auth: z.enum(['none', 'key', 'admin']) });
+const Endpoint = z.object({
+  method: z.string(),
+  path: z.string(),
+  operation: z.string(),
+  summary: z.string(),
+  auth: z.enum(['none', 'key', 'admin']),
+});
 
 export const discovery = op({
   name: 'system.discovery',
   summary: 'Discovery: endpoints, service presets and tool names',
-  description: 'Everything a client needs to find its way: every HTTP endpoint, the 25 service presets, the MCP tool names and useful links.',
+  description:
+    'Everything a client needs to find its way: every HTTP endpoint, the 25 service presets, the MCP tool names and useful links.',
   access: 'public',
   http: { method: 'GET', path: '/v1' },
   input: NoInput,
@@ -55,7 +68,17 @@ export const discovery = op({
       name: NAME,
       version: VERSION,
       endpoints: s.registry.flatMap((o) =>
-        o.http ? [{ method: o.http.method, path: o.http.path, operation: o.name, summary: o.summary, auth: o.access === 'public' ? ('none' as const) : o.access === 'admin' ? ('admin' as const) : ('key' as const) }] : [],
+        o.http
+          ? [
+              {
+                method: o.http.method,
+                path: o.http.path,
+                operation: o.name,
+                summary: o.summary,
+                auth: o.access === 'public' ? ('none' as const) : o.access === 'admin' ? ('admin' as const) : ('key' as const),
+              },
+            ]
+          : [],
       ),
       services: [...PRESET_IDS],
       tools: s.registry.flatMap((o) => (o.tool ? [o.tool.name] : [])),

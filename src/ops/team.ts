@@ -46,7 +46,10 @@ export const getTeam = op({
   access: 'admin',
   http: { method: 'GET', path: '/v1/team' },
   input: z.strictObject({}),
-  output: z.object({ team: z.object({ teamId: z.string(), name: z.string(), plan: z.string(), createdAt: z.string() }), keys: z.array(KeyView) }),
+  output: z.object({
+    team: z.object({ teamId: z.string(), name: z.string(), plan: z.string(), createdAt: z.string() }),
+    keys: z.array(KeyView),
+  }),
   async handler(ctx) {
     const p = principal(ctx);
     const team = (await ctx.services.keys.team(p.teamId))!;

@@ -131,5 +131,11 @@ export function listOf<T extends z.ZodType>(item: T) {
   return z.object({ items: z.array(item), nextCursor: z.string().nullable() });
 }
 
-export const Limit = z.coerce.number().int('limit must be a whole number').min(1).max(500).default(50).describe('Page size, 1-500 (default 50)');
+export const Limit = z.coerce
+  .number()
+  .int('limit must be a whole number')
+  .min(1)
+  .max(500)
+  .default(50)
+  .describe('Page size, 1-500 (default 50)');
 export const Cursor = z.string().max(512).optional().describe('nextCursor of the previous page');

@@ -12,9 +12,17 @@ export function webhookBodyLimit(maxMessageBytes: number): number {
 
 const WebhookResult = z.object({
   provider: z.string(),
-  status: z.enum(['stored', 'ignored']).describe('stored: the message went to ingest; ignored: not mail (e.g. an SNS subscription handshake)'),
+  status: z
+    .enum(['stored', 'ignored'])
+    .describe('stored: the message went to ingest; ignored: not mail (e.g. an SNS subscription handshake)'),
   detail: z.string().optional(),
-  deliveries: z.array(z.object({ rcpt: z.string(), messageId: z.string(), inboxId: z.string().nullable().describe('null: kept as unclaimed mail until an inbox claims the address') })),
+  deliveries: z.array(
+    z.object({
+      rcpt: z.string(),
+      messageId: z.string(),
+      inboxId: z.string().nullable().describe('null: kept as unclaimed mail until an inbox claims the address'),
+    }),
+  ),
   rejected: z.array(z.object({ rcpt: z.string(), reason: z.string() })),
 });
 
@@ -28,7 +36,11 @@ export const inboundWebhook = op({
   access: 'public',
   http: { method: 'POST', path: '/webhooks/:provider', body: 'raw', bodyLimit: (s) => webhookBodyLimit(s.config.maxMessageBytes) },
   input: z.strictObject({
-    provider: z.string().min(1).max(64).describe(`One of ${PROVIDERS.join(', ')}`),
+    provider: z
+      .string()
+      .min(1)
+      .max(64)
+      .describe(`One of ${PROVIDERS.join(', ')}`),
     to: z.string().min(1).max(8192).optional().describe('raw only: envelope recipients, comma-separated (default: the To and Cc headers)'),
   }),
   output: WebhookResult,
@@ -37,12 +49,19 @@ export const inboundWebhook = op({
     const s = ctx.services;
     // Mailgun posts the whole message (body-mime) only to URLs that end in "mime": /webhooks/mailgun.mime.
     const provider = input.provider.toLowerCase().replace(/\.mime$/, '');
-    if (!isProvider(provider)) throw new AppError('not_found', `no webhook provider ${JSON.stringify(input.provider)}; valid providers: ${PROVIDERS.join(', ')}`);
-    if (input.to !== undefined && provider !== 'raw') throw new AppError('validation_failed', 'to is only for the raw provider', { errors: [{ path: 'to', message: 'raw only' }] });
+    if (!isProvider(provider))
+      throw new AppError('not_found', `no webhook provider ${JSON.stringify(input.provider)}; valid providers: ${PROVIDERS.join(', ')}`);
+    if (input.to !== undefined && provider !== 'raw')
+      throw new AppError('validation_failed', 'to is only for the raw provider', { errors: [{ path: 'to', message: 'raw only' }] });
     const body = ctx.body;
-    if (!body || body.bytes.length === 0) throw new AppError('validation_failed', 'the request body is empty', { errors: [{ path: '(body)', message: 'empty' }] });
+    if (!body || body.bytes.length === 0)
+      throw new AppError('validation_failed', 'the request body is empty', { errors: [{ path: '(body)', message: 'empty' }] });
 
-    const inbound = await readInbound(provider, { bytes: body.bytes, contentType: body.contentType, header: ctx.request.header, to: input.to }, { mailgunSigningKey: s.config.mailgunSigningKey });
+    const inbound = await readInbound(
+      provider,
+      { bytes: body.bytes, contentType: body.contentType, header: ctx.request.header, to: input.to },
+      { mailgunSigningKey: s.config.mailgunSigningKey },
+    );
     if (inbound.kind === 'notice') {
       // A subscription handshake needs the operator: warn, so it shows at the default log level and above.
       (inbound.needsOperator ? ctx.log.warn : ctx.log.info)(`webhook ${provider}: ${inbound.detail}`, inbound.fields);
@@ -50,10 +69,16 @@ export const inboundWebhook = op({
     }
     const { raw } = inbound;
     const max = s.config.maxMessageBytes;
-    if (raw.length > max) throw new AppError('payload_too_large', `the message is ${raw.length} bytes; the limit is ${max} (--max-message-bytes)`);
-    if (raw.length === 0) throw new AppError('validation_failed', 'the message is empty', { errors: [{ path: '(message)', message: 'empty' }] });
+    if (raw.length > max)
+      throw new AppError('payload_too_large', `the message is ${raw.length} bytes; the limit is ${max} (--max-message-bytes)`);
+    if (raw.length === 0)
+      throw new AppError('validation_failed', 'the message is empty', { errors: [{ path: '(message)', message: 'empty' }] });
     if (!looksLikeMessage(raw)) {
-      throw new AppError('validation_failed', `${provider}: the message is not MIME (RFC 5322): it must start with header fields such as From, To and Subject`, { errors: [{ path: '(message)', message: 'not a MIME message' }] });
+      throw new AppError(
+        'validation_failed',
+        `${provider}: the message is not MIME (RFC 5322): it must start with header fields such as From, To and Subject`,
+        { errors: [{ path: '(message)', message: 'not a MIME message' }] },
+      );
     }
 
     const candidates = [...new Set((inbound.envelopeTo ?? headerRecipients(raw)).map((a) => a.toLowerCase()))];
@@ -71,8 +96,13 @@ export const inboundWebhook = op({
       else rcpts.push(rcpt);
     }
     if (rcpts.length === 0) {
-      const why = candidates.length === 0 ? 'the message names no recipient (no envelope recipients and no To or Cc)' : rejected.map((r) => `${r.rcpt}: ${r.reason}`).join('; ');
-      throw new AppError('validation_failed', `${provider}: no recipient this inboxd takes mail for: ${why}`, { errors: [{ path: 'recipients', message: 'no acceptable recipient' }] });
+      const why =
+        candidates.length === 0
+          ? 'the message names no recipient (no envelope recipients and no To or Cc)'
+          : rejected.map((r) => `${r.rcpt}: ${r.reason}`).join('; ');
+      throw new AppError('validation_failed', `${provider}: no recipient this inboxd takes mail for: ${why}`, {
+        errors: [{ path: 'recipients', message: 'no acceptable recipient' }],
+      });
     }
     const deliveries = await s.ingest.accept({ raw, rcpts, mailFrom: inbound.mailFrom, source: `webhook:${provider}` });
     ctx.log.info('webhook message stored', { provider, size: raw.length, deliveries: deliveries.length, rejected: rejected.length });

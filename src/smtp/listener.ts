@@ -35,7 +35,12 @@ export interface SmtpListener {
 }
 
 /** `refusesMail` answers why an address takes no more mail (a full inbox), or null. */
-export async function startSmtp(opts: SmtpOptions, ingest: Ingest, log: Logger, refusesMail: (address: string) => Promise<string | null> = async () => null): Promise<SmtpListener> {
+export async function startSmtp(
+  opts: SmtpOptions,
+  ingest: Ingest,
+  log: Logger,
+  refusesMail: (address: string) => Promise<string | null> = async () => null,
+): Promise<SmtpListener> {
   patchSmtpConnection();
   const domains = new Set(opts.domains);
   const tls = opts.tlsCert && opts.tlsKey ? { cert: fs.readFileSync(opts.tlsCert), key: fs.readFileSync(opts.tlsKey) } : null;
@@ -67,7 +72,8 @@ export async function startSmtp(opts: SmtpOptions, ingest: Ingest, log: Logger, 
       const addr = address.address.toLowerCase();
       const at = addr.lastIndexOf('@');
       const domain = at > 0 ? addr.slice(at + 1) : '';
-      if (!domains.has(domain)) return callback(smtpError(550, `5.7.1 relaying denied: inboxd accepts mail only for ${[...domains].join(', ')}`));
+      if (!domains.has(domain))
+        return callback(smtpError(550, `5.7.1 relaying denied: inboxd accepts mail only for ${[...domains].join(', ')}`));
       refusesMail(addr).then(
         (why) => callback(why ? smtpError(452, `4.2.2 ${why}`) : undefined),
         (e: Error) => {
@@ -155,7 +161,12 @@ export async function startSmtp(opts: SmtpOptions, ingest: Ingest, log: Logger, 
 export function isOutOfSpace(e: unknown): boolean {
   const err = e as { code?: unknown; message?: unknown } | null;
   const code = typeof err?.code === 'string' ? err.code : '';
-  return code === 'ENOSPC' || code === 'EDQUOT' || code === 'SQLITE_FULL' || (typeof err?.message === 'string' && /database or disk is full/i.test(err.message));
+  return (
+    code === 'ENOSPC' ||
+    code === 'EDQUOT' ||
+    code === 'SQLITE_FULL' ||
+    (typeof err?.message === 'string' && /database or disk is full/i.test(err.message))
+  );
 }
 
 /** Bytes held by messages in progress across all connections, and the streams paused until there is room again. */

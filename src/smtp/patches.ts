@@ -34,12 +34,14 @@ export function patchSmtpConnection(): void {
   proto.init = function (this: ConnectionInternals) {
     this._setListeners(() => {
       const max = this._server.options.maxClients;
-      if (max && this._server.connections.size > max) return this.send(421, this.name + ' too many connected clients, try again in a moment', false);
+      if (max && this._server.connections.size > max)
+        return this.send(421, this.name + ' too many connected clients, try again in a moment', false);
       const perAddress = this._server.options.maxClientsPerAddress;
       if (perAddress) {
         let same = 0;
         for (const c of this._server.connections) if (c.remoteAddress === this.remoteAddress) same++;
-        if (same > perAddress) return this.send(421, `${this.name} too many connections from ${this.remoteAddress}, try again in a moment`, false);
+        if (same > perAddress)
+          return this.send(421, `${this.name} too many connections from ${this.remoteAddress}, try again in a moment`, false);
       }
       setImmediate(() => this.connectionReady());
     });

@@ -54,7 +54,9 @@ export class BlobStore {
       // A failed write (disk full) leaves no partial temp file behind to hold on to the space.
       const fail = (reject: (e: unknown) => void, e: NodeJS.ErrnoException) => fs.rm(tmp, { force: true }, () => reject(e));
       await new Promise<void>((resolve, reject) =>
-        fs.writeFile(tmp, bytes, { mode: 0o640 }, (e) => (e ? fail(reject, e) : fs.rename(tmp, dest, (e2) => (e2 ? fail(reject, e2) : resolve())))),
+        fs.writeFile(tmp, bytes, { mode: 0o640 }, (e) =>
+          e ? fail(reject, e) : fs.rename(tmp, dest, (e2) => (e2 ? fail(reject, e2) : resolve())),
+        ),
       );
       return { sha256, size: bytes.byteLength };
     }

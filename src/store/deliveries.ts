@@ -63,7 +63,11 @@ export class DeliveryRepo {
 
   /** Pending deliveries due by `now`, oldest due first, leaving out those in flight and targets at their limit. */
   async due(now: number, limit: number, exclude: { ids: string[]; urls: string[] }): Promise<DeliveryRow[]> {
-    let q = this.db.selectFrom('callback_deliveries').selectAll().where('next_attempt_at', 'is not', null).where('next_attempt_at', '<=', now);
+    let q = this.db
+      .selectFrom('callback_deliveries')
+      .selectAll()
+      .where('next_attempt_at', 'is not', null)
+      .where('next_attempt_at', '<=', now);
     if (exclude.ids.length > 0) q = q.where('id', 'not in', exclude.ids);
     if (exclude.urls.length > 0) q = q.where('url', 'not in', exclude.urls);
     return q.orderBy('next_attempt_at').orderBy('id').limit(limit).execute();
@@ -71,7 +75,10 @@ export class DeliveryRepo {
 
   /** When the next pending delivery (not in flight, target not full) is due, or null when none is. */
   async nextDueAt(exclude: { ids: string[]; urls: string[] }): Promise<number | null> {
-    let q = this.db.selectFrom('callback_deliveries').select((eb) => eb.fn.min('next_attempt_at').as('next')).where('next_attempt_at', 'is not', null);
+    let q = this.db
+      .selectFrom('callback_deliveries')
+      .select((eb) => eb.fn.min('next_attempt_at').as('next'))
+      .where('next_attempt_at', 'is not', null);
     if (exclude.ids.length > 0) q = q.where('id', 'not in', exclude.ids);
     if (exclude.urls.length > 0) q = q.where('url', 'not in', exclude.urls);
     const r = await q.executeTakeFirst();
@@ -83,7 +90,10 @@ export class DeliveryRepo {
     if (records.length === 0) return;
     await this.db.transaction().execute(async (trx) => {
       for (let i = 0; i < records.length; i += 100) {
-        await trx.insertInto('callback_attempts').values(records.slice(i, i + 100).map((r) => r.attempt)).execute();
+        await trx
+          .insertInto('callback_attempts')
+          .values(records.slice(i, i + 100).map((r) => r.attempt))
+          .execute();
       }
       for (const r of records) {
         const { id, ...set } = r.delivery;
@@ -93,7 +103,10 @@ export class DeliveryRepo {
   }
 
   /** The delivery log of an inbox, newest attempt first. */
-  async attempts(inboxId: string, q: { limit: number; beforeId?: number | undefined; messageId?: string | undefined }): Promise<AttemptLogRow[]> {
+  async attempts(
+    inboxId: string,
+    q: { limit: number; beforeId?: number | undefined; messageId?: string | undefined },
+  ): Promise<AttemptLogRow[]> {
     let sel = this.db
       .selectFrom('callback_attempts as a')
       .innerJoin('callback_deliveries as d', 'd.id', 'a.delivery_id')
@@ -118,7 +131,9 @@ export class DeliveryRepo {
       .where('i.callback_url', 'is not', null)
       .where('i.callback_secret', 'is not', null)
       .where(({ not, exists, selectFrom }) =>
-        not(exists(selectFrom('callback_deliveries as d').select('d.id').whereRef('d.message_id', '=', 'm.id').where('d.event', '=', event))),
+        not(
+          exists(selectFrom('callback_deliveries as d').select('d.id').whereRef('d.message_id', '=', 'm.id').where('d.event', '=', event)),
+        ),
       )
       .orderBy('m.inbox_id')
       .orderBy('m.seq')
@@ -126,7 +141,10 @@ export class DeliveryRepo {
       .execute();
     return rows.map((r) => {
       const { team_id, address, label, callback_url, callback_secret, ...message } = r;
-      return { message, inbox: { id: message.inbox_id!, team_id, address, label, callback_url: callback_url!, callback_secret: callback_secret! } };
+      return {
+        message,
+        inbox: { id: message.inbox_id!, team_id, address, label, callback_url: callback_url!, callback_secret: callback_secret! },
+      };
     });
   }
 
@@ -135,13 +153,19 @@ export class DeliveryRepo {
     const r = await this.db
       .deleteFrom('callback_deliveries')
       .where('next_attempt_at', 'is', null)
-      .where(({ not, exists, selectFrom }) => not(exists(selectFrom('inboxes').select('inboxes.id').whereRef('inboxes.id', '=', 'callback_deliveries.inbox_id'))))
+      .where(({ not, exists, selectFrom }) =>
+        not(exists(selectFrom('inboxes').select('inboxes.id').whereRef('inboxes.id', '=', 'callback_deliveries.inbox_id'))),
+      )
       .executeTakeFirst();
     return Number(r.numDeletedRows);
   }
 
   async pendingCount(): Promise<number> {
-    const r = await this.db.selectFrom('callback_deliveries').select((eb) => eb.fn.countAll<number>().as('n')).where('next_attempt_at', 'is not', null).executeTakeFirstOrThrow();
+    const r = await this.db
+      .selectFrom('callback_deliveries')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('next_attempt_at', 'is not', null)
+      .executeTakeFirstOrThrow();
     return Number(r.n);
   }
 }

@@ -39,13 +39,19 @@ export class InboxRepo {
     if (q.labelPrefix) sel = sel.where('label', '>=', q.labelPrefix).where('label', '<', q.labelPrefix + '\u{10FFFF}');
     if (q.before) {
       const b = q.before;
-      sel = sel.where((eb) => eb.or([eb('created_at', '<', b.createdAt), eb.and([eb('created_at', '=', b.createdAt), eb('id', '<', b.id)])]));
+      sel = sel.where((eb) =>
+        eb.or([eb('created_at', '<', b.createdAt), eb.and([eb('created_at', '=', b.createdAt), eb('id', '<', b.id)])]),
+      );
     }
     return sel.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(q.limit).execute();
   }
 
   async countForTeam(teamId: string): Promise<number> {
-    const r = await this.db.selectFrom('inboxes').select((eb) => eb.fn.countAll<number>().as('n')).where('team_id', '=', teamId).executeTakeFirstOrThrow();
+    const r = await this.db
+      .selectFrom('inboxes')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('team_id', '=', teamId)
+      .executeTakeFirstOrThrow();
     return Number(r.n);
   }
 
@@ -67,7 +73,12 @@ export class InboxRepo {
         .orderBy('id')
         .execute();
       for (const r of rows) {
-        const inbox = await trx.updateTable('inboxes').set((eb) => ({ message_seq: eb('message_seq', '+', 1) })).where('id', '=', inboxId).returning('message_seq').executeTakeFirstOrThrow();
+        const inbox = await trx
+          .updateTable('inboxes')
+          .set((eb) => ({ message_seq: eb('message_seq', '+', 1) }))
+          .where('id', '=', inboxId)
+          .returning('message_seq')
+          .executeTakeFirstOrThrow();
         await trx.updateTable('messages').set({ inbox_id: inboxId, seq: inbox.message_seq }).where('id', '=', r.id).execute();
       }
       return rows.length;

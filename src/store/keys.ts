@@ -78,7 +78,12 @@ export class AccessRepo {
   async client(id: string): Promise<{ client: OAuthClientRow; key: ApiKeyRow | undefined } | undefined> {
     const client = await this.db.selectFrom('oauth_clients').selectAll().where('id', '=', id).executeTakeFirst();
     if (!client) return undefined;
-    const key = await this.db.selectFrom('api_keys').selectAll().where('client_id', '=', id).orderBy('created_at', 'desc').executeTakeFirst();
+    const key = await this.db
+      .selectFrom('api_keys')
+      .selectAll()
+      .where('client_id', '=', id)
+      .orderBy('created_at', 'desc')
+      .executeTakeFirst();
     return { client, key };
   }
 

@@ -8,8 +8,27 @@ export type AttachmentRow = Selectable<AttachmentTable>;
 export type MessageSummaryRow = Omit<MessageRow, 'text_body' | 'html_body' | 'headers_json' | 'extraction_json'>;
 
 const SUMMARY_COLUMNS = [
-  'id', 'inbox_id', 'rcpt', 'seq', 'received_at', 'mail_from', 'from_address', 'from_name', 'to_json', 'cc_json', 'subject', 'date',
-  'message_id_header', 'in_reply_to', 'references_json', 'size', 'raw_sha256', 'attachment_count', 'otp', 'primary_link', 'source',
+  'id',
+  'inbox_id',
+  'rcpt',
+  'seq',
+  'received_at',
+  'mail_from',
+  'from_address',
+  'from_name',
+  'to_json',
+  'cc_json',
+  'subject',
+  'date',
+  'message_id_header',
+  'in_reply_to',
+  'references_json',
+  'size',
+  'raw_sha256',
+  'attachment_count',
+  'otp',
+  'primary_link',
+  'source',
 ] as const;
 
 export class MessageRepo {
@@ -37,7 +56,11 @@ export class MessageRepo {
   }
 
   async count(inboxId: string): Promise<number> {
-    const r = await this.db.selectFrom('messages').select((eb) => eb.fn.countAll<number>().as('n')).where('inbox_id', '=', inboxId).executeTakeFirstOrThrow();
+    const r = await this.db
+      .selectFrom('messages')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('inbox_id', '=', inboxId)
+      .executeTakeFirstOrThrow();
     return Number(r.n);
   }
 
@@ -55,12 +78,16 @@ export class MessageRepo {
 
   /** Every blob the given messages reference (raw + attachments), for garbage collection after a delete. */
   async blobsOf(where: { inboxId: string } | { messageIds: string[] }): Promise<string[]> {
-    const ids = 'messageIds' in where ? where.messageIds : (await this.db.selectFrom('messages').select('id').where('inbox_id', '=', where.inboxId).execute()).map((r) => r.id);
+    const ids =
+      'messageIds' in where
+        ? where.messageIds
+        : (await this.db.selectFrom('messages').select('id').where('inbox_id', '=', where.inboxId).execute()).map((r) => r.id);
     const shas = new Set<string>();
     for (let i = 0; i < ids.length; i += 500) {
       const chunk = ids.slice(i, i + 500);
       for (const r of await this.db.selectFrom('messages').select('raw_sha256').where('id', 'in', chunk).execute()) shas.add(r.raw_sha256);
-      for (const r of await this.db.selectFrom('attachments').select('sha256').where('message_id', 'in', chunk).execute()) shas.add(r.sha256);
+      for (const r of await this.db.selectFrom('attachments').select('sha256').where('message_id', 'in', chunk).execute())
+        shas.add(r.sha256);
     }
     return [...shas];
   }
@@ -78,11 +105,21 @@ export class MessageRepo {
   }
 
   async expiredUnclaimedIds(before: number, limit: number): Promise<string[]> {
-    const rows = await this.db.selectFrom('messages').select('id').where('inbox_id', 'is', null).where('received_at', '<', before).limit(limit).execute();
+    const rows = await this.db
+      .selectFrom('messages')
+      .select('id')
+      .where('inbox_id', 'is', null)
+      .where('received_at', '<', before)
+      .limit(limit)
+      .execute();
     return rows.map((r) => r.id);
   }
 
   async deleteByIds(ids: string[]): Promise<void> {
-    for (let i = 0; i < ids.length; i += 500) await this.db.deleteFrom('messages').where('id', 'in', ids.slice(i, i + 500)).execute();
+    for (let i = 0; i < ids.length; i += 500)
+      await this.db
+        .deleteFrom('messages')
+        .where('id', 'in', ids.slice(i, i + 500))
+        .execute();
   }
 }

@@ -34,7 +34,7 @@ let loaded: NativeBindingOption | undefined;
 /** True when this process is the single executable (dist/inboxd). */
 export function isSingleExecutable(): boolean {
   const sea = process.getBuiltinModule('node:sea');
-  return sea !== undefined && sea.isSea();
+  return sea?.isSea();
 }
 
 /**

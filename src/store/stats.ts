@@ -7,7 +7,11 @@ export async function teamCounters(db: Kysely<Database>, teamId: string): Promis
   return Object.fromEntries(rows.map((r) => [r.name, Number(r.value)]));
 }
 
-export async function liveUsage(db: Kysely<Database>, teamId: string, labelPrefix: string | null): Promise<{ activeInboxes: number; storedMessages: number; storedBytes: number }> {
+export async function liveUsage(
+  db: Kysely<Database>,
+  teamId: string,
+  labelPrefix: string | null,
+): Promise<{ activeInboxes: number; storedMessages: number; storedBytes: number }> {
   let inboxes = db.selectFrom('inboxes').where('team_id', '=', teamId);
   if (labelPrefix !== null) inboxes = inboxes.where('label', '>=', labelPrefix).where('label', '<', labelPrefix + '\u{10FFFF}');
   const a = await inboxes.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();

@@ -43,14 +43,24 @@ describe('team keys', () => {
     const member = await mint({ label: 'm' });
     const scopedAdmin = await mint({ label: 'sa', role: 'admin', scope: { labelPrefix: 'team-a-' } });
     for (const k of [member.key, scopedAdmin.key]) {
-      assert.equal((await json(await s.api('/v1/team/keys', { method: 'POST', key: k, json: { label: 'x', role: 'admin' } }), 403)).code, 'forbidden');
-      assert.equal((await json(await s.api('/v1/oauth/register', { method: 'POST', key: k, json: { client_name: 'x' } }), 403)).code, 'forbidden');
+      assert.equal(
+        (await json(await s.api('/v1/team/keys', { method: 'POST', key: k, json: { label: 'x', role: 'admin' } }), 403)).code,
+        'forbidden',
+      );
+      assert.equal(
+        (await json(await s.api('/v1/oauth/register', { method: 'POST', key: k, json: { client_name: 'x' } }), 403)).code,
+        'forbidden',
+      );
     }
   });
 
   test('input errors: no label, unknown role, unknown scope field', async () => {
     for (const body of [{}, { label: 'x', role: 'owner' }, { label: 'x', scope: { prefix: 'a' } }, { label: '' }]) {
-      assert.equal((await json(await s.api('/v1/team/keys', { method: 'POST', json: body }), 400)).code, 'validation_failed', JSON.stringify(body));
+      assert.equal(
+        (await json(await s.api('/v1/team/keys', { method: 'POST', json: body }), 400)).code,
+        'validation_failed',
+        JSON.stringify(body),
+      );
     }
   });
 
@@ -78,7 +88,10 @@ describe('scopes', () => {
     const mine = await json(await s.api('/v1/inboxes', { method: 'POST', key: a.key, json: {} }), 201);
     assert.equal(mine.label, 'team-a-');
     const mine2 = await json(await s.api('/v1/inboxes', { method: 'POST', key: a.key, json: { label: 'team-a-run-7' } }), 201);
-    assert.equal((await json(await s.api('/v1/inboxes', { method: 'POST', key: a.key, json: { label: 'team-b-2' } }), 403)).code, 'forbidden');
+    assert.equal(
+      (await json(await s.api('/v1/inboxes', { method: 'POST', key: a.key, json: { label: 'team-b-2' } }), 403)).code,
+      'forbidden',
+    );
     assert.equal((await json(await s.api(`/v1/inboxes/${other.inboxId}`, { key: a.key }), 404)).code, 'not_found');
     assert.equal((await s.api(`/v1/inboxes/${other.inboxId}/wait?timeoutSeconds=0`, { key: a.key })).status, 404);
     assert.equal((await s.api(`/v1/inboxes/${other.inboxId}`, { method: 'DELETE', key: a.key })).status, 404);
@@ -102,7 +115,10 @@ describe('scopes', () => {
     assert.equal((await s.api(`/v1/inboxes/${inbox.inboxId}`, { method: 'DELETE', key: ro.key })).status, 403);
     assert.equal((await s.api(`/v1/inboxes/${inbox.inboxId}`, { key: ro.key })).status, 200);
     const denied = await json(await s.api('/v1/audit?action=inbox.delete'));
-    assert.ok(denied.items.some((e: Json) => e.outcome === 'denied'), 'denied attempts are audited');
+    assert.ok(
+      denied.items.some((e: Json) => e.outcome === 'denied'),
+      'denied attempts are audited',
+    );
   });
 });
 
@@ -117,7 +133,11 @@ describe('OAuth client_credentials', () => {
     assert.equal(t1.expires_in, 3600);
     assert.equal(t1.scope, 'inboxes:read label:agent-');
     const t2 = await json(await tokenRequest({ grant_type: 'client_credentials', client_secret: k.key }));
-    const t3 = await json(await tokenRequest('grant_type=client_credentials', { authorization: `Basic ${Buffer.from(`anything:${k.key}`).toString('base64')}` }));
+    const t3 = await json(
+      await tokenRequest('grant_type=client_credentials', {
+        authorization: `Basic ${Buffer.from(`anything:${k.key}`).toString('base64')}`,
+      }),
+    );
     for (const t of [t1, t2, t3]) {
       const me = await json(await s.api('/v1/me', { key: t.access_token }));
       assert.equal(me.via, 'token');
@@ -133,7 +153,12 @@ describe('OAuth client_credentials', () => {
       ['client_secret=' + ADMIN_KEY, {}, 400, 'invalid_request'],
       ['grant_type=client_credentials', {}, 401, 'invalid_client'],
       ['grant_type=client_credentials&client_secret=ibx_nope', {}, 401, 'invalid_client'],
-      [`grant_type=client_credentials&client_secret=${ADMIN_KEY}`, { authorization: `Basic ${Buffer.from(`a:${ADMIN_KEY}`).toString('base64')}` }, 400, 'invalid_request'],
+      [
+        `grant_type=client_credentials&client_secret=${ADMIN_KEY}`,
+        { authorization: `Basic ${Buffer.from(`a:${ADMIN_KEY}`).toString('base64')}` },
+        400,
+        'invalid_request',
+      ],
       ['grant_type=client_credentials&grant_type=client_credentials', {}, 400, 'invalid_request'],
       [{ grant_type: 5 }, {}, 400, 'invalid_request'],
       ['grant_type=client_credentials', { authorization: 'Basic !!!' }, 401, 'invalid_client'],
@@ -160,7 +185,10 @@ describe('OAuth client_credentials', () => {
   });
 
   test('register a client; get it without the secret; a client_id mismatch is refused', async () => {
-    const reg = await json(await s.api('/v1/oauth/register', { method: 'POST', json: { client_name: 'my agent', scope: { labelPrefix: 'agent-' } } }), 201);
+    const reg = await json(
+      await s.api('/v1/oauth/register', { method: 'POST', json: { client_name: 'my agent', scope: { labelPrefix: 'agent-' } } }),
+      201,
+    );
     assert.match(reg.client_id, /^cli_/);
     assert.match(reg.client_secret, /^ibx_/);
     assert.ok(reg.client_id_issued_at > 1_700_000_000);
@@ -168,7 +196,11 @@ describe('OAuth client_credentials', () => {
     assert.equal(got.client_name, 'my agent');
     assert.deepEqual(got.scope, { labelPrefix: 'agent-', readOnly: false });
     assert.ok(!JSON.stringify(got).includes(reg.client_secret));
-    assert.equal((await json(await tokenRequest({ grant_type: 'client_credentials', client_id: 'cli_other', client_secret: reg.client_secret }), 401)).error, 'invalid_client');
+    assert.equal(
+      (await json(await tokenRequest({ grant_type: 'client_credentials', client_id: 'cli_other', client_secret: reg.client_secret }), 401))
+        .error,
+      'invalid_client',
+    );
     assert.equal((await json(await s.api('/v1/oauth/clients/cli_nope'), 404)).code, 'not_found');
     assert.equal((await json(await s.api('/v1/oauth/register', { method: 'POST', json: {} }), 400)).code, 'validation_failed');
   });
@@ -176,7 +208,10 @@ describe('OAuth client_credentials', () => {
   test('a real OAuth client library (openid-client) discovers the server and obtains a token', async () => {
     const reg = await json(await s.api('/v1/oauth/register', { method: 'POST', json: { client_name: 'oidc lib' } }), 201);
     for (const auth of [oidc.ClientSecretBasic(reg.client_secret), oidc.ClientSecretPost(reg.client_secret)]) {
-      const config = await oidc.discovery(new URL(s.server.services.baseUrl()), reg.client_id, undefined, auth, { execute: [oidc.allowInsecureRequests], algorithm: 'oauth2' });
+      const config = await oidc.discovery(new URL(s.server.services.baseUrl()), reg.client_id, undefined, auth, {
+        execute: [oidc.allowInsecureRequests],
+        algorithm: 'oauth2',
+      });
       const tokens = await oidc.clientCredentialsGrant(config);
       assert.match(tokens.access_token, /^ibt_/);
       assert.equal(tokens.token_type, 'bearer');
@@ -218,7 +253,8 @@ describe('me, audit, logs', () => {
     await tokenRequest(`grant_type=client_credentials&client_secret=${k.key}`);
     const log = await json(await s.api('/v1/audit?limit=500'));
     const actions = new Set(log.items.map((e: Json) => e.action));
-    for (const a of ['key.create', 'key.revoke', 'client.register', 'token.issue', 'inbox.delete']) assert.ok(actions.has(a) || a === 'inbox.delete', `has ${a}`);
+    for (const a of ['key.create', 'key.revoke', 'client.register', 'token.issue', 'inbox.delete'])
+      assert.ok(actions.has(a) || a === 'inbox.delete', `has ${a}`);
     const created = log.items.find((e: Json) => e.action === 'key.create' && e.target === k.keyId);
     assert.ok(created.actorKeyId && created.sourceIp && created.at);
     assert.ok(!JSON.stringify(log).includes(k.key));
@@ -248,7 +284,10 @@ describe('plan limits', () => {
       assert.match(over.detail, /--max-inboxes/);
       await sendMail(t.server.smtpPort, { to: a.address, subject: 'one', text: 'x' });
       const replies = await smtpDialogue(t.server.smtpPort, ['EHLO t', 'MAIL FROM:<x@example.com>', `RCPT TO:<${a.address}>`, 'QUIT']);
-      assert.ok(replies.some((r) => r.startsWith('452 4.2.2 mailbox full')), replies.join('\n'));
+      assert.ok(
+        replies.some((r) => r.startsWith('452 4.2.2 mailbox full')),
+        replies.join('\n'),
+      );
       let limited: Response | null = null;
       for (let i = 0; i < 40 && !limited; i++) {
         const r = await t.api('/v1/me');
@@ -290,13 +329,18 @@ describe('billing', () => {
     });
     await new Promise<void>((r) => fake.listen(0, '127.0.0.1', r));
     const base = `http://127.0.0.1:${(fake.address() as AddressInfo).port}`;
-    const t = await startTestServer(['--billing-api-base', base, '--billing-price', 'price_pro'], { INBOXD_BILLING_SECRET_KEY: 'sk_test_fake' });
+    const t = await startTestServer(['--billing-api-base', base, '--billing-price', 'price_pro'], {
+      INBOXD_BILLING_SECRET_KEY: 'sk_test_fake',
+    });
     try {
       const c = await json(await t.api('/v1/billing/checkout', { method: 'POST', json: {} }));
       assert.equal(c.url, 'https://checkout.example/cs_1');
       const p = await json(await t.api('/v1/billing/portal', { method: 'POST', json: { returnUrl: 'https://app.example/back' } }));
       assert.equal(p.url, 'https://portal.example/bps_1');
-      assert.deepEqual(calls.map((x) => x.path), ['/v1/customers', '/v1/checkout/sessions', '/v1/billing_portal/sessions']);
+      assert.deepEqual(
+        calls.map((x) => x.path),
+        ['/v1/customers', '/v1/checkout/sessions', '/v1/billing_portal/sessions'],
+      );
       assert.ok(calls.every((x) => x.auth === 'Bearer sk_test_fake'));
       assert.equal(calls[1]!.form.get('line_items[0][price]'), 'price_pro');
       assert.equal(calls[1]!.form.get('customer'), 'cus_123');

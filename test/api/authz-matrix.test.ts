@@ -48,7 +48,11 @@ async function mintKey(body: unknown): Promise<{ key: string; keyId: string }> {
   return (await r.json()) as { key: string; keyId: string };
 }
 async function mintToken(secret: string): Promise<string> {
-  const r = await fetch(`${s.url}/v1/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `grant_type=client_credentials&client_secret=${secret}` });
+  const r = await fetch(`${s.url}/v1/oauth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: `grant_type=client_credentials&client_secret=${secret}`,
+  });
   assert.equal(r.status, 200);
   return ((await r.json()) as { access_token: string }).access_token;
 }
@@ -74,7 +78,10 @@ after(async () => {
 });
 
 async function fixture(): Promise<Fixture> {
-  const inbox = (await (await s.api('/v1/inboxes', { method: 'POST', json: { label: 'matrix-a' } })).json()) as { inboxId: string; address: string };
+  const inbox = (await (await s.api('/v1/inboxes', { method: 'POST', json: { label: 'matrix-a' } })).json()) as {
+    inboxId: string;
+    address: string;
+  };
   const raw = Buffer.from(
     `From: a@example.com\r\nTo: ${inbox.address}\r\nSubject: matrix\r\nContent-Type: multipart/mixed; boundary=b\r\n\r\n--b\r\nContent-Type: text/plain\r\n\r\nhello\r\n--b\r\nContent-Type: application/octet-stream\r\nContent-Disposition: attachment; filename=a.bin\r\n\r\nabc\r\n--b--\r\n`,
   );
@@ -116,7 +123,18 @@ test('authorization matrix: every operation × every caller', async () => {
       const inboxScoped = sample.inbox === true || (o.http.path.startsWith('/v1/inboxes/:id') && params.includes('id'));
       let path = o.http.path;
       for (const p of params) {
-        const v = p === 'id' ? (o.http.path.startsWith('/v1/inboxes/') ? f.inboxId : 'x_doesnotexist') : p === 'messageId' ? f.messageId : p === 'attachmentId' ? f.attachmentId : p === 'provider' ? 'raw' : 'x';
+        const v =
+          p === 'id'
+            ? o.http.path.startsWith('/v1/inboxes/')
+              ? f.inboxId
+              : 'x_doesnotexist'
+            : p === 'messageId'
+              ? f.messageId
+              : p === 'attachmentId'
+                ? f.attachmentId
+                : p === 'provider'
+                  ? 'raw'
+                  : 'x';
         path = path.replace(`:${p}`, v);
       }
       const qs = sample.query ? '?' + new URLSearchParams(sample.query).toString() : '';

@@ -90,7 +90,11 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** The verifier a receiver would use: the secret from the create answer, the raw body, the three headers. */
 function verify(secret: string, hit: Hit): Json {
-  const headers = { 'webhook-id': String(hit.headers['webhook-id']), 'webhook-timestamp': String(hit.headers['webhook-timestamp']), 'webhook-signature': String(hit.headers['webhook-signature']) };
+  const headers = {
+    'webhook-id': String(hit.headers['webhook-id']),
+    'webhook-timestamp': String(hit.headers['webhook-timestamp']),
+    'webhook-signature': String(hit.headers['webhook-signature']),
+  };
   return new Webhook(secret).verify(hit.body, headers) as Json;
 }
 
@@ -120,7 +124,8 @@ after(async () => {
 });
 
 const create = async (body: Json, server = s) => json(await server.api('/v1/inboxes', { method: 'POST', json: body }), 201);
-const send = (inbox: Json, subject: string, text = subject, server = s) => sendMail(server.server.smtpPort, { to: inbox.address, from: 'GitHub <noreply@github.com>', subject, text });
+const send = (inbox: Json, subject: string, text = subject, server = s) =>
+  sendMail(server.server.smtpPort, { to: inbox.address, from: 'GitHub <noreply@github.com>', subject, text });
 
 describe('signed callbacks', () => {
   test('each message is POSTed once, signed per Standard Webhooks, with the contract body; the secret is shown once', async () => {
@@ -179,11 +184,14 @@ describe('signed callbacks', () => {
     assert.equal(new Set(hits.map((h) => h.headers['webhook-id'])).size, 1, 'one delivery, one webhook-id');
     assert.equal(new Set(hits.map((h) => h.body)).size, 1, 'every retry sends the same body');
     const log = await attemptsOf(s, inbox.inboxId, 3);
-    assert.deepEqual(log.map((a) => [a.attempt, a.statusCode, a.delivered, a.error]), [
-      [1, 500, false, 'HTTP 500'],
-      [2, 500, false, 'HTTP 500'],
-      [3, 200, true, null],
-    ]);
+    assert.deepEqual(
+      log.map((a) => [a.attempt, a.statusCode, a.delivered, a.error]),
+      [
+        [1, 500, false, 'HTTP 500'],
+        [2, 500, false, 'HTTP 500'],
+        [3, 200, true, null],
+      ],
+    );
     assert.equal(Date.parse(log[0]!.nextRetryAt) - Date.parse(log[0]!.at), FAST.retryDelaysMs[0]);
     assert.equal(Date.parse(log[1]!.nextRetryAt) - Date.parse(log[1]!.at), FAST.retryDelaysMs[1]);
     assert.equal(log[2]!.nextRetryAt, null);
@@ -198,9 +206,15 @@ describe('signed callbacks', () => {
     const inbox = await create({ callbackUrl: `${rx.url}/status/503/always` });
     await send(inbox, 'never accepted');
     const log = await attemptsOf(s, inbox.inboxId, 6);
-    assert.deepEqual(log.map((a) => a.attempt), [1, 2, 3, 4, 5, 6]);
+    assert.deepEqual(
+      log.map((a) => a.attempt),
+      [1, 2, 3, 4, 5, 6],
+    );
     assert.ok(log.every((a) => a.statusCode === 503 && !a.delivered));
-    assert.deepEqual(log.map((a) => a.nextRetryAt === null), [false, false, false, false, false, true]);
+    assert.deepEqual(
+      log.map((a) => a.nextRetryAt === null),
+      [false, false, false, false, false, true],
+    );
     await sleep(700);
     assert.equal(rx.on('/status/503/always').length, 6);
   });
@@ -340,10 +354,13 @@ describe('durability', () => {
         for (const h of hits) verify(inbox.callbackSecret, h);
         assert.equal(hits[0]!.headers['webhook-id'], hits[1]!.headers['webhook-id']);
         const log = await attemptsOf(second, inbox.inboxId, 2);
-        assert.deepEqual(log.map((a) => [a.attempt, a.statusCode, a.delivered]), [
-          [1, 500, false],
-          [2, 200, true],
-        ]);
+        assert.deepEqual(
+          log.map((a) => [a.attempt, a.statusCode, a.delivered]),
+          [
+            [1, 500, false],
+            [2, 200, true],
+          ],
+        );
       } finally {
         await second.stop();
       }

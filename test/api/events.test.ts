@@ -43,7 +43,7 @@ class SseClient {
 
   private feed(d: string): void {
     this.buf += d;
-    let i;
+    let i: number;
     while ((i = this.buf.indexOf('\n\n')) >= 0) {
       const frame = this.buf.slice(0, i);
       this.buf = this.buf.slice(i + 2);
@@ -73,7 +73,8 @@ class SseClient {
     const deadline = Date.now() + timeoutMs;
     while (!check()) {
       const left = deadline - Date.now();
-      if (left <= 0) throw new Error(`SSE: timed out waiting for ${what}; events ${JSON.stringify(this.events.map((e) => [e.id, e.event]))}`);
+      if (left <= 0)
+        throw new Error(`SSE: timed out waiting for ${what}; events ${JSON.stringify(this.events.map((e) => [e.id, e.event]))}`);
       await new Promise<void>((r) => {
         const t = setTimeout(r, left);
         this.waiters.push(() => (clearTimeout(t), r()));
@@ -153,7 +154,15 @@ describe('SSE', () => {
       await send(inbox, 'm6');
       await c2.until(() => c2.messages().length === 4, 'live m6');
       await sleep(100);
-      assert.deepEqual(c2.messages().map((m) => [m.id, m.data.subject]), [[3, 'm3'], [4, 'm4'], [5, 'm5'], [6, 'm6']]);
+      assert.deepEqual(
+        c2.messages().map((m) => [m.id, m.data.subject]),
+        [
+          [3, 'm3'],
+          [4, 'm4'],
+          [5, 'm5'],
+          [6, 'm6'],
+        ],
+      );
     } finally {
       c2.close();
     }
@@ -162,7 +171,10 @@ describe('SSE', () => {
     const c3 = await SseClient.open(events(inbox, '?lastEventId=0'));
     try {
       await c3.until(() => c3.messages().length === 6, 'all six');
-      assert.deepEqual(c3.messages().map((m) => m.id), [1, 2, 3, 4, 5, 6]);
+      assert.deepEqual(
+        c3.messages().map((m) => m.id),
+        [1, 2, 3, 4, 5, 6],
+      );
     } finally {
       c3.close();
     }
@@ -172,16 +184,31 @@ describe('SSE', () => {
 
   test('a reconnect racing new mail neither loses nor repeats events', async () => {
     const inbox = await create();
-    for (let i = 1; i <= 30; i++) await s.server.services.ingest.accept({ raw: Buffer.from(`Subject: r${i}\r\nTo: ${inbox.address}\r\n\r\nx\r\n`), rcpts: [inbox.address], mailFrom: null, source: 'test' });
+    for (let i = 1; i <= 30; i++)
+      await s.server.services.ingest.accept({
+        raw: Buffer.from(`Subject: r${i}\r\nTo: ${inbox.address}\r\n\r\nx\r\n`),
+        rcpts: [inbox.address],
+        mailFrom: null,
+        source: 'test',
+      });
     const c = await SseClient.open(events(inbox), { 'last-event-id': '10' });
     try {
       const live = (async () => {
-        for (let i = 31; i <= 40; i++) await s.server.services.ingest.accept({ raw: Buffer.from(`Subject: r${i}\r\nTo: ${inbox.address}\r\n\r\nx\r\n`), rcpts: [inbox.address], mailFrom: null, source: 'test' });
+        for (let i = 31; i <= 40; i++)
+          await s.server.services.ingest.accept({
+            raw: Buffer.from(`Subject: r${i}\r\nTo: ${inbox.address}\r\n\r\nx\r\n`),
+            rcpts: [inbox.address],
+            mailFrom: null,
+            source: 'test',
+          });
       })();
       await live;
       await c.until(() => c.messages().length >= 30, '30 events');
       await sleep(100);
-      assert.deepEqual(c.messages().map((m) => m.id), Array.from({ length: 30 }, (_, i) => i + 11));
+      assert.deepEqual(
+        c.messages().map((m) => m.id),
+        Array.from({ length: 30 }, (_, i) => i + 11),
+      );
     } finally {
       c.close();
     }
@@ -223,7 +250,12 @@ describe('SSE', () => {
     // Each event is ~4 KB; the kernel's socket buffers take some before the server's own buffer fills.
     while (s.server.services.eventStreams.count() > 0 && n < 5000) {
       n++;
-      await s.server.services.ingest.accept({ raw: Buffer.from(`Subject: ${big} ${n}\r\nTo: ${inbox.address}\r\n\r\nbody\r\n`), rcpts: [inbox.address], mailFrom: null, source: 'test' });
+      await s.server.services.ingest.accept({
+        raw: Buffer.from(`Subject: ${big} ${n}\r\nTo: ${inbox.address}\r\n\r\nbody\r\n`),
+        rcpts: [inbox.address],
+        mailFrom: null,
+        source: 'test',
+      });
     }
     assert.equal(s.server.services.eventStreams.count(), 0, 'the slow stream was dropped');
     assert.equal(s.server.services.bus.listenerCount(inbox.inboxId), 0);
@@ -236,7 +268,10 @@ describe('SSE', () => {
     const c = await SseClient.open(events(inbox, '?lastEventId=0'));
     try {
       await c.until(() => c.messages().length === n, `all ${n} events`, 10_000);
-      assert.deepEqual(c.messages().map((m) => m.id), Array.from({ length: n }, (_, i) => i + 1));
+      assert.deepEqual(
+        c.messages().map((m) => m.id),
+        Array.from({ length: n }, (_, i) => i + 1),
+      );
     } finally {
       c.close();
     }

@@ -39,7 +39,12 @@ describe('open endpoints', () => {
   test('GET /v1 lists endpoints, the 25 presets and version', async () => {
     const res = await s.api('/v1', { key: null });
     assert.equal(res.status, 200);
-    const body = (await res.json()) as { version: string; services: string[]; endpoints: Array<{ method: string; path: string }>; tools: string[] };
+    const body = (await res.json()) as {
+      version: string;
+      services: string[];
+      endpoints: Array<{ method: string; path: string }>;
+      tools: string[];
+    };
     assert.equal(body.version, '0.2.0');
     assert.equal(body.services.length, 25);
     assert.ok(body.services.includes('github') && body.services.includes('paypal'));
@@ -59,10 +64,15 @@ describe('open endpoints', () => {
 describe('the registry is the single source', () => {
   test('every HTTP operation appears in OpenAPI and in /v1, and nothing else does', async () => {
     const doc = (await (await s.api('/v1/openapi.json')).json()) as { paths: Record<string, Record<string, { operationId: string }>> };
-    const disco = (await (await s.api('/v1')).json()) as { endpoints: Array<{ method: string; path: string; operation: string }>; tools: string[] };
+    const disco = (await (await s.api('/v1')).json()) as {
+      endpoints: Array<{ method: string; path: string; operation: string }>;
+      tools: string[];
+    };
     const httpOps = OPERATIONS.filter((o) => o.http);
     assert.ok(httpOps.length >= 3);
-    const fromDoc = Object.entries(doc.paths).flatMap(([p, methods]) => Object.entries(methods).map(([m, e]) => `${m.toUpperCase()} ${p} ${e.operationId}`));
+    const fromDoc = Object.entries(doc.paths).flatMap(([p, methods]) =>
+      Object.entries(methods).map(([m, e]) => `${m.toUpperCase()} ${p} ${e.operationId}`),
+    );
     const fromRegistry = httpOps.map((o) => `${o.http!.method} ${openapiPath(o.http!.path)} ${o.name}`);
     assert.deepEqual(fromDoc.sort(), [...fromRegistry].sort());
     assert.deepEqual(

@@ -6,7 +6,9 @@ import { fuzzAnalyze, fuzzIngest } from '../stress/fuzz-run.ts';
 
 test('10,000 mutated messages through parse + extract: no crash, no hang', async () => {
   const r = await fuzzAnalyze(10_000, 42);
-  console.log(`  10,000 messages (${Math.round(r.bytes / 1048576)} MB): slowest ${r.slowestMs} ms, ${r.parseErrors} stored raw as unparseable`);
+  console.log(
+    `  10,000 messages (${Math.round(r.bytes / 1048576)} MB): slowest ${r.slowestMs} ms, ${r.parseErrors} stored raw as unparseable`,
+  );
 });
 
 test('300 mutated messages through SMTP and ingest: each stored or cleanly rejected', async () => {

@@ -18,8 +18,14 @@ let base: string;
 
 before(async () => {
   dir = tempDir('inboxd-http-abuse-');
-  const config = loadConfig(['--http-port', '0', '--smtp-port', '0', '--host', '127.0.0.1', '--data-dir', dir], { INBOXD_ADMIN_KEY: ADMIN_KEY });
-  srv = await startServer(config, { log: createLogger({ level: 'silent', format: 'json', write: () => undefined }), announce: () => undefined, http: { bodyIdleMs: 400, bodyTotalMs: 1500 } });
+  const config = loadConfig(['--http-port', '0', '--smtp-port', '0', '--host', '127.0.0.1', '--data-dir', dir], {
+    INBOXD_ADMIN_KEY: ADMIN_KEY,
+  });
+  srv = await startServer(config, {
+    log: createLogger({ level: 'silent', format: 'json', write: () => undefined }),
+    announce: () => undefined,
+    http: { bodyIdleMs: 400, bodyTotalMs: 1500 },
+  });
   base = `http://127.0.0.1:${srv.httpPort}`;
 });
 after(async () => {
@@ -28,7 +34,8 @@ after(async () => {
 });
 
 const auth = { authorization: `Bearer ${ADMIN_KEY}` };
-const api = (p: string, init: RequestInit = {}) => fetch(base + p, { ...init, headers: { ...auth, 'content-type': 'application/json', ...(init.headers ?? {}) } });
+const api = (p: string, init: RequestInit = {}) =>
+  fetch(base + p, { ...init, headers: { ...auth, 'content-type': 'application/json', ...(init.headers ?? {}) } });
 
 /** Sends raw request bytes; resolves with what came back and how many body bytes could be written before the close. */
 function rawRequest(head: string, body: (sock: net.Socket) => Promise<number>): Promise<{ response: string; sent: number; ms: number }> {
@@ -53,7 +60,8 @@ async function pump(sock: net.Socket, total: number): Promise<number> {
   let sent = 0;
   while (sent < total && !sock.destroyed) {
     sent += chunk.length;
-    if (!sock.write(chunk)) await Promise.race([new Promise((r) => sock.once('drain', r)), new Promise((r) => sock.once('close', r)), sleep(2000)]);
+    if (!sock.write(chunk))
+      await Promise.race([new Promise((r) => sock.once('drain', r)), new Promise((r) => sock.once('close', r)), sleep(2000)]);
   }
   return sent;
 }
@@ -118,17 +126,22 @@ describe('request bodies', () => {
 describe('many waiting clients', () => {
   test('1,000 concurrent waits all get their message; /health stays fast meanwhile', async () => {
     const inboxes: Array<{ inboxId: string; address: string }> = [];
-    for (let i = 0; i < 10; i++) inboxes.push((await (await api('/v1/inboxes', { method: 'POST', body: '{"label":"waits"}' })).json()) as never);
+    for (let i = 0; i < 10; i++)
+      inboxes.push((await (await api('/v1/inboxes', { method: 'POST', body: '{"label":"waits"}' })).json()) as never);
     const agent = new http.Agent({ keepAlive: false, maxSockets: Infinity });
-    const waits = Array.from({ length: 1000 }, (_, i) =>
-      new Promise<{ status: number; subject: string }>((resolve, reject) => {
-        const req = http.get(`${base}/v1/inboxes/${inboxes[i % 10]!.inboxId}/wait?timeoutSeconds=60`, { agent, headers: auth }, (res) => {
-          let body = '';
-          res.on('data', (d) => (body += d));
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, subject: (JSON.parse(body) as { subject?: string }).subject ?? '' }));
-        });
-        req.on('error', reject);
-      }),
+    const waits = Array.from(
+      { length: 1000 },
+      (_, i) =>
+        new Promise<{ status: number; subject: string }>((resolve, reject) => {
+          const req = http.get(`${base}/v1/inboxes/${inboxes[i % 10]!.inboxId}/wait?timeoutSeconds=60`, { agent, headers: auth }, (res) => {
+            let body = '';
+            res.on('data', (d) => (body += d));
+            res.on('end', () =>
+              resolve({ status: res.statusCode ?? 0, subject: (JSON.parse(body) as { subject?: string }).subject ?? '' }),
+            );
+          });
+          req.on('error', reject);
+        }),
     );
     await sleep(1000);
     const health: number[] = [];
@@ -157,13 +170,18 @@ describe('many waiting clients', () => {
 
 describe('SSE clients that never read', () => {
   test('slow readers are cut loose; memory stays bounded and the server keeps answering', async () => {
-    const ib = (await (await api('/v1/inboxes', { method: 'POST', body: '{"label":"sse"}' })).json()) as { inboxId: string; address: string };
+    const ib = (await (await api('/v1/inboxes', { method: 'POST', body: '{"label":"sse"}' })).json()) as {
+      inboxId: string;
+      address: string;
+    };
     const readers: net.Socket[] = [];
     for (let i = 0; i < 20; i++) {
       const s = net.connect(srv.httpPort, '127.0.0.1');
       s.on('error', () => undefined);
       await new Promise((r) => s.once('connect', r));
-      s.write(`GET /v1/inboxes/${ib.inboxId}/events HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${ADMIN_KEY}\r\nAccept: text/event-stream\r\n\r\n`);
+      s.write(
+        `GET /v1/inboxes/${ib.inboxId}/events HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${ADMIN_KEY}\r\nAccept: text/event-stream\r\n\r\n`,
+      );
       s.pause(); // never reads
       readers.push(s);
     }
@@ -189,7 +207,9 @@ describe('SSE clients that never read', () => {
     const healthMs = performance.now() - t0;
     const growthMb = Math.round((peak - rss0) / 1048576);
     const stillOpen = srv.services.eventStreams.count();
-    console.log(`  20 SSE readers that never read, 600 events of ~40 KB: RSS growth ${growthMb} MB, /health ${healthMs.toFixed(1)} ms, streams still open ${stillOpen}`);
+    console.log(
+      `  20 SSE readers that never read, 600 events of ~40 KB: RSS growth ${growthMb} MB, /health ${healthMs.toFixed(1)} ms, streams still open ${stillOpen}`,
+    );
     for (const s of readers) s.destroy();
     // 20 readers × 600 events × ~40 KB would be ~480 MB if every frame were kept for them.
     assert.ok(stillOpen < 20, 'readers that fell behind were disconnected');

@@ -30,7 +30,9 @@ test('a message that takes too long is stored raw and its worker replaced; the q
   after(() => strict.close());
   const slow = Buffer.from(
     'Subject: big\r\nContent-Type: application/octet-stream\r\nContent-Transfer-Encoding: base64\r\nContent-Disposition: attachment; filename=a.bin\r\n\r\n' +
-      Buffer.alloc(48 * 1024 * 1024, 7).toString('base64').replace(/.{76}/g, '$&\r\n') +
+      Buffer.alloc(48 * 1024 * 1024, 7)
+        .toString('base64')
+        .replace(/.{76}/g, '$&\r\n') +
       '\r\n',
   );
   const t0 = performance.now();

@@ -46,7 +46,12 @@ describe('receiving', () => {
 
   test('html, multipart/alternative, UTF-8 and RFC 2047 subjects', async () => {
     const inbox = await createInbox();
-    await sendMail(s.server.smtpPort, { to: inbox.address, subject: 'Grüße aus Köln — 確認コード ✓', text: 'plain part', html: '<p>html <b>part</b></p>' });
+    await sendMail(s.server.smtpPort, {
+      to: inbox.address,
+      subject: 'Grüße aus Köln — 確認コード ✓',
+      text: 'plain part',
+      html: '<p>html <b>part</b></p>',
+    });
     const msg = await waitFor(inbox.inboxId);
     assert.equal(msg.subject, 'Grüße aus Köln — 確認コード ✓');
     assert.equal(msg.text.trim(), 'plain part');
@@ -87,12 +92,15 @@ describe('receiving', () => {
     assert.match(html.headers.get('content-security-policy') ?? '', /sandbox/);
     assert.equal(html.headers.get('x-content-type-options'), 'nosniff');
     // blobs are named by hash, nothing from the message
-    for (const f of fs.readdirSync(path.join(s.dataDir, 'blobs'), { recursive: true }) as string[]) assert.ok(!/passwd|report|\.\./.test(f), f);
+    for (const f of fs.readdirSync(path.join(s.dataDir, 'blobs'), { recursive: true }) as string[])
+      assert.ok(!/passwd|report|\.\./.test(f), f);
     const raw = await s.api(`/v1/inboxes/${inbox.inboxId}/messages/${msg.messageId}/raw`);
     assert.equal(raw.headers.get('content-type'), 'message/rfc822');
     const eml = Buffer.from(await raw.arrayBuffer());
     assert.equal(eml.length, msg.size);
-    const meta = await json(await s.api(`/v1/inboxes/${inbox.inboxId}/messages/${msg.messageId}/raw`, { headers: { accept: 'application/json' } }));
+    const meta = await json(
+      await s.api(`/v1/inboxes/${inbox.inboxId}/messages/${msg.messageId}/raw`, { headers: { accept: 'application/json' } }),
+    );
     assert.equal(meta.size, eml.length);
     assert.equal(meta.sha256, crypto.createHash('sha256').update(eml).digest('hex'));
     assert.equal(meta.envelope.rcptTo, inbox.address);
@@ -127,13 +135,19 @@ describe('unclaimed mail', () => {
 describe('SMTP policy', () => {
   test('relay to a foreign domain is denied at RCPT with 550 5.7.1', async () => {
     const replies = await smtpDialogue(s.server.smtpPort, ['EHLO test', 'MAIL FROM:<a@example.com>', 'RCPT TO:<victim@gmail.com>', 'QUIT']);
-    assert.ok(replies.some((r) => r.startsWith('550 5.7.1 relaying denied')), replies.join('\n'));
+    assert.ok(
+      replies.some((r) => r.startsWith('550 5.7.1 relaying denied')),
+      replies.join('\n'),
+    );
   });
 
   test('EHLO announces SIZE, ENHANCEDSTATUSCODES, PIPELINING, 8BITMIME; no AUTH, no STARTTLS without a cert', async () => {
     const replies = await smtpDialogue(s.server.smtpPort, ['EHLO test', 'QUIT']);
     const ehlo = replies.filter((r) => r.startsWith('250'));
-    assert.ok(ehlo.some((r) => r.includes(`SIZE ${2 * 1024 * 1024}`)), ehlo.join('\n'));
+    assert.ok(
+      ehlo.some((r) => r.includes(`SIZE ${2 * 1024 * 1024}`)),
+      ehlo.join('\n'),
+    );
     assert.ok(ehlo.some((r) => r.includes('ENHANCEDSTATUSCODES')));
     assert.ok(ehlo.some((r) => r.includes('PIPELINING')));
     assert.ok(ehlo.some((r) => r.includes('8BITMIME')));
@@ -142,9 +156,15 @@ describe('SMTP policy', () => {
 
   test('a message over --max-message-bytes is refused with 552 5.3.4 and nothing is stored', async () => {
     const inbox = await createInbox();
-    await assert.rejects(sendMail(s.server.smtpPort, { to: inbox.address, subject: 'big', text: 'x'.repeat(3 * 1024 * 1024) }), /552 5\.3\.4/);
+    await assert.rejects(
+      sendMail(s.server.smtpPort, { to: inbox.address, subject: 'big', text: 'x'.repeat(3 * 1024 * 1024) }),
+      /552 5\.3\.4/,
+    );
     const replies = await smtpDialogue(s.server.smtpPort, ['EHLO t', `MAIL FROM:<a@example.com> SIZE=${10 * 1024 * 1024}`, 'QUIT']);
-    assert.ok(replies.some((r) => r.startsWith('552 5.3.4')), replies.join('\n'));
+    assert.ok(
+      replies.some((r) => r.startsWith('552 5.3.4')),
+      replies.join('\n'),
+    );
     const list = await json(await s.api(`/v1/inboxes/${inbox.inboxId}/messages`));
     assert.equal(list.items.length, 0);
   });
@@ -153,21 +173,38 @@ describe('SMTP policy', () => {
     const rcpts = Array.from({ length: 101 }, (_, i) => `RCPT TO:<r${i}@inboxd.test>`);
     const replies = await smtpDialogue(s.server.smtpPort, ['EHLO t', 'MAIL FROM:<a@example.com>', ...rcpts, 'RSET', 'QUIT']);
     assert.equal(replies.filter((r) => r.startsWith('250 2.1.5')).length, 100);
-    assert.ok(replies.some((r) => r.startsWith('452 4.5.3')), replies.slice(-4).join('\n'));
+    assert.ok(
+      replies.some((r) => r.startsWith('452 4.5.3')),
+      replies.slice(-4).join('\n'),
+    );
   });
 });
 
 describe('hostile and broken mail is stored, never half-stored', () => {
   const cases: Array<[string, Buffer | string]> = [
-    ['malformed MIME (boundary never closed)', 'Subject: broken\r\nContent-Type: multipart/mixed; boundary="zz"\r\n\r\n--zz\r\nContent-Type: text/plain\r\n\r\nhalf a part'],
+    [
+      'malformed MIME (boundary never closed)',
+      'Subject: broken\r\nContent-Type: multipart/mixed; boundary="zz"\r\n\r\n--zz\r\nContent-Type: text/plain\r\n\r\nhalf a part',
+    ],
     ['no headers at all', '\r\njust a body\r\n'],
-    ['8-bit body with a wrong charset', Buffer.concat([Buffer.from('Subject: =?iso-8859-1?q?caf=E9?=\r\nContent-Type: text/plain; charset=x-unknown-charset\r\n\r\n'), Buffer.from([0xe9, 0xff, 0xfe, 0x41, 0x0d, 0x0a])])],
+    [
+      '8-bit body with a wrong charset',
+      Buffer.concat([
+        Buffer.from('Subject: =?iso-8859-1?q?caf=E9?=\r\nContent-Type: text/plain; charset=x-unknown-charset\r\n\r\n'),
+        Buffer.from([0xe9, 0xff, 0xfe, 0x41, 0x0d, 0x0a]),
+      ]),
+    ],
     ['RFC 2047 subject in mixed encodings', 'Subject: =?UTF-8?B?w6nDqA==?= and =?ISO-8859-1?Q?=E0_la?=\r\n\r\nbody'],
     ['zero-byte body', 'Subject: empty\r\n\r\n'],
     ['bare LF line endings', 'Subject: lf only\nFrom: a@example.com\n\nline one\nline two\n'],
     ['NUL bytes', Buffer.from('Subject: nul\r\n\r\nbefore\x00after\x00\r\n', 'latin1')],
     ['a 200 KB header', `Subject: huge\r\nX-Huge: ${'a'.repeat(200_000)}\r\n\r\nbody`],
-    ['1,000 MIME parts', 'Subject: many parts\r\nContent-Type: multipart/mixed; boundary="b"\r\n\r\n' + Array.from({ length: 1000 }, (_, i) => `--b\r\nContent-Type: text/plain\r\n\r\npart ${i}\r\n`).join('') + '--b--\r\n'],
+    [
+      '1,000 MIME parts',
+      'Subject: many parts\r\nContent-Type: multipart/mixed; boundary="b"\r\n\r\n' +
+        Array.from({ length: 1000 }, (_, i) => `--b\r\nContent-Type: text/plain\r\n\r\npart ${i}\r\n`).join('') +
+        '--b--\r\n',
+    ],
   ];
   for (const [name, raw] of cases) {
     test(name, async () => {
@@ -192,18 +229,32 @@ describe('inbox API input errors', () => {
   });
 
   test('invalid localPart → 400; foreign address domain → 400; both → 400', async () => {
-    for (const body of [{ localPart: 'a b' }, { localPart: '.lead' }, { localPart: 'x'.repeat(65) }, { localPart: 'a@b' }, { address: 'x@gmail.com' }, { localPart: 'a', address: 'a@inboxd.test' }]) {
+    for (const body of [
+      { localPart: 'a b' },
+      { localPart: '.lead' },
+      { localPart: 'x'.repeat(65) },
+      { localPart: 'a@b' },
+      { address: 'x@gmail.com' },
+      { localPart: 'a', address: 'a@inboxd.test' },
+    ]) {
       const r = await json(await s.api('/v1/inboxes', { method: 'POST', json: body }), 400);
       assert.equal(r.code, 'validation_failed', JSON.stringify(body));
     }
   });
 
   test('unknown field, wrong type, invalid JSON, wrong content type', async () => {
-    assert.equal((await json(await s.api('/v1/inboxes', { method: 'POST', json: { lable: 'x' } }), 400)).errors[0].message, 'unknown field: lable');
+    assert.equal(
+      (await json(await s.api('/v1/inboxes', { method: 'POST', json: { lable: 'x' } }), 400)).errors[0].message,
+      'unknown field: lable',
+    );
     assert.equal((await json(await s.api('/v1/inboxes', { method: 'POST', json: { label: 5 } }), 400)).errors[0].path, 'label');
     const bad = await s.api('/v1/inboxes', { method: 'POST', body: '{"label":', headers: { 'content-type': 'application/json' } });
     assert.equal((await json(bad, 400)).code, 'validation_failed');
-    const form = await s.api('/v1/inboxes', { method: 'POST', body: 'label=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const form = await s.api('/v1/inboxes', {
+      method: 'POST',
+      body: 'label=x',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
     assert.equal((await json(form, 415)).code, 'unsupported_media_type');
     const arr = await s.api('/v1/inboxes', { method: 'POST', json: [1] });
     assert.equal((await json(arr, 400)).code, 'validation_failed');
@@ -222,7 +273,10 @@ describe('inbox API input errors', () => {
     const msg = await waitFor(a.inboxId);
     assert.equal((await json(await s.api(`/v1/inboxes/${b.inboxId}/messages/${msg.messageId}`), 404)).code, 'not_found');
     assert.equal((await json(await s.api(`/v1/inboxes/${b.inboxId}/messages/${msg.messageId}/raw`), 404)).code, 'not_found');
-    assert.equal((await json(await s.api(`/v1/inboxes/${a.inboxId}/messages/${msg.messageId}/attachments/att_nope`), 404)).code, 'not_found');
+    assert.equal(
+      (await json(await s.api(`/v1/inboxes/${a.inboxId}/messages/${msg.messageId}/attachments/att_nope`), 404)).code,
+      'not_found',
+    );
   });
 
   test('401 without a key, with a wrong key and with a malformed header', async () => {
@@ -257,9 +311,16 @@ describe('delete', () => {
   test('deleting an inbox removes its messages and unreferenced blobs', async () => {
     const inbox = await createInbox();
     const body = crypto.randomBytes(20_000).toString('base64');
-    await sendMail(s.server.smtpPort, { to: inbox.address, subject: 'to delete', text: body, attachments: [{ filename: 'a.bin', content: crypto.randomBytes(10_000) }] });
+    await sendMail(s.server.smtpPort, {
+      to: inbox.address,
+      subject: 'to delete',
+      text: body,
+      attachments: [{ filename: 'a.bin', content: crypto.randomBytes(10_000) }],
+    });
     const msg = await waitFor(inbox.inboxId);
-    const meta = await json(await s.api(`/v1/inboxes/${inbox.inboxId}/messages/${msg.messageId}/raw`, { headers: { accept: 'application/json' } }));
+    const meta = await json(
+      await s.api(`/v1/inboxes/${inbox.inboxId}/messages/${msg.messageId}/raw`, { headers: { accept: 'application/json' } }),
+    );
     const blob = path.join(s.dataDir, 'blobs', meta.sha256.slice(0, 2), meta.sha256.slice(2));
     assert.ok(fs.existsSync(blob));
     await json(await s.api(`/v1/inboxes/${inbox.inboxId}`, { method: 'DELETE' }));

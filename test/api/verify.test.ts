@@ -66,7 +66,11 @@ describe('POST /v1/agent/verify', () => {
   });
 
   test('rule 3 streamed: inbox event at once, progress events, then the result', async () => {
-    const res = await s.api('/v1/agent/verify', { method: 'POST', json: { service: 'slack', timeoutSeconds: 10 }, headers: { accept: 'text/event-stream' } });
+    const res = await s.api('/v1/agent/verify', {
+      method: 'POST',
+      json: { service: 'slack', timeoutSeconds: 10 },
+      headers: { accept: 'text/event-stream' },
+    });
     assert.equal(res.status, 200);
     assert.match(res.headers.get('content-type') ?? '', /^text\/event-stream/);
     const reader = res.body!.getReader();
@@ -78,7 +82,7 @@ describe('POST /v1/agent/verify', () => {
       const { value, done } = await reader.read();
       if (done) break;
       buf += dec.decode(value, { stream: true });
-      let i;
+      let i: number;
       while ((i = buf.indexOf('\n\n')) >= 0) {
         const block = buf.slice(0, i);
         buf = buf.slice(i + 2);
@@ -123,13 +127,20 @@ describe('POST /v1/agent/verify', () => {
   test('runId sets the label agent-{runId}, listable by label', async () => {
     const r = await json(await post('/v1/agent/verify', { service: 'notion', runId: 'build-77' }));
     const list = await json(await s.api('/v1/inboxes?label=agent-build-77'));
-    assert.deepEqual(list.items.map((i: Json) => i.inboxId), [r.email.inboxId]);
+    assert.deepEqual(
+      list.items.map((i: Json) => i.inboxId),
+      [r.email.inboxId],
+    );
   });
 
   test('bad input: unknown service lists the valid names; timeoutSeconds 0, 121, "abc"; nothing to do; deleted inbox → 404', async () => {
     const unknown = await json(await post('/v1/agent/verify', { service: 'myspace' }), 400);
     assert.match(unknown.detail, /github, google, microsoft/);
-    for (const t of [0, 121, 'abc', 1.5]) assert.equal((await json(await post('/v1/agent/verify', { service: 'github', timeoutSeconds: t }), 400)).errors[0].path, 'timeoutSeconds');
+    for (const t of [0, 121, 'abc', 1.5])
+      assert.equal(
+        (await json(await post('/v1/agent/verify', { service: 'github', timeoutSeconds: t }), 400)).errors[0].path,
+        'timeoutSeconds',
+      );
     assert.equal((await json(await post('/v1/agent/verify', {}), 400)).code, 'validation_failed');
     const r1 = await json(await post('/v1/agent/verify', { service: 'github' }));
     await s.api(`/v1/inboxes/${r1.email.inboxId}`, { method: 'DELETE' });
@@ -145,7 +156,9 @@ async function sim(inboxId: string, body: Json): Promise<Json> {
 describe('POST /v1/inboxes/open', () => {
   test('mail sent before the call (unclaimed) is claimed, extracted, and the inbox deleted', async () => {
     await githubCode('signup-42@inboxd.test', '552907');
-    const r = await json(await post('/v1/inboxes/open', { service: 'github', localPart: 'signup-42', timeoutSeconds: 5, expectFrom: 'github.com' }));
+    const r = await json(
+      await post('/v1/inboxes/open', { service: 'github', localPart: 'signup-42', timeoutSeconds: 5, expectFrom: 'github.com' }),
+    );
     assert.equal(r.status, 'verified');
     assert.equal(r.verification.otp, '552907');
     assert.equal(r.deleted, true);
@@ -155,7 +168,10 @@ describe('POST /v1/inboxes/open', () => {
   test('with a callbackUrl the inbox it creates returns its callbackSecret once', async () => {
     const t = await startTestServer(['--allow-http-callbacks', '--allow-private-callbacks']);
     try {
-      const pending = t.api('/v1/inboxes/open', { method: 'POST', json: { localPart: 'with-hook', callbackUrl: 'http://127.0.0.1:9/hook', timeoutSeconds: 5 } });
+      const pending = t.api('/v1/inboxes/open', {
+        method: 'POST',
+        json: { localPart: 'with-hook', callbackUrl: 'http://127.0.0.1:9/hook', timeoutSeconds: 5 },
+      });
       await new Promise((r) => setTimeout(r, 150));
       await sendMail(t.server.smtpPort, { to: 'with-hook@inboxd.test', subject: 'Your code', text: 'Your verification code is 771234.' });
       const r = await json(await pending);
@@ -167,10 +183,20 @@ describe('POST /v1/inboxes/open', () => {
   });
 
   test('subjectContains filters; deleteAfter false keeps the inbox; timeout is a status', async () => {
-    const pending = post('/v1/inboxes/open', { localPart: 'open-filter', subjectContains: 'sign in', timeoutSeconds: 10, deleteAfter: false, label: 'qa-run' });
+    const pending = post('/v1/inboxes/open', {
+      localPart: 'open-filter',
+      subjectContains: 'sign in',
+      timeoutSeconds: 10,
+      deleteAfter: false,
+      label: 'qa-run',
+    });
     await new Promise((r) => setTimeout(r, 150));
     await sendMail(s.server.smtpPort, { to: 'open-filter@inboxd.test', subject: 'Newsletter', text: 'Code 123456 for nothing' });
-    await sendMail(s.server.smtpPort, { to: 'open-filter@inboxd.test', subject: 'Your sign in code', text: 'Your verification code is 246810.' });
+    await sendMail(s.server.smtpPort, {
+      to: 'open-filter@inboxd.test',
+      subject: 'Your sign in code',
+      text: 'Your verification code is 246810.',
+    });
     const r = await json(await pending);
     assert.equal(r.verification.otp, '246810');
     assert.equal(r.deleted, false);
@@ -201,7 +227,12 @@ describe('simulate, extract, presets', () => {
         if (scenario === 'attachment_only') assert.equal(x.hasAttachments, true);
       }
     }
-    const custom = await sim(inbox.inboxId, { scenario: 'custom', from: 'QA <qa@example.com>', subject: 'Your PIN', text: 'Your PIN is 4821.' });
+    const custom = await sim(inbox.inboxId, {
+      scenario: 'custom',
+      from: 'QA <qa@example.com>',
+      subject: 'Your PIN',
+      text: 'Your PIN is 4821.',
+    });
     const latest = await json(await s.api(`/v1/inboxes/${inbox.inboxId}/extract`));
     assert.equal(latest.message.messageId, custom.messageId);
     assert.equal(latest.verification.otp, '4821');
@@ -216,7 +247,10 @@ describe('simulate, extract, presets', () => {
     assert.equal(empty.status, 'awaiting_message');
     assert.equal((await json(await s.api(`/v1/inboxes/${inbox.inboxId}/extract?messageId=msg_nope`), 404)).code, 'not_found');
     const presets = await json(await s.api(`/v1/inboxes/${inbox.inboxId}/extract/presets`));
-    assert.deepEqual(presets.items.map((p: Json) => p.preset), ['2fa', 'invoice', 'receipt']);
+    assert.deepEqual(
+      presets.items.map((p: Json) => p.preset),
+      ['2fa', 'invoice', 'receipt'],
+    );
   });
 });
 
@@ -247,7 +281,11 @@ describe('recipes and the hub', () => {
 
 describe('rehearsal page (testUrl)', () => {
   const form = (path: string, fields: Record<string, string>) =>
-    fetch(s.url + path, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(fields).toString() });
+    fetch(s.url + path, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams(fields).toString(),
+    });
 
   test('sign up with an inbox address, read the mailed code, type it back; the magic link works too', async () => {
     const page = await fetch(`${s.url}/v1/agent/test`);
@@ -260,7 +298,9 @@ describe('rehearsal page (testUrl)', () => {
     const r = await json(await post('/v1/agent/verify', { inboxId: v.email.inboxId, timeoutSeconds: 5 }));
     assert.equal(r.status, 'verified');
     assert.match(r.verification.primaryLink, /\/v1\/agent\/test\/magic\?session=/);
-    const wrong = await (await form('/v1/agent/test/confirm', { session, code: '000000' === r.verification.otp ? '111111' : '000000' })).text();
+    const wrong = await (
+      await form('/v1/agent/test/confirm', { session, code: '000000' === r.verification.otp ? '111111' : '000000' })
+    ).text();
     assert.match(wrong, /is not the code we sent/);
     const ok = await (await form('/v1/agent/test/confirm', { session, code: r.verification.otp })).text();
     assert.match(ok, /data-result="verified"/);

@@ -18,7 +18,8 @@ after(async () => {
 });
 
 const create = async (body: Json = {}) => json(await s.api('/v1/inboxes', { method: 'POST', json: body }), 201);
-const send = (to: string, subject: string, from = 'Robot <robot@example.com>') => sendMail(s.server.smtpPort, { to, from, subject, text: subject });
+const send = (to: string, subject: string, from = 'Robot <robot@example.com>') =>
+  sendMail(s.server.smtpPort, { to, from, subject, text: subject });
 
 describe('wait', () => {
   test('returns at once when a matching message is already there', async () => {
@@ -119,7 +120,9 @@ describe('expiry', () => {
     await send(inbox.address, 'short-lived');
     await send('nobody-claims-this@inboxd.test', 'unclaimed');
     const msg = await json(await s.api(`/v1/inboxes/${inbox.inboxId}/wait?timeoutSeconds=5`));
-    const meta = await json(await s.api(`/v1/inboxes/${inbox.inboxId}/messages/${msg.messageId}/raw`, { headers: { accept: 'application/json' } }));
+    const meta = await json(
+      await s.api(`/v1/inboxes/${inbox.inboxId}/messages/${msg.messageId}/raw`, { headers: { accept: 'application/json' } }),
+    );
     const blob = path.join(s.dataDir, 'blobs', meta.sha256.slice(0, 2), meta.sha256.slice(2));
     assert.ok(fs.existsSync(blob));
     offset += 2 * 60_000;

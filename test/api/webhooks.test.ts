@@ -13,7 +13,9 @@ const MAX = 64 * 1024;
 
 let s: TestServer;
 before(async () => {
-  s = await startTestServer(['--max-message-bytes', String(MAX), '--domain', 'inboxd.test,second.test'], { INBOXD_MAILGUN_SIGNING_KEY: SIGNING_KEY });
+  s = await startTestServer(['--max-message-bytes', String(MAX), '--domain', 'inboxd.test,second.test'], {
+    INBOXD_MAILGUN_SIGNING_KEY: SIGNING_KEY,
+  });
 });
 after(async () => {
   await s.stop();
@@ -26,7 +28,8 @@ async function json(res: Response, status = 200): Promise<Json> {
 }
 const create = async (body: Json = {}) => json(await s.api('/v1/inboxes', { method: 'POST', json: body }), 201);
 /** Webhooks are called without a key, as a provider would. */
-const hook = (provider: string, init: RequestInit, query = '') => fetch(`${s.url}/webhooks/${provider}${query}`, { method: 'POST', ...init });
+const hook = (provider: string, init: RequestInit, query = '') =>
+  fetch(`${s.url}/webhooks/${provider}${query}`, { method: 'POST', ...init });
 
 function mime(to: string, subject: string, opts: { body?: string; extra?: string } = {}): string {
   return [
@@ -59,7 +62,14 @@ async function only(inboxId: string): Promise<Json> {
 function mailgunSignature(key = SIGNING_KEY): { timestamp: string; token: string; signature: string } {
   const timestamp = String(Math.floor(Date.now() / 1000));
   const token = crypto.randomBytes(25).toString('hex');
-  return { timestamp, token, signature: crypto.createHmac('sha256', key).update(timestamp + token).digest('hex') };
+  return {
+    timestamp,
+    token,
+    signature: crypto
+      .createHmac('sha256', key)
+      .update(timestamp + token)
+      .digest('hex'),
+  };
 }
 
 function mailgunForm(to: string, message: string, sig = mailgunSignature()): FormData {
@@ -69,7 +79,13 @@ function mailgunForm(to: string, message: string, sig = mailgunSignature()): For
   f.set('from', '"Acme Accounts" <no-reply@acme.example>');
   f.set('subject', 'ignored: the message itself is used');
   f.set('X-Mailgun-Incoming', 'Yes');
-  f.set('message-headers', JSON.stringify([['To', to], ['Subject', 'x']]));
+  f.set(
+    'message-headers',
+    JSON.stringify([
+      ['To', to],
+      ['Subject', 'x'],
+    ]),
+  );
   f.set('body-mime', message);
   f.set('timestamp', sig.timestamp);
   f.set('token', sig.token);
@@ -85,14 +101,22 @@ describe('providers', () => {
     assert.equal(r.status, 'stored');
     assert.equal(r.deliveries.length, 1);
     assert.equal(r.deliveries[0].inboxId, inbox.inboxId);
-    assert.deepEqual(r.rejected, [{ rcpt: 'someone@elsewhere.example', reason: 'relaying denied: inboxd accepts mail only for inboxd.test, second.test' }]);
+    assert.deepEqual(r.rejected, [
+      { rcpt: 'someone@elsewhere.example', reason: 'relaying denied: inboxd accepts mail only for inboxd.test, second.test' },
+    ]);
     const msg = await only(inbox.inboxId);
     assert.equal(msg.subject, 'Raw webhook');
     assert.equal(msg.verification.otp, '739204');
     assert.deepEqual(await rawOf(inbox.inboxId, msg.messageId), Buffer.from(message), 'archived byte for byte');
 
     const other = await create();
-    const viaQuery = await json(await hook('raw', { headers: { 'content-type': 'message/rfc822' }, body: mime('list@lists.example', 'Bcc copy') }, `?to=${encodeURIComponent(other.address)}`));
+    const viaQuery = await json(
+      await hook(
+        'raw',
+        { headers: { 'content-type': 'message/rfc822' }, body: mime('list@lists.example', 'Bcc copy') },
+        `?to=${encodeURIComponent(other.address)}`,
+      ),
+    );
     assert.equal(viaQuery.deliveries[0].inboxId, other.inboxId);
   });
 
@@ -104,7 +128,9 @@ describe('providers', () => {
     const msg = await only(inbox.inboxId);
     assert.equal(msg.subject, 'Mailgun route');
     assert.deepEqual(await rawOf(inbox.inboxId, msg.messageId), Buffer.from(message), 'UTF-8 8bit body unchanged');
-    const meta = await json(await s.api(`/v1/inboxes/${inbox.inboxId}/messages/${msg.messageId}/raw`, { headers: { accept: 'application/json' } }));
+    const meta = await json(
+      await s.api(`/v1/inboxes/${inbox.inboxId}/messages/${msg.messageId}/raw`, { headers: { accept: 'application/json' } }),
+    );
     assert.equal(meta.envelope.mailFrom, 'bounce+1a2b3c@acme.example');
 
     const forged = mailgunForm(inbox.address, message, mailgunSignature('key-not-the-right-one'));
@@ -117,8 +143,16 @@ describe('providers', () => {
     assert.equal((await json(await s.api(`/v1/inboxes/${inbox.inboxId}/messages`))).items.length, 1, 'refused posts stored nothing');
 
     // Mailgun may also post url-encoded forms.
-    const form = new URLSearchParams({ recipient: inbox.address, ...mailgunSignature(), 'body-mime': mime(inbox.address, 'Mailgun urlencoded') });
-    assert.equal((await json(await hook('mailgun', { headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: form.toString() }))).status, 'stored');
+    const form = new URLSearchParams({
+      recipient: inbox.address,
+      ...mailgunSignature(),
+      'body-mime': mime(inbox.address, 'Mailgun urlencoded'),
+    });
+    assert.equal(
+      (await json(await hook('mailgun', { headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: form.toString() })))
+        .status,
+      'stored',
+    );
   });
 
   test('sendgrid: Inbound Parse in raw mode (email field, envelope JSON)', async () => {
@@ -176,7 +210,11 @@ describe('providers', () => {
     assert.equal(r.deliveries[0].inboxId, inbox.inboxId, 'the envelope recipient, not the To header');
     assert.equal((await only(inbox.inboxId)).verification.otp, '739204');
     const { RawEmail: _, ...withoutRaw } = payload;
-    assert.match((await json(await hook('postmark', { headers: { 'content-type': 'application/json' }, body: JSON.stringify(withoutRaw) }), 400)).detail, /Include raw email content/);
+    assert.match(
+      (await json(await hook('postmark', { headers: { 'content-type': 'application/json' }, body: JSON.stringify(withoutRaw) }), 400))
+        .detail,
+      /Include raw email content/,
+    );
   });
 
   test('ses: SNS notification with base64 content; recipients from the receipt', async () => {
@@ -214,9 +252,11 @@ describe('providers', () => {
       Message: JSON.stringify(notification),
       Timestamp: '2026-11-21T10:00:00.300Z',
       SignatureVersion: '1',
-      Signature: 'EXAMPLEpH+DcEwjAPg8O9mY8dReBSwksfg2S7WKQcikcNKWLQjwu6A4VbeS0QHVCkhRS7fUQvi2egU3N858fiTDN6bkkOxYDVrY0Ad8L10Hs3zH81mtnPk5uvvolIC1CXGu43obcgFxeL3khZl8IKvO61GWB6jI9b5+gLPoBc1Q=',
+      Signature:
+        'EXAMPLEpH+DcEwjAPg8O9mY8dReBSwksfg2S7WKQcikcNKWLQjwu6A4VbeS0QHVCkhRS7fUQvi2egU3N858fiTDN6bkkOxYDVrY0Ad8L10Hs3zH81mtnPk5uvvolIC1CXGu43obcgFxeL3khZl8IKvO61GWB6jI9b5+gLPoBc1Q=',
       SigningCertURL: 'https://sns.us-east-1.amazonaws.com/SimpleNotificationService-0000000000000000000000.pem',
-      UnsubscribeURL: 'https://sns.us-east-1.amazonaws.com/?Action=Unsubscribe&SubscriptionArn=arn:aws:sns:us-east-1:123456789012:inboxd-inbound:c9135db0',
+      UnsubscribeURL:
+        'https://sns.us-east-1.amazonaws.com/?Action=Unsubscribe&SubscriptionArn=arn:aws:sns:us-east-1:123456789012:inboxd-inbound:c9135db0',
     };
     const headers = { 'content-type': 'text/plain; charset=UTF-8', 'x-amz-sns-message-type': 'Notification' };
     const r = await json(await hook('ses', { headers, body: JSON.stringify(sns) }));
@@ -240,17 +280,25 @@ describe('providers', () => {
         MessageId: crypto.randomUUID(),
         Token: '2336412f37fb687f5d51e6e2425c464de',
         TopicArn: 'arn:aws:sns:us-east-1:123456789012:inboxd-inbound',
-        Message: 'You have chosen to subscribe to the topic arn:aws:sns:us-east-1:123456789012:inboxd-inbound.\nTo confirm the subscription, visit the SubscribeURL included in this message.',
+        Message:
+          'You have chosen to subscribe to the topic arn:aws:sns:us-east-1:123456789012:inboxd-inbound.\nTo confirm the subscription, visit the SubscribeURL included in this message.',
         SubscribeURL: subscribeUrl,
         Timestamp: '2026-11-21T09:59:00.000Z',
         SignatureVersion: '1',
         Signature: 'EXAMPLE',
         SigningCertURL: 'https://sns.us-east-1.amazonaws.com/SimpleNotificationService-0000000000000000000000.pem',
       };
-      const r = await json(await hook('ses', { headers: { 'content-type': 'text/plain; charset=UTF-8', 'x-amz-sns-message-type': 'SubscriptionConfirmation' }, body: JSON.stringify(body) }));
+      const r = await json(
+        await hook('ses', {
+          headers: { 'content-type': 'text/plain; charset=UTF-8', 'x-amz-sns-message-type': 'SubscriptionConfirmation' },
+          body: JSON.stringify(body),
+        }),
+      );
       assert.equal(r.status, 'ignored');
       assert.match(r.detail, /SubscribeURL/);
-      const logged = s.logs.map((l) => JSON.parse(l) as Json).find((l) => typeof l.msg === 'string' && l.msg.includes('subscription confirmation'));
+      const logged = s.logs
+        .map((l) => JSON.parse(l) as Json)
+        .find((l) => typeof l.msg === 'string' && l.msg.includes('subscription confirmation'));
       assert.equal(logged?.subscribeUrl, subscribeUrl, 'the operator finds the URL in the log');
       assert.equal(logged?.level, 'warn');
       await new Promise((res) => setTimeout(res, 100));
@@ -261,7 +309,9 @@ describe('providers', () => {
   });
 
   test('mail for an address without an inbox is kept unclaimed, then claimed, as with SMTP', async () => {
-    const r = await json(await hook('raw', { headers: { 'content-type': 'message/rfc822' }, body: mime('early-bird@second.test', 'Before the inbox') }));
+    const r = await json(
+      await hook('raw', { headers: { 'content-type': 'message/rfc822' }, body: mime('early-bird@second.test', 'Before the inbox') }),
+    );
     assert.equal(r.deliveries[0].inboxId, null);
     const inbox = await create({ address: 'early-bird@second.test' });
     assert.equal(inbox.messagesReceived, 1);
@@ -277,13 +327,27 @@ describe('bad input', () => {
   test('empty body, body that is not MIME, wrong content type → 400/415, nothing stored', async () => {
     const inbox = await create();
     assert.match((await json(await hook('raw', { headers: { 'content-type': 'message/rfc822' }, body: '' }), 400)).detail, /empty/);
-    for (const junk of ['hello, this is not an e-mail', '{"to":"x@inboxd.test","subject":"json"}', '\r\n\r\nbody only', `To ${inbox.address}\r\n\r\nno colon`]) {
+    for (const junk of [
+      'hello, this is not an e-mail',
+      '{"to":"x@inboxd.test","subject":"json"}',
+      '\r\n\r\nbody only',
+      `To ${inbox.address}\r\n\r\nno colon`,
+    ]) {
       const r = await json(await hook('raw', { headers: { 'content-type': 'message/rfc822' }, body: junk }, `?to=${inbox.address}`), 400);
       assert.match(r.detail, /not MIME/, junk);
     }
-    assert.equal((await json(await hook('raw', { headers: { 'content-type': 'application/json' }, body: '{}' }), 415)).code, 'unsupported_media_type');
-    assert.match((await json(await hook('postmark', { headers: { 'content-type': 'application/json' }, body: '{not json' }), 400)).detail, /not valid JSON/);
-    assert.equal((await json(await hook('sendgrid', { headers: { 'content-type': 'application/json' }, body: '{}' }), 415)).code, 'unsupported_media_type');
+    assert.equal(
+      (await json(await hook('raw', { headers: { 'content-type': 'application/json' }, body: '{}' }), 415)).code,
+      'unsupported_media_type',
+    );
+    assert.match(
+      (await json(await hook('postmark', { headers: { 'content-type': 'application/json' }, body: '{not json' }), 400)).detail,
+      /not valid JSON/,
+    );
+    assert.equal(
+      (await json(await hook('sendgrid', { headers: { 'content-type': 'application/json' }, body: '{}' }), 415)).code,
+      'unsupported_media_type',
+    );
     const noEmail = new FormData();
     noEmail.set('to', inbox.address);
     assert.match((await json(await hook('sendgrid', { body: noEmail }), 400)).detail, /raw, full MIME/);
@@ -295,21 +359,49 @@ describe('bad input', () => {
   test('a message over --max-message-bytes → 413, whether sent plain or wrapped', async () => {
     const inbox = await create();
     const huge = mime(inbox.address, 'too big', { body: 'a'.repeat(MAX) });
-    assert.equal((await json(await hook('raw', { headers: { 'content-type': 'message/rfc822' }, body: huge }), 413)).code, 'payload_too_large');
-    const wrapped = { Type: 'Notification', Message: JSON.stringify({ notificationType: 'Received', receipt: { recipients: [inbox.address], action: { encoding: 'BASE64' } }, content: Buffer.from(huge).toString('base64') }) };
-    assert.match((await json(await hook('ses', { headers: { 'content-type': 'text/plain' }, body: JSON.stringify(wrapped) }), 413)).detail, /--max-message-bytes/);
+    assert.equal(
+      (await json(await hook('raw', { headers: { 'content-type': 'message/rfc822' }, body: huge }), 413)).code,
+      'payload_too_large',
+    );
+    const wrapped = {
+      Type: 'Notification',
+      Message: JSON.stringify({
+        notificationType: 'Received',
+        receipt: { recipients: [inbox.address], action: { encoding: 'BASE64' } },
+        content: Buffer.from(huge).toString('base64'),
+      }),
+    };
+    assert.match(
+      (await json(await hook('ses', { headers: { 'content-type': 'text/plain' }, body: JSON.stringify(wrapped) }), 413)).detail,
+      /--max-message-bytes/,
+    );
     const oversizedRequest = 'x'.repeat(MAX * 2 + 1024 * 1024 + 1);
     assert.equal((await hook('raw', { headers: { 'content-type': 'message/rfc822' }, body: oversizedRequest })).status, 413);
     assert.equal((await json(await s.api(`/v1/inboxes/${inbox.inboxId}/messages`))).items.length, 0);
   });
 
   test('mail for a foreign domain only → 400 relaying denied', async () => {
-    const r = await json(await hook('raw', { headers: { 'content-type': 'message/rfc822' }, body: mime('victim@gmail.com', 'relay attempt') }), 400);
+    const r = await json(
+      await hook('raw', { headers: { 'content-type': 'message/rfc822' }, body: mime('victim@gmail.com', 'relay attempt') }),
+      400,
+    );
     assert.match(r.detail, /no recipient this inboxd takes mail for: victim@gmail\.com: relaying denied/);
     const env = new FormData();
     env.set('envelope', JSON.stringify({ to: ['victim@gmail.com'], from: 'a@b.example' }));
     env.set('email', mime('someone@inboxd.test', 'envelope wins'));
-    assert.match((await json(await hook('sendgrid', { body: env }), 400)).detail, /relaying denied/, 'the envelope, not the To header, decides');
-    assert.match((await json(await hook('raw', { headers: { 'content-type': 'message/rfc822' }, body: mime('undisclosed-recipients:;', 'nobody') }), 400)).detail, /names no recipient/);
+    assert.match(
+      (await json(await hook('sendgrid', { body: env }), 400)).detail,
+      /relaying denied/,
+      'the envelope, not the To header, decides',
+    );
+    assert.match(
+      (
+        await json(
+          await hook('raw', { headers: { 'content-type': 'message/rfc822' }, body: mime('undisclosed-recipients:;', 'nobody') }),
+          400,
+        )
+      ).detail,
+      /names no recipient/,
+    );
   });
 });

@@ -17,22 +17,42 @@ after(() => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-test('dist/inboxd analyses mail in a worker thread', { skip: fs.existsSync(bin) ? false : `${bin} is not built (npm run build)` }, async () => {
-  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => k !== 'NODE_OPTIONS' && !k.startsWith('NODE_TEST') && !k.startsWith('INBOXD_')));
-  child = spawn(bin, ['serve', '--host', '127.0.0.1', '--http-port', '0', '--smtp-port', '0', '--data-dir', dir, '--log-level', 'warn'], { env: { ...env, INBOXD_ADMIN_KEY: KEY }, stdio: ['ignore', 'pipe', 'pipe'] });
+test('dist/inboxd analyses mail in a worker thread', {
+  skip: fs.existsSync(bin) ? false : `${bin} is not built (npm run build)`,
+}, async () => {
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter(([k]) => k !== 'NODE_OPTIONS' && !k.startsWith('NODE_TEST') && !k.startsWith('INBOXD_')),
+  );
+  child = spawn(bin, ['serve', '--host', '127.0.0.1', '--http-port', '0', '--smtp-port', '0', '--data-dir', dir, '--log-level', 'warn'], {
+    env: { ...env, INBOXD_ADMIN_KEY: KEY },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (out += d));
   const portsFile = path.join(dir, 'ports.json');
   for (let i = 0; i < 400 && !fs.existsSync(portsFile); i++) await sleep(25);
   const ports = JSON.parse(fs.readFileSync(portsFile, 'utf8')) as { http: number; smtp: number };
-  const api = (p: string, init: RequestInit = {}) => fetch(`http://127.0.0.1:${ports.http}${p}`, { ...init, headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' } });
+  const api = (p: string, init: RequestInit = {}) =>
+    fetch(`http://127.0.0.1:${ports.http}${p}`, {
+      ...init,
+      headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+    });
   const inbox = (await (await api('/v1/inboxes', { method: 'POST', body: '{}' })).json()) as { inboxId: string; address: string };
-  const r = await deliver(ports.smtp, inbox.address, 'From: GitHub <noreply@github.com>\nSubject: [GitHub] Please verify your device\n\nVerification code: 482913\n');
+  const r = await deliver(
+    ports.smtp,
+    inbox.address,
+    'From: GitHub <noreply@github.com>\nSubject: [GitHub] Please verify your device\n\nVerification code: 482913\n',
+  );
   assert.match(r.reply, /^250 /);
-  const got = (await (await api(`/v1/inboxes/${inbox.inboxId}/wait?timeoutSeconds=10`)).json()) as { verification?: { otp: string | null }; otp?: string };
+  const got = (await (await api(`/v1/inboxes/${inbox.inboxId}/wait?timeoutSeconds=10`)).json()) as {
+    verification?: { otp: string | null };
+    otp?: string;
+  };
   assert.equal(got.verification?.otp ?? got.otp, '482913', JSON.stringify(got).slice(0, 300));
-  const threads = fs.readdirSync(`/proc/${child.pid}/task`).map((t) => fs.readFileSync(`/proc/${child!.pid}/task/${t}/comm`, 'utf8').trim());
+  const threads = fs
+    .readdirSync(`/proc/${child.pid}/task`)
+    .map((t) => fs.readFileSync(`/proc/${child!.pid}/task/${t}/comm`, 'utf8').trim());
   assert.ok(threads.includes('WorkerThread'), `threads: ${threads.join(', ')}`);
   assert.doesNotMatch(out, /worker code not found|ingest worker/);
   child.kill('SIGTERM');

@@ -60,7 +60,10 @@ function run(args: string[], opts: { env?: Record<string, string>; timeoutMs?: n
 
 /** Node's own start-up warnings must never reach the user (ExperimentalWarning, SEA require warning, …). */
 function assertNoNodeWarnings(stderr: string): void {
-  assert.doesNotMatch(stderr, /ExperimentalWarning|DeprecationWarning|single-executable|only supports loading built-in modules|\(node:\d+\)/);
+  assert.doesNotMatch(
+    stderr,
+    /ExperimentalWarning|DeprecationWarning|single-executable|only supports loading built-in modules|\(node:\d+\)/,
+  );
 }
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));

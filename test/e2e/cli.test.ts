@@ -18,7 +18,19 @@ describe('usage', () => {
   test('--help lists every flag and its environment variable', async () => {
     const r = await runCli(['--help']);
     assert.equal(r.code, 0);
-    for (const s of ['--smtp-port', '--http-port', '--host', '--data-dir', '--domain', '--base-url', '--log-level', '--log-format', 'INBOXD_ADMIN_KEY', 'INBOXD_SMTP_PORT', 'extract']) {
+    for (const s of [
+      '--smtp-port',
+      '--http-port',
+      '--host',
+      '--data-dir',
+      '--domain',
+      '--base-url',
+      '--log-level',
+      '--log-format',
+      'INBOXD_ADMIN_KEY',
+      'INBOXD_SMTP_PORT',
+      'extract',
+    ]) {
       assert.ok(r.stdout.includes(s), `help mentions ${s}`);
     }
   });

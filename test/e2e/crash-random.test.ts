@@ -18,7 +18,9 @@ test('SIGKILL at two moments during 20-session ingest loses no acknowledged mess
   try {
     for (const ms of moments) {
       const r = await crashRound(state, ms);
-      console.log(`crash round ${state.round}: killed after ${ms} ms; ${r.ackedThisRound} acknowledged this round, ${r.total} in all, ${r.storedRows} rows`);
+      console.log(
+        `crash round ${state.round}: killed after ${ms} ms; ${r.ackedThisRound} acknowledged this round, ${r.total} in all, ${r.storedRows} rows`,
+      );
       assert.ok(r.ackedThisRound > 0, 'some messages were acknowledged before the kill');
     }
   } finally {

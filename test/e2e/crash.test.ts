@@ -17,7 +17,9 @@ after(() => {
 
 async function start(dir: string): Promise<{ child: ChildProcess; http: number; smtp: number }> {
   fs.rmSync(path.join(dir, 'ports.json'), { force: true });
-  const child = spawnServe(['--host', '127.0.0.1', '--http-port', '0', '--smtp-port', '0', '--data-dir', dir, '--log-level', 'warn'], { INBOXD_ADMIN_KEY: KEY });
+  const child = spawnServe(['--host', '127.0.0.1', '--http-port', '0', '--smtp-port', '0', '--data-dir', dir, '--log-level', 'warn'], {
+    INBOXD_ADMIN_KEY: KEY,
+  });
   children.push(child);
   child.stdout!.resume();
   child.stderr!.resume();
@@ -28,18 +30,31 @@ async function start(dir: string): Promise<{ child: ChildProcess; http: number; 
 }
 
 const api = (port: number, p: string, init: RequestInit = {}) =>
-  fetch(`http://127.0.0.1:${port}${p}`, { ...init, headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json', ...(init.headers ?? {}) } });
+  fetch(`http://127.0.0.1:${port}${p}`, {
+    ...init,
+    headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json', ...(init.headers ?? {}) },
+  });
 
 test('no acknowledged message is lost when the server is killed mid-ingest', async () => {
   const dir = tempDir();
   let srv = await start(dir);
   const inboxes: Array<{ inboxId: string; address: string }> = [];
-  for (let i = 0; i < 4; i++) inboxes.push((await (await api(srv.http, '/v1/inboxes', { method: 'POST', body: JSON.stringify({ label: 'crash' }) })).json()) as never);
+  for (let i = 0; i < 4; i++)
+    inboxes.push(
+      (await (await api(srv.http, '/v1/inboxes', { method: 'POST', body: JSON.stringify({ label: 'crash' }) })).json()) as never,
+    );
 
   const acked = new Map<string, string>(); // subject → inboxId
   let stop = false;
   const clients = inboxes.map(async (inbox, c) => {
-    const t = nodemailer.createTransport({ host: '127.0.0.1', port: srv.smtp, pool: true, maxConnections: 1, maxMessages: Infinity, ignoreTLS: true });
+    const t = nodemailer.createTransport({
+      host: '127.0.0.1',
+      port: srv.smtp,
+      pool: true,
+      maxConnections: 1,
+      maxMessages: Infinity,
+      ignoreTLS: true,
+    });
     for (let n = 0; !stop; n++) {
       const subject = `c${c}-n${n}`;
       try {
@@ -63,7 +78,9 @@ test('no acknowledged message is lost when the server is killed mid-ingest', asy
   for (const inbox of inboxes) {
     let cursor: string | null = null;
     do {
-      const page = (await (await api(srv.http, `/v1/inboxes/${inbox.inboxId}/messages?limit=500${cursor ? `&cursor=${cursor}` : ''}`)).json()) as { items: Array<{ subject: string; messageId: string }>; nextCursor: string | null };
+      const page = (await (
+        await api(srv.http, `/v1/inboxes/${inbox.inboxId}/messages?limit=500${cursor ? `&cursor=${cursor}` : ''}`)
+      ).json()) as { items: Array<{ subject: string; messageId: string }>; nextCursor: string | null };
       for (const m of page.items) found.set(m.subject, m.messageId);
       cursor = page.nextCursor;
     } while (cursor);

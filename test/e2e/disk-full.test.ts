@@ -17,7 +17,8 @@ let skip: string | false = false;
 before(() => {
   mountPoint = fs.mkdtempSync(path.join(os.tmpdir(), 'inboxd-diskfull-'));
   const r = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=48m', 'tmpfs', mountPoint], { encoding: 'utf8' });
-  if (r.status !== 0) skip = `cannot mount a tmpfs here (${(r.stderr || r.error?.message || '').trim()}); the disk-full test needs mount (root with CAP_SYS_ADMIN)`;
+  if (r.status !== 0)
+    skip = `cannot mount a tmpfs here (${(r.stderr || r.error?.message || '').trim()}); the disk-full test needs mount (root with CAP_SYS_ADMIN)`;
 });
 after(() => {
   killAll();
@@ -28,7 +29,8 @@ after(() => {
   fs.rmSync(mountPoint, { recursive: true, force: true });
 });
 
-const body = (tag: string, kb: number) => `Subject: ${tag}\nFrom: a@example.com\n\n${`${tag} ${'z'.repeat(70)}\n`.repeat(Math.ceil((kb * 1024) / 80))}`;
+const body = (tag: string, kb: number) =>
+  `Subject: ${tag}\nFrom: a@example.com\n\n${`${tag} ${'z'.repeat(70)}\n`.repeat(Math.ceil((kb * 1024) / 80))}`;
 
 /** Fills the file system up with one file; returns its path. */
 function fill(dir: string): string {
@@ -79,12 +81,21 @@ describe('storage failures at runtime', () => {
       if (r.reply.startsWith('250')) acked.push(`full-${i}`);
     }
     console.log(`  SMTP while the disk is full: ${JSON.stringify([...new Set(replies)])}`);
-    assert.ok(replies.every((r) => /^452 4\.3\.1 /.test(r)), `every delivery is refused with 452 4.3.1: ${JSON.stringify(replies)}`);
-    const sim = await srv.api(`/v1/inboxes/${inbox.inboxId}/simulate`, { method: 'POST', json: { scenario: 'otp', text: 'y'.repeat(200_000) } });
+    assert.ok(
+      replies.every((r) => /^452 4\.3\.1 /.test(r)),
+      `every delivery is refused with 452 4.3.1: ${JSON.stringify(replies)}`,
+    );
+    const sim = await srv.api(`/v1/inboxes/${inbox.inboxId}/simulate`, {
+      method: 'POST',
+      json: { scenario: 'otp', text: 'y'.repeat(200_000) },
+    });
     assert.equal(sim.status, 503, await sim.clone().text());
-    assert.equal((await sim.json() as { code: string }).code, 'unavailable');
+    assert.equal(((await sim.json()) as { code: string }).code, 'unavailable');
     const create = await srv.api('/v1/inboxes', { method: 'POST', json: { label: 'disk-2' } });
-    assert.ok([201, 503].includes(create.status), `inbox create answers 201 (stored in space SQLite already had) or 503, not ${create.status}`);
+    assert.ok(
+      [201, 503].includes(create.status),
+      `inbox create answers 201 (stored in space SQLite already had) or 503, not ${create.status}`,
+    );
     assert.equal((await srv.api('/health')).status, 200);
 
     fs.rmSync(filler);
@@ -115,7 +126,10 @@ describe('storage failures at runtime', () => {
   test('nothing acknowledged is lost and nothing is half-stored', async (t) => {
     if (skip) return t.skip(skip);
     const subjects = new Set((await listAll(srv, inbox.inboxId)).map((m) => m.subject));
-    assert.deepEqual(acked.filter((s) => !subjects.has(s)), []);
+    assert.deepEqual(
+      acked.filter((s) => !subjects.has(s)),
+      [],
+    );
     assert.equal(await srv.stop(), 0);
     checkStore(dataDir);
     assert.deepEqual(fs.readdirSync(path.join(dataDir, 'blobs', 'tmp')), [], 'no temp file is left behind');

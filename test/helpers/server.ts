@@ -31,7 +31,11 @@ export interface TestServerOptions {
   events?: StartOptions['events'];
 }
 
-export async function startTestServer(extraArgs: string[] = [], env: NodeJS.ProcessEnv = {}, opts: TestServerOptions = {}): Promise<TestServer> {
+export async function startTestServer(
+  extraArgs: string[] = [],
+  env: NodeJS.ProcessEnv = {},
+  opts: TestServerOptions = {},
+): Promise<TestServer> {
   const ownDir = opts.dataDir === undefined;
   const dataDir = opts.dataDir ?? tempDir();
   const config = loadConfig(['--http-port', '0', '--smtp-port', '0', '--host', '127.0.0.1', '--data-dir', dataDir, ...extraArgs], {
@@ -40,7 +44,12 @@ export async function startTestServer(extraArgs: string[] = [], env: NodeJS.Proc
   });
   const logs: string[] = [];
   const log = createLogger({ level: 'debug', format: 'json', write: (l) => logs.push(l) });
-  const server = await startServer(config, { log, announce: (l) => logs.push(l), ...(opts.clock ? { clock: opts.clock } : {}), ...(opts.events ? { events: opts.events } : {}) });
+  const server = await startServer(config, {
+    log,
+    announce: (l) => logs.push(l),
+    ...(opts.clock ? { clock: opts.clock } : {}),
+    ...(opts.events ? { events: opts.events } : {}),
+  });
   const url = `http://127.0.0.1:${server.httpPort}`;
   return {
     url,

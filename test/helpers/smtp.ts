@@ -4,10 +4,20 @@ import nodemailer from 'nodemailer';
 import type Mail from 'nodemailer/lib/mailer/index.js';
 
 export function transport(port: number) {
-  return nodemailer.createTransport({ host: '127.0.0.1', port, secure: false, ignoreTLS: true, pool: false, tls: { rejectUnauthorized: false } });
+  return nodemailer.createTransport({
+    host: '127.0.0.1',
+    port,
+    secure: false,
+    ignoreTLS: true,
+    pool: false,
+    tls: { rejectUnauthorized: false },
+  });
 }
 
-export async function sendMail(port: number, mail: Mail.Options): Promise<{ response: string; messageId: string; accepted: unknown[]; rejected: unknown[] }> {
+export async function sendMail(
+  port: number,
+  mail: Mail.Options,
+): Promise<{ response: string; messageId: string; accepted: unknown[]; rejected: unknown[] }> {
   const t = transport(port);
   try {
     return (await t.sendMail({ from: 'Sender <sender@example.com>', ...mail })) as never;
@@ -17,7 +27,12 @@ export async function sendMail(port: number, mail: Mail.Options): Promise<{ resp
 }
 
 /** Sends exactly these bytes as the message (dot-stuffing done here), for malformed-input tests. */
-export async function sendRaw(port: number, raw: Buffer | string, to: string | string[], from = 'sender@example.com'): Promise<{ response: string }> {
+export async function sendRaw(
+  port: number,
+  raw: Buffer | string,
+  to: string | string[],
+  from = 'sender@example.com',
+): Promise<{ response: string }> {
   return sendMail(port, { envelope: { from, to }, raw: Buffer.isBuffer(raw) ? raw : Buffer.from(raw) } as Mail.Options);
 }
 
@@ -33,7 +48,7 @@ export async function smtpDialogue(port: number, lines: Array<string | Buffer>, 
   let waiter: (() => void) | null = null;
   socket.on('data', (d) => {
     buf += d.toString('latin1');
-    let i;
+    let i: number;
     while ((i = buf.indexOf('\r\n')) >= 0) {
       const line = buf.slice(0, i);
       buf = buf.slice(i + 2);
@@ -48,7 +63,10 @@ export async function smtpDialogue(port: number, lines: Array<string | Buffer>, 
   const closed = new Promise<void>((r) => socket.once('close', () => r()));
   const nextReply = () =>
     new Promise<void>((resolve, reject) => {
-      const t = setTimeout(() => reject(new Error(`no SMTP reply within ${opts.timeoutMs ?? 5000} ms; got ${JSON.stringify(replies)}`)), opts.timeoutMs ?? 5000);
+      const t = setTimeout(
+        () => reject(new Error(`no SMTP reply within ${opts.timeoutMs ?? 5000} ms; got ${JSON.stringify(replies)}`)),
+        opts.timeoutMs ?? 5000,
+      );
       waiter = () => {
         clearTimeout(t);
         resolve();

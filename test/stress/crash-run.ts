@@ -26,7 +26,14 @@ function message(subject: string, size: number, n: number): string {
   return `From: load@example.com\nSubject: ${subject}\nMIME-Version: 1.0\nContent-Type: multipart/mixed; boundary=b${n}\n\n--b${n}\nContent-Type: text/plain\n\n${text}\n--b${n}\nContent-Type: application/octet-stream\nContent-Disposition: attachment; filename=a${n}.bin\nContent-Transfer-Encoding: base64\n\n${att}\n--b${n}--\n`;
 }
 
-async function session(port: number, c: number, round: number, to: { inboxId: string; address: string }, acked: Map<string, string>, stop: () => boolean): Promise<number> {
+async function session(
+  port: number,
+  c: number,
+  round: number,
+  to: { inboxId: string; address: string },
+  acked: Map<string, string>,
+  stop: () => boolean,
+): Promise<number> {
   const s = new RawSmtp(port);
   let sent = 0;
   try {
@@ -51,7 +58,11 @@ async function session(port: number, c: number, round: number, to: { inboxId: st
 }
 
 /** Runs one round; `killAfterMs` is how long after the sessions start the server is SIGKILLed. */
-export async function crashRound(state: CrashState, killAfterMs: number, sessions = 20): Promise<{ ackedThisRound: number; total: number; storedRows: number }> {
+export async function crashRound(
+  state: CrashState,
+  killAfterMs: number,
+  sessions = 20,
+): Promise<{ ackedThisRound: number; total: number; storedRows: number }> {
   const round = state.round++;
   let srv = await startChild(state.dir);
   while (state.inboxes.length < sessions) state.inboxes.push(await createInbox(srv, { label: 'crash' }));
@@ -69,7 +80,11 @@ export async function crashRound(state: CrashState, killAfterMs: number, session
     const found = new Map<string, string>();
     for (const inbox of state.inboxes) for (const m of await listAll(srv, inbox.inboxId)) found.set(m.subject, m.messageId);
     const missing = [...state.acked.keys()].filter((s) => !found.has(s));
-    assert.deepEqual(missing.slice(0, 20), [], `round ${round}: ${missing.length} of ${state.acked.size} acknowledged messages are missing`);
+    assert.deepEqual(
+      missing.slice(0, 20),
+      [],
+      `round ${round}: ${missing.length} of ${state.acked.size} acknowledged messages are missing`,
+    );
     // Raw bytes of this round's acknowledged messages (the ones a kill could have hurt) and a sample of older ones.
     const thisRound = [...state.acked].filter(([s]) => s.startsWith(`r${round}-`));
     const older = [...state.acked].filter(([s]) => !s.startsWith(`r${round}-`)).slice(-50);

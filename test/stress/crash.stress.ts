@@ -23,7 +23,9 @@ test(`${ROUNDS} SIGKILLs at random moments during 20-session ingest lose no ackn
   try {
     for (const ms of moments) {
       const r = await crashRound(state, ms);
-      console.log(`round ${state.round}/${ROUNDS}: killed after ${ms} ms; ${r.ackedThisRound} acknowledged this round, ${r.total} in all, ${r.storedRows} rows; integrity ok`);
+      console.log(
+        `round ${state.round}/${ROUNDS}: killed after ${ms} ms; ${r.ackedThisRound} acknowledged this round, ${r.total} in all, ${r.storedRows} rows; integrity ok`,
+      );
     }
     assert.equal(state.round, ROUNDS);
   } finally {

@@ -10,7 +10,11 @@ import { mutatedMessage, QUICK, type MutationBudget } from './mime-mutations.ts'
 /** Longest time one message may take through parse + extract (the ingest worker's own limit is 30 s). */
 export const PER_MESSAGE_LIMIT_MS = 30_000;
 
-export async function fuzzAnalyze(runs: number, seed: number, budget: MutationBudget = QUICK): Promise<{ slowestMs: number; parseErrors: number; bytes: number }> {
+export async function fuzzAnalyze(
+  runs: number,
+  seed: number,
+  budget: MutationBudget = QUICK,
+): Promise<{ slowestMs: number; parseErrors: number; bytes: number }> {
   let slowestMs = 0;
   let parseErrors = 0;
   let bytes = 0;
@@ -36,7 +40,9 @@ export async function fuzzAnalyze(runs: number, seed: number, budget: MutationBu
     const raw = details.counterexample?.[0];
     const file = `/tmp/inboxd-fuzz-counterexample-${seed}.eml`;
     if (raw) (await import('node:fs')).writeFileSync(file, raw);
-    throw new Error(`fuzz failed after ${details.numRuns} runs (seed ${seed}, path ${details.counterexamplePath}); message (${raw?.length} bytes) saved to ${file}: ${String((details.errorInstance as Error)?.message ?? details.errorInstance).slice(0, 500)}`);
+    throw new Error(
+      `fuzz failed after ${details.numRuns} runs (seed ${seed}, path ${details.counterexamplePath}); message (${raw?.length} bytes) saved to ${file}: ${String((details.errorInstance as Error)?.message ?? details.errorInstance).slice(0, 500)}`,
+    );
   }
   return { slowestMs: Math.round(slowestMs), parseErrors, bytes };
 }
@@ -47,10 +53,17 @@ function stuffed(raw: Buffer): Buffer {
   return Buffer.from(s + '\r\n.\r\n', 'latin1');
 }
 
-export async function fuzzIngest(count: number, seed: number, budget: MutationBudget = QUICK): Promise<{ stored: number; rejected: string[] }> {
+export async function fuzzIngest(
+  count: number,
+  seed: number,
+  budget: MutationBudget = QUICK,
+): Promise<{ stored: number; rejected: string[] }> {
   const srv = await startTestServer();
   try {
-    const inbox = (await (await srv.api('/v1/inboxes', { method: 'POST', json: { label: 'fuzz' } })).json()) as { inboxId: string; address: string };
+    const inbox = (await (await srv.api('/v1/inboxes', { method: 'POST', json: { label: 'fuzz' } })).json()) as {
+      inboxId: string;
+      address: string;
+    };
     const messages = fc.sample(mutatedMessage(budget), { numRuns: count, seed });
     const smtp = new RawSmtp(srv.server.smtpPort);
     await smtp.reply();

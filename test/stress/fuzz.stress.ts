@@ -8,7 +8,9 @@ const SEED = Number(process.env.INBOXD_STRESS_SEED ?? 20261122);
 
 test('20,000 heavily mutated messages through parse + extract: no crash, no hang', { timeout: 20 * 60_000 }, async () => {
   const r = await fuzzAnalyze(20_000, SEED, HEAVY);
-  console.log(`  20,000 messages (${Math.round(r.bytes / 1048576)} MB), seed ${SEED}: slowest ${r.slowestMs} ms, ${r.parseErrors} stored raw as unparseable`);
+  console.log(
+    `  20,000 messages (${Math.round(r.bytes / 1048576)} MB), seed ${SEED}: slowest ${r.slowestMs} ms, ${r.parseErrors} stored raw as unparseable`,
+  );
 });
 
 test('2,000 heavily mutated messages through SMTP and ingest: each stored or cleanly rejected', { timeout: 20 * 60_000 }, async () => {

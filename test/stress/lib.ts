@@ -36,11 +36,29 @@ export async function startChild(dir: string, args: string[] = [], env: NodeJS.P
   fs.mkdirSync(dir, { recursive: true });
   const portsFile = path.join(dir, 'ports.json');
   fs.rmSync(portsFile, { force: true });
-  const child = spawn(process.execPath, [path.join(ROOT, 'src/main.ts'), 'serve', '--host', '127.0.0.1', '--http-port', '0', '--smtp-port', '0', '--data-dir', dir, '--log-level', 'warn', ...args], {
-    cwd: ROOT,
-    env: { ...process.env, INBOXD_ADMIN_KEY: KEY, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      path.join(ROOT, 'src/main.ts'),
+      'serve',
+      '--host',
+      '127.0.0.1',
+      '--http-port',
+      '0',
+      '--smtp-port',
+      '0',
+      '--data-dir',
+      dir,
+      '--log-level',
+      'warn',
+      ...args,
+    ],
+    {
+      cwd: ROOT,
+      env: { ...process.env, INBOXD_ADMIN_KEY: KEY, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   children.add(child);
   const logs: string[] = [];
   const keep = (d: Buffer) => {
@@ -97,14 +115,20 @@ export function rssMb(pid: number): number {
   }
 }
 
-export async function createInbox(srv: Pick<Child, 'api'>, body: Record<string, unknown> = {}): Promise<{ inboxId: string; address: string }> {
+export async function createInbox(
+  srv: Pick<Child, 'api'>,
+  body: Record<string, unknown> = {},
+): Promise<{ inboxId: string; address: string }> {
   const res = await srv.api('/v1/inboxes', { method: 'POST', json: body });
   assert.equal(res.status, 201, await res.clone().text());
   return (await res.json()) as { inboxId: string; address: string };
 }
 
 /** Every message of an inbox (all pages). */
-export async function listAll(srv: Pick<Child, 'api'>, inboxId: string): Promise<Array<{ messageId: string; subject: string; size: number }>> {
+export async function listAll(
+  srv: Pick<Child, 'api'>,
+  inboxId: string,
+): Promise<Array<{ messageId: string; subject: string; size: number }>> {
   const out: Array<{ messageId: string; subject: string; size: number }> = [];
   let cursor: string | null = null;
   do {
@@ -139,7 +163,7 @@ export class RawSmtp {
     this.socket.on('data', (d) => {
       this.buf += d.toString('latin1');
       if (this.buf.length > 1 << 20) this.buf = this.buf.slice(-4096);
-      let i;
+      let i: number;
       while ((i = this.buf.indexOf('\r\n')) >= 0) {
         const line = this.buf.slice(0, i);
         this.buf = this.buf.slice(i + 2);
@@ -185,7 +209,12 @@ export class RawSmtp {
 }
 
 /** One complete, well-behaved delivery (new connection, EHLO … QUIT); resolves with its final reply and duration. */
-export async function deliver(port: number, to: string, body: string, opts: { timeoutMs?: number; localAddress?: string } = {}): Promise<{ reply: string; ms: number }> {
+export async function deliver(
+  port: number,
+  to: string,
+  body: string,
+  opts: { timeoutMs?: number; localAddress?: string } = {},
+): Promise<{ reply: string; ms: number }> {
   const t0 = performance.now();
   const s = new RawSmtp(port, opts);
   try {
@@ -251,7 +280,9 @@ export function checkStore(dir: string): { messages: number } {
       assert.ok(st, `message ${r.id}: raw blob ${r.raw_sha256} is missing`);
       assert.equal(st.size, r.size, `message ${r.id}: raw blob has ${st.size} bytes, the row says ${r.size}`);
     }
-    const atts = db.prepare('select a.id, a.sha256, a.size, m.id as mid from attachments a left join messages m on m.id = a.message_id').all() as Array<{ id: string; sha256: string; size: number; mid: string | null }>;
+    const atts = db
+      .prepare('select a.id, a.sha256, a.size, m.id as mid from attachments a left join messages m on m.id = a.message_id')
+      .all() as Array<{ id: string; sha256: string; size: number; mid: string | null }>;
     for (const a of atts) {
       assert.ok(a.mid, `attachment ${a.id} has no message`);
       const st = fs.statSync(blobPath(a.sha256), { throwIfNoEntry: false });

@@ -54,13 +54,19 @@ export async function runAbuse(scale: AbuseScale): Promise<void> {
         run(attacks.hugeCommandLine(s.smtp, scale.commandLineBytes, '127.0.0.6')),
         run(attacks.binaryJunk(s.smtp, scale.junkBytes, '127.0.0.7')),
       ]);
-      await run(attacks.dataWithoutEnd(s.smtp, scale.dataConnections, scale.dataBytes, target.address, scale.dataHoldMs, '127.0.0.8', () => s.rssMb()));
+      await run(
+        attacks.dataWithoutEnd(s.smtp, scale.dataConnections, scale.dataBytes, target.address, scale.dataHoldMs, '127.0.0.8', () =>
+          s.rssMb(),
+        ),
+      );
       await run(attacks.connectionFlood(s.smtp, scale.floodTotal, scale.floodParallel, '127.0.0.9'));
     } finally {
       clearInterval(sampler);
     }
     const { replies, ms } = await p.stop();
-    console.log(`  probe (a normal client, one delivery every 200 ms throughout): ${replies.length} deliveries, latency p50 ${pct(ms, 50)} ms, p99 ${pct(ms, 99)} ms, max ${pct(ms, 100)} ms`);
+    console.log(
+      `  probe (a normal client, one delivery every 200 ms throughout): ${replies.length} deliveries, latency p50 ${pct(ms, 50)} ms, p99 ${pct(ms, 99)} ms, max ${pct(ms, 100)} ms`,
+    );
     console.log(`  server RSS: ${idleRss} MB idle, ${peakRss} MB peak, ${s.rssMb()} MB after`);
     const bad = replies.filter((r) => !r.startsWith('250'));
     assert.deepEqual(bad, [], 'every probe delivery was accepted');

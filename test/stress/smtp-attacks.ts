@@ -42,7 +42,10 @@ export async function idleConnections(port: number, n: number, holdMs: number, a
   const refused = all.filter((s) => s.lines[0]?.startsWith('421')).length;
   const open = all.filter((s) => !s.closed).length;
   for (const s of all) s.destroy();
-  return { name: 'idle connections', detail: `${all.length} opened from ${addresses.length} address(es): ${all.length - refused} greeted, ${refused} refused with 421, ${open} still open after ${holdMs} ms` };
+  return {
+    name: 'idle connections',
+    detail: `${all.length} opened from ${addresses.length} address(es): ${all.length - refused} greeted, ${refused} refused with 421, ${open} still open after ${holdMs} ms`,
+  };
 }
 
 /** Slowloris: `n` connections that send a command one byte per `everyMs`. */
@@ -57,7 +60,10 @@ export async function slowloris(port: number, n: number, durationMs: number, loc
   }
   const open = conns.filter((s) => !s.closed).length;
   for (const c of conns) c.destroy();
-  return { name: 'slowloris', detail: `${n} connections at one byte per ${everyMs} ms for ${durationMs} ms (${sent} bytes); ${open} still open at the end` };
+  return {
+    name: 'slowloris',
+    detail: `${n} connections at one byte per ${everyMs} ms for ${durationMs} ms (${sent} bytes); ${open} still open at the end`,
+  };
 }
 
 /** One transaction with `n` RCPT commands pipelined in one write. */
@@ -76,7 +82,10 @@ export async function manyRecipients(port: number, n: number, address: (i: numbe
   const ok = replies.filter((l) => l.startsWith('250')).length;
   const tooMany = replies.filter((l) => l.startsWith('452')).length;
   s.destroy();
-  return { name: `${n} RCPTs`, detail: `${replies.length} replies in ${Date.now() - t0} ms: ${ok} accepted, ${tooMany} refused 452 (too many recipients)${s.closed ? ', connection closed' : ''}` };
+  return {
+    name: `${n} RCPTs`,
+    detail: `${replies.length} replies in ${Date.now() - t0} ms: ${ok} accepted, ${tooMany} refused 452 (too many recipients)${s.closed ? ', connection closed' : ''}`,
+  };
 }
 
 /** Garbage commands pipelined in one write. */
@@ -90,7 +99,10 @@ export async function pipelinedGarbage(port: number, lines: number, localAddress
   while (!s.closed && Date.now() - t0 < 10_000) await sleep(20);
   const last = s.lines.at(-1) ?? '';
   s.destroy();
-  return { name: 'pipelined garbage', detail: `${lines} garbage lines: ${s.lines.length - 1} replies, last "${last.slice(0, 60)}", closed by the server: ${s.closed}` };
+  return {
+    name: 'pipelined garbage',
+    detail: `${lines} garbage lines: ${s.lines.length - 1} replies, last "${last.slice(0, 60)}", closed by the server: ${s.closed}`,
+  };
 }
 
 /** A command line of `bytes` bytes (no line end until the very end). */
@@ -106,7 +118,10 @@ export async function hugeCommandLine(port: number, bytes: number, localAddress:
   while (!s.closed && Date.now() - t0 < 10_000) await sleep(20);
   const replies = s.lines.slice(1).map((l) => l.slice(0, 50));
   s.destroy();
-  return { name: '1 MB command line', detail: `${bytes} bytes on one line: replies ${JSON.stringify(replies.slice(0, 3))}, closed by the server: ${s.closed}` };
+  return {
+    name: '1 MB command line',
+    detail: `${bytes} bytes on one line: replies ${JSON.stringify(replies.slice(0, 3))}, closed by the server: ${s.closed}`,
+  };
 }
 
 /** Random bytes (CR and LF among them) instead of SMTP. */
@@ -122,7 +137,15 @@ export async function binaryJunk(port: number, bytes: number, localAddress: stri
 }
 
 /** `n` connections that start DATA and send `bytes` each without ever ending it, held for `holdMs`. */
-export async function dataWithoutEnd(port: number, n: number, bytes: number, to: string, holdMs: number, localAddress: string, rss: () => number): Promise<AttackResult> {
+export async function dataWithoutEnd(
+  port: number,
+  n: number,
+  bytes: number,
+  to: string,
+  holdMs: number,
+  localAddress: string,
+  rss: () => number,
+): Promise<AttackResult> {
   const conns = await openMany(port, n, localAddress);
   for (const s of conns) {
     await s.cmd('EHLO data.example');
@@ -154,7 +177,10 @@ export async function dataWithoutEnd(port: number, n: number, bytes: number, to:
   // A stream paused by the server's DATA memory budget makes no progress, so the idle timeout (60 s) closes it.
   const timedOut = conns.filter((s) => s.lines.some((l) => /^421 .*Timeout/i.test(l))).length;
   for (const s of conns) s.destroy();
-  return { name: 'DATA without end', detail: `${n} connections × ${Math.round(bytes / 1048576)} MB of DATA never ended (${Math.round(written / 1048576)} MB written by the clients); server RSS peak ${peak} MB; after ${holdMs} ms ${open} still open, ${timedOut} closed by the server's idle timeout` };
+  return {
+    name: 'DATA without end',
+    detail: `${n} connections × ${Math.round(bytes / 1048576)} MB of DATA never ended (${Math.round(written / 1048576)} MB written by the clients); server RSS peak ${peak} MB; after ${holdMs} ms ${open} still open, ${timedOut} closed by the server's idle timeout`,
+  };
 }
 
 /** Connect-and-drop as fast as possible: `total` connections, `parallel` at a time. */
@@ -169,5 +195,8 @@ export async function connectionFlood(port: number, total: number, parallel: num
     for (const s of batch) s.destroy();
     done += batch.length;
   }
-  return { name: 'connection flood', detail: `${total} connect/drop in ${Date.now() - t0} ms (${parallel} at a time), ${refused} refused with 421` };
+  return {
+    name: 'connection flood',
+    detail: `${total} connect/drop in ${Date.now() - t0} ms (${parallel} at a time), ${refused} refused with 421`,
+  };
 }

@@ -10,7 +10,8 @@ const readme = fs.readFileSync(path.resolve(import.meta.dirname, '../../README.m
 test('README documents every flag and environment variable', () => {
   const missing = Object.values(OPTIONS).flatMap((o) => [o.flag, o.env].filter((x) => !readme.includes(`\`${x}\``)));
   assert.deepEqual(missing, []);
-  for (const env of ['INBOXD_ADMIN_KEY', 'INBOXD_BILLING_SECRET_KEY', 'INBOXD_MAILGUN_SIGNING_KEY', 'INBOXD_NATIVE_CACHE_DIR']) assert.ok(readme.includes(env), env);
+  for (const env of ['INBOXD_ADMIN_KEY', 'INBOXD_BILLING_SECRET_KEY', 'INBOXD_MAILGUN_SIGNING_KEY', 'INBOXD_NATIVE_CACHE_DIR'])
+    assert.ok(readme.includes(env), env);
 });
 
 test('README starts with exactly the two set-up commands', () => {

@@ -24,7 +24,9 @@ test('100,000 links: the verify link is still found', () => {
     '<p><a href="https://example.com/verify?token=abcdef1234567890XYZ">Verify email</a></p>' +
     Array.from({ length: 100_000 }, (_, i) => `<a href="https://example.com/p/${i}?x=${i}">item ${i}</a>`).join('\n');
   assert.equal(x({ subject: 'Verify your email', html }).primaryLink, 'https://example.com/verify?token=abcdef1234567890XYZ');
-  const text = 'Verify your email: https://example.com/verify?token=abcdef1234567890XYZ\n' + Array.from({ length: 100_000 }, (_, i) => `https://example.com/p/${i}`).join(' ');
+  const text =
+    'Verify your email: https://example.com/verify?token=abcdef1234567890XYZ\n' +
+    Array.from({ length: 100_000 }, (_, i) => `https://example.com/p/${i}`).join(' ');
   assert.equal(x({ subject: 'Verify your email', text }).primaryLink, 'https://example.com/verify?token=abcdef1234567890XYZ');
 });
 
@@ -44,7 +46,13 @@ test('pathological HTML does not throw', () => {
 });
 
 test('pathological text does not throw', () => {
-  for (const text of ['1 '.repeat(1_000_000), '@'.repeat(200_000), ('http://' + 'a.'.repeat(3000) + ' ').repeat(300), 'code '.repeat(400_000), 'a'.repeat(5_000_000)]) {
+  for (const text of [
+    '1 '.repeat(1_000_000),
+    '@'.repeat(200_000),
+    ('http://' + 'a.'.repeat(3000) + ' ').repeat(300),
+    'code '.repeat(400_000),
+    'a'.repeat(5_000_000),
+  ]) {
     const r = x({ subject: 'code', text });
     assert.equal(typeof r.candidates.length, 'number');
   }

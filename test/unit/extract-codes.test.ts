@@ -117,7 +117,8 @@ test('HTML: code in <strong> inside a sentence', () => {
 });
 
 test('HTML: digits in separate table cells are joined', () => {
-  const html = '<p>Enter this code to confirm it\'s you:</p><table><tr><td>6</td><td></td><td>1</td><td>5</td><td>0</td><td>2</td><td>7</td></tr></table>';
+  const html =
+    "<p>Enter this code to confirm it's you:</p><table><tr><td>6</td><td></td><td>1</td><td>5</td><td>0</td><td>2</td><td>7</td></tr></table>";
   assert.equal(x({ subject: 'Login', html }).otp, '615027');
 });
 
@@ -127,18 +128,29 @@ test('HTML: big-font block after a heading', () => {
 });
 
 test('HTML: style/script/head content is ignored', () => {
-  const html = '<head><title>Code 111111</title><style>.c{color:#222222}</style></head><body><script>var code=333333</script><p>Your code: 482913</p></body>';
+  const html =
+    '<head><title>Code 111111</title><style>.c{color:#222222}</style></head><body><script>var code=333333</script><p>Your code: 482913</p></body>';
   assert.equal(x({ subject: 'x', html }).otp, '482913');
 });
 
 test('Subject-only code counts', () => {
-  const r = x({ subject: '719350 is your Tessellate sign-in code', text: 'Use the 6-digit code in the subject line. Requested from 192.0.2.211 at 10:30 UTC.' });
+  const r = x({
+    subject: '719350 is your Tessellate sign-in code',
+    text: 'Use the 6-digit code in the subject line. Requested from 192.0.2.211 at 10:30 UTC.',
+  });
   assert.equal(r.otp, '719350');
 });
 
 test('code only in an attachment is not searched', () => {
   const m = msg({ subject: 'Your secure document', text: 'The one-time access code is in the attached PDF.' });
-  m.attachments.push({ filename: 'code.pdf', contentType: 'application/pdf', disposition: 'attachment', contentId: null, size: 20, content: Buffer.from('Your code is 482913') });
+  m.attachments.push({
+    filename: 'code.pdf',
+    contentType: 'application/pdf',
+    disposition: 'attachment',
+    contentId: null,
+    size: 20,
+    content: Buffer.from('Your code is 482913'),
+  });
   assert.equal(extractVerification(m).otp, null);
 });
 

@@ -9,7 +9,10 @@ const T = 'Zk29fj3KLm8x7c6v5b4n3m2Qa7Pw';
 const V = `https://app.example.com/verify?token=${T}`;
 
 test('HTML button with entities decoded', () => {
-  const r = x({ subject: 'Verify your email', html: layout(`<a href="https://app.example.com/verify?token=${T}&amp;utm_source=email&amp;utm_medium=email">Verify email</a>`) });
+  const r = x({
+    subject: 'Verify your email',
+    html: layout(`<a href="https://app.example.com/verify?token=${T}&amp;utm_source=email&amp;utm_medium=email">Verify email</a>`),
+  });
   assert.equal(r.primaryLink, `${V}&utm_source=email&utm_medium=email`);
 });
 
@@ -54,21 +57,31 @@ for (const [name, a] of excluded) {
 
 test('excluded: List-Unsubscribe URL', () => {
   const u = `https://news.example.com/confirm-unsub/${T}`;
-  const r = x({ subject: 'Confirm', headers: [['list-unsubscribe', `<${u}>, <mailto:u@example.com>`]], html: `<a href="${u}">Confirm</a>` });
+  const r = x({
+    subject: 'Confirm',
+    headers: [['list-unsubscribe', `<${u}>, <mailto:u@example.com>`]],
+    html: `<a href="${u}">Confirm</a>`,
+  });
   assert.equal(r.primaryLink, null);
 });
 
 test('security notice: "secure your account" / "change password" is not primary', () => {
-  const html = layout(`<p>Your password was changed on April 20, 2026.</p><p>If you didn't change your password, <a href="https://app.example.com/disavow?token=${T}">secure your account here</a>.</p>`);
+  const html = layout(
+    `<p>Your password was changed on April 20, 2026.</p><p>If you didn't change your password, <a href="https://app.example.com/disavow?token=${T}">secure your account here</a>.</p>`,
+  );
   assert.equal(x({ subject: 'Your password has been changed', html }).primaryLink, null);
-  const html2 = layout(`<p>Here is your code: 482913</p><p>If you didn't ask for this code, <a href="https://app.example.com/settings/password?t=${T}">change your password</a>.</p>`);
+  const html2 = layout(
+    `<p>Here is your code: 482913</p><p>If you didn't ask for this code, <a href="https://app.example.com/settings/password?t=${T}">change your password</a>.</p>`,
+  );
   const r = x({ subject: 'Your code', html: html2 });
   assert.equal(r.otp, '482913');
   assert.equal(r.primaryLink, null);
 });
 
 test('password reset request: the reset link is primary', () => {
-  const html = layout(`<p>We received a request to reset your password.</p><p><a href="https://app.example.com/reset?token=${T}">Choose a new password</a></p>`);
+  const html = layout(
+    `<p>We received a request to reset your password.</p><p><a href="https://app.example.com/reset?token=${T}">Choose a new password</a></p>`,
+  );
   assert.equal(x({ subject: 'Reset your password', html }).primaryLink, `https://app.example.com/reset?token=${T}`);
 });
 
@@ -117,14 +130,22 @@ test('click-tracking wrapper is reported as written, the target is unwrapped fro
 
 test('unwrapTracking: q=, url=, awstrack path; not a same-host redirect parameter', () => {
   assert.equal(unwrapTracking('https://www.google.com/url?q=https%3A%2F%2Fa.example%2Fv&sa=D'), 'https://a.example/v');
-  assert.equal(unwrapTracking('https://eur01.safelinks.protection.outlook.com/?url=https%3A%2F%2Fa.example%2Fv%3Ft%3D1&data=x'), 'https://a.example/v?t=1');
-  assert.equal(unwrapTracking('https://abc.r.us-east-1.awstrack.me/L0/https:%2F%2Fa.example%2Fverify%3Ft%3D9/1/0100/xyz=123'), 'https://a.example/verify?t=9');
+  assert.equal(
+    unwrapTracking('https://eur01.safelinks.protection.outlook.com/?url=https%3A%2F%2Fa.example%2Fv%3Ft%3D1&data=x'),
+    'https://a.example/v?t=1',
+  );
+  assert.equal(
+    unwrapTracking('https://abc.r.us-east-1.awstrack.me/L0/https:%2F%2Fa.example%2Fverify%3Ft%3D9/1/0100/xyz=123'),
+    'https://a.example/verify?t=9',
+  );
   assert.equal(unwrapTracking('https://a.example/login?next=https%3A%2F%2Fa.example%2Fhome'), null);
   assert.equal(unwrapTracking('not a url'), null);
 });
 
 test('plain text: the label is the line above the URL', async () => {
-  const r = await xRaw(`From: Dropbox <no-reply@dropbox.com>\nSubject: Verify your email address\nContent-Type: text/plain; charset=utf-8\n\nVerify your email:\n${V}\n\nHaving trouble? See https://help.dropbox.com/verify-email\nManage email preferences: https://www.dropbox.com/account/notifications\n`);
+  const r = await xRaw(
+    `From: Dropbox <no-reply@dropbox.com>\nSubject: Verify your email address\nContent-Type: text/plain; charset=utf-8\n\nVerify your email:\n${V}\n\nHaving trouble? See https://help.dropbox.com/verify-email\nManage email preferences: https://www.dropbox.com/account/notifications\n`,
+  );
   assert.equal(r.primaryLink, V);
   assert.equal(r.service, 'dropbox');
 });
@@ -142,11 +163,16 @@ test('quoted-printable soft breaks are joined and =3D decoded', async () => {
     ' email address</a>',
   ].join('\n');
   const r = await xRaw(raw);
-  assert.equal(r.primaryLink, 'https://app.example.com/users/1/confirm_verification/122b598615dcbe810beacd557705a54b5edbbbe5?utm_campaign=verify&utm_medium=email');
+  assert.equal(
+    r.primaryLink,
+    'https://app.example.com/users/1/confirm_verification/122b598615dcbe810beacd557705a54b5edbbbe5?utm_campaign=verify&utm_medium=email',
+  );
 });
 
 test('no verification purpose: newsletter, receipt, digest give no link', () => {
-  const news = layout(`<h1>New this week</h1><p><a href="https://news.example.com/c/${T}">Read the story</a></p><p><a href="https://shop.example.com/p/${T}">Shop now</a></p>`);
+  const news = layout(
+    `<h1>New this week</h1><p><a href="https://news.example.com/c/${T}">Read the story</a></p><p><a href="https://shop.example.com/p/${T}">Shop now</a></p>`,
+  );
   assert.equal(x({ subject: 'This week at Example', html: news }).primaryLink, null);
   const receipt = layout(`<p>Receipt #1842-5519</p><p><a href="https://pay.example.com/receipts/${T}">Download receipt</a></p>`);
   assert.equal(x({ subject: 'Your receipt', html: receipt }).primaryLink, null);

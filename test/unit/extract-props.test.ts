@@ -1,7 +1,6 @@
 // Property tests: a code planted next to a keyword in random text is found; planted years, prices, times
 // and phone numbers are never returned as the code.
 import { test } from 'node:test';
-import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { x } from './extract-helpers.ts';
 
@@ -44,13 +43,26 @@ const TEMPLATES = [
 
 test('property: a code planted next to a keyword is found', () => {
   fc.assert(
-    fc.property(filler, filler, fc.oneof(digitCode, alnumCode), fc.integer({ min: 0, max: TEMPLATES.length - 1 }), fc.boolean(), (before, after, code, t, html) => {
-      const body = `${before}\n\n${TEMPLATES[t]!(code)}\n\n${after}`;
-      const r = html
-        ? x({ subject: 'Your account', html: body.split('\n').map((l) => `<p>${l}</p>`).join('') })
-        : x({ subject: 'Your account', text: body });
-      return r.otp === code;
-    }),
+    fc.property(
+      filler,
+      filler,
+      fc.oneof(digitCode, alnumCode),
+      fc.integer({ min: 0, max: TEMPLATES.length - 1 }),
+      fc.boolean(),
+      (before, after, code, t, html) => {
+        const body = `${before}\n\n${TEMPLATES[t]!(code)}\n\n${after}`;
+        const r = html
+          ? x({
+              subject: 'Your account',
+              html: body
+                .split('\n')
+                .map((l) => `<p>${l}</p>`)
+                .join(''),
+            })
+          : x({ subject: 'Your account', text: body });
+        return r.otp === code;
+      },
+    ),
     { numRuns: 400 },
   );
 });
@@ -62,10 +74,12 @@ const DISTRACTORS = [
   year.map((y) => `Member since ${y}.`),
   fc.integer({ min: 1000, max: 99_999 }).map((n) => `Your total is $${n}.99 and you saved €${n}.`),
   fc.integer({ min: 1000, max: 99_999 }).map((n) => `Price: USD ${n}`),
-  fc.tuple(fc.integer({ min: 0, max: 23 }), fc.integer({ min: 0, max: 59 })).map(([h, m]) => `Requested at ${h}:${String(m).padStart(2, '0')} UTC.`),
-  fc.tuple(fc.integer({ min: 200, max: 999 }), fc.integer({ min: 200, max: 999 }), fc.integer({ min: 1000, max: 9999 })).map(
-    ([a, b, c]) => `Questions? Call (${a}) ${b}-${c} or +1 ${a}-${b}-${c}.`,
-  ),
+  fc
+    .tuple(fc.integer({ min: 0, max: 23 }), fc.integer({ min: 0, max: 59 }))
+    .map(([h, m]) => `Requested at ${h}:${String(m).padStart(2, '0')} UTC.`),
+  fc
+    .tuple(fc.integer({ min: 200, max: 999 }), fc.integer({ min: 200, max: 999 }), fc.integer({ min: 1000, max: 9999 }))
+    .map(([a, b, c]) => `Questions? Call (${a}) ${b}-${c} or +1 ${a}-${b}-${c}.`),
   fc.integer({ min: 10_000, max: 99_999 }).map((z) => `Example Inc., 500 Howard Street, San Francisco, CA ${z}`),
   fc.integer({ min: 1000, max: 99_999_999 }).map((n) => `Order #${n} has shipped.`),
 ];
@@ -75,7 +89,13 @@ test('property: years, prices, times, phone numbers, ZIPs and order numbers are 
     fc.property(filler, fc.oneof(...DISTRACTORS), filler, fc.boolean(), (before, distractor, after, html) => {
       const body = `We sent you a verification code earlier today.\n\n${before}\n\n${distractor}\n\n${after}`;
       const r = html
-        ? x({ subject: 'About your code', html: body.split('\n').map((l) => `<p>${l}</p>`).join('') })
+        ? x({
+            subject: 'About your code',
+            html: body
+              .split('\n')
+              .map((l) => `<p>${l}</p>`)
+              .join(''),
+          })
         : x({ subject: 'About your code', text: body });
       return r.otp === null;
     }),

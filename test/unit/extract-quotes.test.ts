@@ -6,7 +6,8 @@ import { markQuotes, threadHints } from '../../src/mail/extract/quotes.ts';
 import { textToLines } from '../../src/mail/extract/doc.ts';
 
 test('">" quoted older code loses to the new one', () => {
-  const text = 'Here is a new verification code: 318 442\n\nOn Sun, Apr 12, 2026 at 6:14 PM Support <support@example.com> wrote:\n> Your verification code is 907 215.\n> Marco\n';
+  const text =
+    'Here is a new verification code: 318 442\n\nOn Sun, Apr 12, 2026 at 6:14 PM Support <support@example.com> wrote:\n> Your verification code is 907 215.\n> Marco\n';
   assert.equal(x({ subject: 'Re: code', text }).otp, '318442');
 });
 
@@ -16,17 +17,20 @@ test('only a quoted code: not used', () => {
 });
 
 test('Outlook "-----Original Message-----"', () => {
-  const text = 'New code: 480215\n\n-----Original Message-----\nFrom: IT <it@example.com>\nSent: Monday\nSubject: Code\n\nYour verification code is 991034.';
+  const text =
+    'New code: 480215\n\n-----Original Message-----\nFrom: IT <it@example.com>\nSent: Monday\nSubject: Code\n\nYour verification code is 991034.';
   assert.equal(x({ subject: 'RE: Code', text }).otp, '480215');
 });
 
 test('Outlook header block without the Original Message line', () => {
-  const text = 'Try this one instead, verification code 662091.\n\n________________________________\nFrom: IT Desk <it@example.com>\nSent: Monday, April 13, 2026 9:00 AM\nTo: Jay\nSubject: Login code\n\nYour verification code is 991034.';
+  const text =
+    'Try this one instead, verification code 662091.\n\n________________________________\nFrom: IT Desk <it@example.com>\nSent: Monday, April 13, 2026 9:00 AM\nTo: Jay\nSubject: Login code\n\nYour verification code is 991034.';
   assert.equal(x({ subject: 'RE: Login code', text }).otp, '662091');
 });
 
 test('Gmail HTML: <blockquote class="gmail_quote"> is old content', () => {
-  const html = '<div>Sorry, use this code instead: <b>204816</b></div><div class="gmail_quote"><div class="gmail_attr">On Mon, Apr 13, 2026 Support &lt;s@example.com&gt; wrote:</div><blockquote class="gmail_quote">Your verification code is 552210.</blockquote></div>';
+  const html =
+    '<div>Sorry, use this code instead: <b>204816</b></div><div class="gmail_quote"><div class="gmail_attr">On Mon, Apr 13, 2026 Support &lt;s@example.com&gt; wrote:</div><blockquote class="gmail_quote">Your verification code is 552210.</blockquote></div>';
   assert.equal(x({ subject: 'Re: Verification code', html }).otp, '204816');
 });
 
@@ -71,7 +75,10 @@ test('helpdesk thread, newest entry first', () => {
 });
 
 test('a plain (non-reply) <blockquote> used for layout still counts', () => {
-  assert.equal(x({ subject: 'Your login code', html: '<p>Use this code to log in:</p><blockquote style="font-size:24px">582031</blockquote>' }).otp, '582031');
+  assert.equal(
+    x({ subject: 'Your login code', html: '<p>Use this code to log in:</p><blockquote style="font-size:24px">582031</blockquote>' }).otp,
+    '582031',
+  );
 });
 
 test('markQuotes marks lines and segments', () => {

@@ -25,7 +25,10 @@ Hello
   );
   assert.equal(m.subject, '🔐 Your code');
   assert.deepEqual(m.from, { name: 'Jay Miller', address: 'jay@example.com' });
-  assert.deepEqual(m.to.map((a) => a.address), ['a@inboxd.test', 'b@inboxd.test']);
+  assert.deepEqual(
+    m.to.map((a) => a.address),
+    ['a@inboxd.test', 'b@inboxd.test'],
+  );
   assert.deepEqual(m.cc, [{ name: '', address: 'c@example.com' }]);
   assert.equal(m.replyTo[0]?.address, 'r@example.com');
   assert.equal(m.date?.toISOString(), '2026-04-14T10:30:00.000Z');
@@ -40,7 +43,9 @@ Hello
 });
 
 test('raw 8-bit UTF-8 header values are decoded', async () => {
-  const m = await parseMessage(Buffer.from('From: "Équipe" <a@example.com>\r\nSubject: Bestätigung 認証\r\nX-Raw: café\r\n\r\nbody\r\n', 'utf8'));
+  const m = await parseMessage(
+    Buffer.from('From: "Équipe" <a@example.com>\r\nSubject: Bestätigung 認証\r\nX-Raw: café\r\n\r\nbody\r\n', 'utf8'),
+  );
   assert.equal(m.subject, 'Bestätigung 認証');
   assert.equal(m.from?.name, 'Équipe');
   assert.equal(m.headers.find(([k]) => k === 'x-raw')?.[1], 'café');
@@ -79,7 +84,10 @@ iVBORw0KGgo=
   assert.equal(m.text?.trim(), 'Body text');
   assert.equal(m.html, null);
   assert.equal(m.attachments.length, 3);
-  assert.deepEqual(m.attachments.map((a) => a.disposition), ['attachment', 'attachment', 'inline']);
+  assert.deepEqual(
+    m.attachments.map((a) => a.disposition),
+    ['attachment', 'attachment', 'inline'],
+  );
   assert.equal(m.attachments[0]?.filename, 'page.html');
   assert.equal(m.attachments[1]?.filename, 'notes.txt');
   assert.equal(m.attachments[2]?.contentId, 'logo@x');
@@ -104,7 +112,9 @@ test('decodeHeaderValue: B and Q words, adjacent words joined, unknown charset t
 
 test('bare LF, NUL bytes, invalid UTF-8 and a broken charset parse', async () => {
   const raw = Buffer.concat([
-    Buffer.from('From: a@example.com\nSubject: nul\u0000here\nContent-Type: text/plain; charset=x-does-not-exist\n\nYour code\u0000 is 482913\n'),
+    Buffer.from(
+      'From: a@example.com\nSubject: nul\u0000here\nContent-Type: text/plain; charset=x-does-not-exist\n\nYour code\u0000 is 482913\n',
+    ),
     Buffer.from([0xff, 0xfe, 0xc3, 0x28, 0x0a]),
   ]);
   const m = await parseMessage(raw);
@@ -125,7 +135,8 @@ test('ISO-8859-1 quoted-printable body and Q-encoded subject', async () => {
 });
 
 test('a huge header is bounded, the body still parses', async () => {
-  const raw = 'From: a@example.com\r\nSubject: ' + 'x'.repeat(3_000_000) + '\r\nX-Long: ' + 'y'.repeat(2_000_000) + '\r\n\r\nYour code is 482913\r\n';
+  const raw =
+    'From: a@example.com\r\nSubject: ' + 'x'.repeat(3_000_000) + '\r\nX-Long: ' + 'y'.repeat(2_000_000) + '\r\n\r\nYour code is 482913\r\n';
   const m = await parseMessage(Buffer.from(raw));
   assert.ok(m.subject.length <= 65_536);
   assert.equal(m.text?.trim(), 'Your code is 482913');
@@ -140,7 +151,8 @@ test('200,000 header lines are bounded', async () => {
 
 test('1,000 MIME parts', async () => {
   let raw = 'From: a@example.com\r\nSubject: many\r\nContent-Type: multipart/mixed; boundary=BB\r\n\r\n';
-  for (let i = 0; i < 1000; i++) raw += `--BB\r\nContent-Type: application/octet-stream\r\nContent-Disposition: attachment; filename="f${i}.bin"\r\n\r\nhello ${i}\r\n`;
+  for (let i = 0; i < 1000; i++)
+    raw += `--BB\r\nContent-Type: application/octet-stream\r\nContent-Disposition: attachment; filename="f${i}.bin"\r\n\r\nhello ${i}\r\n`;
   raw += '--BB\r\nContent-Type: text/plain\r\n\r\nYour code is 482913\r\n--BB--\r\n';
   const m = await parseMessage(Buffer.from(raw));
   assert.equal(m.attachments.length, 1000);

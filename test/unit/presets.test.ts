@@ -6,7 +6,9 @@ import { PRESET_IDS, getPreset, isPresetId, listPresets, serviceFromAddress } fr
 test('25 presets in the contract order', () => {
   assert.deepEqual(
     [...PRESET_IDS],
-    'github google microsoft apple amazon slack discord notion stripe shopify atlassian dropbox linkedin x facebook instagram airbnb uber netflix spotify zoom openai figma vercel paypal'.split(' '),
+    'github google microsoft apple amazon slack discord notion stripe shopify atlassian dropbox linkedin x facebook instagram airbnb uber netflix spotify zoom openai figma vercel paypal'.split(
+      ' ',
+    ),
   );
   assert.equal(listPresets().length, 25);
 });

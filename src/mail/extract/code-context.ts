@@ -57,7 +57,8 @@ export function codeKeywords(lower: string, ctx?: { booking: boolean; meeting: b
       // "sicherheitscode", "verificatiecode", "logincode" are
       if (/(?:uni|en|de|bar|qr|zip|post|geo|op|short|promo|source|re|trans|hex|time|zeit)$/.test(before)) neg = true;
     }
-    if (!neg && /^codes?$/.test(m[0]) && /^s?\s+(?:of conduct|review|base|snippet|block|sample|editor|repository|repo)\b/.test(after)) neg = true;
+    if (!neg && /^codes?$/.test(m[0]) && /^s?\s+(?:of conduct|review|base|snippet|block|sample|editor|repository|repo)\b/.test(after))
+      neg = true;
     if (!neg) out.push({ index: m.index, end: m.index + m[0].length, word: m[0] });
     if (out.length >= max) break;
   }
@@ -143,7 +144,15 @@ export function codeContext(allLines: Line[][], subject: string, hint?: CodeHint
   const receipt = (text.match(RECEIPT_CTX) ?? []).length >= 2;
   const meeting = MEETING_CTX.test(text);
   const masked = maskLine(text);
-  const base: MessageContext = { codeIntent: false, subjectCode: false, verifyIntent: VERIFY_NEAR.test(masked), booking, receipt, meeting, hint };
+  const base: MessageContext = {
+    codeIntent: false,
+    subjectCode: false,
+    verifyIntent: VERIFY_NEAR.test(masked),
+    booking,
+    receipt,
+    meeting,
+    hint,
+  };
   const codeIntent = hasKw(masked, base);
   const subjectCode = hasKw(maskLine(subject.toLowerCase()), base);
   return { ...base, codeIntent, subjectCode };

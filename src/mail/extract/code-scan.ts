@@ -23,7 +23,8 @@ export interface RawCode {
 
 const MASK = '\u0001';
 /** Unit and ordinal suffixes of a number ("100W", "22nd", "1080p", "200GB"). */
-const UNIT_SUFFIX = /^(?:px|pt|em|rem|gb|mb|kb|tb|gbps|mbps|st|nd|rd|th|am|pm|h|hr|hrs|m|s|ms|min|km|kg|mi|ft|in|w|kw|kwh|v|hz|mhz|ghz|p|k|x|l|ml|mp|fps|mah|yr|yrs|d|cm|mm|oz|lb|lbs)$/i;
+const UNIT_SUFFIX =
+  /^(?:px|pt|em|rem|gb|mb|kb|tb|gbps|mbps|st|nd|rd|th|am|pm|h|hr|hrs|m|s|ms|min|km|kg|mi|ft|in|w|kw|kwh|v|hz|mhz|ghz|p|k|x|l|ml|mp|fps|mah|yr|yrs|d|cm|mm|oz|lb|lbs)$/i;
 
 function isDigit(c: number): boolean {
   return c >= 48 && c <= 57;
@@ -39,18 +40,16 @@ function isAlnum(c: number): boolean {
 export function maskLine(text: string): string {
   let t = text;
   if (t.indexOf('://') >= 0 || t.indexOf('www.') >= 0 || /(?:mailto|tel|sms|callto):/i.test(t)) {
-    t = t.replace(/(?:\b[a-z][a-z0-9+.-]{1,15}:\/\/|\bwww\.|\b(?:mailto|tel|sms|callto):)[^\s<>"'\u0001]*/gi, (m) =>
-      MASK.repeat(m.length),
-    );
+    t = t.replace(/(?:\b[a-z][a-z0-9+.-]{1,15}:\/\/|\bwww\.|\b(?:mailto|tel|sms|callto):)[^\s<>"'\u0001]*/gi, (m) => MASK.repeat(m.length));
   }
   if (t.indexOf('@') >= 0) {
     const chars = t.split('');
     for (let i = 0; i < chars.length; i++) {
       if (chars[i] !== '@') continue;
       let a = i;
-      while (a > 0 && /[A-Za-z0-9._%+\-]/.test(chars[a - 1]!)) a--;
+      while (a > 0 && /[A-Za-z0-9._%+-]/.test(chars[a - 1]!)) a--;
       let b = i + 1;
-      while (b < chars.length && /[A-Za-z0-9.\-]/.test(chars[b]!)) b++;
+      while (b < chars.length && /[A-Za-z0-9.-]/.test(chars[b]!)) b++;
       const domain = chars.slice(i + 1, b).join('');
       if (domain.indexOf('.') > 0 || a < i) {
         // an address, or an @handle
@@ -157,7 +156,8 @@ export function scanCodes(t: string): RawCode[] {
       for (let q = 0; q < group.length; q++) used.add(atoms.indexOf(group[q]!));
     };
     if (group.length === 1) {
-      if (total >= 4 && total <= 8) out.push({ value: first.s, kind: 'digits', start: first.start, end: first.end, adjacentNumbers: false });
+      if (total >= 4 && total <= 8)
+        out.push({ value: first.s, kind: 'digits', start: first.start, end: first.end, adjacentNumbers: false });
       continue;
     }
     const equal = lens.every((x) => x === lens[0]);
@@ -196,7 +196,7 @@ export function scanCodes(t: string): RawCode[] {
     const idx = Array.from({ length: e - k + 1 }, (_, q) => k + q);
     k = e + 1;
     if (!group.some((a) => a.letters)) continue; // pure digits: handled above
-    idx.forEach((q) => used.add(q));
+    for (const q of idx) used.add(q);
     if (neighbourBad(t, start, end)) continue;
     if (t.charAt(start - 1) === '-' || t.charAt(end) === '-') continue;
     const a0 = group[0]!;

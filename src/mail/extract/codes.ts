@@ -166,8 +166,7 @@ function scoreOne(
       } else if (btrim.length <= 30) {
         score += 0.5;
         tight = true;
-      }
-      else score += btrim.length <= 60 ? 0.35 : 0.25;
+      } else score += btrim.length <= 60 ? 0.35 : 0.25;
       labelled = true;
       reasons.push('label-before');
     }
@@ -189,7 +188,10 @@ function scoreOne(
   if (!labelled) {
     const l40 = left.slice(-40);
     const r40 = right.slice(0, 40);
-    if ((VERIFY_NEAR.test(l40) && !SENTENCE_BREAK.test(l40.slice(l40.search(VERIFY_NEAR)))) || VERIFY_NEAR.test(r40.split(SENTENCE_BREAK)[0] ?? '')) {
+    if (
+      (VERIFY_NEAR.test(l40) && !SENTENCE_BREAK.test(l40.slice(l40.search(VERIFY_NEAR)))) ||
+      VERIFY_NEAR.test(r40.split(SENTENCE_BREAK)[0] ?? '')
+    ) {
       score += 0.3;
       labelled = true;
       reasons.push('verify-word');
@@ -271,11 +273,18 @@ function scoreOne(
     if (!labelled && MONTH_CTX.test(lower)) return reject('year');
     score -= 0.3;
   }
-  if (!strongLabel && !tight && digitsOnly && len === 8 && /^(?:19|20)\d\d(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])$/.test(r.value)) score -= 0.2;
+  if (!strongLabel && !tight && digitsOnly && len === 8 && /^(?:19|20)\d\d(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])$/.test(r.value))
+    score -= 0.2;
   if (digitsOnly && COUNTRY_AFTER.test(right)) score -= 0.3;
-  if (digitsOnly && !labelled && /^\s+[A-Z][a-zà-ÿ]+(?:[ -][A-Z][a-zà-ÿ]+)*\s*(?:,|$)/.test(rightRaw) && /,\s*$/.test(leftRaw)) score -= 0.3;
+  if (digitsOnly && !labelled && /^\s+[A-Z][a-zà-ÿ]+(?:[ -][A-Z][a-zà-ÿ]+)*\s*(?:,|$)/.test(rightRaw) && /,\s*$/.test(leftRaw))
+    score -= 0.3;
   if (r.adjacentNumbers) score -= 0.3;
-  if (/(?:order|receipt|invoice|transaction|ticket|reservation|booking|tracking|shipment|account|customer|member|reference|ref\b|license|plate|serial)/.test(left.slice(-30)) && !labelled)
+  if (
+    /(?:order|receipt|invoice|transaction|ticket|reservation|booking|tracking|shipment|account|customer|member|reference|ref\b|license|plate|serial)/.test(
+      left.slice(-30),
+    ) &&
+    !labelled
+  )
     score -= 0.35;
   const promoNear = PROMO_CTX.test(lower) || (li > 0 && cache.promo(li - 1));
   if (promoNear) {

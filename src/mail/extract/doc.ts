@@ -64,7 +64,7 @@ export const LIMITS = {
   links: 400,
 } as const;
 
-const ZERO_WIDTH = /[\u00ad\u034f\u180e\u200b-\u200d\u2060\ufeff]/g;
+const ZERO_WIDTH = /\u00ad|\u034f|\u180e|[\u200b-\u200d]|\u2060|\ufeff/g;
 const SPACES = /[\s\u00a0\u2000-\u200a\u202f\u205f\u3000]+/g;
 
 /** Normalises one line of text: NFKC, zero-width characters removed, whitespace collapsed. */

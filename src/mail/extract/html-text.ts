@@ -19,7 +19,6 @@ interface Frame {
   quote: 0 | 1 | 2;
 }
 
-
 /** Renders HTML to plain text (block elements on their own lines). */
 export function htmlToText(html: string): string {
   return htmlToDoc(html)
@@ -52,8 +51,16 @@ export function htmlToDoc(htmlIn: string): Doc {
   let emphBuf = '';
 
   // current link
-  let link: { href: string; text: string; alt: string; imgs: number; pixel: boolean; line: number; before: string; hidden: boolean } | null =
-    null;
+  let link: {
+    href: string;
+    text: string;
+    alt: string;
+    imgs: number;
+    pixel: boolean;
+    line: number;
+    before: string;
+    hidden: boolean;
+  } | null = null;
 
   const flush = (): void => {
     if (emphBuf !== '') {
@@ -239,7 +246,9 @@ export function htmlToDoc(htmlIn: string): Doc {
       const href = attrs['href'];
       if (href !== undefined && links.length < LIMITS.links) {
         link = {
-          href: decodeEntities(href).replace(/[\t\n\r]/g, '').trim(),
+          href: decodeEntities(href)
+            .replace(/[\t\n\r]/g, '')
+            .trim(),
           text: '',
           alt: '',
           imgs: 0,

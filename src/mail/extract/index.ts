@@ -107,9 +107,7 @@ export function extractVerification(msg: ParsedMessage, opts: ExtractOptions = {
   const best = links[0] && links[0].score >= LINK_THRESHOLD ? links[0] : null;
 
   const candidates: Candidate[] = [
-    ...codes.slice(0, MAX_CANDIDATES).map(
-      (c): Candidate => ({ kind: 'otp', value: c.value, confidence: conf(c.score), source: c.source }),
-    ),
+    ...codes.slice(0, MAX_CANDIDATES).map((c): Candidate => ({ kind: 'otp', value: c.value, confidence: conf(c.score), source: c.source })),
     ...links.slice(0, MAX_CANDIDATES).map((l): Candidate => {
       const c: Candidate = { kind: 'link', value: l.href, confidence: conf(l.score), source: l.source };
       if (l.unwrapped) c.unwrapped = l.unwrapped;

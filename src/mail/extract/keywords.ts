@@ -91,7 +91,8 @@ export const BOOKING_CTX =
   /\b(?:reservations?|booking|booked|itinerary|check-in|check in:|your trip|your stay|flight|boarding pass|hotel|reserva|reservación|buchung|réservation|prenotazione|reservering)\b|бронирован|予約|预订|예약/g;
 
 /** Receipts and payments: "authorization/approval code" there is a card-payment code. */
-export const RECEIPT_CTX = /\b(?:receipt|invoice|subtotal|amount paid|total paid|order total|payment method|billed to|tax|vat|quittung|rechnung|reçu|facture|recibo|factura|ricevuta|fattura)\b/g;
+export const RECEIPT_CTX =
+  /\b(?:receipt|invoice|subtotal|amount paid|total paid|order total|payment method|billed to|tax|vat|quittung|rechnung|reçu|facture|recibo|factura|ricevuta|fattura)\b/g;
 
 /** Weaker cues near a code: verification words and "enter the following" phrases. */
 export const VERIFY_NEAR =

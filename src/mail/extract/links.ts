@@ -54,10 +54,12 @@ const POS_URL =
 const WEAK_URL = /sign[-_]?in|log[-_]?in|\/auth\b|\/auth\/|[?&](?:token|code|code_token|key|t|k)=/;
 const NEG_URL =
   /unsubscribe|optout|opt-out|opt_out|preferences|\/prefs?\b|settings|notifications?\b|privacy|\/legal|\/terms|\/tos\b|\/help\b|\/support\b|\/faq|\/docs?\/|\/blog\b|\bdeny\b|\/block|cancel|disavow|\/report|not-?me\b|notme|\/remove|\/track\/open|\/wf\/open|open\.php|open\.aspx|beacon|pixel|\/o\.php|logout|sign-?out|\/download|apps\.apple\.com|play\.google\.com|\/EmailUnsubscribe/i;
-const NEG_HOST = /^(?:help|support|docs|community|status|blog|feedback|careers|investors?|developers?|learn|academy|store|shop|press|legal|privacy)\./;
+const NEG_HOST =
+  /^(?:help|support|docs|community|status|blog|feedback|careers|investors?|developers?|learn|academy|store|shop|press|legal|privacy)\./;
 const SOCIAL_HOST =
   /(?:^|\.)(?:facebook\.com|twitter\.com|x\.com|instagram\.com|linkedin\.com|youtube\.com|tiktok\.com|pinterest\.com|github\.com|medium\.com|threads\.net|reddit\.com|discord\.gg|t\.me|wa\.me)$/;
-const SOCIAL_ALT = /^(?:facebook|twitter|x|instagram|linkedin|youtube|tiktok|pinterest|github|medium|threads|reddit|discord|telegram|whatsapp|mastodon|bluesky|snapchat|vimeo|social)$/i;
+const SOCIAL_ALT =
+  /^(?:facebook|twitter|x|instagram|linkedin|youtube|tiktok|pinterest|github|medium|threads|reddit|discord|telegram|whatsapp|mastodon|bluesky|snapchat|vimeo|social)$/i;
 /** Anchors that say nothing by themselves ("click here", the URL itself): the sentence before them counts. */
 const GENERIC_ANCHOR =
   /^(?:click here|click|here|tap here|press here|this link|the link|link|button|follow this link|open link|hier|hier klicken|klicken sie hier|ici|cliquez ici|aquí|haga clic aquí|haz clic aquí|aqui|clique aqui|qui|clicca qui|klik hier|tutaj|kliknij tutaj|здесь|ここ|こちら|这里|點擊這裡|여기)[.!:]?$/;
@@ -164,7 +166,12 @@ function scoreLink(link: LinkRef, lines: Line[], ctx: LinkContext): Omit<ScoredL
   let label = link.source === 'text' ? nearLabel(link, lines).toLowerCase() : anchor;
   if (link.source === 'html' && (GENERIC_ANCHOR.test(anchor.trim()) || /^https?:\/\//.test(anchor.trim()))) {
     // "To verify your address, <a>click here</a>": the sentence before the anchor is its label
-    const sentence = (link.before.toLowerCase().split(/[.!?]\s/).pop() ?? '').slice(-120);
+    const sentence = (
+      link.before
+        .toLowerCase()
+        .split(/[.!?]\s/)
+        .pop() ?? ''
+    ).slice(-120);
     label = sentence + ' ' + anchor;
   }
   const unwrapped = unwrapTracking(href);
@@ -187,7 +194,8 @@ function scoreLink(link: LinkRef, lines: Line[], ctx: LinkContext): Omit<ScoredL
   if (link.imageOnly && (SOCIAL_ALT.test(anchor.trim()) || anchor === '')) return null;
   if (SOCIAL_HOST.test(host) && !sameSite(host, ctx.senderDomain) && !samePreset(host, ctx)) {
     // a social profile / icon link (not the social network's own account mail with a token)
-    if (link.imageOnly || SOCIAL_ALT.test(anchor.trim()) || (!hasToken(u) && u.pathname.split('/').filter(Boolean).length <= 2)) return null;
+    if (link.imageOnly || SOCIAL_ALT.test(anchor.trim()) || (!hasToken(u) && u.pathname.split('/').filter(Boolean).length <= 2))
+      return null;
   }
   if (NEG_URL.test(urlText) || NEG_URL.test(wrapperText)) score -= 0.6;
   if (NEG_HOST.test(host) || NEG_HOST.test(hostOf(target))) score -= 0.5;

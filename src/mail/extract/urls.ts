@@ -1,7 +1,8 @@
 // URL helpers for link scoring: registrable domain, IP-literal hosts, token detection and the
 // click-tracking unwrap. Nothing is fetched.
 
-const TRACKING_KEYS = /^(?:utm_\w+|trk|trkid|trkemail|ref_?|src|source|medium|campaign|lang|locale|hl|mkt|cl|ch|fr|lipi|mc_cid|mc_eid|_hsenc|_hsmi|gclid|fbclid|mkt_tok)$/i;
+const TRACKING_KEYS =
+  /^(?:utm_\w+|trk|trkid|trkemail|ref_?|src|source|medium|campaign|lang|locale|hl|mkt|cl|ch|fr|lipi|mc_cid|mc_eid|_hsenc|_hsmi|gclid|fbclid|mkt_tok)$/i;
 
 const TOKEN_KEYS = /^(?:token|code|otp|key|t|k|sig|signature|hash|auth|verification(?:_?code)?|confirm(?:ation)?(?:_?code)?|nonce)$/i;
 
@@ -53,7 +54,7 @@ export function unwrapTracking(href: string): string | null {
   }
   // Amazon SES: https://r.us-east-1.awstrack.me/L0/https:%2F%2Fexample.com%2Fverify/1/…
   const m = /\/L\d\/(https?:%2F%2F[^/]+)/i.exec(u.pathname);
-  if (m && m[1]) {
+  if (m?.[1]) {
     const v = safeDecode(m[1]);
     if (/^https?:\/\/[^/\s]+/i.test(v)) return v;
   }
@@ -74,7 +75,7 @@ function looksLikeToken(piece: string): boolean {
     if (mixedCase && part.length >= 16 && digits + letters >= part.length - 2) return true;
   }
   // random base64url flips between upper and lower case far more often than words in CamelCase do
-  if (piece.length >= 20 && /^[A-Za-z0-9_\-]+$/.test(piece)) {
+  if (piece.length >= 20 && /^[A-Za-z0-9_-]+$/.test(piece)) {
     let switches = 0;
     for (let i = 1; i < piece.length; i++) {
       const a = piece[i - 1]!;

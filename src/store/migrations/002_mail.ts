@@ -51,7 +51,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .execute();
   await db.schema.createIndex('messages_inbox_seq').on('messages').columns(['inbox_id', 'seq']).execute();
   await db.schema.createIndex('messages_inbox_received').on('messages').columns(['inbox_id', 'received_at']).execute();
-  await db.schema.createIndex('messages_unclaimed').on('messages').columns(['rcpt', 'received_at']).where(sql.ref('inbox_id'), 'is', null).execute();
+  await db.schema
+    .createIndex('messages_unclaimed')
+    .on('messages')
+    .columns(['rcpt', 'received_at'])
+    .where(sql.ref('inbox_id'), 'is', null)
+    .execute();
   await db.schema.createIndex('messages_raw').on('messages').column('raw_sha256').execute();
 
   await db.schema

@@ -20,7 +20,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('created_at', 'integer', (c) => c.notNull())
     .addColumn('updated_at', 'integer', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('callback_deliveries_message_event').unique().on('callback_deliveries').columns(['message_id', 'event']).execute();
+  await db.schema
+    .createIndex('callback_deliveries_message_event')
+    .unique()
+    .on('callback_deliveries')
+    .columns(['message_id', 'event'])
+    .execute();
   await db.schema.createIndex('callback_deliveries_inbox').on('callback_deliveries').column('inbox_id').execute();
   await db.schema
     .createIndex('callback_deliveries_due')
