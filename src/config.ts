@@ -200,6 +200,68 @@ export const OPTIONS = {
     schema: z.coerce.number().int('must be a whole number').min(0, 'must be 0 or more').max(100_000, 'must be at most 100000'),
     default: 200,
   },
+  maxHttpConnections: {
+    flag: '--max-http-connections',
+    env: 'INBOXD_MAX_HTTP_CONNECTIONS',
+    arg: 'N',
+    help: 'open HTTP connections at once (lowered to fit the open-file limit); more are answered 503 and closed',
+    schema: z.coerce.number().int('must be a whole number').min(1, 'must be at least 1').max(1_000_000, 'must be at most 1000000'),
+    default: 4096,
+  },
+  maxHttpConnectionsPerIp: {
+    flag: '--max-http-connections-per-ip',
+    env: 'INBOXD_MAX_HTTP_CONNECTIONS_PER_IP',
+    arg: 'N',
+    help: 'open HTTP connections at once from one client address (0 = no limit); more are answered 503 and closed',
+    schema: z.coerce.number().int('must be a whole number').min(0, 'must be 0 or more').max(1_000_000, 'must be at most 1000000'),
+    default: 256,
+  },
+  httpHeaderTimeoutSeconds: {
+    flag: '--http-header-timeout-seconds',
+    env: 'INBOXD_HTTP_HEADER_TIMEOUT_SECONDS',
+    arg: 'SECONDS',
+    help: 'a connection that has not sent a complete request header within this time is answered 408 and closed',
+    schema: z.coerce.number().int('must be a whole number').min(1, 'must be at least 1').max(300, 'must be at most 300'),
+    default: 10,
+  },
+  inboundWebhooks: {
+    flag: '--inbound-webhooks',
+    env: 'INBOXD_INBOUND_WEBHOOKS',
+    arg: 'PROVIDER[,PROVIDER…]|all|none',
+    help: 'providers whose POST /webhooks/<provider> route is on: raw, mailgun, sendgrid, postmark, ses (others answer 501)',
+    schema: z
+      .string()
+      .transform((s) =>
+        s
+          .split(',')
+          .map((p) => p.trim().toLowerCase())
+          .filter(Boolean),
+      )
+      .pipe(
+        z
+          .array(
+            z.enum(['raw', 'mailgun', 'sendgrid', 'postmark', 'ses', 'all', 'none'], {
+              error: 'must be raw, mailgun, sendgrid, postmark, ses, all or none',
+            }),
+          )
+          .transform((l) =>
+            l.includes('all') ? ['raw', 'mailgun', 'sendgrid', 'postmark', 'ses'] : [...new Set(l.filter((p) => p !== 'none'))],
+          ),
+      ),
+    default: 'none',
+  },
+  webhookInflightBytes: {
+    flag: '--webhook-inflight-bytes',
+    env: 'INBOXD_WEBHOOK_INFLIGHT_BYTES',
+    arg: 'BYTES',
+    help: 'request-body bytes all webhook uploads together may hold at once; more are answered 503 with Retry-After',
+    schema: z.coerce
+      .number()
+      .int('must be a whole number')
+      .min(1024, 'must be at least 1024')
+      .max(16 * 1024 ** 3, 'must be at most 17179869184'),
+    default: 128 * 1024 * 1024,
+  },
   logLevel: {
     flag: '--log-level',
     env: 'INBOXD_LOG_LEVEL',
@@ -241,6 +303,12 @@ export interface Config {
   ingestThreads: number;
   smtpMaxConnections: number;
   smtpMaxConnectionsPerIp: number;
+  maxHttpConnections: number;
+  maxHttpConnectionsPerIp: number;
+  httpHeaderTimeoutSeconds: number;
+  /** Providers whose webhook route is on (none by default). */
+  inboundWebhooks: string[];
+  webhookInflightBytes: number;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
   logFormat: 'json' | 'pretty';
   allowHttpCallbacks: boolean;
@@ -294,8 +362,14 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
   if ((out.smtpTlsCert === undefined) !== (out.smtpTlsKey === undefined)) {
     throw new UsageError('--smtp-tls-cert and --smtp-tls-key go together: give both or neither');
   }
-  out.adminKey = env.INBOXD_ADMIN_KEY || undefined;
   out.mailgunSigningKey = env.INBOXD_MAILGUN_SIGNING_KEY || undefined;
+  // Mailgun signs every webhook; accepting unsigned posts on a public route would let anyone inject mail.
+  if ((out.inboundWebhooks as string[]).includes('mailgun') && out.mailgunSigningKey === undefined) {
+    throw new UsageError(
+      '--inbound-webhooks mailgun needs INBOXD_MAILGUN_SIGNING_KEY (the HTTP webhook signing key from the Mailgun dashboard) to verify requests',
+    );
+  }
+  out.adminKey = env.INBOXD_ADMIN_KEY || undefined;
   out.billingSecretKey = env.INBOXD_BILLING_SECRET_KEY || undefined;
   return out as unknown as Config;
 }

@@ -1,11 +1,12 @@
 // Composition root: opens the store, wires the services, starts the listeners, and stops them in order.
 import fs from 'node:fs';
-import http from 'node:http';
+import type http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { bootstrapAdminKey, KeyAuth } from './auth/keys.ts';
 import type { Config } from './config.ts';
 import { createHttpApp, type HttpLimits } from './http/app.ts';
+import { createHttpServer } from './http/listener.ts';
 import { mcpMiddleware } from './mcp/endpoint.ts';
 import { createLogger, type Logger } from './log.ts';
 import { OPERATIONS } from './ops/registry.ts';
@@ -132,11 +133,16 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       );
     }
 
-    // requestTimeout bounds receiving a request (headers and body), not answering it: long waits and SSE are unaffected.
-    // Bodies get the tighter idle/total limits of createHttpApp; this is the backstop.
-    const httpServer = http.createServer(
-      { keepAliveTimeout: 65_000, requestTimeout: 300_000, headersTimeout: 30_000 },
+    // Connection caps and header timeouts are in src/http/listener.ts; answers (waits, SSE) may take as long as they need.
+    const httpServer = createHttpServer(
       createHttpApp(services, [mcpMiddleware(services)], opts.http).callback(),
+      {
+        maxConnections: config.maxHttpConnections,
+        maxConnectionsPerIp: config.maxHttpConnectionsPerIp,
+        headerTimeoutMs: config.httpHeaderTimeoutSeconds * 1000,
+        smtpMaxConnections: config.smtpMaxConnections,
+      },
+      log,
     );
     const httpPort = await listen(httpServer, config.httpPort, config.host, '--http-port');
     cleanup.unshift(() => closeHttp(httpServer));

@@ -3,6 +3,7 @@
 import crypto from 'node:crypto';
 import busboy from 'busboy';
 import { AppError } from '../errors.ts';
+import { describeJsonShapeProblem, jsonShapeProblem } from '../lib/json.ts';
 
 export const PROVIDERS = ['raw', 'mailgun', 'sendgrid', 'postmark', 'ses'] as const;
 export type Provider = (typeof PROVIDERS)[number];
@@ -20,20 +21,32 @@ export interface InboundRequest {
 }
 
 export type Inbound =
-  | { kind: 'message'; raw: Buffer; envelopeTo: string[] | null; mailFrom: string | null }
+  | {
+      kind: 'message';
+      raw: Buffer;
+      envelopeTo: string[] | null;
+      mailFrom: string | null;
+      /** A signed request's single-use token: the caller records it so that the request cannot be replayed. */
+      replay?: { token: string; expiresAt: number };
+    }
   /** Not mail (an SNS subscription handshake): answered 200, nothing stored. */
   | { kind: 'notice'; detail: string; fields: Record<string, string>; needsOperator?: boolean };
 
 export interface ProviderKeys {
   mailgunSigningKey?: string | undefined;
+  /** Milliseconds since the epoch, for the freshness of signatures. */
+  now: number;
 }
+
+/** A signed webhook's timestamp may be this far in the past or the future (Mailgun: seconds since the epoch). */
+export const SIGNATURE_MAX_SKEW_MS = 5 * 60_000;
 
 export async function readInbound(provider: Provider, req: InboundRequest, keys: ProviderKeys): Promise<Inbound> {
   switch (provider) {
     case 'raw':
       return readRaw(req);
     case 'mailgun':
-      return readMailgun(req, keys.mailgunSigningKey);
+      return readMailgun(req, keys);
     case 'sendgrid':
       return readSendgrid(req);
     case 'postmark':
@@ -66,26 +79,34 @@ function readRaw(req: InboundRequest): Inbound {
   return { kind: 'message', raw: req.bytes, envelopeTo: to, mailFrom: null };
 }
 
-/** Mailgun routes with forward() to a URL ending in "mime": `body-mime`, `recipient`, `sender`; signed with the webhook signing key. */
-async function readMailgun(req: InboundRequest, signingKey: string | undefined): Promise<Inbound> {
+/**
+ * Mailgun routes with forward() to a URL ending in "mime": `body-mime`, `recipient`, `sender`. Mailgun's documented
+ * signature is hex HMAC-SHA256 of timestamp + token with the webhook signing key; it does not cover the body, so a
+ * request is only trusted while its timestamp is fresh, and its token only once (the caller records it).
+ */
+async function readMailgun(req: InboundRequest, keys: ProviderKeys): Promise<Inbound> {
   const form = await readForm(req);
-  if (signingKey !== undefined) {
-    const timestamp = text(form, 'timestamp');
-    const token = text(form, 'token');
-    const signature = text(form, 'signature');
-    if (!timestamp || !token || !signature)
-      throw new AppError(
-        'unauthorized',
-        'mailgun: the request is not signed (timestamp, token and signature are required because INBOXD_MAILGUN_SIGNING_KEY is set)',
-      );
-    const want = crypto
-      .createHmac('sha256', signingKey)
-      .update(timestamp + token)
-      .digest();
-    const got = Buffer.from(signature, 'hex');
-    if (got.length !== want.length || !crypto.timingSafeEqual(got, want))
-      throw new AppError('unauthorized', 'mailgun: the signature does not match INBOXD_MAILGUN_SIGNING_KEY');
-  }
+  const signingKey = keys.mailgunSigningKey;
+  if (signingKey === undefined) throw new AppError('not_configured', 'mailgun: INBOXD_MAILGUN_SIGNING_KEY is not set');
+  const timestamp = text(form, 'timestamp');
+  const token = text(form, 'token');
+  const signature = text(form, 'signature');
+  if (!timestamp || !token || !signature)
+    throw new AppError('unauthorized', 'mailgun: the request is not signed (the timestamp, token and signature fields are required)');
+  const want = crypto
+    .createHmac('sha256', signingKey)
+    .update(timestamp + token)
+    .digest();
+  const got = /^[0-9a-f]{64}$/i.test(signature) ? Buffer.from(signature, 'hex') : Buffer.alloc(0);
+  if (got.length !== want.length || !crypto.timingSafeEqual(got, want))
+    throw new AppError('unauthorized', 'mailgun: the signature does not match INBOXD_MAILGUN_SIGNING_KEY');
+  const signedAt = /^\d{1,12}$/.test(timestamp) ? Number(timestamp) * 1000 : Number.NaN;
+  if (!(Math.abs(keys.now - signedAt) <= SIGNATURE_MAX_SKEW_MS))
+    throw new AppError(
+      'unauthorized',
+      `mailgun: the signature timestamp ${timestamp} is more than ${SIGNATURE_MAX_SKEW_MS / 60_000} minutes from this server's clock (a replayed request, or a clock that is off)`,
+    );
+  if (token.length > 200) throw new AppError('unauthorized', "mailgun: the token is longer than Mailgun's");
   const raw = form.get('body-mime');
   if (!raw)
     throw invalid(
@@ -93,7 +114,13 @@ async function readMailgun(req: InboundRequest, signingKey: string | undefined):
       'body-mime',
     );
   const envelopeTo = splitAddresses(text(form, 'recipient'));
-  return { kind: 'message', raw, envelopeTo: envelopeTo.length ? envelopeTo : null, mailFrom: text(form, 'sender') || null };
+  return {
+    kind: 'message',
+    raw,
+    envelopeTo: envelopeTo.length ? envelopeTo : null,
+    mailFrom: text(form, 'sender') || null,
+    replay: { token, expiresAt: signedAt + SIGNATURE_MAX_SKEW_MS + 60_000 },
+  };
 }
 
 /** SendGrid Inbound Parse with "POST the raw, full MIME message": `email`, plus `envelope` JSON. */
@@ -105,13 +132,9 @@ async function readSendgrid(req: InboundRequest): Promise<Inbound> {
   let mailFrom: string | null = null;
   const env = text(form, 'envelope');
   if (env) {
-    try {
-      const e = JSON.parse(env) as { to?: unknown; from?: unknown };
-      if (Array.isArray(e.to)) envelopeTo = e.to.filter((t): t is string => typeof t === 'string');
-      if (typeof e.from === 'string') mailFrom = e.from;
-    } catch {
-      throw invalid('sendgrid: the envelope field is not JSON', 'envelope');
-    }
+    const e = (parseJson(env, 'sendgrid: the envelope field', 'envelope') ?? {}) as { to?: unknown; from?: unknown };
+    if (Array.isArray(e.to)) envelopeTo = e.to.filter((t): t is string => typeof t === 'string');
+    if (typeof e.from === 'string') mailFrom = e.from;
   }
   return { kind: 'message', raw, envelopeTo: envelopeTo?.length ? envelopeTo : null, mailFrom };
 }
@@ -144,17 +167,13 @@ function readSes(req: InboundRequest): Inbound {
     return { kind: 'notice', detail: 'SNS unsubscribe confirmation received', fields: { topicArn: topic } };
   if (type !== 'Notification') throw invalid(`ses: expected an SNS Notification, got Type ${JSON.stringify(type ?? null)}`, 'Type');
   if (typeof sns.Message !== 'string') throw invalid('ses: the SNS notification has no Message', 'Message');
-  let msg: {
+  type SesMessage = {
     notificationType?: unknown;
     content?: unknown;
     mail?: { source?: unknown; destination?: unknown };
     receipt?: { recipients?: unknown; action?: { encoding?: unknown } };
   };
-  try {
-    msg = JSON.parse(sns.Message) as typeof msg;
-  } catch {
-    throw invalid('ses: the SNS Message is not JSON', 'Message');
-  }
+  const msg = (parseJson(sns.Message, 'ses: the SNS Message', 'Message') ?? {}) as SesMessage;
   if (msg.notificationType !== 'Received')
     return { kind: 'notice', detail: `SES ${String(msg.notificationType ?? 'unknown')} notification ignored`, fields: { topicArn: topic } };
   if (typeof msg.content !== 'string' || msg.content === '') {
@@ -177,14 +196,23 @@ function readSes(req: InboundRequest): Inbound {
 
 function json(req: InboundRequest, provider: string): Record<string, unknown> {
   // SNS posts JSON as text/plain; accept any type whose body is a JSON object.
-  let v: unknown;
-  try {
-    v = JSON.parse(req.bytes.toString('utf8'));
-  } catch (e) {
-    throw invalid(`${provider}: the body is not valid JSON: ${(e as Error).message}`);
-  }
+  const v = parseJson(req.bytes.toString('utf8'), `${provider}: the body`, '(body)');
   if (typeof v !== 'object' || v === null || Array.isArray(v)) throw invalid(`${provider}: the body must be a JSON object`);
   return v as Record<string, unknown>;
+}
+
+/**
+ * JSON.parse after a cheap shape check: provider payloads are a few levels deep with a few hundred values (the
+ * message itself is one long string), so deeper or bigger JSON is refused before it can stall the main thread.
+ */
+function parseJson(text: string, what: string, path: string): unknown {
+  const shape = jsonShapeProblem(text, 32, 50_000);
+  if (shape) throw invalid(`${what} is JSON ${describeJsonShapeProblem(shape)}; no provider sends that`, path);
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    throw invalid(`${what} is not valid JSON: ${(e as Error).message}`, path);
+  }
 }
 
 const text = (form: Map<string, Buffer>, name: string): string => form.get(name)?.toString('utf8') ?? '';

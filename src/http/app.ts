@@ -7,6 +7,7 @@ import { AppError, isAppError } from '../errors.ts';
 import type { Services } from '../services.ts';
 import { mountOperations } from './mount.ts';
 import { sendProblem } from './problem.ts';
+import { webhookGate } from './webhook-gate.ts';
 
 export interface HttpLimits {
   /** A request body that sends nothing for this long is cut off with 408 (default 15 s). */
@@ -28,6 +29,7 @@ export function createHttpApp(services: Services, extra: Koa.Middleware[] = [], 
     const requestId = ctx.get('x-request-id') || crypto.randomUUID();
     ctx.set('X-Request-Id', requestId);
     const stopBodyClock = watchBody(ctx.req, ctx.res, bodyIdleMs, bodyTotalMs);
+    let aborted = false;
     try {
       await next();
       // ctx.respond === false: the MCP transport answered on the raw response itself.
@@ -38,11 +40,18 @@ export function createHttpApp(services: Services, extra: Koa.Middleware[] = [], 
         throw new AppError('method_not_allowed', `${ctx.method} is not allowed on ${ctx.path}; allowed: ${ctx.response.get('Allow')}`);
       }
     } catch (e) {
+      if (clientWentAway(ctx.req, e)) {
+        // Nobody is left to answer; a client that hangs up mid-upload is no server error.
+        aborted = true;
+        ctx.respond = false;
+        return logAborted(ctx, services, started, requestId);
+      }
       // The operation pipeline wraps unexpected errors as `internal` with the original as the cause.
       const storageFailure = isStorageUnavailable(e) || (isAppError(e) && e.code === 'internal' && isStorageUnavailable(e.cause));
       if (isAppError(e) && !storageFailure) {
         sendProblem(ctx, e);
-        if (e.status === 413) lingerClose(ctx.req, ctx.res);
+        // Refused before its body was read (too large, too many uploads, route off): do not read it now either.
+        if (e.status === 413 || bodyUnread(ctx.req)) lingerClose(ctx.req, ctx.res);
       } else if (storageFailure) {
         services.log.error('storage unavailable', { method: ctx.method, path: ctx.path, err: e as Error, requestId });
         sendProblem(
@@ -59,6 +68,7 @@ export function createHttpApp(services: Services, extra: Koa.Middleware[] = [], 
     } finally {
       stopBodyClock();
     }
+    if (aborted) return;
     const fields = {
       method: ctx.method,
       path: ctx.path,
@@ -71,14 +81,42 @@ export function createHttpApp(services: Services, extra: Koa.Middleware[] = [], 
     else if (ctx.status >= 400) services.log.info('request', fields);
     else services.log.debug('request', fields);
   });
+  app.use(webhookGate(services).middleware);
   for (const m of extra) app.use(m);
   app.use(router.routes());
   app.use(router.allowedMethods());
   app.on('error', (err: Error) => {
-    if ((err as NodeJS.ErrnoException).code === 'EPIPE' || (err as NodeJS.ErrnoException).code === 'ECONNRESET') return;
+    // A client that goes away mid-request (the parser sees EOF inside a body) is logged once, as an aborted request.
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EPIPE' || code === 'ECONNRESET' || code === 'HPE_INVALID_EOF_STATE' || code === 'ERR_STREAM_PREMATURE_CLOSE') return;
     services.log.warn('http stream error', { err });
   });
   return app;
+}
+
+/** The client closed the connection before its request was received in full (an abandoned upload). */
+function clientWentAway(req: IncomingMessage, e: unknown): boolean {
+  if (isAppError(e) && e.code !== 'internal') return false;
+  return !req.complete && (req.destroyed || req.socket?.destroyed === true);
+}
+
+function bodyUnread(req: IncomingMessage): boolean {
+  const declared = req.headers['content-length'];
+  const hasBody = (declared !== undefined && declared !== '0') || req.headers['transfer-encoding'] !== undefined;
+  return hasBody && !req.complete;
+}
+
+/** One info line, no stack and no 5xx: status 499 ("client closed request") unless an answer (408) had gone out. */
+function logAborted(ctx: Koa.Context, services: Services, started: number, requestId: string): void {
+  services.log.info('request aborted by the client', {
+    method: ctx.method,
+    path: ctx.path,
+    status: ctx.res.headersSent ? ctx.res.statusCode : 499,
+    aborted: true,
+    receivedBytes: ctx.req.socket?.bytesRead ?? null,
+    ms: Math.round((performance.now() - started) * 10) / 10,
+    requestId,
+  });
 }
 
 /** Disk full, read-only or failing storage under SQLite or the blob folder: a temporary condition (503). */

@@ -1,6 +1,7 @@
 // Reads a request body with a hard size limit, before anything is parsed or stored.
 import type { IncomingMessage } from 'node:http';
 import { AppError } from '../errors.ts';
+import { describeJsonShapeProblem, jsonShapeProblem } from '../lib/json.ts';
 
 export async function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   const declared = Number(req.headers['content-length']);
@@ -35,8 +36,14 @@ export async function readJsonBody(req: IncomingMessage, limit: number): Promise
       `send the body as JSON with "Content-Type: application/json" (got ${type || 'no Content-Type'})`,
     );
   }
+  const text = buf.toString('utf8');
+  const shape = jsonShapeProblem(text);
+  if (shape)
+    throw new AppError('validation_failed', `the JSON body is ${describeJsonShapeProblem(shape)}; no inboxd request needs that`, {
+      errors: [{ path: '(body)', message: describeJsonShapeProblem(shape) }],
+    });
   try {
-    return JSON.parse(buf.toString('utf8'));
+    return JSON.parse(text);
   } catch (e) {
     throw new AppError('validation_failed', `the body is not valid JSON: ${(e as Error).message}`, {
       errors: [{ path: '(body)', message: 'invalid JSON' }],

@@ -5,7 +5,7 @@ import { AppError } from '../errors.ts';
 import { listAudit } from '../store/audit.ts';
 import { decodeCursor, pageOf } from '../lib/cursor.ts';
 import { liveUsage, teamCounters } from '../store/stats.ts';
-import { principal } from './common.ts';
+import { principal, singleLine } from './common.ts';
 import { op } from './op.ts';
 import { Cursor, Limit, listOf } from './views.ts';
 import { ScopeView } from './team.ts';
@@ -118,8 +118,8 @@ export const audit = op({
   access: 'admin',
   http: { method: 'GET', path: '/v1/audit' },
   input: z.strictObject({
-    keyId: z.string().max(64).optional().describe('Only events by this key'),
-    action: z.string().max(100).optional().describe('Only this action; a trailing * matches a prefix (key.*)'),
+    keyId: singleLine(z.string().max(64)).optional().describe('Only events by this key'),
+    action: singleLine(z.string().max(100)).optional().describe('Only this action; a trailing * matches a prefix (key.*)'),
     since: isoTime('since').describe('From this time (inclusive)'),
     until: isoTime('until').describe('Before this time'),
     limit: Limit,

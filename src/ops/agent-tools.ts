@@ -6,7 +6,7 @@ import { scopeOf, scopeString } from '../auth/access.ts';
 import { AppError } from '../errors.ts';
 import { getPreset, isPresetId, listPresets, serviceFromAddress, type PresetId } from '../mail/presets.ts';
 import { Service, TimeoutSeconds, VERIFY_DEFAULT_SECONDS } from './agent.ts';
-import { InboxId, inboxOf, principal } from './common.ts';
+import { InboxId, inboxOf, principal, singleLine } from './common.ts';
 import { Label } from './inboxes.ts';
 import { op } from './op.ts';
 import { InboxView, inboxView, MessageSummary, messageSummary } from './views.ts';
@@ -27,8 +27,8 @@ export const waitAndExtractOp = op({
     inboxId: InboxId,
     service: Service.optional(),
     timeoutSeconds: TimeoutSeconds.optional(),
-    subjectContains: z.string().min(1).max(500).optional(),
-    expectFrom: z.string().min(1).max(320).optional(),
+    subjectContains: singleLine(z.string().min(1).max(500)).optional(),
+    expectFrom: singleLine(z.string().min(1).max(320)).optional(),
     deleteAfter: z.boolean().default(false),
   }),
   output: VerifyResult,
@@ -168,7 +168,7 @@ export const suggestPreset = op({
     description:
       'Given a website URL, a domain, a sender address or a service name (e.g. "https://github.com/signup", "noreply@slack.com", "X"), returns the matching service preset and its recipe (the steps to sign up), or null when none of the 25 presets fits.',
   },
-  input: z.strictObject({ hint: z.string().min(1).max(500).describe('URL, domain, sender address or service name') }),
+  input: z.strictObject({ hint: singleLine(z.string().min(1).max(500)).describe('URL, domain, sender address or service name') }),
   output: z.object({
     service: z.string().nullable(),
     displayName: z.string().nullable(),

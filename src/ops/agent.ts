@@ -5,7 +5,7 @@ import { AppError } from '../errors.ts';
 import { getPreset, isPresetId, listPresets, PRESET_IDS, type PresetId } from '../mail/presets.ts';
 import { SCENARIOS } from '../mail/simulate.ts';
 import { NAME, VERSION } from '../version.ts';
-import { InboxId, inboxOf, principal } from './common.ts';
+import { InboxId, inboxOf, principal, singleLine } from './common.ts';
 import { CallbackUrl, FullAddress, Label, LocalPart, TtlMinutes } from './inboxes.ts';
 import { op, type OpContext } from './op.ts';
 import { runSelfTest, SelfTestReport } from '../agent/autotest.ts';
@@ -58,8 +58,8 @@ export const verify = op({
       .optional()
       .describe('Sets the label to agent-{runId}'),
     ttlMinutes: TtlMinutes.optional(),
-    subjectContains: z.string().min(1).max(500).optional().describe('Only mail whose subject contains this'),
-    expectFrom: z.string().min(1).max(320).optional().describe('Only mail whose sender contains this, e.g. github.com'),
+    subjectContains: singleLine(z.string().min(1).max(500)).optional().describe('Only mail whose subject contains this'),
+    expectFrom: singleLine(z.string().min(1).max(320)).optional().describe('Only mail whose sender contains this, e.g. github.com'),
   }),
   output: VerifyResult,
   audit: false,
@@ -120,12 +120,12 @@ export const openInbox = op({
   http: { method: 'POST', path: '/v1/inboxes/open' },
   input: z.strictObject({
     service: Service.optional(),
-    expectFrom: z.string().min(1).max(320).optional().describe('Only mail whose sender contains this'),
+    expectFrom: singleLine(z.string().min(1).max(320)).optional().describe('Only mail whose sender contains this'),
     timeoutSeconds: TimeoutSeconds.default(VERIFY_DEFAULT_SECONDS),
     ttlMinutes: TtlMinutes.optional(),
     deleteAfter: z.boolean().default(true).describe('Remove the inbox after answering (default true)'),
     label: Label.optional(),
-    subjectContains: z.string().min(1).max(500).optional(),
+    subjectContains: singleLine(z.string().min(1).max(500)).optional(),
     callbackUrl: CallbackUrl.optional(),
     localPart: LocalPart.optional(),
     address: FullAddress.optional(),

@@ -4,7 +4,7 @@ import { AppError } from '../errors.ts';
 import { TTL_MAX_MINUTES } from '../inboxes/service.ts';
 import { resolveSince, waitForMessage } from '../inboxes/wait.ts';
 import { decodeCursor, pageOf } from '../lib/cursor.ts';
-import { InboxId, inboxOf, principal } from './common.ts';
+import { InboxId, inboxOf, principal, singleLine } from './common.ts';
 import { op } from './op.ts';
 import { Cursor, InboxView, inboxView, Limit, listOf, MessageView, messageView } from './views.ts';
 
@@ -20,8 +20,10 @@ export const TtlMinutes = z
   .min(1)
   .max(TTL_MAX_MINUTES)
   .describe(`Minutes until the inbox and its mail are removed (1-${TTL_MAX_MINUTES}, default 60)`);
-export const LocalPart = z.string().min(1).max(64).describe('Choose the part before @ (default: random)');
-export const FullAddress = z.string().min(3).max(320).describe('Choose the whole address; its domain must be one this inboxd serves');
+export const LocalPart = singleLine(z.string().min(1).max(64)).describe('Choose the part before @ (default: random)');
+export const FullAddress = singleLine(z.string().min(3).max(320)).describe(
+  'Choose the whole address; its domain must be one this inboxd serves',
+);
 export const CallbackUrl = z
   .url({ protocol: /^https?$/, error: 'callbackUrl must be an http(s) URL' })
   .max(2048)
@@ -75,7 +77,7 @@ export const listInboxes = op({
       'List your inboxes, newest first, optionally only those with an exact label (e.g. agent-<runId>). Returns items and nextCursor for the next page.',
   },
   input: z.strictObject({
-    label: z.string().max(200).optional().describe('Only inboxes with exactly this label'),
+    label: singleLine(z.string().max(200)).optional().describe('Only inboxes with exactly this label'),
     limit: Limit,
     cursor: Cursor,
   }),
@@ -154,8 +156,10 @@ export const waitForMessageOp = op({
       .max(WAIT_MAX_SECONDS)
       .default(WAIT_DEFAULT_SECONDS)
       .describe(`Seconds to wait (0-${WAIT_MAX_SECONDS}, default ${WAIT_DEFAULT_SECONDS})`),
-    subjectContains: z.string().min(1).max(500).optional().describe('Only messages whose subject contains this (case-insensitive)'),
-    from: z.string().min(1).max(320).optional().describe('Only messages whose sender contains this, e.g. github.com'),
+    subjectContains: singleLine(z.string().min(1).max(500))
+      .optional()
+      .describe('Only messages whose subject contains this (case-insensitive)'),
+    from: singleLine(z.string().min(1).max(320)).optional().describe('Only messages whose sender contains this, e.g. github.com'),
     since: z.string().min(1).max(64).optional().describe('Only messages after this ISO 8601 time or this message id'),
   }),
   output: MessageView,

@@ -2,7 +2,7 @@
 // RFC 9728 that let an MCP client find out how to authenticate.
 import { z } from 'zod';
 import { scopeOf, scopeString, oauthError } from '../auth/access.ts';
-import { principal } from './common.ts';
+import { principal, singleLine } from './common.ts';
 import { op } from './op.ts';
 import { ScopeSchema, ScopeView } from './team.ts';
 
@@ -25,7 +25,7 @@ export const token = op({
   input: z.object({
     grant_type: z.string().optional().describe('client_credentials'),
     client_secret: z.string().max(512).optional().describe('An API key (ibx_…)'),
-    client_id: z.string().max(200).optional().describe('The client id, for keys of registered clients'),
+    client_id: singleLine(z.string().max(200)).optional().describe('The client id, for keys of registered clients'),
     scope: z.string().max(1000).optional().describe('Ignored: the token always has the scope of its key'),
   }),
   output: z.object({ access_token: z.string(), token_type: z.literal('Bearer'), expires_in: z.number().int(), scope: z.string() }),
@@ -42,18 +42,12 @@ export const token = op({
     // Only HTTP Basic is client authentication here; another scheme (a stray Bearer) is ignored.
     const authz = ctx.request.header('authorization');
     if (authz !== undefined && /^Basic\b/i.test(authz)) {
-      const m = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(authz);
-      if (!m) throw oauthError('invalid_client', 'malformed HTTP Basic credentials: send base64(client_id:client_secret)');
       if (secret !== undefined) throw oauthError('invalid_request', 'send the client secret either in HTTP Basic or in the body, not both');
-      const decoded = Buffer.from(m[1]!, 'base64').toString('utf8');
-      const colon = decoded.indexOf(':');
-      if (colon < 0) throw oauthError('invalid_client', 'HTTP Basic credentials must be client_id:client_secret');
-      // RFC 6749 §2.3.1: both parts are form-urlencoded before Basic encoding.
-      const user = decodeURIComponent(decoded.slice(0, colon).replace(/\+/g, ' '));
-      secret = decodeURIComponent(decoded.slice(colon + 1).replace(/\+/g, ' '));
-      if (clientId !== undefined && user !== clientId)
+      const basic = parseBasic(authz);
+      secret = basic.secret;
+      if (clientId !== undefined && basic.user !== clientId)
         throw oauthError('invalid_request', 'client_id in the body differs from the one in HTTP Basic');
-      clientId = user || undefined;
+      clientId = basic.user || undefined;
     }
     if (!secret)
       throw oauthError('invalid_client', 'client_secret is missing: send an API key as client_secret (body) or as the HTTP Basic password');
@@ -76,6 +70,34 @@ export const token = op({
   },
 });
 
+/**
+ * RFC 6749 §2.3.1: `Basic base64(urlencode(client_id) ":" urlencode(client_secret))`. Anything malformed (no or bad
+ * base64, no colon, bad percent-encoding, control characters) is a failed client authentication: 401 invalid_client.
+ */
+function parseBasic(header: string): { user: string; secret: string } {
+  const bad = (why: string) =>
+    oauthError('invalid_client', `malformed HTTP Basic credentials (${why}): send "Basic " + base64(client_id ":" client_secret)`);
+  const m = /^Basic[ \t]+([A-Za-z0-9+/]{1,2048}={0,2})[ \t]*$/i.exec(header);
+  if (!m || m[1]!.length % 4 === 1) throw bad('not base64');
+  const decoded = Buffer.from(m[1]!, 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon < 0) throw bad('no colon between client_id and client_secret');
+  const part = (raw: string, name: string) => {
+    let v: string;
+    try {
+      v = decodeURIComponent(raw.replace(/\+/g, ' '));
+    } catch {
+      throw bad(`the ${name} is not valid percent-encoding`);
+    }
+    if (/[\u0000-\u001f\u007f\ufffd]/.test(v)) throw bad(`the ${name} contains control characters or bytes that are not UTF-8`);
+    return v;
+  };
+  const user = part(decoded.slice(0, colon), 'client_id');
+  const secret = part(decoded.slice(colon + 1), 'client_secret');
+  if (user.length > 200 || secret.length > 512) throw bad('too long');
+  return { user, secret };
+}
+
 const ClientView = z.object({
   client_id: z.string(),
   client_name: z.string(),
@@ -91,7 +113,7 @@ export const register = op({
   description: 'Creates a client and an API key bound to it. `client_secret` is that key, shown only in this response.',
   access: 'admin',
   http: { method: 'POST', path: '/v1/oauth/register', status: 201, headers: { 'Cache-Control': 'no-store' } },
-  input: z.strictObject({ client_name: z.string().min(1).max(200), scope: ScopeSchema.optional() }),
+  input: z.strictObject({ client_name: singleLine(z.string().min(1).max(200)), scope: ScopeSchema.optional() }),
   output: ClientView.extend({ client_secret: z.string(), client_secret_expires_at: z.literal(0) }),
   audit: { action: 'client.register', target: (_i, o) => o.client_id },
   async handler(ctx, input) {

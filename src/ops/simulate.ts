@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { simulateInto } from '../agent/simulate.ts';
 import { SCENARIOS } from '../mail/simulate.ts';
 import { Service } from './agent.ts';
-import { InboxId, inboxOf } from './common.ts';
+import { InboxId, inboxOf, singleLine } from './common.ts';
 import { op } from './op.ts';
 
 export const simulate = op({
@@ -23,8 +23,8 @@ export const simulate = op({
     id: InboxId,
     scenario: z.enum(SCENARIOS, { error: () => `scenario must be one of: ${SCENARIOS.join(', ')}` }).default('otp'),
     service: Service.optional(),
-    from: z.string().min(3).max(320).optional().describe('From header, e.g. "Acme <no-reply@acme.test>"'),
-    subject: z.string().max(998).optional(),
+    from: singleLine(z.string().min(3).max(320)).optional().describe('From header, e.g. "Acme <no-reply@acme.test>"'),
+    subject: singleLine(z.string().max(998)).optional(),
     text: z.string().optional(),
     html: z.string().optional(),
     code: z

@@ -2,13 +2,13 @@
 import { z } from 'zod';
 import { scopeOf } from '../auth/access.ts';
 import type { ApiKeyRow } from '../store/keys.ts';
-import { principal } from './common.ts';
+import { principal, singleLine } from './common.ts';
 import { op } from './op.ts';
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
 export const ScopeSchema = z.strictObject({
-  labelPrefix: z.string().min(1).max(200).optional().describe('The key may only touch inboxes whose label starts with this'),
+  labelPrefix: singleLine(z.string().min(1).max(200)).optional().describe('The key may only touch inboxes whose label starts with this'),
   readOnly: z.boolean().optional().describe('When true, the key cannot create, delete, send, simulate or execute'),
 });
 
@@ -65,7 +65,7 @@ export const createKey = op({
   access: 'admin',
   http: { method: 'POST', path: '/v1/team/keys', status: 201 },
   input: z.strictObject({
-    label: z.string().min(1).max(200).describe('Name of the key'),
+    label: singleLine(z.string().min(1).max(200)).describe('Name of the key'),
     role: z.enum(['admin', 'member']).default('member').describe('admin keys (unscoped) manage keys, clients and policy'),
     scope: ScopeSchema.optional(),
   }),

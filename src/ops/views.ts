@@ -49,6 +49,7 @@ export const MessageSummary = z.object({
   hasRaw: z.boolean(),
   rawUrl: z.string(),
   verification: Verification,
+  via: z.string().describe('How the message arrived: "smtp", "simulate", or "webhook:<provider>" (mail injected over an inbound webhook)'),
 });
 export type MessageSummary = z.infer<typeof MessageSummary>;
 
@@ -72,6 +73,7 @@ export function messageSummary(r: MessageSummaryRow, baseUrl: string): MessageSu
     hasRaw: true,
     rawUrl: rawUrlOf(baseUrl, inboxId, r.id),
     verification: { otp: r.otp, primaryLink: r.primary_link },
+    via: r.source,
   };
 }
 

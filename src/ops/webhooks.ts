@@ -2,12 +2,45 @@
 // (spec); the provider's own signature is checked where it signs and the operator configured the key.
 import { z } from 'zod';
 import { AppError } from '../errors.ts';
-import { headerRecipients, isProvider, looksLikeMessage, PROVIDERS, readInbound } from '../events/webhooks.ts';
+import type { Config } from '../config.ts';
+import { headerRecipients, isProvider, looksLikeMessage, type Provider, PROVIDERS, readInbound } from '../events/webhooks.ts';
+import type { Services } from '../services.ts';
+import { MAX_RECIPIENTS } from '../smtp/listener.ts';
+import { WebhookTokenRepo } from '../store/webhook-tokens.ts';
+import { singleLine } from './common.ts';
 import { op } from './op.ts';
 
 /** Room for the wrapping around a message (base64 in JSON, form encoding) on top of the message size limit. */
 export function webhookBodyLimit(maxMessageBytes: number): number {
   return maxMessageBytes * 2 + 1024 * 1024;
+}
+
+/** The largest webhook request body: the wrapped message, but never more than all uploads together may hold. */
+export function webhookRequestLimit(config: Pick<Config, 'maxMessageBytes' | 'webhookInflightBytes'>): number {
+  return Math.min(webhookBodyLimit(config.maxMessageBytes), config.webhookInflightBytes);
+}
+
+/**
+ * The provider named by the path segment (Mailgun posts the whole message only to URLs ending in "mime", so
+ * `mailgun.mime` is mailgun): 404 for an unknown one, 501 for one the operator has not turned on.
+ */
+export function enabledProvider(segment: string, config: Pick<Config, 'inboundWebhooks'>): Provider {
+  const provider = segment.toLowerCase().replace(/\.mime$/, '');
+  if (!isProvider(provider))
+    throw new AppError('not_found', `no webhook provider ${JSON.stringify(segment)}; valid providers: ${PROVIDERS.join(', ')}`);
+  if (!config.inboundWebhooks.includes(provider))
+    throw new AppError(
+      'not_configured',
+      `the ${provider} webhook is off; the operator turns it on with --inbound-webhooks ${provider} (or INBOXD_INBOUND_WEBHOOKS; now on: ${config.inboundWebhooks.join(', ') || 'none'})`,
+    );
+  return provider;
+}
+
+const tokenRepos = new WeakMap<object, WebhookTokenRepo>();
+function tokensOf(s: Services): WebhookTokenRepo {
+  let repo = tokenRepos.get(s);
+  if (!repo) tokenRepos.set(s, (repo = new WebhookTokenRepo(s.store.db)));
+  return repo;
 }
 
 const WebhookResult = z.object({
@@ -30,27 +63,26 @@ export const inboundWebhook = op({
   name: 'webhooks.inbound',
   summary: 'Receive mail from a provider webhook',
   description:
-    `Mail forwarded by a provider, stored exactly like mail that came over SMTP (catch-all domains, unclaimed mail, size limit). Providers: ${PROVIDERS.join(', ')}. ` +
-    'raw: the body is the message (message/rfc822), `to` optional; mailgun (forward to /webhooks/mailgun.mime): form field body-mime, signature checked when INBOXD_MAILGUN_SIGNING_KEY is set; ' +
+    `Mail forwarded by a provider, stored exactly like mail that came over SMTP (catch-all domains, unclaimed mail, size limit, at most ${MAX_RECIPIENTS} recipients). Providers: ${PROVIDERS.join(', ')}, each off (501) until named in --inbound-webhooks. ` +
+    'raw: the body is the message (message/rfc822), `to` optional; mailgun (forward to /webhooks/mailgun.mime): form field body-mime, signature required (fresh, single-use); ' +
     'sendgrid: Inbound Parse raw mode, field email; postmark: JSON RawEmail; ses: SNS notification with the message as content.',
   access: 'public',
-  http: { method: 'POST', path: '/webhooks/:provider', body: 'raw', bodyLimit: (s) => webhookBodyLimit(s.config.maxMessageBytes) },
+  http: { method: 'POST', path: '/webhooks/:provider', body: 'raw', bodyLimit: (s) => webhookRequestLimit(s.config) },
   input: z.strictObject({
     provider: z
       .string()
       .min(1)
       .max(64)
       .describe(`One of ${PROVIDERS.join(', ')}`),
-    to: z.string().min(1).max(8192).optional().describe('raw only: envelope recipients, comma-separated (default: the To and Cc headers)'),
+    to: singleLine(z.string().min(1).max(8192))
+      .optional()
+      .describe('raw only: envelope recipients, comma-separated (default: the To and Cc headers)'),
   }),
   output: WebhookResult,
   audit: false,
   async handler(ctx, input) {
     const s = ctx.services;
-    // Mailgun posts the whole message (body-mime) only to URLs that end in "mime": /webhooks/mailgun.mime.
-    const provider = input.provider.toLowerCase().replace(/\.mime$/, '');
-    if (!isProvider(provider))
-      throw new AppError('not_found', `no webhook provider ${JSON.stringify(input.provider)}; valid providers: ${PROVIDERS.join(', ')}`);
+    const provider = enabledProvider(input.provider, s.config);
     if (input.to !== undefined && provider !== 'raw')
       throw new AppError('validation_failed', 'to is only for the raw provider', { errors: [{ path: 'to', message: 'raw only' }] });
     const body = ctx.body;
@@ -60,7 +92,7 @@ export const inboundWebhook = op({
     const inbound = await readInbound(
       provider,
       { bytes: body.bytes, contentType: body.contentType, header: ctx.request.header, to: input.to },
-      { mailgunSigningKey: s.config.mailgunSigningKey },
+      { mailgunSigningKey: s.config.mailgunSigningKey, now: s.clock.now() },
     );
     if (inbound.kind === 'notice') {
       // A subscription handshake needs the operator: warn, so it shows at the default log level and above.
@@ -82,6 +114,12 @@ export const inboundWebhook = op({
     }
 
     const candidates = [...new Set((inbound.envelopeTo ?? headerRecipients(raw)).map((a) => a.toLowerCase()))];
+    if (candidates.length > MAX_RECIPIENTS)
+      throw new AppError(
+        'validation_failed',
+        `${provider}: ${candidates.length} recipients; at most ${MAX_RECIPIENTS} per message are accepted (as over SMTP)`,
+        { errors: [{ path: 'recipients', message: `more than ${MAX_RECIPIENTS}` }] },
+      );
     const domains = new Set(s.config.domains);
     const rcpts: string[] = [];
     const rejected: Array<{ rcpt: string; reason: string }> = [];
@@ -104,7 +142,20 @@ export const inboundWebhook = op({
         errors: [{ path: 'recipients', message: 'no acceptable recipient' }],
       });
     }
-    const deliveries = await s.ingest.accept({ raw, rcpts, mailFrom: inbound.mailFrom, source: `webhook:${provider}` });
+    const { replay } = inbound;
+    if (replay && !(await tokensOf(s).claim(provider, replay.token, replay.expiresAt, s.clock.now())))
+      throw new AppError('unauthorized', `${provider}: this signed request was already received (its token was used before): a replay`);
+    let deliveries: Awaited<ReturnType<typeof s.ingest.accept>>;
+    try {
+      deliveries = await s.ingest.accept({ raw, rcpts, mailFrom: inbound.mailFrom, source: `webhook:${provider}` });
+    } catch (e) {
+      // Not stored: the provider's retry of this request must not be taken for a replay.
+      if (replay)
+        await tokensOf(s)
+          .release(provider, replay.token)
+          .catch(() => undefined);
+      throw e;
+    }
     ctx.log.info('webhook message stored', { provider, size: raw.length, deliveries: deliveries.length, rejected: rejected.length });
     return { provider, status: 'stored' as const, deliveries, rejected };
   },

@@ -159,4 +159,12 @@ export interface Database {
   access_tokens: AccessTokenTable;
   callback_deliveries: CallbackDeliveryTable;
   callback_attempts: CallbackAttemptTable;
+  webhook_tokens: WebhookTokenTable;
+}
+
+/** Used tokens of signed provider webhooks, kept until the replay window has passed (migration 006). */
+export interface WebhookTokenTable {
+  provider: string;
+  token: string;
+  expires_at: number;
 }

@@ -100,7 +100,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 let s: TestServer;
 before(async () => {
-  s = await startTestServer([], {}, { events: { sse: { heartbeatMs: 150, maxBufferedBytes: 64 * 1024 } } });
+  s = await startTestServer(['--inbound-webhooks', 'raw'], {}, { events: { sse: { heartbeatMs: 150, maxBufferedBytes: 64 * 1024 } } });
 });
 after(async () => {
   await s.stop();

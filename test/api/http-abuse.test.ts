@@ -18,9 +18,13 @@ let base: string;
 
 before(async () => {
   dir = tempDir('inboxd-http-abuse-');
-  const config = loadConfig(['--http-port', '0', '--smtp-port', '0', '--host', '127.0.0.1', '--data-dir', dir], {
-    INBOXD_ADMIN_KEY: ADMIN_KEY,
-  });
+  // 1,000 concurrent waits come from one address: above the default per-address connection cap (256).
+  const config = loadConfig(
+    ['--http-port', '0', '--smtp-port', '0', '--host', '127.0.0.1', '--data-dir', dir, '--max-http-connections-per-ip', '2000'],
+    {
+      INBOXD_ADMIN_KEY: ADMIN_KEY,
+    },
+  );
   srv = await startServer(config, {
     log: createLogger({ level: 'silent', format: 'json', write: () => undefined }),
     announce: () => undefined,

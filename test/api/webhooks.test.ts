@@ -13,7 +13,7 @@ const MAX = 64 * 1024;
 
 let s: TestServer;
 before(async () => {
-  s = await startTestServer(['--max-message-bytes', String(MAX), '--domain', 'inboxd.test,second.test'], {
+  s = await startTestServer(['--max-message-bytes', String(MAX), '--domain', 'inboxd.test,second.test', '--inbound-webhooks', 'all'], {
     INBOXD_MAILGUN_SIGNING_KEY: SIGNING_KEY,
   });
 });

@@ -1,0 +1,135 @@
+// The HTTP server itself: connection caps (in total and per client address) and short header timeouts, so that idle
+// or half-open connections cannot use up the file descriptors that SMTP and the store need too.
+import fs from 'node:fs';
+import http from 'node:http';
+import type net from 'node:net';
+import type { Logger } from '../log.ts';
+
+export interface HttpListenerOptions {
+  maxConnections: number;
+  /** 0 = no limit. */
+  maxConnectionsPerIp: number;
+  headerTimeoutMs: number;
+  /** Open SMTP connections the SMTP listener may hold; with the store's files, they share the open-file limit. */
+  smtpMaxConnections: number;
+}
+
+/** Descriptors kept free of both listeners: SQLite, WAL, blob files, worker threads, logs. */
+const RESERVED_FDS = 256;
+/** Refused connections that are still being answered 503; beyond this they are closed without an answer. */
+const MAX_REFUSING = 256;
+
+const REFUSAL_BODY = (detail: string) =>
+  JSON.stringify({ type: 'about:blank', title: 'Service Unavailable', status: 503, detail, code: 'unavailable' });
+
+/**
+ * Creates the HTTP server. Connections beyond the caps get a 503 problem (Retry-After: 1) written at once and are
+ * closed without their request being read or handled; under a flood (more than MAX_REFUSING being refused at once)
+ * they are closed without an answer. A connection must deliver its request header within `headerTimeoutMs`
+ * (from connect, or from the start of the next request on a kept-alive connection) or it gets 408 and is closed.
+ * Answers may take as long as they need: waits and event streams are not affected.
+ */
+export function createHttpServer(handler: http.RequestListener, opts: HttpListenerOptions, log: Logger): http.Server {
+  const cap = effectiveCap(opts, log);
+  const server = http.createServer(
+    {
+      keepAliveTimeout: 65_000,
+      // Receiving one request (header and body) may not take longer; the body has tighter limits in app.ts.
+      requestTimeout: 300_000,
+      headersTimeout: opts.headerTimeoutMs,
+      // How often the two timeouts above are checked (Node's default, 30 s, would let idle sockets pile up).
+      connectionsCheckingInterval: Math.min(1000, Math.max(100, Math.floor(opts.headerTimeoutMs / 4))),
+    },
+    handler,
+  );
+  // http.Server attaches its request parser in its own 'connection' listener. It is taken out and called only for
+  // admitted sockets, so a refused socket never has a request parsed or handled.
+  const parsers = server.listeners('connection') as Array<(socket: net.Socket) => void>;
+  server.removeAllListeners('connection');
+  const perIp = new Map<string, number>();
+  let open = 0;
+  let refusing = 0;
+  let lastWarn = 0;
+  server.on('connection', (socket: net.Socket) => {
+    const ip = socket.remoteAddress ?? '';
+    const fromIp = perIp.get(ip) ?? 0;
+    const overIp = opts.maxConnectionsPerIp > 0 && fromIp >= opts.maxConnectionsPerIp;
+    if (open >= cap || overIp) {
+      const now = Date.now();
+      if (now - lastWarn > 10_000) {
+        lastWarn = now;
+        log.warn('http connection refused', {
+          ip,
+          reason: overIp ? 'per-address limit' : 'connection limit',
+          open,
+          fromIp,
+          limit: overIp ? opts.maxConnectionsPerIp : cap,
+          flag: overIp ? '--max-http-connections-per-ip' : '--max-http-connections',
+        });
+      }
+      refuse(
+        socket,
+        overIp
+          ? `too many open connections from your address (limit ${opts.maxConnectionsPerIp}); close idle ones and retry`
+          : `the server has too many open connections (limit ${cap}); retry shortly`,
+      );
+      return;
+    }
+    open++;
+    perIp.set(ip, fromIp + 1);
+    socket.once('close', () => {
+      open--;
+      const n = (perIp.get(ip) ?? 1) - 1;
+      if (n <= 0) perIp.delete(ip);
+      else perIp.set(ip, n);
+    });
+    for (const parse of parsers) parse.call(server, socket);
+  });
+
+  function refuse(socket: net.Socket, detail: string): void {
+    socket.on('error', () => undefined);
+    if (refusing >= MAX_REFUSING) {
+      socket.destroy();
+      return;
+    }
+    refusing++;
+    socket.once('close', () => refusing--);
+    const body = REFUSAL_BODY(detail);
+    socket.end(
+      'HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/problem+json; charset=utf-8\r\n' +
+        `Retry-After: 1\r\nConnection: close\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+    );
+    // Whatever request the client sends is read and dropped (closing with unread input would reset the connection
+    // before the client reads the answer), for at most a second.
+    socket.resume();
+    setTimeout(() => socket.destroy(), 1000).unref();
+  }
+  return server;
+}
+
+/** The connection cap, lowered when the open-file limit could not hold it next to SMTP and the store. */
+function effectiveCap(opts: HttpListenerOptions, log: Logger): number {
+  const limit = openFileLimit();
+  if (limit === null) return opts.maxConnections;
+  const room = limit - opts.smtpMaxConnections - RESERVED_FDS;
+  if (opts.maxConnections <= room) return opts.maxConnections;
+  const cap = Math.max(32, room);
+  log.warn('--max-http-connections lowered to fit the open-file limit', {
+    requested: opts.maxConnections,
+    effective: cap,
+    openFileLimit: limit,
+    smtpMaxConnections: opts.smtpMaxConnections,
+    hint: 'raise the limit (ulimit -n, LimitNOFILE= in systemd, --ulimit nofile= in docker) or lower --smtp-max-connections',
+  });
+  return cap;
+}
+
+/** The soft RLIMIT_NOFILE on Linux; null elsewhere or when unknown. */
+function openFileLimit(): number | null {
+  try {
+    const m = /^Max open files\s+(\d+)/m.exec(fs.readFileSync('/proc/self/limits', 'utf8'));
+    return m ? Number(m[1]) : null;
+  } catch {
+    return null;
+  }
+}
