@@ -106,9 +106,12 @@ function bodyUnread(req: IncomingMessage): boolean {
   return hasBody && !req.complete;
 }
 
-/** One info line, no stack and no 5xx: status 499 ("client closed request") unless an answer (408) had gone out. */
+/**
+ * One info line, no stack and no 5xx: status 499 ("client closed request"), or 408 when the body clock cut the
+ * request off (its answer has gone out already).
+ */
 function logAborted(ctx: Koa.Context, services: Services, started: number, requestId: string): void {
-  services.log.info('request aborted by the client', {
+  services.log.info(ctx.res.headersSent ? 'request body too slow: cut off' : 'request aborted by the client', {
     method: ctx.method,
     path: ctx.path,
     status: ctx.res.headersSent ? ctx.res.statusCode : 499,

@@ -3,6 +3,7 @@
 import fs from 'node:fs';
 import http from 'node:http';
 import type net from 'node:net';
+import { AppError, toProblem } from '../errors.ts';
 import type { Logger } from '../log.ts';
 
 export interface HttpListenerOptions {
@@ -19,8 +20,7 @@ const RESERVED_FDS = 256;
 /** Refused connections that are still being answered 503; beyond this they are closed without an answer. */
 const MAX_REFUSING = 256;
 
-const REFUSAL_BODY = (detail: string) =>
-  JSON.stringify({ type: 'about:blank', title: 'Service Unavailable', status: 503, detail, code: 'unavailable' });
+const REFUSAL_BODY = (detail: string) => JSON.stringify(toProblem(new AppError('unavailable', detail)));
 
 /**
  * Creates the HTTP server. Connections beyond the caps get a 503 problem (Retry-After: 1) written at once and are
