@@ -315,7 +315,7 @@ export interface Config {
   allowPrivateCallbacks: boolean;
   /** From INBOXD_ADMIN_KEY only: a secret never belongs in argv, where `ps` shows it. */
   adminKey: string | undefined;
-  /** From INBOXD_MAILGUN_SIGNING_KEY only (a secret): when set, POST /webhooks/mailgun must carry a valid signature. */
+  /** From INBOXD_MAILGUN_SIGNING_KEY only (a secret); required when --inbound-webhooks includes mailgun. */
   mailgunSigningKey: string | undefined;
 }
 

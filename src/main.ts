@@ -19,7 +19,7 @@ Environment only:
   INBOXD_ADMIN_KEY                   this exact string becomes an admin key of the default team; when unset and
                                      the store has no key, one is generated, printed once and saved to
                                      <data-dir>/admin.key (mode 0600)
-  INBOXD_MAILGUN_SIGNING_KEY         when set, POST /webhooks/mailgun must carry a valid Mailgun signature
+  INBOXD_MAILGUN_SIGNING_KEY         Mailgun's webhook signing key; required by --inbound-webhooks mailgun
   INBOXD_BILLING_SECRET_KEY          secret of the Stripe-compatible billing API (with --billing-api-base)
   INBOXD_NATIVE_CACHE_DIR            where the single executable unpacks its SQLite addon (default: a per-user
                                      folder under the system temp dir; set it when /tmp is mounted noexec)
