@@ -27,7 +27,8 @@ import { InboxService } from './inboxes/service.ts';
 import { Ingest } from './ingest/ingest.ts';
 import { createAnalyzer } from './ingest/analyzer.ts';
 import { IngestWriter } from './ingest/writer.ts';
-import { startSmtp, type SmtpListener } from './smtp/listener.ts';
+import { startSmtp, type SmtpAuthHooks, type SmtpListener } from './smtp/listener.ts';
+import { labelInScope, type Principal } from './auth/principal.ts';
 import { InboxRepo } from './store/inboxes.ts';
 import { MessageRepo } from './store/messages.ts';
 import { VERSION } from './version.ts';
@@ -147,7 +148,10 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
 
     // Stop order (cleanup runs front to back): sweeper, SMTP, HTTP, pending writes, callbacks, store, ingest workers.
     cleanup.splice(cleanup.indexOf(closeStore), 0, () => writer.drained());
-    const smtp = await startSmtpOrFail(config, ingest, log, (address) => inboxes.refusesMail(address));
+    const smtp = await startSmtpOrFail(config, ingest, log, (address) => inboxes.refusesMail(address), {
+      authenticate: (secret) => services.keyAuth.authenticate(secret),
+      refusesSender: (p, address) => refusesSender(inboxes, p, address),
+    });
     cleanup.unshift(() => smtp.close());
 
     await inboxes.sweep();
@@ -197,11 +201,22 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
 
 const SWEEP_INTERVAL_MS = 30_000;
 
+/**
+ * With `--smtp-auth required`, a key delivers to an address that has no inbox yet (kept unclaimed, as for anyone) or
+ * to an inbox of its own team inside its label scope; it cannot plant mail in other teams' or other runs' inboxes.
+ */
+async function refusesSender(inboxes: InboxService, p: Principal, address: string): Promise<string | null> {
+  const inbox = await inboxes.byAddress(address);
+  if (!inbox || (inbox.team_id === p.teamId && labelInScope(p.scope, inbox.label))) return null;
+  return `key ${p.keyId} may not deliver to ${address}: its inbox is outside the key's team or label scope`;
+}
+
 async function startSmtpOrFail(
   config: Config,
   ingest: Ingest,
   log: Logger,
   refusesMail: (address: string) => Promise<string | null>,
+  hooks: SmtpAuthHooks,
 ): Promise<SmtpListener> {
   for (const [flag, file] of [
     ['--smtp-tls-cert', config.smtpTlsCert],
@@ -221,10 +236,15 @@ async function startSmtpOrFail(
         hostname: config.domains[0]!,
         maxConnections: config.smtpMaxConnections,
         maxConnectionsPerIp: config.smtpMaxConnectionsPerIp,
+        auth: config.smtpAuth,
+        acceptAnyDomain: config.acceptAnyDomain,
+        maxSessionMs: config.smtpMaxSessionSeconds * 1000,
+        maxCommands: config.smtpMaxCommands,
       },
       ingest,
       log,
       refusesMail,
+      hooks,
     );
   } catch (e) {
     const err = e as NodeJS.ErrnoException;
