@@ -32,6 +32,7 @@ import { labelInScope, type Principal } from './auth/principal.ts';
 import { InboxRepo } from './store/inboxes.ts';
 import { MessageRepo } from './store/messages.ts';
 import { VERSION } from './version.ts';
+import { type DataDirLock, DataDirError, lockDataDir, prepareDataDir } from './data-dir.ts';
 
 /** A start-up failure with the one line to print and the exit code (CONTRACT §1: 2 = bad config, 1 = runtime). */
 export class StartError extends Error {
@@ -65,9 +66,16 @@ export interface StartOptions {
 export async function startServer(config: Config, opts: StartOptions = {}): Promise<RunningServer> {
   const log = opts.log ?? createLogger({ level: config.logLevel, format: config.logFormat });
   const clock = opts.clock ?? { now: () => Date.now() };
-  prepareDataDir(config.dataDir);
+  let lock: DataDirLock;
+  try {
+    prepareDataDir(config.dataDir);
+    lock = lockDataDir(config.dataDir);
+  } catch (e) {
+    throw new StartError(e instanceof DataDirError ? e.message : `--data-dir ${config.dataDir}: ${(e as Error).message}`, 1);
+  }
 
   const store = await openStore(dbFile(config.dataDir)).catch((e: Error) => {
+    lock.release();
     throw new StartError(e.message, 1);
   });
   const closeStore = () => store.close();
@@ -188,6 +196,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
           log.info('inboxd stopping');
           shutdown.abort();
           for (const fn of cleanup) await fn().catch((e: Error) => log.error('error while stopping', { err: e }));
+          lock.release();
           log.info('inboxd stopped');
         })();
         return stopping;
@@ -195,6 +204,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     };
   } catch (e) {
     for (const fn of cleanup) await fn().catch(() => undefined);
+    lock.release();
     throw e;
   }
 }
@@ -262,15 +272,6 @@ async function startSmtpOrFail(
   }
 }
 
-function prepareDataDir(dir: string): void {
-  try {
-    fs.mkdirSync(dir, { recursive: true });
-    fs.accessSync(dir, fs.constants.W_OK | fs.constants.X_OK);
-  } catch (e) {
-    throw new StartError(`--data-dir ${dir} is not a writable directory (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`, 2);
-  }
-}
-
 function listen(server: http.Server, port: number, host: string, flag: string): Promise<number> {
   return new Promise((resolve, reject) => {
     const onError = (e: NodeJS.ErrnoException) => {
@@ -303,6 +304,6 @@ function closeHttp(server: http.Server): Promise<void> {
 export function writePorts(dataDir: string, ports: { http: number; smtp: number }): void {
   const file = path.join(dataDir, 'ports.json');
   const tmp = `${file}.${process.pid}.tmp`;
-  fs.writeFileSync(tmp, JSON.stringify(ports) + '\n');
+  fs.writeFileSync(tmp, JSON.stringify(ports) + '\n', { mode: 0o600 });
   fs.renameSync(tmp, file);
 }
