@@ -205,6 +205,14 @@ describe('--accept-any-domain and the mail-in log', () => {
     await json(await sink.api('/v1/inboxes', { method: 'POST', json: { address: 'bad@not_a_domain' } }), 400);
   });
 
+  test('on: inbound webhooks keep mail for any domain too', async () => {
+    const inbox = await createInbox(sink, { address: 'hooks@partner.example' });
+    const raw = 'From: a@b.example\r\nTo: hooks@partner.example\r\nSubject: via webhook\r\n\r\nhi\r\n';
+    const r = await fetch(`${sink.url}/webhooks/raw`, { method: 'POST', headers: { 'content-type': 'message/rfc822' }, body: raw });
+    assert.ok(r.status < 300, await r.text());
+    assert.equal((await json(await sink.api(`/v1/inboxes/${inbox.inboxId}/wait?timeoutSeconds=10`))).subject, 'via webhook');
+  });
+
   test('each stored message is logged at info with ids, size and sender domain, never its body or code', async () => {
     const inbox = await createInbox(strict);
     await sendWithAuth(strict.server.smtpPort, 'u', 'p', inbox.address);
