@@ -262,6 +262,37 @@ export const OPTIONS = {
       .max(16 * 1024 ** 3, 'must be at most 17179869184'),
     default: 128 * 1024 * 1024,
   },
+  smtpAuth: {
+    flag: '--smtp-auth',
+    env: 'INBOXD_SMTP_AUTH',
+    arg: 'MODE',
+    help: 'SMTP AUTH (PLAIN, LOGIN): any = any credentials accepted, required = an API key as the password, off = not offered',
+    schema: z.enum(['any', 'required', 'off'], { error: 'must be any, required or off' }),
+    default: 'any',
+  },
+  acceptAnyDomain: {
+    flag: '--accept-any-domain',
+    env: 'INBOXD_ACCEPT_ANY_DOMAIN',
+    help: 'sink mode for test environments: keep mail for every domain (never relayed) and allow inboxes at any domain',
+    schema: flagBool,
+    default: false,
+  },
+  smtpMaxSessionSeconds: {
+    flag: '--smtp-max-session-seconds',
+    env: 'INBOXD_SMTP_MAX_SESSION_SECONDS',
+    arg: 'SECONDS',
+    help: 'longest an SMTP connection may stay open; then it is answered 421 4.7.0 and closed',
+    schema: z.coerce.number().int('must be a whole number').min(1, 'must be at least 1').max(86_400, 'must be at most 86400'),
+    default: 600,
+  },
+  smtpMaxCommands: {
+    flag: '--smtp-max-commands',
+    env: 'INBOXD_SMTP_MAX_COMMANDS',
+    arg: 'N',
+    help: 'SMTP commands one connection may send; more are answered 421 4.7.0 and the connection is closed',
+    schema: z.coerce.number().int('must be a whole number').min(10, 'must be at least 10').max(1_000_000, 'must be at most 1000000'),
+    default: 1000,
+  },
   logLevel: {
     flag: '--log-level',
     env: 'INBOXD_LOG_LEVEL',
@@ -309,6 +340,10 @@ export interface Config {
   /** Providers whose webhook route is on (none by default). */
   inboundWebhooks: string[];
   webhookInflightBytes: number;
+  smtpAuth: 'any' | 'required' | 'off';
+  acceptAnyDomain: boolean;
+  smtpMaxSessionSeconds: number;
+  smtpMaxCommands: number;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
   logFormat: 'json' | 'pretty';
   allowHttpCallbacks: boolean;

@@ -28,10 +28,12 @@ import { InboxService } from './inboxes/service.ts';
 import { Ingest } from './ingest/ingest.ts';
 import { createAnalyzer } from './ingest/analyzer.ts';
 import { IngestWriter } from './ingest/writer.ts';
-import { startSmtp, type SmtpListener } from './smtp/listener.ts';
+import { startSmtp, type SmtpAuthHooks, type SmtpListener } from './smtp/listener.ts';
+import { labelInScope, type Principal } from './auth/principal.ts';
 import { InboxRepo } from './store/inboxes.ts';
 import { MessageRepo } from './store/messages.ts';
 import { VERSION } from './version.ts';
+import { type DataDirLock, DataDirError, lockDataDir, prepareDataDir } from './data-dir.ts';
 
 /** A start-up failure with the one line to print and the exit code (CONTRACT §1: 2 = bad config, 1 = runtime). */
 export class StartError extends Error {
@@ -65,9 +67,16 @@ export interface StartOptions {
 export async function startServer(config: Config, opts: StartOptions = {}): Promise<RunningServer> {
   const log = opts.log ?? createLogger({ level: config.logLevel, format: config.logFormat });
   const clock = opts.clock ?? { now: () => Date.now() };
-  prepareDataDir(config.dataDir);
+  let lock: DataDirLock;
+  try {
+    prepareDataDir(config.dataDir);
+    lock = lockDataDir(config.dataDir);
+  } catch (e) {
+    throw new StartError(e instanceof DataDirError ? e.message : `--data-dir ${config.dataDir}: ${(e as Error).message}`, 1);
+  }
 
   const store = await openStore(dbFile(config.dataDir)).catch((e: Error) => {
+    lock.release();
     throw new StartError(e.message, 1);
   });
   const closeStore = () => store.close();
@@ -153,7 +162,10 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
 
     // Stop order (cleanup runs front to back): sweeper, SMTP, HTTP, pending writes, callbacks, store, ingest workers.
     cleanup.splice(cleanup.indexOf(closeStore), 0, () => writer.drained());
-    const smtp = await startSmtpOrFail(config, ingest, log, (address) => inboxes.refusesMail(address));
+    const smtp = await startSmtpOrFail(config, ingest, log, (address) => inboxes.refusesMail(address), {
+      authenticate: (secret) => services.keyAuth.authenticate(secret),
+      refusesSender: (p, address) => refusesSender(inboxes, p, address),
+    });
     cleanup.unshift(() => smtp.close());
 
     await inboxes.sweep();
@@ -190,6 +202,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
           log.info('inboxd stopping');
           shutdown.abort();
           for (const fn of cleanup) await fn().catch((e: Error) => log.error('error while stopping', { err: e }));
+          lock.release();
           log.info('inboxd stopped');
         })();
         return stopping;
@@ -197,17 +210,29 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     };
   } catch (e) {
     for (const fn of cleanup) await fn().catch(() => undefined);
+    lock.release();
     throw e;
   }
 }
 
 const SWEEP_INTERVAL_MS = 30_000;
 
+/**
+ * With `--smtp-auth required`, a key delivers to an address that has no inbox yet (kept unclaimed, as for anyone) or
+ * to an inbox of its own team inside its label scope; it cannot plant mail in other teams' or other runs' inboxes.
+ */
+async function refusesSender(inboxes: InboxService, p: Principal, address: string): Promise<string | null> {
+  const inbox = await inboxes.byAddress(address);
+  if (!inbox || (inbox.team_id === p.teamId && labelInScope(p.scope, inbox.label))) return null;
+  return `key ${p.keyId} may not deliver to ${address}: its inbox is outside the key's team or label scope`;
+}
+
 async function startSmtpOrFail(
   config: Config,
   ingest: Ingest,
   log: Logger,
   refusesMail: (address: string) => Promise<string | null>,
+  hooks: SmtpAuthHooks,
 ): Promise<SmtpListener> {
   for (const [flag, file] of [
     ['--smtp-tls-cert', config.smtpTlsCert],
@@ -227,10 +252,15 @@ async function startSmtpOrFail(
         hostname: config.domains[0]!,
         maxConnections: config.smtpMaxConnections,
         maxConnectionsPerIp: config.smtpMaxConnectionsPerIp,
+        auth: config.smtpAuth,
+        acceptAnyDomain: config.acceptAnyDomain,
+        maxSessionMs: config.smtpMaxSessionSeconds * 1000,
+        maxCommands: config.smtpMaxCommands,
       },
       ingest,
       log,
       refusesMail,
+      hooks,
     );
   } catch (e) {
     const err = e as NodeJS.ErrnoException;
@@ -245,15 +275,6 @@ async function startSmtpOrFail(
         1,
       );
     throw new StartError(`--smtp-port ${config.smtpPort}: cannot start the SMTP listener: ${err.message}`, 1);
-  }
-}
-
-function prepareDataDir(dir: string): void {
-  try {
-    fs.mkdirSync(dir, { recursive: true });
-    fs.accessSync(dir, fs.constants.W_OK | fs.constants.X_OK);
-  } catch (e) {
-    throw new StartError(`--data-dir ${dir} is not a writable directory (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`, 2);
   }
 }
 
@@ -289,6 +310,6 @@ function closeHttp(server: http.Server): Promise<void> {
 export function writePorts(dataDir: string, ports: { http: number; smtp: number }): void {
   const file = path.join(dataDir, 'ports.json');
   const tmp = `${file}.${process.pid}.tmp`;
-  fs.writeFileSync(tmp, JSON.stringify(ports) + '\n');
+  fs.writeFileSync(tmp, JSON.stringify(ports) + '\n', { mode: 0o600 });
   fs.renameSync(tmp, file);
 }

@@ -5,6 +5,7 @@ import Koa from 'koa';
 import Router from '@koa/router';
 import { AppError, isAppError } from '../errors.ts';
 import type { Services } from '../services.ts';
+import { hostCheck } from './host-check.ts';
 import { mountOperations } from './mount.ts';
 import { sendProblem } from './problem.ts';
 import { webhookGate } from './webhook-gate.ts';
@@ -82,6 +83,7 @@ export function createHttpApp(services: Services, extra: Koa.Middleware[] = [], 
     else services.log.debug('request', fields);
   });
   app.use(webhookGate(services).middleware);
+  app.use(hostCheck(services.baseUrl, services.log));
   for (const m of extra) app.use(m);
   app.use(router.routes());
   app.use(router.allowedMethods());

@@ -4,6 +4,7 @@ import { AppError } from '../errors.ts';
 
 // RFC 5321 dot-atom, lower-cased; no quoted local parts (they are legal but no signup form accepts them).
 const LOCAL_PART = /^[a-z0-9!#$%&'*+/=?^_`{|}~-]+(\.[a-z0-9!#$%&'*+/=?^_`{|}~-]+)*$/;
+const DOMAIN = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)+$/;
 const ALNUM = 'abcdefghijklmnopqrstuvwxyz0123456789';
 
 export function generateLocalPart(): string {
@@ -28,7 +29,12 @@ export function validateLocalPart(raw: string, field = 'localPart'): string {
 }
 
 /** Resolves the requested address (a local part, or a full address at a configured domain) or generates one. */
-export function resolveAddress(req: { localPart?: string | undefined; address?: string | undefined }, domains: string[]): string {
+/** `anyDomain` (--accept-any-domain): a full address may be at any well-formed domain, not just the configured ones. */
+export function resolveAddress(
+  req: { localPart?: string | undefined; address?: string | undefined },
+  domains: string[],
+  anyDomain = false,
+): string {
   if (req.localPart !== undefined && req.address !== undefined) {
     throw new AppError('validation_failed', 'give either localPart or address, not both', {
       errors: [{ path: 'address', message: 'conflicts with localPart' }],
@@ -43,7 +49,7 @@ export function resolveAddress(req: { localPart?: string | undefined; address?: 
             .trim()
             .toLowerCase()
         : '';
-    if (!domains.includes(domain)) {
+    if (!domains.includes(domain) && !(anyDomain && DOMAIN.test(domain))) {
       throw new AppError(
         'validation_failed',
         `address must be at a configured mail domain (${domains.join(', ')}); got ${JSON.stringify(req.address)}`,

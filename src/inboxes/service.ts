@@ -68,7 +68,7 @@ export class InboxService {
   /** `reuse`: an inbox this team already has at the requested address is returned instead of a 409 (open, verify). */
   async create(p: Principal, req: CreateInboxRequest, opts: { reuse?: boolean } = {}): Promise<CreatedInbox> {
     const label = this.scopedLabel(p, req.label);
-    const address = resolveAddress(req, this.config.domains);
+    const address = resolveAddress(req, this.config.domains, this.config.acceptAnyDomain);
     if (req.callbackUrl !== undefined) {
       const why = refuseUrl(req.callbackUrl, {
         allowHttp: this.config.allowHttpCallbacks,

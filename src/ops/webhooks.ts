@@ -125,7 +125,7 @@ export const inboundWebhook = op({
     const rejected: Array<{ rcpt: string; reason: string }> = [];
     for (const rcpt of candidates) {
       const domain = rcpt.slice(rcpt.lastIndexOf('@') + 1);
-      if (!domains.has(domain)) {
+      if (!domains.has(domain) && !(s.config.acceptAnyDomain && domain)) {
         rejected.push({ rcpt, reason: `relaying denied: inboxd accepts mail only for ${s.config.domains.join(', ')}` });
         continue;
       }

@@ -3,6 +3,7 @@
 import fs from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { SMTPServer, type SMTPServerDataStream, type SMTPServerOptions } from 'smtp-server';
+import type { Principal } from '../auth/principal.ts';
 import type { Ingest } from '../ingest/ingest.ts';
 import type { Logger } from '../log.ts';
 import { patchSmtpConnection, smtpError } from './patches.ts';
@@ -20,6 +21,21 @@ export interface SmtpOptions {
   maxConnectionsPerIp?: number;
   /** Message bytes all connections together may hold in memory before DATA streams are slowed down. */
   maxBufferedBytes?: number;
+  /** SMTP AUTH: `any` accepts every credential, `required` only an API key as the password, `off` is not offered. */
+  auth?: 'any' | 'required' | 'off';
+  /** Keep mail for every domain (a sink for test environments); never relayed on. */
+  acceptAnyDomain?: boolean;
+  /** Longest a session may last, and the commands it may send (0 = no limit); past either: 421 4.7.0. */
+  maxSessionMs?: number;
+  maxCommands?: number;
+}
+
+/** What `--smtp-auth required` needs from the key store and the inboxes. */
+export interface SmtpAuthHooks {
+  /** The principal of an API key or access token, or null when unknown or revoked. */
+  authenticate(secret: string): Promise<Principal | null>;
+  /** Why this principal may not deliver to this address, or null when it may. */
+  refusesSender(p: Principal, address: string): Promise<string | null>;
 }
 
 /** Bytes of DATA each message may hold in memory without asking the shared budget. */
@@ -40,8 +56,11 @@ export async function startSmtp(
   ingest: Ingest,
   log: Logger,
   refusesMail: (address: string) => Promise<string | null> = async () => null,
+  hooks?: SmtpAuthHooks,
 ): Promise<SmtpListener> {
   patchSmtpConnection();
+  const authMode = opts.auth ?? 'any';
+  if (authMode === 'required' && !hooks) throw new Error('--smtp-auth required needs the key store');
   const domains = new Set(opts.domains);
   const tls = opts.tlsCert && opts.tlsKey ? { cert: fs.readFileSync(opts.tlsCert), key: fs.readFileSync(opts.tlsKey) } : null;
   const inFlight = new Set<Promise<unknown>>();
@@ -58,8 +77,13 @@ export async function startSmtp(
     hide8BITMIME: false,
     hideSMTPUTF8: false,
     hidePIPELINING: false,
-    authOptional: true,
-    disabledCommands: tls ? ['AUTH'] : ['AUTH', 'STARTTLS'],
+    // AUTH over plain text is allowed: a test sink on a private network is where apps configured with a user and
+    // password must deliver unchanged, TLS or not (the credentials are test credentials or a revocable key).
+    authMethods: ['PLAIN', 'LOGIN'],
+    allowInsecureAuth: true,
+    authOptional: authMode !== 'required',
+    authRequiredMessage: '5.7.0 authentication required: AUTH PLAIN or LOGIN with an inboxd API key as the password (--smtp-auth required)',
+    disabledCommands: [...(authMode === 'off' ? ['AUTH'] : []), ...(tls ? [] : ['STARTTLS'])],
     ...(tls ? { key: tls.key, cert: tls.cert } : {}),
     disableReverseLookup: true,
     maxRecipients: MAX_RECIPIENTS,
@@ -68,14 +92,58 @@ export async function startSmtp(
     socketTimeout: 60_000,
     closeTimeout: 8_000,
     logger: false,
-    onRcptTo(address, _session, callback) {
+    ...({
+      maxSessionMs: opts.maxSessionMs ?? 600_000,
+      maxCommands: opts.maxCommands ?? 1000,
+      onSessionLimit: (remote: string, why: string) =>
+        log.info('smtp session closed at its limit', { remote, limit: why === 'lifetime' ? 'lifetime' : 'commands' }),
+    } as object),
+    onConnect(session, callback) {
+      log.debug('smtp connection', { session: session.id, remote: session.remoteAddress });
+      callback();
+    },
+    onAuth(auth, session, callback) {
+      if (authMode !== 'required') return callback(null, { user: auth.username ?? '' });
+      const refuse = (why: string) => {
+        log.info('smtp auth refused', { remote: session.remoteAddress, method: auth.method, reason: why });
+        callback(smtpError(535, `5.7.8 authentication failed: ${why}`));
+      };
+      const secret = auth.password ?? '';
+      if (!secret) return refuse('the password must be an inboxd API key (ibx_…)');
+      hooks!.authenticate(secret).then(
+        (p) => {
+          if (!p) return refuse('the password is not a valid inboxd API key (unknown or revoked)');
+          if (p.scope.readOnly) return refuse(`key ${p.keyId} is read-only; delivering mail needs a key that may write`);
+          log.debug('smtp auth accepted', { remote: session.remoteAddress, keyId: p.keyId });
+          callback(null, { user: p as never });
+        },
+        (e: Error) => {
+          log.error('smtp auth check failed', { err: e });
+          callback(smtpError(454, '4.7.0 temporary authentication failure; try again'));
+        },
+      );
+    },
+    onRcptTo(address, session, callback) {
       const addr = address.address.toLowerCase();
       const at = addr.lastIndexOf('@');
       const domain = at > 0 ? addr.slice(at + 1) : '';
-      if (!domains.has(domain))
-        return callback(smtpError(550, `5.7.1 relaying denied: inboxd accepts mail only for ${[...domains].join(', ')}`));
-      refusesMail(addr).then(
-        (why) => callback(why ? smtpError(452, `4.2.2 ${why}`) : undefined),
+      const refuse = (code: number, reply: string, reason: string) => {
+        log.info('smtp recipient refused', { remote: session.remoteAddress, rcpt: addr, code, reason });
+        callback(smtpError(code, reply));
+      };
+      if (!domains.has(domain) && !(opts.acceptAnyDomain && domain !== ''))
+        return refuse(
+          550,
+          `5.7.1 relaying denied: inboxd accepts mail only for ${[...domains].join(', ')}`,
+          'relaying denied: domain not served',
+        );
+      const principal = authMode === 'required' ? (session.user as unknown as Principal | undefined) : undefined;
+      Promise.all([refusesMail(addr), principal ? hooks!.refusesSender(principal, addr) : null]).then(
+        ([full, outOfScope]) => {
+          if (outOfScope) return refuse(550, `5.7.1 ${outOfScope}`, 'outside the key scope');
+          if (full) return refuse(452, `4.2.2 ${full}`, 'mailbox full');
+          callback();
+        },
         (e: Error) => {
           log.error('recipient check failed', { err: e });
           callback(smtpError(451, '4.3.0 temporary failure; try again'));
@@ -115,12 +183,22 @@ export async function startSmtp(
       stream.on('end', () => {
         if (stream.sizeExceeded || size > opts.maxMessageBytes) {
           release();
+          log.info('smtp message refused', { remote: session.remoteAddress, reason: 'too large', size, limit: opts.maxMessageBytes });
           return callback(smtpError(552, `5.3.4 message is ${size} bytes; the limit is ${opts.maxMessageBytes}`));
         }
         const rcpts = session.envelope.rcptTo.map((r) => r.address);
         const mailFrom = session.envelope.mailFrom ? session.envelope.mailFrom.address : null;
         const work = ingest.accept({ raw: Buffer.concat(chunks, size), rcpts, mailFrom, source: 'smtp' }).then(
-          (deliveries) => callback(null, `stored as ${deliveries.map((d) => d.messageId).join(',')}`),
+          (deliveries) => {
+            log.info('smtp message stored', {
+              messageIds: deliveries.map((d) => d.messageId),
+              inboxIds: deliveries.map((d) => d.inboxId ?? 'unclaimed'),
+              size,
+              senderDomain: domainOf(mailFrom),
+              remote: session.remoteAddress,
+            });
+            callback(null, `stored as ${deliveries.map((d) => d.messageId).join(',')}`);
+          },
           (e: Error) => {
             log.error('could not store message', { err: e, size, remote: session.remoteAddress });
             if (isOutOfSpace(e)) callback(smtpError(452, '4.3.1 insufficient system storage; try again later'));
@@ -155,6 +233,11 @@ export async function startSmtp(
       await Promise.allSettled([...inFlight]);
     },
   };
+}
+
+function domainOf(address: string | null): string | null {
+  const at = address ? address.lastIndexOf('@') : -1;
+  return at > 0 ? address!.slice(at + 1).toLowerCase() : null;
 }
 
 /** Disk full (or over quota) in the blob folder or SQLite: the temporary 452 of RFC 5321 §4.5.3.1.10. */

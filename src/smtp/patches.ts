@@ -7,19 +7,53 @@
 //    (a client that talks early is still answered in order; it is not rejected).
 // 3. Connections per client address: `maxClientsPerAddress` (our option) caps how many connections one address may
 //    hold open, checked where smtp-server checks its overall `maxClients`; the surplus gets 421 and is closed.
+// 4. Session limits: a client that sends NOOP/RSET forever (each command resets the idle timeout) would hold its
+//    connection slot forever. `maxSessionMs` and `maxCommands` (our options) bound a session's lifetime and its
+//    commands; past either the client gets `421 4.7.0` and the connection is closed. A message whose DATA is complete
+//    and being stored is never cut: the limit then applies at the next command.
 import { SMTPConnection } from 'smtp-server/lib/smtp-connection.js';
 
 const ENHANCED = /^[245]\.\d{1,3}\.\d{1,3} /;
 let patched = false;
+
+interface SessionLimitOptions {
+  maxSessionMs?: number;
+  maxCommands?: number;
+  /** Told when a session is closed at a limit (for the log). */
+  onSessionLimit?: (remoteAddress: string, why: 'lifetime' | 'commands') => void;
+}
 
 interface ConnectionInternals {
   send(code: number, data: unknown, context?: unknown): void;
   init(): void;
   _setListeners(cb: () => void): void;
   connectionReady(): void;
-  _server: { options: { maxClients?: number; maxClientsPerAddress?: number }; connections: Set<{ remoteAddress?: string }> };
+  _onCommand(command: Buffer, callback?: () => void): void;
+  _server: {
+    options: { maxClients?: number; maxClientsPerAddress?: number } & SessionLimitOptions;
+    connections: Set<{ remoteAddress?: string }>;
+  };
+  _socket: { once(ev: 'close', fn: () => void): void };
+  _handlerPending: boolean;
+  _dataStream: unknown;
+  _parser: { _dataMode?: boolean } | null;
+  _closing: boolean;
   name: string;
   remoteAddress: string;
+  /** Ours: commands seen, and whether the lifetime ran out while a message was being stored. */
+  _inboxdCommands?: number;
+  _inboxdExpired?: boolean;
+}
+
+function closeAtLimit(conn: ConnectionInternals, why: 'lifetime' | 'commands'): void {
+  const o = conn._server.options;
+  conn._server.options.onSessionLimit?.(conn.remoteAddress, why);
+  conn.send(
+    421,
+    why === 'lifetime'
+      ? `4.7.0 ${conn.name} session lasted its limit of ${Math.round((o.maxSessionMs ?? 0) / 1000)} s; closing, reconnect to continue`
+      : `4.7.0 ${conn.name} session sent its limit of ${o.maxCommands} commands; closing, reconnect to continue`,
+  );
 }
 
 export function patchSmtpConnection(): void {
@@ -43,8 +77,28 @@ export function patchSmtpConnection(): void {
         if (same > perAddress)
           return this.send(421, `${this.name} too many connections from ${this.remoteAddress}, try again in a moment`, false);
       }
+      const lifetime = this._server.options.maxSessionMs;
+      if (lifetime) {
+        const timer = setTimeout(() => {
+          if (this._closing) return;
+          // DATA complete and the message being stored (or a handler still deciding): cut at the next command instead.
+          const storing = this._handlerPending || (this._dataStream && this._parser && !this._parser._dataMode);
+          if (storing) this._inboxdExpired = true;
+          else closeAtLimit(this, 'lifetime');
+        }, lifetime);
+        timer.unref();
+        this._socket.once('close', () => clearTimeout(timer));
+      }
       setImmediate(() => this.connectionReady());
     });
+  };
+  const onCommand = proto._onCommand;
+  proto._onCommand = function (this: ConnectionInternals, command, callback) {
+    if (this._inboxdExpired) return closeAtLimit(this, 'lifetime');
+    const max = this._server.options.maxCommands;
+    this._inboxdCommands = (this._inboxdCommands ?? 0) + 1;
+    if (max && this._inboxdCommands > max) return closeAtLimit(this, 'commands');
+    return onCommand.call(this, command, callback);
   };
 }
 

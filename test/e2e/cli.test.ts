@@ -62,12 +62,12 @@ describe('usage', () => {
 });
 
 describe('start-up failures', () => {
-  test('unwritable data dir exits 2 naming --data-dir', async () => {
+  test('unwritable data dir exits 1 naming --data-dir', async () => {
     const dir = tempDir();
     const file = path.join(dir, 'a-file');
     fs.writeFileSync(file, 'x');
     const r = await runCli(['serve', '--http-port', '0', '--smtp-port', '0', '--data-dir', path.join(file, 'sub')]);
-    assert.equal(r.code, 2);
+    assert.equal(r.code, 1);
     assert.match(r.stderr, /--data-dir/);
     fs.rmSync(dir, { recursive: true, force: true });
   });
