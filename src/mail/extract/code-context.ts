@@ -32,6 +32,8 @@ export interface MessageContext {
   booking: boolean;
   receipt: boolean;
   meeting: boolean;
+  /** The message advertises something (discount, coupon, "% off", "first order"): its bare codes are promo codes. */
+  promo: boolean;
   hint?: CodeHint | undefined;
 }
 
@@ -151,6 +153,7 @@ export function codeContext(allLines: Line[][], subject: string, hint?: CodeHint
     booking,
     receipt,
     meeting,
+    promo: PROMO_CTX.test(masked),
     hint,
   };
   const codeIntent = hasKw(masked, base);

@@ -6,6 +6,7 @@ import type { Line, Source } from './doc.ts';
 import { scanCodes } from './code-scan.ts';
 import type { CodeKind, RawCode } from './code-scan.ts';
 import { LineCache, codeKeywords, hasKw } from './code-context.ts';
+import { promo, promoAround, randomShape } from './code-promo.ts';
 import type { MessageContext } from './code-context.ts';
 import {
   CARD_BEFORE,
@@ -22,6 +23,7 @@ import {
   STREET_AFTER,
   STREET_AFTER2,
   UNIT_AFTER,
+  USE_VERB_BEFORE,
   VERIFY_NEAR,
 } from './keywords.ts';
 
@@ -36,6 +38,8 @@ export interface ScoredCode {
   line: number;
   segment: number;
   reasons: string[];
+  /** Seen as a promo/discount code: the value is never the otp, wherever else it appears. */
+  promo?: boolean;
 }
 
 /** Candidates scored per line, and lines with digits examined per source. */
@@ -184,18 +188,20 @@ function scoreOne(
     }
   }
 
-  // verification words on the same line without a code keyword ("Use 482913 to verify your account")
-  if (!labelled) {
-    const l40 = left.slice(-40);
-    const r40 = right.slice(0, 40);
-    if (
-      (VERIFY_NEAR.test(l40) && !SENTENCE_BREAK.test(l40.slice(l40.search(VERIFY_NEAR)))) ||
-      VERIFY_NEAR.test(r40.split(SENTENCE_BREAK)[0] ?? '')
-    ) {
-      score += 0.3;
-      labelled = true;
-      reasons.push('verify-word');
-    }
+  // verification words in the same sentence ("Use 482913 to verify your account", "geben Sie k9Rt4Z ein, um … zu bestätigen")
+  const l60 = left.slice(-60);
+  const verifyHere =
+    (VERIFY_NEAR.test(l60) && !SENTENCE_BREAK.test(l60.slice(l60.search(VERIFY_NEAR)))) ||
+    VERIFY_NEAR.test(right.slice(0, 60).split(SENTENCE_BREAK)[0] ?? '');
+  // (a booking's or receipt's "confirmation/approval code" is a reference, however random it looks)
+  const random = !digitsOnly && !ctx.booking && !ctx.receipt && randomShape(r.value);
+  if (!labelled && verifyHere) {
+    score += 0.3;
+    labelled = true;
+    reasons.push('verify-word');
+    // a random-looking mix of letters and digits handed over with "use/enter/paste … to sign in" is a code even
+    // without the word "code"; words with a number ("SAVE20", "iPhone15") are not random-looking
+    if (random) score += USE_VERB_BEFORE.test(left.replace(/\u0001+/g, ' ').slice(-40)) ? 0.35 : 0.2;
   }
 
   // alone on its line (or with a short label): look at the neighbouring lines
@@ -287,15 +293,20 @@ function scoreOne(
   )
     score -= 0.35;
   const promoNear = PROMO_CTX.test(lower) || (li > 0 && cache.promo(li - 1));
-  if (promoNear) {
-    if (!digitsOnly) return reject('promo');
-    score -= 0.4;
-  }
+  // a word and a number ("SPRING20", "HELLO15", "iPhone15"): promo codes and product names look like this
+  const word = /^([A-Za-z]{4,})\d{1,3}$|^\d{1,3}([A-Za-z]{4,})$/.exec(r.value);
+  const wordLike = !!word && /[aeiouy]/i.test(word[1] ?? word[2] ?? '');
   if (!digitsOnly) {
-    if (!caseOk(r.value.replace(/-/g, ''))) score -= 0.3;
-    // a word and a number ("SPRING20", "iPhone15"): promo codes and product names look like this
-    const word = /^([A-Za-z]{4,})\d{1,3}$|^\d{1,3}([A-Za-z]{4,})$/.exec(r.value);
-    if (word && !labelled && /[aeiouy]/i.test(word[1] ?? word[2] ?? '')) score -= 0.1;
+    if (promoNear) return promo(r, li, line);
+    // in an advertising mail a letter code that no verification word introduces is a promo code, as is one a line
+    // or two away from discount wording
+    if (!verifyHere && (ctx.promo || promoAround(cache, lines, li, lastLine))) return promo(r, li, line);
+    if (wordLike && ctx.promo) return promo(r, li, line);
+  } else if (promoNear) score -= 0.4;
+  if (!digitsOnly) {
+    if (!caseOk(r.value.replace(/-/g, '')) && !random) score -= 0.3;
+    if (wordLike && !labelled) score -= 0.1;
+    else if (wordLike && !verifyHere) score -= 0.1;
     if (/^[0-9a-f]{7,8}$/.test(r.value) && /commit|sha|hash|build|rev/.test(lower)) return reject('commit');
   }
   if (ctx.hint) {

@@ -62,13 +62,13 @@ export const CODE_KW = new RegExp(
 
 /** A code keyword is not one when qualified like this just before it … */
 export const CODE_KW_NEG_BEFORE =
-  /(?:promo(?:tional)?|discount|coupon|voucher|gift|gift card|referral|invite|invitation|zip|postal|post|area|country|dial(?:l)?ing|source|error|exit|status|response|http|qr|bar|tracking|booking|reservation|product|item|swift|sort|bank|branch|tax|dress|rabatt|gutschein|aktions|angebots|descuento|cup[oó]n|r[ée]duction|sconto|korting|kortings|offer|sale|approval|delivery|pickup|pick-up|colou?r|html|css|embed|sample|reference|ref|order|shipment|ticket|lock ?box|door|gate|wifi|wi-fi|network|program(?:me)?|activation key|license|licence|serial|product key|meeting|webinar|room|conference)[\s-]*$/;
+  /(?:promo(?:tional)?|discount|coupon|voucher|gift|gift card|referral|invite|invitation|zip|postal|post|area|country|dial(?:l)?ing|source|error|exit|status|response|http|qr|bar|tracking|booking|reservation|product|item|swift|sort|bank|branch|tax|dress|rabatt|gutschein|aktions|angebots|descuento|cup[oó]n|r[ée]duction|sconto|korting|kortings|offer|sale|approval|delivery|pickup|pick-up|colou?r|html|css|embed|sample|reference|ref|order|shipment|ticket|lock ?box|door|gate|wifi|wi-fi|network|program(?:me)?|activation key|license|licence|serial|product key|meeting|webinar|room|conference|welcome|bonus|reward|savings|member|rabat|alennus|slevov[ýy]|indirim|kupon|kortings?|クーポン|割引|プロモ|优惠|折扣|優惠|쿠폰|할인|промо|купон|скидочн|कूपन|प्रोमो|โปรโมชั่น)[\s-]*$/;
 /** "order confirmation code", "delivery pickup code": a qualifier one word before the keyword. */
 export const CODE_KW_NEG_BEFORE2 =
   /(?:order|booking|reservation|ticket|purchase|shipment|delivery|pickup|pick-up|redemption|gift|voucher|promo|discount|coupon|referral|invite|invitation)\s+[a-z]+\s+$/;
 /** … or like this just after it. */
 export const CODE_KW_NEG_AFTER =
-  /^\s*(?:postal|postale|promo|promocional|promozionale|de descuento|de r[ée]duction|de réservation|de reserva|di prenotazione|sconto|of conduct|de conduite|de barras|qr|del cupón|de cupom|rabatt)/;
+  /^\s*(?:postal|postale|promo|promocional|promozionale|de descuento|de r[ée]duction|de réservation|de reserva|di prenotazione|sconto|of conduct|de conduite|de barras|qr|del cupón|de cupom|rabatt|rabatowy|de desconto|de reducere|\S{0,3}\s*έκπτωσ|(?:ال)?خصم|קופון|הנחה|ส่วนลด|คูปอง|giảm giá|khuyến mãi|ưu đãi|diskon|voucher|kupon|coupon|alennus|indirim|скидк|на скидку|割引|クーポン|优惠|折扣|할인|쿠폰)/;
 
 /** Words that make a message about verification / sign-in (any language). */
 export const VERIFY_KW =
@@ -102,7 +102,7 @@ export const ENTER_CUE =
 
 /** Promotions. */
 export const PROMO_CTX =
-  /% off|\boff your\b|discount|promo|coupon|voucher|at checkout|\bsale\b|save \d|rabatt|gutschein|descuento|cupón|réduction|sconto|soldes|korting|скидк|割引|优惠|할인|free shipping|gift card|redeem/;
+  /% off|\boff your\b|discount|promo|coupon|voucher|at checkout|\bsale\b|save \d|rabatt|gutschein|descuento|cupón|réduction|sconto|soldes|korting|скидк|割引|优惠|할인|free shipping|gift card|redeem|(?:your |votre |ihre |deine |tu |su )?(?:first|next) (?:order|purchase)|(?:erste|nächste)n? (?:bestellung|einkauf)|(?:première|prochaine) commande|(?:primera|próxima) compra|(?:primeira|próxima) compra|primeiro pedido|(?:primo|prossimo) (?:ordine|acquisto)|eerste bestelling|kupon|cupom|coupon|kortingscode|rabatkode|alennus|kod rabatowy|slevov|indirim|reducere|промокод|купон|κουπόνι|έκπτωσ|クーポン|%\s*オフ|セール|ポイント還元|优惠券|折扣|優惠券|쿠폰|كوبون|خصم|קופון|הנחה|कूपन|छूट|คูปอง|ส่วนลด|giảm giá|khuyến mãi|diskon|voucher/;
 
 /** Time units right after a number (durations). */
 export const DURATION_AFTER =
@@ -145,3 +145,25 @@ export const RESET_INTENT =
 /** Security-notice wording around a link that makes it an escape hatch, not the verification link. */
 export const NOT_YOU_CTX =
   /(?:if (?:this|it) (?:was ?n[o']?t|wasn't|was not) you|if you did ?n[o']?t|if you didn't|if you did not|if you don'?t recogni[sz]e|don'?t recogni[sz]e|not you\?|wasn'?t you|was this not you|didn'?t (?:request|ask|make|sign|try)|did not (?:request|ask|make|sign|try)|unauthori[sz]ed|suspicious|someone else|not expecting|n'êtes pas à l'origine|si no has|si no fuiste|wenn sie das nicht|wenn du das nicht|nicht von ihnen|não foi você|se não foi|non sei stato|als u dit niet|心当たりのない|不是您|본인이 아닌|если это были не вы)/;
+
+/** Asking for a new password in a message body ("pick a new password", "neues Passwort festlegen"), in every
+ *  language of CODE_KW. Together with RESET_INTENT it lets a reset button count as the action. */
+export const NEW_PASSWORD =
+  /(?:pick|choose|create|set|enter|make|select) (?:up )?(?:a |your )?new password|neues? (?:passwort|kennwort)|passwort (?:neu (?:festlegen|vergeben|setzen)|zurück)|nouveau mot de passe|nueva contraseña|nova senha|nuova password|nieuw wachtwoord|nytt lösenord|ny adgangskode|nyt kodeord|nytt passord|uusi salasana|nowe hasło|nové heslo|yeni (?:şifre|parola)|parol[ăa] nou[ăa]|новый пароль|νέο κωδικό|νέος κωδικός|新しいパスワード|パスワードを(?:再設定|リセット|変更)|新密码|新密碼|새 비밀번호|비밀번호를 재설정|كلمة (?:مرور|سر) جديدة|إعادة تعيين كلمة|סיסמה חדשה|नया पासवर्ड|รหัสผ่านใหม่|mật khẩu mới|đặt lại mật khẩu|kata sandi baru|atur ulang kata sandi/;
+
+/** Someone invited the recipient to join a team, workspace or organisation (not to an event). */
+export const INVITE_INTENT =
+  /invited you|(?:has|have) invited|invites you|(?:you'?ve|you have) been invited|invitation to (?:join|collaborate)|wants you to join|asked you to join|eingeladen|einladung|vous (?:a )?invit|t'(?:a )?invit|invitation à rejoindre|te (?:ha )?invit|le (?:ha )?invitado|invitación|convidou|te convid|convite|ti (?:ha )?invitat|invito a|uitgenodigd|uitnodiging|bjudit in|inbjudan|inviteret|invitert|invitasjon|kutsui|kutsu|zaprosi|zaproszeni|pozval|pozvánk|davet|te-a invitat|invitați|invitație|приглаш|προσκάλεσ|πρόσκληση|招待|邀请|邀請|초대|دعاك|دعوة|הזמין|הזמנה|आमंत्रित|निमंत्रण|เชิญ|đã mời|lời mời|mengundang|undangan/;
+/** Calendar and event invitations: their Yes/Accept/Join buttons answer an event, they verify nothing. */
+export const INVITE_EVENT =
+  /\b(?:meeting|webinar|event|calendar|rsvp|conference call|livestream)\b|\.ics\b|termin|veranstaltung|besprechung|réunion|événement|reunión|evento|riunione|vergadering|möte|møde|spotkani|schůzk|toplantı|ședinț|встреч|мероприяти|εκδήλωσ|σύσκεψ|会議|イベント|会议|活动|會議|活動|회의|이벤트|اجتماع|פגישה|אירוע|बैठक|การประชุม|cuộc họp|sự kiện|rapat|acara/;
+/** The accept button of an invitation. */
+export const ACCEPT_ANCHOR =
+  /\baccept\b|\bjoin\b(?! (?:the |our |a |this )?(?:meeting|webinar|call|video|event|waitlist|newsletter|live|stream|conversation|discussion|community|us\b))|annehmen|akzeptieren|beitreten|accepter|rejoindre|aceptar|unirme|unirte|únete|unirse|aceitar|participar|accetta|unisciti|partecipa|accepteren|accepteer|deelnemen|word lid|lid worden|acceptera|gå med|deltag|bliv medlem|aksepter|bli med|hyväksy|liity|akceptuj|dołącz|přijmout|připojit|kabul et|katıl|accept[ăa]|alătur|принять|присоедин|αποδοχή|αποδεχτ|συμμετοχ|承認|承諾|参加|受け入れ|接受|加入|수락|참여|참가|قبول|انضم|קבל|הצטרף|स्वीकार|शामिल|ยอมรับ|เข้าร่วม|chấp nhận|tham gia|terima|gabung/;
+/** The decline link of an invitation. */
+export const DECLINE_ANCHOR =
+  /decline|reject|ignore|ablehnen|refuser|décliner|rechaz|declinar|recusar|rifiut|weiger|afwijz|avböj|afvis|avslå|hylkää|odrzu|odmítn|reddet|refuz|отклон|απόρριψ|拒否|辞退|拒绝|拒絕|거절|거부|رفض|דחה|अस्वीकार|ปฏิเสธ|từ chối|tolak/;
+
+/** Verbs that hand a code to the reader right before it ("Use 7F3K-92QX to log in", "geben Sie k9Rt4Z ein"). */
+export const USE_VERB_BEFORE =
+  /(?:\b(?:use|enter|type|paste|input|copy|provide|key in|utilisez|saisissez|entrez|tapez|copiez|introduce|introduzca|ingresa|ingrese|usa|utiliza|escribe|verwenden sie|nutzen sie|geben sie|gib|tippen sie|digite|insira|use o|inserisci|digita|utilizza|voer|gebruik|vul|ange|använd|indtast|brug|skriv inn|bruk|syötä|käytä|wpisz|użyj|zadejte|použijte|girin|kullanın|introduceți|folosiți)|введите|используйте|εισάγετε|χρησιμοποιήστε|أدخل|استخدم|הזן|השתמש|दर्ज करें|ใส่|กรอก|nhập|sử dụng|masukkan|gunakan)\s+(?:(?:the|this|le|el|den|code|código|código:|:)\s+)?$/;
