@@ -11,14 +11,16 @@ export function promo(r: RawCode, li: number, line: Line): ScoredCode {
   return { value: r.value, kind: r.kind, score: -1, source: line.source, line: li, segment: line.segment, reasons: ['promo'], promo: true };
 }
 
-/** Discount wording on the two non-empty lines before or the one after a code. */
-export function promoAround(cache: LineCache, lines: Line[], li: number, last: number): boolean {
+/** Discount wording on the two non-empty lines before or (unless `beforeOnly`: a promo footer under a real code)
+ *  the one after a code. */
+export function promoAround(cache: LineCache, lines: Line[], li: number, last: number, beforeOnly = false): boolean {
   let seen = 0;
   for (let k = li - 1; k >= 0 && seen < 2; k--) {
     if (lines[k]!.text === '') continue;
     seen++;
     if (cache.promo(k)) return true;
   }
+  if (beforeOnly) return false;
   for (let k = last + 1; k < lines.length; k++) {
     if (lines[k]!.text === '') continue;
     return cache.promo(k);

@@ -23,7 +23,9 @@ import {
   STREET_AFTER,
   STREET_AFTER2,
   UNIT_AFTER,
+  USE_VERB_AFTER,
   USE_VERB_BEFORE,
+  COLOUR_CTX,
   VERIFY_NEAR,
 } from './keywords.ts';
 
@@ -201,7 +203,8 @@ function scoreOne(
     reasons.push('verify-word');
     // a random-looking mix of letters and digits handed over with "use/enter/paste … to sign in" is a code even
     // without the word "code"; words with a number ("SAVE20", "iPhone15") are not random-looking
-    if (random) score += USE_VERB_BEFORE.test(left.replace(/\u0001+/g, ' ').slice(-40)) ? 0.35 : 0.2;
+    if (random)
+      score += USE_VERB_BEFORE.test(left.replace(/\u0001+/g, ' ').slice(-40)) || USE_VERB_AFTER.test(right.slice(0, 30)) ? 0.35 : 0.2;
   }
 
   // alone on its line (or with a short label): look at the neighbouring lines
@@ -241,6 +244,8 @@ function scoreOne(
     if (near > 0) reasons.push('kw-near');
     if (alone && near >= 0.38) tight = true;
     score += alone ? near : near * 0.7;
+    // a generated-looking code alone under "Enter the following:" or a code sentence
+    if (alone && random && near > 0) score += 0.15;
   }
   const emph = line.emph || (line.emphParts?.some((p) => p.includes(masked.slice(r.start, r.end))) ?? false);
   if (emph) score += 0.1;
@@ -249,7 +254,7 @@ function scoreOne(
   const afterColon = /[:：]\s*$/.test(left);
   if (afterColon && !strongLabel) score += 0.1;
   if (ctx.subjectCode && line.source !== 'subject' && !labelled && (alone || emph || afterColon)) {
-    score += 0.15;
+    score += random ? 0.3 : 0.15;
     reasons.push('subject-kw');
   }
   if (line.hidden) score -= 0.05;
@@ -300,9 +305,12 @@ function scoreOne(
     if (promoNear) return promo(r, li, line);
     // in an advertising mail a letter code that no verification word introduces is a promo code, as is one a line
     // or two away from discount wording
-    if (!verifyHere && (ctx.promo || promoAround(cache, lines, li, lastLine))) return promo(r, li, line);
+    // (unless the Subject says it is a sign-in/verification code: "Your login code", a promo footer below)
+    if (!verifyHere && !ctx.subjectVerifyCode && (ctx.promo || promoAround(cache, lines, li, lastLine))) return promo(r, li, line);
     if (wordLike && ctx.promo) return promo(r, li, line);
   } else if (promoNear) score -= 0.4;
+  else if (!verifyHere && !ctx.subjectVerifyCode && ctx.promo && promoAround(cache, lines, li, lastLine, true)) score -= 0.4;
+  if (!digitsOnly && /^[0-9a-f]{6}$/i.test(r.value) && COLOUR_CTX.test(lower)) return reject('colour');
   if (!digitsOnly) {
     if (!caseOk(r.value.replace(/-/g, '')) && !random) score -= 0.3;
     if (wordLike && !labelled) score -= 0.1;

@@ -72,7 +72,7 @@ export const CODE_KW_NEG_AFTER =
 
 /** Words that make a message about verification / sign-in (any language). */
 export const VERIFY_KW =
-  /verif|confirm|activat|authenticat|sign[- ]?in|sign[- ]?up|log[- ]?in|2fa|two[- ]factor|two[- ]step|2-step|one[- ]time|passcode|security code|magic link|reset|password|recover|bestätig|verifiz|anmeld|aktivier|passwort|kennwort|vérif|connexion|connecter|activer|mot de passe|inscription|verific|confirmar|iniciar sesi|acceso|activar|contraseña|ativar|entrar|senha|verifica|conferma|accedi|attiva|accesso|bevestig|inlog|aanmeld|wachtwoord|bekräfta|logga in|bekræft|log ind|vahvist|kirjaudu|weryfik|potwierd|logowan|hasło|ověř|potvrď|přihlás|doğrula|giriş|подтвер|вход|войти|пароль|認証|確認|ログイン|パスワード|验证|驗證|登录|登入|确认|密码|密碼|인증|확인|로그인|비밀번호|تحقق|تأكيد|אימות|सत्यापन/;
+  /verif|confirm|activat|authenticat|sign[- ]?in|sign[- ]?up|log[- ]?in|2fa|two[- ]factor|two[- ]step|2-step|one[- ]time|passcode|security code|magic link|reset|password|recover|bestätig|verifiz|anmeld|aktivier|passwort|kennwort|vérif|connexion|connecter|activer|mot de passe|inscription|verific|confirmar|iniciar sesi|acceso|activar|contraseña|ativar|entrar|senha|verifica|conferma|accedi|acceder|attiva|accesso|bevestig|inlog|aanmeld|wachtwoord|bekräfta|logga in|bekræft|log ind|vahvist|kirjaudu|weryfik|potwierd|logowan|hasło|ověř|potvrď|přihlás|doğrula|giriş|подтвер|вход|войти|пароль|認証|確認|ログイン|パスワード|验证|驗證|登录|登入|确认|密码|密碼|인증|확인|로그인|비밀번호|تحقق|تأكيد|אימות|सत्यापन/;
 
 /** Distractor labels: a number right after one of these is not a one-time code. */
 export const NEG_LABEL =
@@ -96,7 +96,7 @@ export const RECEIPT_CTX =
 
 /** Weaker cues near a code: verification words and "enter the following" phrases. */
 export const VERIFY_NEAR =
-  /verif|confirm|authenticat|sign[- ]?in|log[- ]?in|login|signin|one[- ]time|2fa|two[- ]factor|two[- ]step|security|identity|bestätig|anmeld|vérif|connexion|verific|confirmar|iniciar sesi|verifica|accedi|bevestig|inlog|logga in|weryfik|potwierd|doğrula|подтвер|вход|認証|確認|ログイン|验证|驗證|登录|登入|인증|확인|로그인/;
+  /verif|confirm|authenticat|sign[- ]?in|log[- ]?in|login|signin|one[- ]time|2fa|two[- ]factor|two[- ]step|security|identity|bestätig|anmeld|anzumeld|einzulogg|einlogg|vérif|connexion|connecter|verific|confirmar|iniciar sesi|entrar|acessar|verifica|accedi|acceder|bevestig|inlog|logga in|weryfik|potwierd|doğrula|подтвер|вход|認証|確認|ログイン|验证|驗證|登录|登入|인증|확인|로그인/;
 export const ENTER_CUE =
   /\b(?:enter|type|use|input|copy|paste|provide|submit|key in)\b[^.!?]{0,50}\b(?:below|following|this|it|here)\b|\b(?:below|following)\s*:?\s*$|:\s*$|introduce|ingresa|escribe|saisissez|entrez|saisir|geben sie|eingeben|inserisci|digita|digite|insira|informe|voer\b|vul\b|wpisz|zadejte|girin|入力|输入|輸入|입력|введите|укажите/;
 
@@ -157,9 +157,9 @@ export const INVITE_INTENT =
 /** Calendar and event invitations: their Yes/Accept/Join buttons answer an event, they verify nothing. */
 export const INVITE_EVENT =
   /\b(?:meeting|webinar|event|calendar|rsvp|conference call|livestream)\b|\.ics\b|termin|veranstaltung|besprechung|réunion|événement|reunión|evento|riunione|vergadering|möte|møde|spotkani|schůzk|toplantı|ședinț|встреч|мероприяти|εκδήλωσ|σύσκεψ|会議|イベント|会议|活动|會議|活動|회의|이벤트|اجتماع|פגישה|אירוע|बैठक|การประชุม|cuộc họp|sự kiện|rapat|acara/;
-/** The accept button of an invitation. */
+/** The accept button of an invitation ("Accept invitation", "Join the team", "View invitation"). */
 export const ACCEPT_ANCHOR =
-  /\baccept\b|\bjoin\b(?! (?:the |our |a |this )?(?:meeting|webinar|call|video|event|waitlist|newsletter|live|stream|conversation|discussion|community|us\b))|annehmen|akzeptieren|beitreten|accepter|rejoindre|aceptar|unirme|unirte|únete|unirse|aceitar|participar|accetta|unisciti|partecipa|accepteren|accepteer|deelnemen|word lid|lid worden|acceptera|gå med|deltag|bliv medlem|aksepter|bli med|hyväksy|liity|akceptuj|dołącz|přijmout|připojit|kabul et|katıl|accept[ăa]|alătur|принять|присоедин|αποδοχή|αποδεχτ|συμμετοχ|承認|承諾|参加|受け入れ|接受|加入|수락|참여|참가|قبول|انضم|קבל|הצטרף|स्वीकार|शामिल|ยอมรับ|เข้าร่วม|chấp nhận|tham gia|terima|gabung/;
+  /\baccept\b|(?:view|see|open|review|respond to) (?:the |your |this |my )?invit|\bjoin\b(?! (?:the |our |a |this )?(?:meeting|webinar|call|video|event|waitlist|newsletter|live|stream|conversation|discussion|community|us\b))|annehmen|akzeptieren|beitreten|accepter|rejoindre|aceptar|unirme|unirte|únete|unirse|aceitar|participar|accetta|unisciti|partecipa|accepteren|accepteer|deelnemen|word lid|lid worden|acceptera|gå med|deltag|bliv medlem|aksepter|bli med|hyväksy|liity|akceptuj|dołącz|přijmout|připojit|kabul et|katıl|accept[ăa]|alătur|принять|присоедин|αποδοχή|αποδεχτ|συμμετοχ|承認|承諾|参加|受け入れ|接受|加入|수락|참여|참가|قبول|انضم|קבל|הצטרף|स्वीकार|शामिल|ยอมรับ|เข้าร่วม|chấp nhận|tham gia|terima|gabung/;
 /** The decline link of an invitation. */
 export const DECLINE_ANCHOR =
   /decline|reject|ignore|ablehnen|refuser|décliner|rechaz|declinar|recusar|rifiut|weiger|afwijz|avböj|afvis|avslå|hylkää|odrzu|odmítn|reddet|refuz|отклон|απόρριψ|拒否|辞退|拒绝|拒絕|거절|거부|رفض|דחה|अस्वीकार|ปฏิเสธ|từ chối|tolak/;
@@ -167,3 +167,15 @@ export const DECLINE_ANCHOR =
 /** Verbs that hand a code to the reader right before it ("Use 7F3K-92QX to log in", "geben Sie k9Rt4Z ein"). */
 export const USE_VERB_BEFORE =
   /(?:\b(?:use|enter|type|paste|input|copy|provide|key in|utilisez|saisissez|entrez|tapez|copiez|introduce|introduzca|ingresa|ingrese|usa|utiliza|escribe|verwenden sie|nutzen sie|geben sie|gib|tippen sie|digite|insira|use o|inserisci|digita|utilizza|voer|gebruik|vul|ange|använd|indtast|brug|skriv inn|bruk|syötä|käytä|wpisz|użyj|zadejte|použijte|girin|kullanın|introduceți|folosiți)|введите|используйте|εισάγετε|χρησιμοποιήστε|أدخل|استخدم|הזן|השתמש|दर्ज करें|ใส่|กรอก|nhập|sử dụng|masukkan|gunakan)\s+(?:(?:the|this|le|el|den|code|código|código:|:)\s+)?$/;
+
+/** A password word (every language of CODE_KW): a mail about a password whose link says "reset" is a reset mail. */
+export const PASSWORD_WORD =
+  /password|passwort|kennwort|mot de passe|contraseña|senha|wachtwoord|lösenord|adgangskode|kodeord|passord|salasana|hasło|heslo|şifre|parola|пароль|κωδικό πρόσβασης|κωδικός πρόσβασης|パスワード|密码|密碼|비밀번호|كلمة المرور|كلمة السر|סיסמ|पासवर्ड|รหัสผ่าน|mật khẩu|kata sandi/;
+/** Security notices: the password already changed, a new sign-in or device. Their password links are escape hatches. */
+export const SECURITY_NOTICE =
+  /(?:was|has been|were) (?:successfully )?(?:changed|updated|reset)|new (?:sign[- ]?in|login|device)|wurde (?:erfolgreich )?(?:geändert|zurückgesetzt)|neue anmeldung|a été (?:modifié|changé|réinitialisé)|nouvelle connexion|ha sido (?:cambiad|modificad|restablecid)|nuevo inicio de sesión|foi (?:alterad|redefinid)|novo acesso|è stata (?:modificat|cambiat)|nuovo accesso|is gewijzigd|nieuwe aanmelding|har ändrats|er blevet ændret|er endret|on vaihdettu|został[oa] zmienion|bylo změněno|değiştirildi|a fost schimbat|изменен|изменён|новый вход|άλλαξε|変更されました|新しいログイン|已更改|已变更|已變更|新登录|변경되었습니다|새 로그인|تم تغيير|שונתה|बदल दिया गया|ถูกเปลี่ยน|đã được thay đổi|đăng nhập mới|telah diubah|login baru/;
+/** The same verb after the code, in verb-final languages ("7F3K92 を入力", "7F3K92 를 입력", "7F3K92 kodunu girin"). */
+export const USE_VERB_AFTER =
+  /^\s*(?:を|は|、)?\s*(?:ご?入力|使用|コピー)|^\s*(?:을|를)?\s*(?:입력|사용)|^\s*\S{0,8}\s*(?:girin|kullanın)|^\s*दर्ज करें/;
+/** Hex colour words near a six-digit hex value ("3FA2C1 as the primary colour"). */
+export const COLOUR_CTX = /colou?r|\bhex\b|\brgb|palette|farbe|couleur|colore|kleur|цвет|色/;

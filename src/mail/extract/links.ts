@@ -8,7 +8,7 @@ import { LIMITS } from './doc.ts';
 import { ACCEPT_ANCHOR, DECLINE_ANCHOR, NOT_YOU_CTX } from './keywords.ts';
 import { serviceFromAddress } from '../presets.ts';
 import type { PresetId } from '../presets.ts';
-import { hasToken, hostOf, isIpHost, unwrapTracking } from './urls.ts';
+import { hasToken, hostOf, isIpHost, registrableDomain, unwrapTracking } from './urls.ts';
 
 export { hasToken, registrableDomain, unwrapTracking } from './urls.ts';
 
@@ -203,7 +203,9 @@ function scoreLink(link: LinkRef, lines: Line[], ctx: LinkContext): Omit<ScoredL
       return null;
   }
   if (NEG_URL.test(urlText) || NEG_URL.test(wrapperText)) score -= 0.6;
-  if (NEG_HOST.test(host) || NEG_HOST.test(hostOf(target))) score -= 0.5;
+  // help.example.com, shop.example.com: a sub-domain for something else (shop.kr itself is a site's own domain)
+  const negHost = (h: string): boolean => NEG_HOST.test(h) && h !== registrableDomain(h);
+  if (negHost(host) || negHost(hostOf(target))) score -= 0.5;
   const notYouText = link.source === 'text' ? before.slice(-160) : (before + ' ' + anchor).slice(-200);
   if (NOT_YOU_CTX.test(notYouText)) {
     score -= 0.7;
