@@ -158,6 +158,12 @@ const cases: Array<[name: string, spec: MimeSpec, otp: string | null, link: stri
   ['de verwenden', { from: 'A <a@bank.de>', subject: 'Anmeldung', text: 'Verwenden Sie Q7X-2KP, um sich anzumelden.' }, 'Q7X-2KP', null],
   ['es usa', { from: 'A <a@banco.es>', subject: 'Inicio de sesión', text: 'Usa Q7X2KP para iniciar sesión.' }, 'Q7X2KP', null],
   ['ja no kw', { from: 'A <a@bank.jp>', subject: 'ログイン', text: 'ログインするには 7F3K92 を入力してください。' }, '7F3K92', null],
+  [
+    'near miss: a model name with a sign-in word',
+    { from: 'A <a@ai.io>', subject: 'New model', text: 'Log in to try the new GPT4o model today.' },
+    null,
+    null,
+  ],
 ];
 
 for (const [name, spec, otp, link] of cases) {

@@ -239,6 +239,26 @@ const cases: Array<[name: string, spec: MimeSpec, otp: string | null, link: stri
     null,
     null,
   ],
+  [
+    'near miss: a shared password ("View password") is not a reset',
+    {
+      from: 'A <a@vault.io>',
+      subject: 'Ana shared a password with you',
+      html: page(`<p>Ana shared the login for "Staging DB" with you.</p>${button(`https://vault.io/s/${T}`, 'View password')}`, ''),
+    },
+    null,
+    null,
+  ],
+  [
+    'near miss: "invited you to edit" a document, with only an "Open" button',
+    {
+      from: 'A <a@docs.io>',
+      subject: 'Document shared with you',
+      html: page(`<p>Ana has invited you to edit the following document: Q3 plan</p>${button(`https://docs.io/d/${T}/edit`, 'Open')}`, ''),
+    },
+    null,
+    null,
+  ],
 ];
 
 for (const [name, spec, otp, link] of cases) {

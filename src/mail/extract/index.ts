@@ -13,7 +13,16 @@ import { CODE_THRESHOLD, codeContext, scoreCodes } from './codes.ts';
 import type { CodeHint, ScoredCode } from './codes.ts';
 import { LINK_THRESHOLD, registrableDomain, scoreLinks, textLinks, unwrapTracking } from './links.ts';
 import type { LinkContext, ScoredLink } from './links.ts';
-import { INVITE_EVENT, INVITE_INTENT, NEW_PASSWORD, PASSWORD_WORD, PROMO_CTX, RESET_INTENT, SECURITY_NOTICE } from './keywords.ts';
+import {
+  INVITE_EVENT,
+  INVITE_INTENT,
+  NEW_PASSWORD,
+  PASSWORD_HELP,
+  PASSWORD_WORD,
+  PROMO_CTX,
+  RESET_INTENT,
+  SECURITY_NOTICE,
+} from './keywords.ts';
 
 export { htmlToText } from './html-text.ts';
 export { unwrapTracking } from './links.ts';
@@ -96,7 +105,10 @@ export function extractVerification(msg: ParsedMessage, opts: ExtractOptions = {
     resetIntent:
       RESET_INTENT.test(subject.toLowerCase()) ||
       RESET_REQUEST.test(lower) ||
-      ((RESET_INTENT.test(lower) || NEW_PASSWORD.test(lower) || PASSWORD_WORD.test(subject.toLowerCase())) && !SECURITY_NOTICE.test(lower)),
+      ((RESET_INTENT.test(lower) ||
+        NEW_PASSWORD.test(lower) ||
+        (PASSWORD_WORD.test(subject.toLowerCase()) && PASSWORD_HELP.test(subject.toLowerCase()))) &&
+        !SECURITY_NOTICE.test(lower)),
     // a team/workspace invitation; calendar invitations (an event, a .ics part) answer an event, and an
     // "exclusive invitation" to a sale is advertising
     inviteIntent:

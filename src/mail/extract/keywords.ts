@@ -171,6 +171,9 @@ export const USE_VERB_BEFORE =
 /** A password word (every language of CODE_KW): a mail about a password whose link says "reset" is a reset mail. */
 export const PASSWORD_WORD =
   /password|passwort|kennwort|mot de passe|contraseña|senha|wachtwoord|lösenord|adgangskode|kodeord|passord|salasana|hasło|heslo|şifre|parola|пароль|κωδικό πρόσβασης|κωδικός πρόσβασης|パスワード|密码|密碼|비밀번호|كلمة المرور|كلمة السر|סיסמ|पासवर्ड|รหัสผ่าน|mật khẩu|kata sandi/;
+/** A Subject asking for help with a password ("Password help", "Passwort vergessen?"), with PASSWORD_WORD. */
+export const PASSWORD_HELP =
+  /forg[eo]t|reset|help|trouble|assist|recover|change|new\b|\bneu|nouveau|nueva|nova|nuova|nieuw|vergessen|oublié|olvid|esquec|dimentic|vergeten|glömt|glemt|unohtu|zapomni|zapomn|unuttu|uitat|забыли|ξεχάσ|忘れ|忘记|忘記|잊|نسيت|שכחת|भूल|ลืม|quên|lupa|再設定|リセット|重置|重設|재설정|сброс|восстанов|zurücksetz|réinitialis|restablec|redefini|reimpost|herstel|återställ|nulstil|tilbakestill|palauta|resetowa|obnov|sıfırla|reseta/;
 /** Security notices: the password already changed, a new sign-in or device. Their password links are escape hatches. */
 export const SECURITY_NOTICE =
   /(?:was|has been|were) (?:successfully )?(?:changed|updated|reset)|new (?:sign[- ]?in|login|device)|wurde (?:erfolgreich )?(?:geändert|zurückgesetzt)|neue anmeldung|a été (?:modifié|changé|réinitialisé)|nouvelle connexion|ha sido (?:cambiad|modificad|restablecid)|nuevo inicio de sesión|foi (?:alterad|redefinid)|novo acesso|è stata (?:modificat|cambiat)|nuovo accesso|is gewijzigd|nieuwe aanmelding|har ändrats|er blevet ændret|er endret|on vaihdettu|został[oa] zmienion|bylo změněno|değiştirildi|a fost schimbat|изменен|изменён|новый вход|άλλαξε|変更されました|新しいログイン|已更改|已变更|已變更|新登录|변경되었습니다|새 로그인|تم تغيير|שונתה|बदल दिया गया|ถูกเปลี่ยน|đã được thay đổi|đăng nhập mới|telah diubah|login baru/;
