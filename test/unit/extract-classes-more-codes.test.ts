@@ -164,6 +164,46 @@ const cases: Array<[name: string, spec: MimeSpec, otp: string | null, link: stri
     null,
     null,
   ],
+  [
+    'grouped alnum',
+    {
+      from: 'A <a@bank.io>',
+      subject: 'Your sign-in code',
+      html: page('<p>Your sign-in code:</p><p style="font-size:28px"><b>K7XQ 2P9M</b></p>', ''),
+    },
+    'K7XQ2P9M',
+    null,
+  ],
+  [
+    'canadian postcode',
+    {
+      from: 'A <a@shop.ca>',
+      subject: 'Your verification code',
+      text: 'Your verification code is 482913.\n\nShop Inc., 150 Elgin St, Ottawa ON K2P 2L8',
+    },
+    '482913',
+    null,
+  ],
+  ['licence key 3 groups', { from: 'A <a@soft.io>', subject: 'Your licence', text: 'Activate with key AB12 CD34 EF56 GH78.' }, null, null],
+  ['lowercase dashed', { from: 'A <a@x.io>', subject: 'Login', text: 'Your login code is a1b2-c3d4.' }, 'a1b2-c3d4', null],
+  ['it promo', { from: 'A <a@negozio.it>', subject: 'Saldi', text: 'Usa il codice sconto ESTATE20 entro domenica.' }, null, null],
+  [
+    'pt promo',
+    { from: 'A <a@loja.com.br>', subject: 'Presente', text: 'Use o cupom de desconto BEMVINDO10 na sua primeira compra.' },
+    null,
+    null,
+  ],
+  ['nl promo', { from: 'A <a@winkel.nl>', subject: 'Zomer', text: 'Met kortingscode ZOMER20 krijg je 20% korting.' }, null, null],
+  [
+    'order confirm next time promo',
+    {
+      from: 'A <a@shop.com>',
+      subject: 'Order confirmed',
+      text: 'Thanks for your order #48213.\nNext time, use code THANKS10 for 10% off.',
+    },
+    null,
+    null,
+  ],
 ];
 
 for (const [name, spec, otp, link] of cases) {

@@ -259,6 +259,52 @@ const cases: Array<[name: string, spec: MimeSpec, otp: string | null, link: stri
     null,
     null,
   ],
+  [
+    'reset url anchor, sentence above',
+    {
+      from: 'A <a@acme.io>',
+      subject: 'Your request',
+      html: page(`<p>Use the link below to reset your password:</p><p><a href="https://acme.io/a/${T}">https://acme.io/a/${T}</a></p>`, ''),
+    },
+    null,
+    `https://acme.io/a/${T}`,
+  ],
+  [
+    'reset auth0 ticket',
+    {
+      from: 'A <no-reply@auth0user.net>',
+      subject: 'Reset your password',
+      html: page(
+        `<p>Hello, we got a request to reset your Acme password.</p>${button(`https://acme.us.auth0.com/lo/reset?ticket=${T}#`, 'Reset Password')}`,
+        '',
+      ),
+    },
+    null,
+    `https://acme.us.auth0.com/lo/reset?ticket=${T}#`,
+  ],
+  [
+    'youre invited org',
+    {
+      from: 'A <invites@microsoft.example>',
+      subject: "You're invited to the Contoso organization",
+      html: page(
+        `<p>You're invited to join the Contoso organization.</p>${button(`https://myapps.example/redeem?rd=${T}`, 'Accept invitation')}`,
+        '',
+      ),
+    },
+    null,
+    `https://myapps.example/redeem?rd=${T}`,
+  ],
+  [
+    'invite get started',
+    {
+      from: 'A <a@crm.io>',
+      subject: 'Ana invited you to Acme CRM',
+      html: page(`<p>Ana invited you to join Acme on CRM.</p>${button(`https://crm.io/signup/invite/${T}`, 'Get started')}`, ''),
+    },
+    null,
+    `https://crm.io/signup/invite/${T}`,
+  ],
 ];
 
 for (const [name, spec, otp, link] of cases) {

@@ -3,6 +3,7 @@
 
 import type { Line } from './doc.ts';
 import type { RawCode } from './code-scan.ts';
+import { generated } from './code-scan.ts';
 import type { LineCache } from './code-context.ts';
 import type { ScoredCode } from './codes.ts';
 
@@ -28,12 +29,7 @@ export function promoAround(cache: LineCache, lines: Line[], li: number, last: n
   return false;
 }
 
-/** Letters and digits mixed the way generated codes are ("7F3K-92QX", "x7k29q", "k9Rt4Z"), unlike a word with a
- *  number ("SAVE20", "Win11", "RTX4090"): at least two letter/digit switches and no run of four letters. */
+/** A generated-looking code ("7F3K-92QX", "x7k29q", "k9Rt4Z"), unlike a word with a number ("SAVE20", "RTX4090"). */
 export function randomShape(value: string): boolean {
-  const v = value.replace(/-/g, '');
-  if (!/\d/.test(v) || !/[A-Za-z]/.test(v) || /[A-Za-z]{4}/.test(v)) return false;
-  let switches = 0;
-  for (let i = 1; i < v.length; i++) if (/\d/.test(v[i - 1]!) !== /\d/.test(v[i]!)) switches++;
-  return switches >= 2;
+  return generated(value.replace(/-/g, ''));
 }

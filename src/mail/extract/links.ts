@@ -168,12 +168,8 @@ function scoreLink(link: LinkRef, lines: Line[], ctx: LinkContext): Omit<ScoredL
   let label = link.source === 'text' ? nearLabel(link, lines).toLowerCase() : anchor;
   if (link.source === 'html' && (GENERIC_ANCHOR.test(anchor.trim()) || /^https?:\/\//.test(anchor.trim()))) {
     // "To verify your address, <a>click here</a>": the sentence before the anchor is its label
-    const sentence = (
-      link.before
-        .toLowerCase()
-        .split(/[.!?]\s/)
-        .pop() ?? ''
-    ).slice(-120);
+    // (or, when the anchor starts its line, "Use the link below to reset your password:" on the line above)
+    const sentence = ((link.before.trim() !== '' ? link.before.toLowerCase() : before).split(/[.!?]\s/).pop() ?? '').slice(-120);
     label = sentence + ' ' + anchor;
   }
   const unwrapped = unwrapTracking(href);
