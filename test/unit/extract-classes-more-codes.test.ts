@@ -204,6 +204,25 @@ const cases: Array<[name: string, spec: MimeSpec, otp: string | null, link: stri
     null,
     null,
   ],
+  [
+    'code with far promo footer',
+    {
+      from: 'A <a@store.io>',
+      subject: 'Your Acme code',
+      html: page(
+        "<p>Here's your code:</p><p><b>Q8RF2M</b></p><p>It works once.</p><p>&nbsp;</p><p>Thanks for shopping with us.</p><p>Gift cards now available, redeem in store.</p>",
+        '',
+      ),
+    },
+    'Q8RF2M',
+    null,
+  ],
+  [
+    'code alone no kw in promo mail',
+    { from: 'A <a@store.io>', subject: 'Hello', html: page('<p>Big sale this week.</p><p>Spring arrivals</p><p><b>Q8RF2M</b></p>', '') },
+    null,
+    null,
+  ],
 ];
 
 for (const [name, spec, otp, link] of cases) {

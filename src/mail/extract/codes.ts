@@ -306,7 +306,9 @@ function scoreOne(
     // in an advertising mail a letter code that no verification word introduces is a promo code, as is one a line
     // or two away from discount wording
     // (unless the Subject says it is a sign-in/verification code: "Your login code", a promo footer below)
-    if (!verifyHere && !ctx.subjectVerifyCode && (ctx.promo || promoAround(cache, lines, li, lastLine))) return promo(r, li, line);
+    const kwLabel = reasons.some((x) => x === 'label-before' || x === 'label-after' || x === 'kw-near');
+    if (!verifyHere && !ctx.subjectVerifyCode && ((ctx.promo && !kwLabel) || promoAround(cache, lines, li, lastLine)))
+      return promo(r, li, line);
     if (wordLike && ctx.promo) return promo(r, li, line);
   } else if (promoNear) score -= 0.4;
   else if (!verifyHere && !ctx.subjectVerifyCode && ctx.promo && promoAround(cache, lines, li, lastLine, true)) score -= 0.4;
