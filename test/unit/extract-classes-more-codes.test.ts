@@ -223,6 +223,13 @@ const cases: Array<[name: string, spec: MimeSpec, otp: string | null, link: stri
     null,
     null,
   ],
+  [
+    'enter when prompted',
+    { from: 'A <a@x.io>', subject: 'Your verification code', text: 'Hi,\n\nPlease enter 7F3K92 when prompted.\n\nThanks' },
+    '7F3K92',
+    null,
+  ],
+  ['copy css', { from: 'A <a@x.io>', subject: 'Sign in to Brandkit', text: 'Copy 3FA2C1 into your CSS to match the brand.' }, null, null],
 ];
 
 for (const [name, spec, otp, link] of cases) {

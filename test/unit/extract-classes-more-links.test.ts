@@ -305,6 +305,48 @@ const cases: Array<[name: string, spec: MimeSpec, otp: string | null, link: stri
     null,
     `https://crm.io/signup/invite/${T}`,
   ],
+  [
+    'ja kochira reset',
+    {
+      from: 'A <a@shop.jp>',
+      subject: 'パスワードの再設定',
+      html: page(`<p>パスワードを再設定するには、<a href="https://shop.jp/pw/${T}">こちら</a>をクリックしてください。</p>`, ''),
+    },
+    null,
+    `https://shop.jp/pw/${T}`,
+  ],
+  [
+    'join acme',
+    {
+      from: 'A <a@chat.io>',
+      subject: 'Invitation to join Acme',
+      html: page(
+        `<p>Ana has invited you to join Acme.</p>${button(`https://chat.io/x/${T}`, 'Join Acme')}<p><a href="https://chat.io/login">Sign in</a></p>`,
+        '',
+      ),
+    },
+    null,
+    `https://chat.io/x/${T}`,
+  ],
+  [
+    'reset code and link',
+    {
+      from: 'A <a@x.io>',
+      subject: 'Password reset',
+      html: page(
+        `<p>Your password reset code is <b>482913</b>, or use the button.</p>${button(`https://x.io/reset/${T}`, 'Reset my password')}`,
+        '',
+      ),
+    },
+    '482913',
+    `https://x.io/reset/${T}`,
+  ],
+  [
+    'text reset blank line',
+    { from: 'A <a@x.io>', subject: 'Account', text: `Click the link below to reset your password.\n\nhttps://x.io/r/${T}\n\nThanks` },
+    null,
+    `https://x.io/r/${T}`,
+  ],
 ];
 
 for (const [name, spec, otp, link] of cases) {

@@ -197,14 +197,19 @@ function scoreOne(
     VERIFY_NEAR.test(right.slice(0, 60).split(SENTENCE_BREAK)[0] ?? '');
   // (a booking's or receipt's "confirmation/approval code" is a reference, however random it looks)
   const random = !digitsOnly && !ctx.booking && !ctx.receipt && randomShape(r.value);
+  const useVerb = USE_VERB_BEFORE.test(left.replace(/\u0001+/g, ' ').slice(-40)) || USE_VERB_AFTER.test(right.slice(0, 30));
   if (!labelled && verifyHere) {
     score += 0.3;
     labelled = true;
     reasons.push('verify-word');
     // a random-looking mix of letters and digits handed over with "use/enter/paste … to sign in" is a code even
     // without the word "code"; words with a number ("SAVE20", "iPhone15") are not random-looking
-    if (random)
-      score += USE_VERB_BEFORE.test(left.replace(/\u0001+/g, ' ').slice(-40)) || USE_VERB_AFTER.test(right.slice(0, 30)) ? 0.35 : 0.2;
+    if (random) score += useVerb ? 0.35 : 0.2;
+  } else if (!labelled && random && useVerb && ctx.verifyIntent) {
+    // "Please enter 7F3K92 when prompted" in a sign-in mail: handed over to be typed
+    score += 0.45;
+    labelled = true;
+    reasons.push('use-verb');
   }
 
   // alone on its line (or with a short label): look at the neighbouring lines

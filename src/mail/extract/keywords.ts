@@ -181,4 +181,4 @@ export const SECURITY_NOTICE =
 export const USE_VERB_AFTER =
   /^\s*(?:を|は|、)?\s*(?:ご?入力|使用|コピー)|^\s*(?:을|를)?\s*(?:입력|사용)|^\s*\S{0,8}\s*(?:girin|kullanın)|^\s*दर्ज करें/;
 /** Hex colour words near a six-digit hex value ("3FA2C1 as the primary colour"). */
-export const COLOUR_CTX = /colou?r|\bhex\b|\brgb|palette|farbe|couleur|colore|kleur|цвет|色/;
+export const COLOUR_CTX = /colou?r|\bhex\b|\bcss\b|stylesheet|\brgb|palette|farbe|couleur|colore|kleur|цвет|色/;
