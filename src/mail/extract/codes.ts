@@ -6,7 +6,7 @@ import type { Line, Source } from './doc.ts';
 import { scanCodes } from './code-scan.ts';
 import type { CodeKind, RawCode } from './code-scan.ts';
 import { LineCache, codeKeywords, hasKw } from './code-context.ts';
-import { promo, promoAround, randomShape } from './code-promo.ts';
+import { promo, promoVerdict, randomShape, wordLike } from './code-promo.ts';
 import type { MessageContext } from './code-context.ts';
 import {
   CARD_BEFORE,
@@ -18,7 +18,6 @@ import {
   NEG_LABEL_STRONG,
   PHONE_CTX,
   POSTAL_BEFORE,
-  PROMO_CTX,
   REGION_BEFORE,
   STREET_AFTER,
   STREET_AFTER2,
@@ -302,26 +301,19 @@ function scoreOne(
     !labelled
   )
     score -= 0.35;
-  const promoNear = PROMO_CTX.test(lower) || (li > 0 && cache.promo(li - 1));
-  // a word and a number ("SPRING20", "HELLO15", "iPhone15"): promo codes and product names look like this
-  const word = /^([A-Za-z]{4,})\d{1,3}$|^\d{1,3}([A-Za-z]{4,})$/.exec(r.value);
-  const wordLike = !!word && /[aeiouy]/i.test(word[1] ?? word[2] ?? '');
-  if (!digitsOnly) {
-    if (promoNear) return promo(r, li, line);
-    // in an advertising mail a letter code that no verification word introduces is a promo code, as is one a line
-    // or two away from discount wording
-    // (unless the Subject says it is a sign-in/verification code: "Your login code", a promo footer below)
-    const kwLabel = reasons.some((x) => x === 'label-before' || x === 'label-after' || x === 'kw-near');
-    if (!verifyHere && !ctx.subjectVerifyCode && ((ctx.promo && !kwLabel) || promoAround(cache, lines, li, lastLine)))
-      return promo(r, li, line);
-    if (wordLike && ctx.promo) return promo(r, li, line);
-  } else if (promoNear) score -= 0.4;
-  else if (!verifyHere && !ctx.subjectVerifyCode && ctx.promo && promoAround(cache, lines, li, lastLine, true)) score -= 0.4;
+  const word = wordLike(r.value);
+  const pv = promoVerdict(
+    { value: r.value, li, last: lastLine, lower, digitsOnly, verifyHere, reasons, wordLike: word },
+    lines,
+    cache,
+    ctx,
+  );
+  if (pv === 'promo') return promo(r, li, line);
+  score += pv;
   if (!digitsOnly && /^[0-9a-f]{6}$/i.test(r.value) && COLOUR_CTX.test(lower)) return reject('colour');
   if (!digitsOnly) {
     if (!caseOk(r.value.replace(/-/g, '')) && !random) score -= 0.3;
-    if (wordLike && !labelled) score -= 0.1;
-    else if (wordLike && !verifyHere) score -= 0.1;
+    if (word && (!labelled || !verifyHere)) score -= 0.1;
     if (/^[0-9a-f]{7,8}$/.test(r.value) && /commit|sha|hash|build|rev/.test(lower)) return reject('commit');
   }
   if (ctx.hint) {
