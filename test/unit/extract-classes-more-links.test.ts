@@ -347,6 +347,29 @@ const cases: Array<[name: string, spec: MimeSpec, otp: string | null, link: stri
     null,
     `https://x.io/r/${T}`,
   ],
+  [
+    'gh org invite no token',
+    {
+      from: 'GitHub <noreply@github.com>',
+      subject: '@octocat has invited you to join the @acme organization',
+      html: page(
+        `<p>@octocat has invited you to join the @acme organization on GitHub.</p>${button('https://github.com/orgs/acme/invitation?via_email=1', 'Join @acme')}<p>You can also decline: <a href="https://github.com/orgs/acme/invitation/decline">Decline</a>. <a href="https://docs.github.com/orgs">Learn more</a></p>`,
+        '',
+      ),
+    },
+    null,
+    'https://github.com/orgs/acme/invitation?via_email=1',
+  ],
+  [
+    'team page no token neg',
+    {
+      from: 'A <a@acme.io>',
+      subject: 'Ana invited you to Acme',
+      html: page(`<p>Ana invited you to join Acme.</p>${button('https://acme.io/team', 'Join the team')}`, ''),
+    },
+    null,
+    null,
+  ],
 ];
 
 for (const [name, spec, otp, link] of cases) {

@@ -53,6 +53,7 @@ const NEG_ANCHOR =
 /** Path/query words of a verification URL (strong) and of a sign-in URL (weak). */
 const POS_URL =
   /verif|confirm|activat|validat|magic|approve|reset|password|recover|opt-?in|double-?opt|subscribe\/confirm|one-?time|emailverify|otp/;
+const INVITE_URL = /invit|accept|join|einlad|convit|uitnodig|redeem/;
 const WEAK_URL = /sign[-_]?in|log[-_]?in|\/auth\b|\/auth\/|[?&](?:token|code|code_token|key|t|k)=/;
 const NEG_URL =
   /unsubscribe|optout|opt-out|opt_out|preferences|\/prefs?\b|settings|notifications?\b|privacy|\/legal|\/terms|\/tos\b|\/help\b|\/support\b|\/faq|\/docs?\/|\/blog\b|\bdeny\b|\/block|cancel|disavow|\/report|not-?me\b|notme|\/remove|\/decline|\/reject|ablehnen|refuser|rechazar|\/track\/open|\/wf\/open|open\.php|open\.aspx|beacon|pixel|\/o\.php|logout|sign-?out|\/download|apps\.apple\.com|play\.google\.com|\/EmailUnsubscribe/i;
@@ -246,10 +247,13 @@ function scoreLink(link: LinkRef, lines: Line[], ctx: LinkContext): Omit<ScoredL
   }
   if (ctx.loginLinkIntent && !strong && !login && (posUrl || weakUrl)) score += 0.1;
   const token = hasToken(u) || (target !== u && hasToken(target));
+  // an invitation page ("github.com/orgs/acme/invitation") may identify the invitee by the signed-in account alone
+  const inviteUrl = accept && INVITE_URL.test(urlText);
+  if (inviteUrl) score += 0.1;
   if (token) {
     score += 0.15;
     reasons.push('token');
-  } else score -= 0.6;
+  } else score -= inviteUrl ? 0.1 : 0.6;
   if (!strong && !accept && !login && !reset && !posUrl && !weakUrl) score -= 0.3;
   if (sameSite(host, ctx.senderDomain) || sameSite(hostOf(target), ctx.senderDomain) || samePreset(hostOf(target), ctx)) score += 0.05;
   score += u.protocol === 'https:' ? 0.05 : -0.05;
