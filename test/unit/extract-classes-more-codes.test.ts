@@ -230,6 +230,12 @@ const cases: Array<[name: string, spec: MimeSpec, otp: string | null, link: stri
     null,
   ],
   ['copy css', { from: 'A <a@x.io>', subject: 'Sign in to Brandkit', text: 'Copy 3FA2C1 into your CSS to match the brand.' }, null, null],
+  [
+    'first order in a verification sentence',
+    { from: 'A <a@shop.io>', subject: 'Almost done', text: 'Enter 7KQ2ZP to verify your email and complete your first order.' },
+    '7KQ2ZP',
+    null,
+  ],
 ];
 
 for (const [name, spec, otp, link] of cases) {

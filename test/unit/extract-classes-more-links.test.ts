@@ -370,6 +370,19 @@ const cases: Array<[name: string, spec: MimeSpec, otp: string | null, link: stri
     null,
     null,
   ],
+  [
+    'bare verify URL under a support line',
+    {
+      from: 'A <a@acme.io>',
+      subject: 'Confirm your email',
+      html: page(
+        `<p>Thanks for signing up. Questions? Contact support</p><p><a href="https://acme.io/verify?token=${T}">https://acme.io/verify?token=${T}</a></p>`,
+        '',
+      ),
+    },
+    null,
+    `https://acme.io/verify?token=${T}`,
+  ],
 ];
 
 for (const [name, spec, otp, link] of cases) {

@@ -102,7 +102,7 @@ export const ENTER_CUE =
 
 /** Promotions. */
 export const PROMO_CTX =
-  /% off|\boff your\b|discount|promo|coupon|voucher|at checkout|\bsale\b|save \d|rabatt|gutschein|descuento|cupón|réduction|sconto|soldes|korting|скидк|割引|优惠|할인|free shipping|gift card|redeem|(?:your |votre |ihre |deine |tu |su )?(?:first|next) (?:order|purchase)|(?:erste|nächste)n? (?:bestellung|einkauf)|(?:première|prochaine) commande|(?:primera|próxima) compra|(?:primeira|próxima) compra|primeiro pedido|(?:primo|prossimo) (?:ordine|acquisto)|eerste bestelling|kupon|cupom|coupon|kortingscode|rabatkode|alennus|kod rabatowy|slevov|indirim|reducere|промокод|купон|κουπόνι|έκπτωσ|クーポン|%\s*オフ|セール|ポイント還元|优惠券|折扣|優惠券|쿠폰|كوبون|خصم|קופון|הנחה|कूपन|छूट|คูปอง|ส่วนลด|giảm giá|khuyến mãi|diskon|voucher/;
+  /% off|\boff your\b|discount|promo|coupon|voucher|at checkout|\bsale\b|save \d|rabatt|gutschein|descuento|cupón|réduction|sconto|soldes|korting|скидк|割引|优惠|할인|free shipping|gift card|redeem|(?:on|for|off|towards?) (?:your )?(?:first|next) (?:order|purchase)|(?:für|auf) (?:ihre|deine|die) (?:erste|nächste)n? (?:bestellung|einkauf)|(?:sur|pour) (?:votre|ta) (?:première|prochaine) commande|en (?:tu|su) (?:primera|próxima) compra|(?:na|em) (?:sua )?(?:primeira|próxima) compra|(?:no|em) (?:seu )?primeiro pedido|(?:sul|per il) (?:tuo )?(?:primo|prossimo) (?:ordine|acquisto)|(?:op|voor) (?:je|uw) eerste bestelling|kupon|cupom|coupon|kortingscode|rabatkode|alennus|kod rabatowy|slevov|indirim|reducere|промокод|купон|κουπόνι|έκπτωσ|クーポン|%\s*オフ|セール|ポイント還元|优惠券|折扣|優惠券|쿠폰|كوبون|خصم|קופון|הנחה|कूपन|छूट|คูปอง|ส่วนลด|giảm giá|khuyến mãi|diskon|voucher/;
 
 /** Time units right after a number (durations). */
 export const DURATION_AFTER =

@@ -169,8 +169,18 @@ function scoreLink(link: LinkRef, lines: Line[], ctx: LinkContext): Omit<ScoredL
   let label = link.source === 'text' ? nearLabel(link, lines).toLowerCase() : anchor;
   if (link.source === 'html' && (GENERIC_ANCHOR.test(anchor.trim()) || /^https?:\/\//.test(anchor.trim()))) {
     // "To verify your address, <a>click here</a>": the sentence before the anchor is its label
-    // (or, when the anchor starts its line, "Use the link below to reset your password:" on the line above)
-    const sentence = ((link.before.trim() !== '' ? link.before.toLowerCase() : before).split(/[.!?]\s/).pop() ?? '').slice(-120);
+    let sentence = (
+      link.before
+        .toLowerCase()
+        .split(/[.!?]\s/)
+        .pop() ?? ''
+    ).slice(-120);
+    if (link.before.trim() === '') {
+      // the anchor starts its line: "Use the link below to reset your password:" on the line above names it, but
+      // only for a reset or an invitation (other sentences above a bare URL say too little to go by)
+      const above = (before.split(/[.!?]\s/).pop() ?? '').slice(-120);
+      if ((ctx.resetIntent && RESET_ANCHOR.test(above)) || (ctx.inviteIntent && ACCEPT_ANCHOR.test(above))) sentence = above;
+    }
     label = sentence + ' ' + anchor;
   }
   const unwrapped = unwrapTracking(href);
