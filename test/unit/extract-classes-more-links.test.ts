@@ -383,6 +383,16 @@ const cases: Array<[name: string, spec: MimeSpec, otp: string | null, link: stri
     null,
     `https://acme.io/verify?token=${T}`,
   ],
+  [
+    'login link labelled with an ignore hint',
+    {
+      from: 'A <a@acme.io>',
+      subject: 'Your sign-in link',
+      text: `Sign in with this link, or just ignore this email:\nhttps://acme.io/auth/magic?token=${T}\n`,
+    },
+    null,
+    `https://acme.io/auth/magic?token=${T}`,
+  ],
 ];
 
 for (const [name, spec, otp, link] of cases) {

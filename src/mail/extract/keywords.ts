@@ -162,7 +162,7 @@ export const ACCEPT_ANCHOR =
   /\baccept\b|(?:view|see|open|review|respond to) (?:the |your |this |my )?invit|get started|sign up|create (?:an |your )?account|set up (?:your )?account|konto erstellen|registrieren|créer (?:un |votre )?compte|crear (?:una |tu )?cuenta|registrarse|criar conta|crea (?:un )?account|account aanmaken|アカウント(?:を)?作成|创建帐户|创建账户|계정 만들기|создать аккаунт|\bjoin\b(?! (?:the |our |a |this )?(?:meeting|webinar|call|video|event|waitlist|newsletter|live|stream|conversation|discussion|community|us\b))|annehmen|akzeptieren|beitreten|accepter|rejoindre|aceptar|unirme|unirte|únete|unirse|aceitar|participar|accetta|unisciti|partecipa|accepteren|accepteer|deelnemen|word lid|lid worden|acceptera|gå med|deltag|bliv medlem|aksepter|bli med|hyväksy|liity|akceptuj|dołącz|přijmout|připojit|kabul et|katıl|accept[ăa]|alătur|принять|присоедин|αποδοχή|αποδεχτ|συμμετοχ|承認|承諾|参加|受け入れ|接受|加入|수락|참여|참가|قبول|انضم|קבל|הצטרף|स्वीकार|शामिल|ยอมรับ|เข้าร่วม|chấp nhận|tham gia|terima|gabung/;
 /** The decline link of an invitation. */
 export const DECLINE_ANCHOR =
-  /decline|reject|ignore|ablehnen|refuser|décliner|rechaz|declinar|recusar|rifiut|weiger|afwijz|avböj|afvis|avslå|hylkää|odrzu|odmítn|reddet|refuz|отклон|απόρριψ|拒否|辞退|拒绝|拒絕|거절|거부|رفض|דחה|अस्वीकार|ปฏิเสธ|từ chối|tolak/;
+  /decline|reject|ablehnen|refuser|décliner|rechaz|declinar|recusar|rifiut|weiger|afwijz|avböj|afvis|avslå|hylkää|odrzu|odmítn|reddet|refuz|отклон|απόρριψ|拒否|辞退|拒绝|拒絕|거절|거부|رفض|דחה|अस्वीकार|ปฏิเสธ|từ chối|tolak/;
 
 /** Verbs that hand a code to the reader right before it ("Use 7F3K-92QX to log in", "geben Sie k9Rt4Z ein"). */
 export const USE_VERB_BEFORE =
