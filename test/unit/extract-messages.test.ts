@@ -840,7 +840,8 @@ const cases: Array<[string, MsgSpec, string | null, string | null]> = [
       ),
     },
     null,
-    null,
+    // issue 11: an invitation's accept link is the primary link
+    `https://app.example.com/invite/accept?token=${T}`,
   ],
   [
     'magic link wrapper subject login',

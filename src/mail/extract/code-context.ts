@@ -27,11 +27,15 @@ export interface MessageContext {
   codeIntent: boolean;
   /** The Subject names a code ("Your login code", "Re: verification code"). */
   subjectCode: boolean;
+  /** The Subject names a verification or sign-in code and advertises nothing ("Your login code"). */
+  subjectVerifyCode?: boolean;
   /** Some unquoted line or the subject is about verification / sign-in. */
   verifyIntent: boolean;
   booking: boolean;
   receipt: boolean;
   meeting: boolean;
+  /** The message advertises something (discount, coupon, "% off", "first order"): its bare codes are promo codes. */
+  promo: boolean;
   hint?: CodeHint | undefined;
 }
 
@@ -151,9 +155,12 @@ export function codeContext(allLines: Line[][], subject: string, hint?: CodeHint
     booking,
     receipt,
     meeting,
+    promo: PROMO_CTX.test(masked),
     hint,
   };
   const codeIntent = hasKw(masked, base);
   const subjectCode = hasKw(maskLine(subject.toLowerCase()), base);
-  return { ...base, codeIntent, subjectCode };
+  const sl = maskLine(subject.toLowerCase());
+  const subjectVerifyCode = subjectCode && VERIFY_NEAR.test(sl) && !PROMO_CTX.test(sl);
+  return { ...base, codeIntent, subjectCode, subjectVerifyCode };
 }

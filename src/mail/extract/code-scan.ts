@@ -214,6 +214,22 @@ export function scanCodes(t: string): RawCode[] {
     out.push({ value: group.map((a) => a.s).join('-'), kind: 'alnum', start, end, adjacentNumbers: false });
   }
 
+  // 2b. two space-separated groups of four that together look generated: "K7XQ 2P9M" → "K7XQ2P9M" (not "ABCD 1234",
+  // not postcodes such as "SW1A 2AA" or "K2P 2L8")
+  for (let k = 0; k + 1 < atoms.length; k++) {
+    const a = atoms[k]!;
+    const b = atoms[k + 1]!;
+    if (used.has(k) || used.has(k + 1) || gap(k) !== ' ' || a.s.length !== 4 || b.s.length !== 4) continue;
+    const joined = a.s + b.s;
+    if (/[a-z]/.test(joined) || !generated(joined)) continue;
+    if (atoms[k + 2] && gap(k + 1) === ' ' && atoms[k + 2]!.s.length === 4) continue; // a longer key ("AB12 CD34 EF56")
+    if (k > 0 && gap(k - 1) === ' ' && atoms[k - 1]!.s.length === 4) continue;
+    if (neighbourBad(t, a.start, b.end)) continue;
+    out.push({ value: joined, kind: 'alnum', start: a.start, end: b.end, adjacentNumbers: false });
+    used.add(k);
+    used.add(k + 1);
+  }
+
   // 3. one letter-or-digit per box: "K 7 X Q 2"
   for (let k = 0; k < atoms.length; ) {
     if (atoms[k]!.s.length !== 1 || used.has(k)) {
@@ -246,4 +262,12 @@ export function scanCodes(t: string): RawCode[] {
     out.push({ value: a.s, kind: 'alnum', start: a.start, end: a.end, adjacentNumbers: false, ...(unitLike ? { unitLike } : {}) });
   }
   return out;
+}
+
+/** Letters and digits mixed the way generated codes are: two or more letter/digit switches, no run of four letters. */
+export function generated(v: string): boolean {
+  if (!/\d/.test(v) || !/[A-Za-z]/.test(v) || /[A-Za-z]{4}/.test(v)) return false;
+  let switches = 0;
+  for (let i = 1; i < v.length; i++) if (isDigit(v.charCodeAt(i - 1)) !== isDigit(v.charCodeAt(i))) switches++;
+  return switches >= 2;
 }

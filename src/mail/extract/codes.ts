@@ -6,6 +6,7 @@ import type { Line, Source } from './doc.ts';
 import { scanCodes } from './code-scan.ts';
 import type { CodeKind, RawCode } from './code-scan.ts';
 import { LineCache, codeKeywords, hasKw } from './code-context.ts';
+import { promo, promoVerdict, randomShape, wordLike } from './code-promo.ts';
 import type { MessageContext } from './code-context.ts';
 import {
   CARD_BEFORE,
@@ -17,11 +18,13 @@ import {
   NEG_LABEL_STRONG,
   PHONE_CTX,
   POSTAL_BEFORE,
-  PROMO_CTX,
   REGION_BEFORE,
   STREET_AFTER,
   STREET_AFTER2,
   UNIT_AFTER,
+  USE_VERB_AFTER,
+  USE_VERB_BEFORE,
+  COLOUR_CTX,
   VERIFY_NEAR,
 } from './keywords.ts';
 
@@ -36,6 +39,8 @@ export interface ScoredCode {
   line: number;
   segment: number;
   reasons: string[];
+  /** Seen as a promo/discount code: the value is never the otp, wherever else it appears. */
+  promo?: boolean;
 }
 
 /** Candidates scored per line, and lines with digits examined per source. */
@@ -184,18 +189,26 @@ function scoreOne(
     }
   }
 
-  // verification words on the same line without a code keyword ("Use 482913 to verify your account")
-  if (!labelled) {
-    const l40 = left.slice(-40);
-    const r40 = right.slice(0, 40);
-    if (
-      (VERIFY_NEAR.test(l40) && !SENTENCE_BREAK.test(l40.slice(l40.search(VERIFY_NEAR)))) ||
-      VERIFY_NEAR.test(r40.split(SENTENCE_BREAK)[0] ?? '')
-    ) {
-      score += 0.3;
-      labelled = true;
-      reasons.push('verify-word');
-    }
+  // verification words in the same sentence ("Use 482913 to verify your account", "geben Sie k9Rt4Z ein, um … zu bestätigen")
+  const l60 = left.slice(-60);
+  const verifyHere =
+    (VERIFY_NEAR.test(l60) && !SENTENCE_BREAK.test(l60.slice(l60.search(VERIFY_NEAR)))) ||
+    VERIFY_NEAR.test(right.slice(0, 60).split(SENTENCE_BREAK)[0] ?? '');
+  // (a booking's or receipt's "confirmation/approval code" is a reference, however random it looks)
+  const random = !digitsOnly && !ctx.booking && !ctx.receipt && randomShape(r.value);
+  const useVerb = USE_VERB_BEFORE.test(left.replace(/\u0001+/g, ' ').slice(-40)) || USE_VERB_AFTER.test(right.slice(0, 30));
+  if (!labelled && verifyHere) {
+    score += 0.3;
+    labelled = true;
+    reasons.push('verify-word');
+    // a random-looking mix of letters and digits handed over with "use/enter/paste … to sign in" is a code even
+    // without the word "code"; words with a number ("SAVE20", "iPhone15") are not random-looking
+    if (random) score += useVerb ? 0.35 : 0.2;
+  } else if (!labelled && random && useVerb && ctx.verifyIntent) {
+    // "Please enter 7F3K92 when prompted" in a sign-in mail: handed over to be typed
+    score += 0.45;
+    labelled = true;
+    reasons.push('use-verb');
   }
 
   // alone on its line (or with a short label): look at the neighbouring lines
@@ -235,6 +248,8 @@ function scoreOne(
     if (near > 0) reasons.push('kw-near');
     if (alone && near >= 0.38) tight = true;
     score += alone ? near : near * 0.7;
+    // a generated-looking code alone under "Enter the following:" or a code sentence
+    if (alone && random && near > 0) score += 0.15;
   }
   const emph = line.emph || (line.emphParts?.some((p) => p.includes(masked.slice(r.start, r.end))) ?? false);
   if (emph) score += 0.1;
@@ -243,7 +258,7 @@ function scoreOne(
   const afterColon = /[:：]\s*$/.test(left);
   if (afterColon && !strongLabel) score += 0.1;
   if (ctx.subjectCode && line.source !== 'subject' && !labelled && (alone || emph || afterColon)) {
-    score += 0.15;
+    score += random ? 0.3 : 0.15;
     reasons.push('subject-kw');
   }
   if (line.hidden) score -= 0.05;
@@ -286,16 +301,19 @@ function scoreOne(
     !labelled
   )
     score -= 0.35;
-  const promoNear = PROMO_CTX.test(lower) || (li > 0 && cache.promo(li - 1));
-  if (promoNear) {
-    if (!digitsOnly) return reject('promo');
-    score -= 0.4;
-  }
+  const word = wordLike(r.value);
+  const pv = promoVerdict(
+    { value: r.value, li, last: lastLine, lower, digitsOnly, verifyHere, reasons, wordLike: word },
+    lines,
+    cache,
+    ctx,
+  );
+  if (pv === 'promo') return promo(r, li, line);
+  score += pv;
+  if (!digitsOnly && /^[0-9a-f]{6}$/i.test(r.value) && COLOUR_CTX.test(lower)) return reject('colour');
   if (!digitsOnly) {
-    if (!caseOk(r.value.replace(/-/g, ''))) score -= 0.3;
-    // a word and a number ("SPRING20", "iPhone15"): promo codes and product names look like this
-    const word = /^([A-Za-z]{4,})\d{1,3}$|^\d{1,3}([A-Za-z]{4,})$/.exec(r.value);
-    if (word && !labelled && /[aeiouy]/i.test(word[1] ?? word[2] ?? '')) score -= 0.1;
+    if (!caseOk(r.value.replace(/-/g, '')) && !random) score -= 0.3;
+    if (word && (!labelled || !verifyHere)) score -= 0.1;
     if (/^[0-9a-f]{7,8}$/.test(r.value) && /commit|sha|hash|build|rev/.test(lower)) return reject('commit');
   }
   if (ctx.hint) {

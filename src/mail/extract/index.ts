@@ -13,7 +13,16 @@ import { CODE_THRESHOLD, codeContext, scoreCodes } from './codes.ts';
 import type { CodeHint, ScoredCode } from './codes.ts';
 import { LINK_THRESHOLD, registrableDomain, scoreLinks, textLinks, unwrapTracking } from './links.ts';
 import type { LinkContext, ScoredLink } from './links.ts';
-import { RESET_INTENT } from './keywords.ts';
+import {
+  INVITE_EVENT,
+  INVITE_INTENT,
+  NEW_PASSWORD,
+  PASSWORD_HELP,
+  PASSWORD_WORD,
+  PROMO_CTX,
+  RESET_INTENT,
+  SECURITY_NOTICE,
+} from './keywords.ts';
 
 export { htmlToText } from './html-text.ts';
 export { unwrapTracking } from './links.ts';
@@ -92,7 +101,21 @@ export function extractVerification(msg: ParsedMessage, opts: ExtractOptions = {
   const lctx: LinkContext = {
     senderDomain: msg.from?.address.includes('@') ? registrableDomain(msg.from.address.split('@').pop() ?? '') : null,
     senderService: msg.from ? serviceFromAddress(msg.from.address) : null,
-    resetIntent: RESET_INTENT.test(subject.toLowerCase()) || RESET_REQUEST.test(lower),
+    // a reset mail: it says so, or it is about a password without being a changed-password / new-sign-in notice
+    resetIntent:
+      RESET_INTENT.test(subject.toLowerCase()) ||
+      RESET_REQUEST.test(lower) ||
+      ((RESET_INTENT.test(lower) ||
+        NEW_PASSWORD.test(lower) ||
+        (PASSWORD_WORD.test(subject.toLowerCase()) && PASSWORD_HELP.test(subject.toLowerCase()))) &&
+        !SECURITY_NOTICE.test(lower)),
+    // a team/workspace invitation; calendar invitations (an event, a .ics part) answer an event, and an
+    // "exclusive invitation" to a sale is advertising
+    inviteIntent:
+      INVITE_INTENT.test(lower) &&
+      !INVITE_EVENT.test(lower) &&
+      !PROMO_CTX.test(lower) &&
+      !msg.attachments.some((a) => /calendar|ics/i.test(a.contentType) || /\.ics$/i.test(a.filename ?? '')),
     loginLinkIntent: LOGIN_LINK_INTENT.test(lower) || LOGIN_SUBJECT.test(subject.toLowerCase()),
     alreadyDone: ALREADY_DONE.test(lower),
     unsubscribe: listUnsubscribe(msg),
@@ -148,6 +171,11 @@ function mergeCodes(list: ScoredCode[]): MergedCode[] {
       continue;
     }
     m.sources.add(c.source);
+    if (c.promo || m.promo) {
+      m.promo = true;
+      m.score = -1;
+      continue;
+    }
     if (c.score > m.score) {
       m.score = c.score;
       m.kind = c.kind;

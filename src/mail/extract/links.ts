@@ -5,10 +5,10 @@
 
 import type { Line, LinkRef } from './doc.ts';
 import { LIMITS } from './doc.ts';
-import { NOT_YOU_CTX } from './keywords.ts';
+import { ACCEPT_ANCHOR, DECLINE_ANCHOR, NOT_YOU_CTX } from './keywords.ts';
 import { serviceFromAddress } from '../presets.ts';
 import type { PresetId } from '../presets.ts';
-import { hasToken, hostOf, isIpHost, unwrapTracking } from './urls.ts';
+import { hasToken, hostOf, isIpHost, registrableDomain, unwrapTracking } from './urls.ts';
 
 export { hasToken, registrableDomain, unwrapTracking } from './urls.ts';
 
@@ -21,6 +21,8 @@ export interface LinkContext {
   resetIntent: boolean;
   /** The message is about a sign-in link ("sign-in link", "magic link", "log in with one click"). */
   loginLinkIntent: boolean;
+  /** Someone invited the recipient to a team/workspace (so "Accept invitation", "Join the team" is the action). */
+  inviteIntent?: boolean;
   /** Welcome / "you're verified" mail: sign-in buttons in it are not verification links. */
   alreadyDone: boolean;
   /** URLs from List-Unsubscribe. */
@@ -51,9 +53,10 @@ const NEG_ANCHOR =
 /** Path/query words of a verification URL (strong) and of a sign-in URL (weak). */
 const POS_URL =
   /verif|confirm|activat|validat|magic|approve|reset|password|recover|opt-?in|double-?opt|subscribe\/confirm|one-?time|emailverify|otp/;
+const INVITE_URL = /invit|accept|join|einlad|convit|uitnodig|redeem/;
 const WEAK_URL = /sign[-_]?in|log[-_]?in|\/auth\b|\/auth\/|[?&](?:token|code|code_token|key|t|k)=/;
 const NEG_URL =
-  /unsubscribe|optout|opt-out|opt_out|preferences|\/prefs?\b|settings|notifications?\b|privacy|\/legal|\/terms|\/tos\b|\/help\b|\/support\b|\/faq|\/docs?\/|\/blog\b|\bdeny\b|\/block|cancel|disavow|\/report|not-?me\b|notme|\/remove|\/track\/open|\/wf\/open|open\.php|open\.aspx|beacon|pixel|\/o\.php|logout|sign-?out|\/download|apps\.apple\.com|play\.google\.com|\/EmailUnsubscribe/i;
+  /unsubscribe|optout|opt-out|opt_out|preferences|\/prefs?\b|settings|notifications?\b|privacy|\/legal|\/terms|\/tos\b|\/help\b|\/support\b|\/faq|\/docs?\/|\/blog\b|\bdeny\b|\/block|cancel|disavow|\/report|not-?me\b|notme|\/remove|\/decline|\/reject|ablehnen|refuser|rechazar|\/track\/open|\/wf\/open|open\.php|open\.aspx|beacon|pixel|\/o\.php|logout|sign-?out|\/download|apps\.apple\.com|play\.google\.com|\/EmailUnsubscribe/i;
 const NEG_HOST =
   /^(?:help|support|docs|community|status|blog|feedback|careers|investors?|developers?|learn|academy|store|shop|press|legal|privacy)\./;
 const SOCIAL_HOST =
@@ -166,12 +169,18 @@ function scoreLink(link: LinkRef, lines: Line[], ctx: LinkContext): Omit<ScoredL
   let label = link.source === 'text' ? nearLabel(link, lines).toLowerCase() : anchor;
   if (link.source === 'html' && (GENERIC_ANCHOR.test(anchor.trim()) || /^https?:\/\//.test(anchor.trim()))) {
     // "To verify your address, <a>click here</a>": the sentence before the anchor is its label
-    const sentence = (
+    let sentence = (
       link.before
         .toLowerCase()
         .split(/[.!?]\s/)
         .pop() ?? ''
     ).slice(-120);
+    if (link.before.trim() === '') {
+      // the anchor starts its line: "Use the link below to reset your password:" on the line above names it, but
+      // only for a reset or an invitation (other sentences above a bare URL say too little to go by)
+      const above = (before.split(/[.!?]\s/).pop() ?? '').slice(-120);
+      if ((ctx.resetIntent && RESET_ANCHOR.test(above)) || (ctx.inviteIntent && ACCEPT_ANCHOR.test(above))) sentence = above;
+    }
     label = sentence + ' ' + anchor;
   }
   const unwrapped = unwrapTracking(href);
@@ -187,9 +196,12 @@ function scoreLink(link: LinkRef, lines: Line[], ctx: LinkContext): Omit<ScoredL
   const wrapperText = (u.pathname + u.search).toLowerCase();
 
   let score = 0;
+  const lab80 = label.slice(-80);
+  const decline = DECLINE_ANCHOR.test(lab80);
+  const accept = !!ctx.inviteIntent && !decline && ACCEPT_ANCHOR.test(lab80);
   // ---- exclusions
-  if (label && NEG_ANCHOR.test(label.slice(-80)) && !/\byes\b/.test(label)) {
-    if (link.source === 'html' || !STRONG_ANCHOR.test(label.slice(-80))) return null;
+  if (label && (NEG_ANCHOR.test(lab80) || decline) && !/\byes\b/.test(label) && !accept) {
+    if (link.source === 'html' || !STRONG_ANCHOR.test(lab80)) return null;
   }
   if (link.imageOnly && (SOCIAL_ALT.test(anchor.trim()) || anchor === '')) return null;
   if (SOCIAL_HOST.test(host) && !sameSite(host, ctx.senderDomain) && !samePreset(host, ctx)) {
@@ -198,7 +210,9 @@ function scoreLink(link: LinkRef, lines: Line[], ctx: LinkContext): Omit<ScoredL
       return null;
   }
   if (NEG_URL.test(urlText) || NEG_URL.test(wrapperText)) score -= 0.6;
-  if (NEG_HOST.test(host) || NEG_HOST.test(hostOf(target))) score -= 0.5;
+  // help.example.com, shop.example.com: a sub-domain for something else (shop.kr itself is a site's own domain)
+  const negHost = (h: string): boolean => NEG_HOST.test(h) && h !== registrableDomain(h);
+  if (negHost(host) || negHost(hostOf(target))) score -= 0.5;
   const notYouText = link.source === 'text' ? before.slice(-160) : (before + ' ' + anchor).slice(-200);
   if (NOT_YOU_CTX.test(notYouText)) {
     score -= 0.7;
@@ -213,6 +227,9 @@ function scoreLink(link: LinkRef, lines: Line[], ctx: LinkContext): Omit<ScoredL
   if (strong) {
     score += 0.5;
     reasons.push('anchor');
+  } else if (accept) {
+    score += 0.5;
+    reasons.push('invite');
   } else if (reset) {
     if (ctx.resetIntent) {
       score += 0.45;
@@ -240,11 +257,14 @@ function scoreLink(link: LinkRef, lines: Line[], ctx: LinkContext): Omit<ScoredL
   }
   if (ctx.loginLinkIntent && !strong && !login && (posUrl || weakUrl)) score += 0.1;
   const token = hasToken(u) || (target !== u && hasToken(target));
+  // an invitation page ("github.com/orgs/acme/invitation") may identify the invitee by the signed-in account alone
+  const inviteUrl = accept && INVITE_URL.test(urlText);
+  if (inviteUrl) score += 0.1;
   if (token) {
     score += 0.15;
     reasons.push('token');
-  } else score -= 0.6;
-  if (!strong && !login && !reset && !posUrl && !weakUrl) score -= 0.3;
+  } else score -= inviteUrl ? 0.1 : 0.6;
+  if (!strong && !accept && !login && !reset && !posUrl && !weakUrl) score -= 0.3;
   if (sameSite(host, ctx.senderDomain) || sameSite(hostOf(target), ctx.senderDomain) || samePreset(hostOf(target), ctx)) score += 0.05;
   score += u.protocol === 'https:' ? 0.05 : -0.05;
   if (link.hidden) score -= 0.3;
