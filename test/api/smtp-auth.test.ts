@@ -174,7 +174,7 @@ describe('--accept-any-domain and the mail-in log', () => {
   let sink: TestServer;
   let strict: TestServer;
   before(async () => {
-    sink = await startTestServer(['--accept-any-domain']);
+    sink = await startTestServer(['--accept-any-domain', '--inbound-webhooks', 'raw']);
     strict = await startTestServer();
   });
   after(async () => {
