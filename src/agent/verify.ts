@@ -1,14 +1,15 @@
 // Verify and open: get an address, wait for the mail, extract the code or link, hand back the agent's next step
 // (CONTRACT §4). Shared by POST /v1/agent/verify, POST /v1/inboxes/open and the MCP tools built on them.
 import { z } from 'zod';
-import { waitForMessage } from '../inboxes/wait.ts';
+import { matches, resolveSince, waitForMessage, type WaitFilter } from '../inboxes/wait.ts';
+import { waiterGate } from '../inboxes/waiters.ts';
 import { extractVerification, primaryActionFor, type Extraction } from '../mail/extract/index.ts';
 import { getPreset, type PresetId } from '../mail/presets.ts';
 import type { ParsedMessage } from '../mail/types.ts';
 import type { OpContext } from '../ops/op.ts';
 import type { InboxRow } from '../store/inboxes.ts';
-import type { MessageRow } from '../store/messages.ts';
-import { rawUrlOf } from '../ops/views.ts';
+import type { MessageRepo, MessageRow } from '../store/messages.ts';
+import { Address, rawUrlOf } from '../ops/views.ts';
 
 export const STATUSES = ['awaiting_message', 'verified', 'received', 'timeout'] as const;
 export const ACTION_TYPES = ['use_address', 'otp', 'link', 'manual', 'retry'] as const;
@@ -38,7 +39,14 @@ export const VerifyResult = z.object({
   agent: z.object({
     primaryAction: z.object({ type: z.enum(ACTION_TYPES), value: z.string(), instruction: z.string() }),
   }),
-  message: z.object({ messageId: z.string(), from: z.string().nullable(), subject: z.string(), receivedAt: z.string() }).nullable(),
+  message: z
+    .object({
+      messageId: z.string(),
+      from: Address.nullable().describe('The sender, the same shape as in messages: {name, address}'),
+      subject: z.string(),
+      receivedAt: z.string(),
+    })
+    .nullable(),
   hasRaw: z.boolean(),
   rawUrl: z.string().nullable(),
   hasAttachments: z.boolean(),
@@ -133,7 +141,10 @@ export function verifyResult(
     status: x.otp || x.primaryLink ? 'verified' : 'received',
     verification: { otp: x.otp, primaryLink: x.primaryLink, primaryLinkUnwrapped: x.primaryLinkUnwrapped, candidates: x.candidates },
     agent: { primaryAction: action },
-    message: { messageId: m.id, from: m.from_address, subject: m.subject, receivedAt: new Date(m.received_at).toISOString() },
+    message: {
+      messageId: m.id,
+      from: m.from_address === null ? null : { name: m.from_name ?? '', address: m.from_address },
+      subject: m.subject, receivedAt: new Date(m.received_at).toISOString() },
     hasRaw: true,
     rawUrl,
     hasAttachments: m.attachment_count > 0,
@@ -147,29 +158,111 @@ export interface WaitAndExtract {
   timeoutSeconds: number;
   subjectContains?: string | undefined;
   expectFrom?: string | undefined;
+  /** ISO time or msg_…; overrides the default (mail newer than what verify last handed out on this inbox). */
+  since?: string | undefined;
   deleteAfter: boolean;
 }
 
-/** Waits for the newest matching message, extracts, optionally deletes the inbox; streams progress via ctx.emit. */
+/**
+ * Waits for the newest matching message that carries a code or a link, extracts it, remembers it as handed out,
+ * and optionally deletes the inbox; streams progress via ctx.emit (CONTRACT §4).
+ */
 export async function waitAndExtract(ctx: OpContext, w: WaitAndExtract): Promise<VerifyResult> {
   const s = ctx.services;
+  const started = Date.now();
+  const progress = () =>
+    ctx.emit?.('progress', { elapsedSeconds: Math.round((Date.now() - started) / 1000), timeoutSeconds: w.timeoutSeconds });
   ctx.emit?.('progress', { elapsedSeconds: 0, timeoutSeconds: w.timeoutSeconds });
-  const hit = await waitForMessage(
-    { messages: s.messages, bus: s.bus },
-    w.inbox,
-    { subjectContains: w.subjectContains, from: w.expectFrom },
-    w.timeoutSeconds * 1000,
-    ctx.signal,
-    (ms) => ctx.emit?.('progress', { elapsedSeconds: Math.round(ms / 1000), timeoutSeconds: w.timeoutSeconds }),
-  );
-  const row = hit ? ((await s.messages.get(w.inbox.id, hit.id)) ?? null) : null;
+  const since = w.since !== undefined ? await resolveSince(s.messages, w.inbox.id, w.since) : await markOf(s, w.inbox.id);
+  const trusted = [new URL(s.baseUrl()).hostname];
+  const filter = { subjectContains: w.subjectContains, from: w.expectFrom };
+  const deps = { messages: s.messages, bus: s.bus, gate: { gate: waiterGate(s.config), key: gateKey(ctx) } };
+  let bound = since;
+  // The newest considered message without a code: the `received` answer if nothing better comes in time.
+  let fallback: MessageRow | null = null;
+  for (;;) {
+    const found = await pickUsable(s.messages, w.inbox.id, { ...filter, since: bound }, w.service, trusted);
+    if (found.usable) return finish(ctx, w, found.usable);
+    // Each look starts after the last, so what it finds without a code is newer than the fallback so far.
+    if (found.newestPlain) fallback = found.newestPlain;
+    if (found.newestSeen !== null) bound = { ...bound, seq: found.newestSeen };
+    const left = w.timeoutSeconds * 1000 - (Date.now() - started);
+    if (left <= 0 || ctx.signal.aborted) break;
+    const hit = await waitForMessage(deps, w.inbox, { ...filter, since: bound }, left, ctx.signal, progress);
+    if (!hit) break;
+  }
+  return finish(ctx, w, fallback);
+}
+
+/** Rate-limit identity of a wait: the key (a token counts against the key that minted it). */
+export function gateKey(ctx: OpContext): string {
+  return ctx.principal?.keyId ?? `ip:${ctx.request.ip ?? '?'}`;
+}
+
+async function finish(ctx: OpContext, w: WaitAndExtract, row: MessageRow | null): Promise<VerifyResult> {
+  const s = ctx.services;
   // The result is built before the inbox goes, so its rawUrl names what was there (CONTRACT: result first).
   const result = verifyResult(s.baseUrl(), w.inbox, row, { service: w.service, timedOut: !row, timeoutSeconds: w.timeoutSeconds });
+  if (!row) return result; // timeout: the inbox stays (even with deleteAfter) so the retry action's inboxId works
+  await setMark(s, w.inbox.id, row);
   // deleteAfter removes the inbox only when the result stands on its own; a `received` result points the agent at
   // the raw message, so that inbox stays (until its TTL) for rawUrl to keep working.
-  if (w.deleteAfter && result.status !== 'received') {
+  if (w.deleteAfter && result.status === 'verified') {
     await s.inboxes.delete(w.inbox);
     result.deleted = true;
   }
   return result;
+}
+
+/** How many codeless messages are re-extracted (full row read) per look; older ones count by their stored columns. */
+const FULL_LOOKS = 25;
+const SCAN_LIMIT = 500;
+
+/**
+ * Among the messages matching `filter`, the newest with a code or link (`usable`), else the newest without
+ * (`newestPlain`); `newestSeen` is the highest sequence looked at, so a later look starts after it.
+ */
+export async function pickUsable(
+  messages: MessageRepo,
+  inboxId: string,
+  filter: WaitFilter,
+  service: PresetId | undefined,
+  trustedHosts: readonly string[],
+): Promise<{ usable: MessageRow | null; newestPlain: MessageRow | null; newestSeen: number | null }> {
+  const rows = (await messages.after(inboxId, filter.since ?? {}, SCAN_LIMIT)).filter((m) => matches(m, filter));
+  let newestPlain: MessageRow | null = null;
+  let looks = 0;
+  for (const m of rows) {
+    const stored = m.otp !== null || m.primary_link !== null;
+    if (!stored && (!service || looks >= FULL_LOOKS)) {
+      if (!newestPlain) newestPlain = (await messages.get(inboxId, m.id)) ?? null;
+      continue;
+    }
+    const row = await messages.get(inboxId, m.id);
+    if (!row) continue;
+    if (!stored) looks++;
+    const x = extractionOf(row, service, trustedHosts);
+    if (x.otp || x.primaryLink) return { usable: row, newestPlain, newestSeen: rows[0]!.seq };
+    if (!newestPlain) newestPlain = row;
+  }
+  return { usable: null, newestPlain, newestSeen: rows[0]?.seq ?? null };
+}
+
+async function markOf(s: OpContext['services'], inboxId: string): Promise<WaitFilter['since']> {
+  const r = await s.store.db.selectFrom('verify_marks').select('seq').where('inbox_id', '=', inboxId).executeTakeFirst();
+  return r ? { seq: r.seq } : undefined;
+}
+
+async function setMark(s: OpContext['services'], inboxId: string, m: MessageRow): Promise<void> {
+  const row = { inbox_id: inboxId, message_id: m.id, seq: m.seq, updated_at: s.clock.now() };
+  await s.writer.run(async () => {
+    // The inbox may be gone meanwhile (deleted by another call); then there is nothing to remember.
+    const exists = await s.store.db.selectFrom('inboxes').select('id').where('id', '=', inboxId).executeTakeFirst();
+    if (!exists) return;
+    await s.store.db
+      .insertInto('verify_marks')
+      .values(row)
+      .onConflict((oc) => oc.column('inbox_id').doUpdateSet({ message_id: row.message_id, seq: row.seq, updated_at: row.updated_at }))
+      .execute();
+  });
 }

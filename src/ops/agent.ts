@@ -1,6 +1,6 @@
 // The agent's operations: verify (get an address, wait, extract, act), recipes, the hub, and the self-test.
 import { z } from 'zod';
-import { VerifyResult, verifyResult, waitAndExtract } from '../agent/verify.ts';
+import { pickUsable, VerifyResult, verifyResult, waitAndExtract } from '../agent/verify.ts';
 import { AppError } from '../errors.ts';
 import { getPreset, isPresetId, listPresets, PRESET_IDS, type PresetId } from '../mail/presets.ts';
 import { SCENARIOS } from '../mail/simulate.ts';
@@ -18,6 +18,16 @@ export const VERIFY_MAX_SECONDS = 120;
 export const Service = z
   .enum(PRESET_IDS, { error: () => `service must be one of: ${PRESET_IDS.join(', ')}` })
   .describe(`One of the 25 presets: ${PRESET_IDS.join(', ')}`);
+export const Since = z
+  .string()
+  .min(1)
+  .max(64)
+  .describe(
+    'Consider only mail after this ISO 8601 time or this message id (msg_…) of the inbox. Default: mail newer than the message verify last returned on this inbox',
+  );
+export const SubjectContains = z.string().min(1).max(500).describe('Only mail whose subject contains this (case-insensitive)');
+export const ExpectFrom = z.string().min(1).max(320).describe('Only mail whose sender contains this, e.g. github.com');
+
 export const TimeoutSeconds = z
   .number()
   .int('timeoutSeconds must be a whole number')
@@ -32,7 +42,8 @@ export const verify = op({
     'Rule 1 — only `service` (no `inboxId`, no `timeoutSeconds`): creates an inbox and answers `awaiting_message` with the address to type into the form (primaryAction `use_address`).',
     'Rule 2 — with `inboxId`: waits up to `timeoutSeconds` (default 60) for the mail and answers `verified` with the code (`otp`) or link, `received` when the mail has neither, or `timeout` (primaryAction `retry`).',
     'Rule 3 — `service` with `timeoutSeconds` > 0 and no `inboxId`: creates (or, with `localPart`/`address`, opens) the inbox and waits in one call; with `Accept: text/event-stream` it streams an `inbox` event with the address at once, `progress` events, then a `result` event.',
-    '`deleteAfter: true` removes the inbox after answering (kept when the result is `received`, so rawUrl stays valid).',
+    'Verify uses the newest matching message that has a code or link, and keeps waiting past mail without one; `received` only when the time is up and no considered mail had either. A result is handed out once: the next verify on the inbox considers only newer mail, unless `since` (ISO time or msg_…) says otherwise.',
+    '`deleteAfter: true` removes the inbox after a `verified` answer (kept on `received`, so rawUrl stays valid, and on `timeout`, so the retry works).',
   ].join(' '),
   access: 'write',
   streams: true,
@@ -58,8 +69,9 @@ export const verify = op({
       .optional()
       .describe('Sets the label to agent-{runId}'),
     ttlMinutes: TtlMinutes.optional(),
-    subjectContains: z.string().min(1).max(500).optional().describe('Only mail whose subject contains this'),
-    expectFrom: z.string().min(1).max(320).optional().describe('Only mail whose sender contains this, e.g. github.com'),
+    subjectContains: SubjectContains.optional(),
+    expectFrom: ExpectFrom.optional(),
+    since: Since.optional(),
   }),
   output: VerifyResult,
   audit: false,
@@ -82,6 +94,7 @@ export const verify = op({
         timeoutSeconds: input.timeoutSeconds ?? VERIFY_DEFAULT_SECONDS,
         subjectContains: input.subjectContains,
         expectFrom: input.expectFrom,
+        since: input.since,
         deleteAfter: input.deleteAfter,
       });
     }
@@ -105,6 +118,7 @@ export const verify = op({
       timeoutSeconds: input.timeoutSeconds,
       subjectContains: input.subjectContains,
       expectFrom: input.expectFrom,
+      since: input.since,
       deleteAfter: input.deleteAfter,
     });
   },
@@ -120,15 +134,16 @@ export const openInbox = op({
   http: { method: 'POST', path: '/v1/inboxes/open' },
   input: z.strictObject({
     service: Service.optional(),
-    expectFrom: z.string().min(1).max(320).optional().describe('Only mail whose sender contains this'),
+    expectFrom: ExpectFrom.optional(),
     timeoutSeconds: TimeoutSeconds.default(VERIFY_DEFAULT_SECONDS),
     ttlMinutes: TtlMinutes.optional(),
     deleteAfter: z.boolean().default(true).describe('Remove the inbox after answering (default true)'),
     label: Label.optional(),
-    subjectContains: z.string().min(1).max(500).optional(),
+    subjectContains: SubjectContains.optional(),
     callbackUrl: CallbackUrl.optional(),
     localPart: LocalPart.optional(),
     address: FullAddress.optional(),
+    since: Since.optional(),
   }),
   output: VerifyResult,
   audit: false,
@@ -153,6 +168,7 @@ export const openInbox = op({
       timeoutSeconds: input.timeoutSeconds,
       subjectContains: input.subjectContains,
       expectFrom: input.expectFrom,
+      since: input.since,
       deleteAfter: input.deleteAfter,
     });
     return { ...result, ...secret };
@@ -163,7 +179,7 @@ export const extract = op({
   name: 'inboxes.extract',
   summary: 'Extract verification data from an inbox',
   description:
-    'The code, link and primary action of the newest message (or of `messageId`), without waiting. `awaiting_message` when the inbox has no mail yet.',
+    'The code, link and primary action of the newest message that has a code or link (else the newest message; or of `messageId`), without waiting. `awaiting_message` when the inbox has no mail yet.',
   access: 'read',
   http: { method: 'GET', path: '/v1/inboxes/:id/extract' },
   tool: {
@@ -172,14 +188,24 @@ export const extract = op({
       'Extract the one-time code and verification link from the newest message of an inbox (or a given messageId) without waiting, with the primary action to take. status awaiting_message when no mail has arrived yet.',
     args: { inboxId: 'id' },
   },
-  input: z.strictObject({ id: InboxId, messageId: z.string().min(1).max(64).optional(), service: Service.optional() }),
+  input: z.strictObject({
+    id: InboxId,
+    messageId: z.string().min(1).max(64).optional().describe('Extract from this message instead of picking one'),
+    service: Service.optional(),
+  }),
   output: VerifyResult,
   async handler(ctx, input) {
     const s = ctx.services;
     const inbox = await inboxOf(ctx, input.id);
-    const m = input.messageId ? await s.messages.get(inbox.id, input.messageId) : await s.messages.latest(inbox.id);
-    if (input.messageId && !m) throw new AppError('not_found', `no message ${input.messageId} in inbox ${inbox.id}`);
-    return verifyResult(s.baseUrl(), inbox, m ?? null, { service: input.service ?? presetOf(inbox.service) });
+    const service = input.service ?? presetOf(inbox.service);
+    if (input.messageId) {
+      const m = await s.messages.get(inbox.id, input.messageId);
+      if (!m) throw new AppError('not_found', `no message ${input.messageId} in inbox ${inbox.id}`);
+      return verifyResult(s.baseUrl(), inbox, m, { service });
+    }
+    // The newest message with a code or link; a later welcome mail does not hide it (CONTRACT §4).
+    const pick = await pickUsable(s.messages, inbox.id, {}, service, [new URL(s.baseUrl()).hostname]);
+    return verifyResult(s.baseUrl(), inbox, pick.usable ?? pick.newestPlain, { service });
   },
 });
 

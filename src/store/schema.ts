@@ -159,4 +159,13 @@ export interface Database {
   access_tokens: AccessTokenTable;
   callback_deliveries: CallbackDeliveryTable;
   callback_attempts: CallbackAttemptTable;
+  verify_marks: VerifyMarkTable;
+}
+
+/** The message verify last handed out, per inbox (migration 005). */
+export interface VerifyMarkTable {
+  inbox_id: string;
+  message_id: string;
+  seq: number;
+  updated_at: number;
 }
