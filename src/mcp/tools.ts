@@ -107,7 +107,9 @@ export async function callTool(services: Services, call: ToolCall): Promise<Call
   try {
     const input = await prepareOperation(o, ctx, args);
     const result = await invokeOperation(o, ctx, input);
-    if (isRawResult(result)) return rawToContent(result);
+    if (isRawResult(result) && result.json === undefined) return rawToContent(result);
+    if (isRawResult(result) && Buffer.isBuffer(result.body))
+      return { content: [{ type: 'text', text: result.body.toString('utf8') }], structuredContent: result.json as Record<string, unknown> };
     return {
       content: [{ type: 'text', text: JSON.stringify(result, null, 2) }],
       ...(typeof result === 'object' && result !== null && !Array.isArray(result)
