@@ -2,13 +2,14 @@
 // (CONTRACT §4). Shared by POST /v1/agent/verify, POST /v1/inboxes/open and the MCP tools built on them.
 import { z } from 'zod';
 import { matches, resolveSince, waitForMessage, type WaitFilter } from '../inboxes/wait.ts';
-import { waiterGate } from '../inboxes/waiters.ts';
+import { answerCache, waiterGate } from '../inboxes/waiters.ts';
+import type { Services } from '../services.ts';
 import { extractVerification, primaryActionFor, type Extraction } from '../mail/extract/index.ts';
 import { getPreset, type PresetId } from '../mail/presets.ts';
 import type { ParsedMessage } from '../mail/types.ts';
 import type { OpContext } from '../ops/op.ts';
 import type { InboxRow } from '../store/inboxes.ts';
-import type { MessageRepo, MessageRow } from '../store/messages.ts';
+import type { MessageRow } from '../store/messages.ts';
 import { Address, rawUrlOf } from '../ops/views.ts';
 
 export const STATUSES = ['awaiting_message', 'verified', 'received', 'timeout'] as const;
@@ -88,7 +89,7 @@ export function verifyResult(
   baseUrl: string,
   inbox: InboxRow,
   m: MessageRow | null,
-  opts: { service?: PresetId | undefined; timedOut?: boolean; timeoutSeconds?: number; deleted?: boolean },
+  opts: { service?: PresetId | undefined; timedOut?: boolean; timeoutSeconds?: number; deleted?: boolean; extraction?: Extraction },
 ): VerifyResult {
   const serviceName = opts.service ? getPreset(opts.service).displayName : undefined;
   const email = { inboxId: inbox.id, address: inbox.address };
@@ -133,7 +134,7 @@ export function verifyResult(
       attachmentCount: 0,
     };
   }
-  const x = extractionOf(m, opts.service, [new URL(baseUrl).hostname]);
+  const x = opts.extraction ?? extractionOf(m, opts.service, [new URL(baseUrl).hostname]);
   const rawUrl = rawUrlOf(baseUrl, inbox.id, m.id);
   const action = primaryActionFor(x, { rawUrl, ...(serviceName ? { serviceName } : {}) });
   return {
@@ -174,14 +175,13 @@ export async function waitAndExtract(ctx: OpContext, w: WaitAndExtract): Promise
     ctx.emit?.('progress', { elapsedSeconds: Math.round((Date.now() - started) / 1000), timeoutSeconds: w.timeoutSeconds });
   ctx.emit?.('progress', { elapsedSeconds: 0, timeoutSeconds: w.timeoutSeconds });
   const since = w.since !== undefined ? await resolveSince(s.messages, w.inbox.id, w.since) : await markOf(s, w.inbox.id);
-  const trusted = [new URL(s.baseUrl()).hostname];
   const filter = { subjectContains: w.subjectContains, from: w.expectFrom };
   const deps = { messages: s.messages, bus: s.bus, gate: { gate: waiterGate(s.config), key: gateKey(ctx) } };
   let bound = since;
   // The newest considered message without a code: the `received` answer if nothing better comes in time.
-  let fallback: MessageRow | null = null;
+  let fallback: Considered | null = null;
   for (;;) {
-    const found = await pickUsable(s.messages, w.inbox.id, { ...filter, since: bound }, w.service, trusted);
+    const found = await pickUsable(s, w.inbox.id, { ...filter, since: bound }, w.service);
     if (found.usable) return finish(ctx, w, found.usable);
     // Each look starts after the last, so what it finds without a code is newer than the fallback so far.
     if (found.newestPlain) fallback = found.newestPlain;
@@ -199,11 +199,12 @@ export function gateKey(ctx: OpContext): string {
   return ctx.principal?.keyId ?? `ip:${ctx.request.ip ?? '?'}`;
 }
 
-async function finish(ctx: OpContext, w: WaitAndExtract, row: MessageRow | null): Promise<VerifyResult> {
+async function finish(ctx: OpContext, w: WaitAndExtract, c: Considered | null): Promise<VerifyResult> {
   const s = ctx.services;
   // The result is built before the inbox goes, so its rawUrl names what was there (CONTRACT: result first).
-  const result = verifyResult(s.baseUrl(), w.inbox, row, { service: w.service, timedOut: !row, timeoutSeconds: w.timeoutSeconds });
-  if (!row) return result; // timeout: the inbox stays (even with deleteAfter) so the retry action's inboxId works
+  const result = resultOf(s.baseUrl(), w.inbox, c, { service: w.service, timedOut: !c, timeoutSeconds: w.timeoutSeconds });
+  if (!c) return result;
+  const row = c.row; // timeout: the inbox stays (even with deleteAfter) so the retry action's inboxId works
   await setMark(s, w.inbox.id, row);
   // deleteAfter removes the inbox only when the result stands on its own; a `received` result points the agent at
   // the raw message, so that inbox stays (until its TTL) for rawUrl to keep working.
@@ -214,38 +215,103 @@ async function finish(ctx: OpContext, w: WaitAndExtract, row: MessageRow | null)
   return result;
 }
 
-/** How many codeless messages are re-extracted (full row read) per look; older ones count by their stored columns. */
+/** How many codeless messages are re-extracted with the service preset (full row read) per look. */
 const FULL_LOOKS = 25;
 const SCAN_LIMIT = 500;
+
+/** A message as verify considers it: the row without its bodies, and its extraction (with the service preset). */
+export interface Considered {
+  row: MessageRow;
+  x: Extraction;
+}
+
+const LIGHT_COLUMNS = [
+  'id',
+  'inbox_id',
+  'rcpt',
+  'seq',
+  'received_at',
+  'mail_from',
+  'from_address',
+  'from_name',
+  'to_json',
+  'cc_json',
+  'subject',
+  'date',
+  'message_id_header',
+  'in_reply_to',
+  'references_json',
+  'size',
+  'raw_sha256',
+  'attachment_count',
+  'otp',
+  'primary_link',
+  'source',
+  'extraction_json',
+] as const;
+
+/**
+ * Reads and extracts one message for verify, once for all the calls that want it at about the same time (a
+ * hundred verify waiters woken by one large message read it once); bodies are read only to re-extract with a preset.
+ */
+function consider(s: Services, inboxId: string, id: string, service: PresetId | undefined, full: boolean): Promise<Considered | null> {
+  const key = `verify:${inboxId}:${id}:${full ? (service ?? '') : ''}`;
+  return answerCache<Considered | null>(s.config).get(key, async () => {
+    if (full && service) {
+      const row = await s.messages.get(inboxId, id);
+      if (!row) return null;
+      const x = extractionOf(row, service, [new URL(s.baseUrl()).hostname]);
+      return { row: { ...row, text_body: null, html_body: null, headers_json: '[]' }, x };
+    }
+    const light = await s.store.db
+      .selectFrom('messages')
+      .select(LIGHT_COLUMNS)
+      .where('id', '=', id)
+      .where('inbox_id', '=', inboxId)
+      .executeTakeFirst();
+    if (!light) return null;
+    const row: MessageRow = { ...light, text_body: null, html_body: null, headers_json: '[]' };
+    return { row, x: JSON.parse(light.extraction_json) as Extraction };
+  });
+}
 
 /**
  * Among the messages matching `filter`, the newest with a code or link (`usable`), else the newest without
  * (`newestPlain`); `newestSeen` is the highest sequence looked at, so a later look starts after it.
  */
 export async function pickUsable(
-  messages: MessageRepo,
+  s: Services,
   inboxId: string,
   filter: WaitFilter,
   service: PresetId | undefined,
-  trustedHosts: readonly string[],
-): Promise<{ usable: MessageRow | null; newestPlain: MessageRow | null; newestSeen: number | null }> {
-  const rows = (await messages.after(inboxId, filter.since ?? {}, SCAN_LIMIT)).filter((m) => matches(m, filter));
-  let newestPlain: MessageRow | null = null;
+): Promise<{ usable: Considered | null; newestPlain: Considered | null; newestSeen: number | null }> {
+  const rows = (await s.messages.after(inboxId, filter.since ?? {}, SCAN_LIMIT)).filter((m) => matches(m, filter));
+  let newestPlain: Considered | null = null;
   let looks = 0;
   for (const m of rows) {
     const stored = m.otp !== null || m.primary_link !== null;
-    if (!stored && (!service || looks >= FULL_LOOKS)) {
-      if (!newestPlain) newestPlain = (await messages.get(inboxId, m.id)) ?? null;
+    // With a preset, a message is re-extracted (its code shape may differ from the generic guess), up to a bound.
+    const full = service !== undefined && (stored || looks++ < FULL_LOOKS);
+    if (!stored && !full) {
+      if (!newestPlain) newestPlain = await consider(s, inboxId, m.id, service, false);
       continue;
     }
-    const row = await messages.get(inboxId, m.id);
-    if (!row) continue;
-    if (!stored) looks++;
-    const x = extractionOf(row, service, trustedHosts);
-    if (x.otp || x.primaryLink) return { usable: row, newestPlain, newestSeen: rows[0]!.seq };
-    if (!newestPlain) newestPlain = row;
+    const c = await consider(s, inboxId, m.id, service, full);
+    if (!c) continue;
+    if (c.x.otp || c.x.primaryLink) return { usable: c, newestPlain, newestSeen: rows[0]!.seq };
+    if (!newestPlain) newestPlain = c;
   }
   return { usable: null, newestPlain, newestSeen: rows[0]?.seq ?? null };
+}
+
+/** The verify result of a considered message (or of none). */
+export function resultOf(
+  baseUrl: string,
+  inbox: InboxRow,
+  c: Considered | null,
+  opts: { service?: PresetId | undefined; timedOut?: boolean; timeoutSeconds?: number },
+): VerifyResult {
+  return verifyResult(baseUrl, inbox, c?.row ?? null, { ...opts, ...(c ? { extraction: c.x } : {}) });
 }
 
 async function markOf(s: OpContext['services'], inboxId: string): Promise<WaitFilter['since']> {

@@ -1,7 +1,7 @@
 // Operations made for agents driving inboxd through MCP: wait-and-extract on an existing inbox, a quick check, a
 // diagnosis with hints, bulk cleanup, preset suggestion and issuing an access token.
 import { z } from 'zod';
-import { pickUsable, verifyResult, VerifyResult, waitAndExtract } from '../agent/verify.ts';
+import { pickUsable, resultOf, VerifyResult, waitAndExtract } from '../agent/verify.ts';
 import { scopeOf, scopeString } from '../auth/access.ts';
 import { AppError } from '../errors.ts';
 import { getPreset, isPresetId, listPresets, serviceFromAddress, type PresetId } from '../mail/presets.ts';
@@ -68,14 +68,13 @@ export const checkEmail = op({
     const s = ctx.services;
     const inbox = await inboxOf(ctx, input.inboxId);
     const latest = await s.messages.list(inbox.id, input.limit);
-    const pick = await pickUsable(s.messages, inbox.id, {}, presetOf(inbox.service), [new URL(s.baseUrl()).hostname]);
-    const newest = pick.usable ?? pick.newestPlain;
+    const pick = await pickUsable(s, inbox.id, {}, presetOf(inbox.service));
     const count = await s.messages.count(inbox.id);
     return {
       inbox: inboxView(inbox),
       messageCount: count,
       latest: latest.map((m) => messageSummary(m, s.baseUrl())),
-      newest: verifyResult(s.baseUrl(), inbox, newest ?? null, { service: presetOf(inbox.service) }),
+      newest: resultOf(s.baseUrl(), inbox, pick.usable ?? pick.newestPlain, { service: presetOf(inbox.service) }),
     };
   },
 });

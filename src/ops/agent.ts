@@ -1,6 +1,6 @@
 // The agent's operations: verify (get an address, wait, extract, act), recipes, the hub, and the self-test.
 import { z } from 'zod';
-import { pickUsable, VerifyResult, verifyResult, waitAndExtract } from '../agent/verify.ts';
+import { pickUsable, resultOf, VerifyResult, verifyResult, waitAndExtract } from '../agent/verify.ts';
 import { AppError } from '../errors.ts';
 import { getPreset, isPresetId, listPresets, PRESET_IDS, type PresetId } from '../mail/presets.ts';
 import { SCENARIOS } from '../mail/simulate.ts';
@@ -204,8 +204,8 @@ export const extract = op({
       return verifyResult(s.baseUrl(), inbox, m, { service });
     }
     // The newest message with a code or link; a later welcome mail does not hide it (CONTRACT §4).
-    const pick = await pickUsable(s.messages, inbox.id, {}, service, [new URL(s.baseUrl()).hostname]);
-    return verifyResult(s.baseUrl(), inbox, pick.usable ?? pick.newestPlain, { service });
+    const pick = await pickUsable(s, inbox.id, {}, service);
+    return resultOf(s.baseUrl(), inbox, pick.usable ?? pick.newestPlain, { service });
   },
 });
 
