@@ -221,7 +221,11 @@ export const OPTIONS = {
     env: 'INBOXD_WAIT_MAX_BODY_CHARS',
     arg: 'N',
     help: 'text and html longer than this are cut in wait answers (bodyTruncated: true; the full message stays at its URL)',
-    schema: z.coerce.number().int('must be a whole number').min(1024, 'must be at least 1024').max(512 * 1024 * 1024, 'must be at most 536870912'),
+    schema: z.coerce
+      .number()
+      .int('must be a whole number')
+      .min(1024, 'must be at least 1024')
+      .max(512 * 1024 * 1024, 'must be at most 536870912'),
     default: 256 * 1024,
   },
   logLevel: {

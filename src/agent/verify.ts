@@ -145,7 +145,9 @@ export function verifyResult(
     message: {
       messageId: m.id,
       from: m.from_address === null ? null : { name: m.from_name ?? '', address: m.from_address },
-      subject: m.subject, receivedAt: new Date(m.received_at).toISOString() },
+      subject: m.subject,
+      receivedAt: new Date(m.received_at).toISOString(),
+    },
     hasRaw: true,
     rawUrl,
     hasAttachments: m.attachment_count > 0,

@@ -39,9 +39,13 @@ export async function resolveSince(messages: MessageRepo, inboxId: string, since
     const m = await messages.get(inboxId, since);
     // 404, not 400: the id is well formed but names nothing in this inbox (deleted, or from another inbox).
     if (!m)
-      throw new AppError('not_found', `since: no message ${since} in inbox ${inboxId}; pass a messageId of this inbox or an ISO 8601 time`, {
-        errors: [{ path: 'since', message: 'no such message in this inbox' }],
-      });
+      throw new AppError(
+        'not_found',
+        `since: no message ${since} in inbox ${inboxId}; pass a messageId of this inbox or an ISO 8601 time`,
+        {
+          errors: [{ path: 'since', message: 'no such message in this inbox' }],
+        },
+      );
     return { seq: m.seq };
   }
   const t = Date.parse(since);

@@ -124,9 +124,7 @@ describe('deleteAfter and timeouts', () => {
     assert.equal(t.agent.primaryAction.type, 'retry');
     assert.equal((await s.api(`/v1/inboxes/${inbox.inboxId}`)).status, 200);
     await codeMail(inbox.inboxId, '909090');
-    const r = await json(
-      await post('/v1/agent/verify', { inboxId: t.agent.primaryAction.value, timeoutSeconds: 5, deleteAfter: true }),
-    );
+    const r = await json(await post('/v1/agent/verify', { inboxId: t.agent.primaryAction.value, timeoutSeconds: 5, deleteAfter: true }));
     assert.equal(r.verification.otp, '909090');
     assert.equal(r.deleted, true);
     assert.equal((await s.api(`/v1/inboxes/${inbox.inboxId}`)).status, 404);
