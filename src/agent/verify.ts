@@ -178,20 +178,28 @@ export async function waitAndExtract(ctx: OpContext, w: WaitAndExtract): Promise
   ctx.emit?.('progress', { elapsedSeconds: 0, timeoutSeconds: w.timeoutSeconds });
   const since = w.since !== undefined ? await resolveSince(s.messages, w.inbox.id, w.since) : await markOf(s, w.inbox.id);
   const filter = { subjectContains: w.subjectContains, from: w.expectFrom };
-  const deps = { messages: s.messages, bus: s.bus, gate: { gate: waiterGate(s.config), key: gateKey(ctx) } };
+  const deps = { messages: s.messages, bus: s.bus };
   let bound = since;
   // The newest considered message without a code: the `received` answer if nothing better comes in time.
   let fallback: Considered | null = null;
-  for (;;) {
-    const found = await pickUsable(s, w.inbox.id, { ...filter, since: bound }, w.service);
-    if (found.usable) return finish(ctx, w, found.usable);
-    // Each look starts after the last, so what it finds without a code is newer than the fallback so far.
-    if (found.newestPlain) fallback = found.newestPlain;
-    if (found.newestSeen !== null) bound = { ...bound, seq: found.newestSeen };
-    const left = w.timeoutSeconds * 1000 - (Date.now() - started);
-    if (left <= 0 || ctx.signal.aborted) break;
-    const hit = await waitForMessage(deps, w.inbox, { ...filter, since: bound }, left, ctx.signal, progress);
-    if (!hit) break;
+  // One waiter slot for the whole call, taken only once it has to wait (a code already there costs none), so a
+  // codeless mail in between cannot lose the slot to someone else.
+  let release: (() => void) | undefined;
+  try {
+    for (;;) {
+      const found = await pickUsable(s, w.inbox.id, { ...filter, since: bound }, w.service);
+      if (found.usable) return await finish(ctx, w, found.usable);
+      // Each look starts after the last, so what it finds without a code is newer than the fallback so far.
+      if (found.newestPlain) fallback = found.newestPlain;
+      if (found.newestSeen !== null) bound = { ...bound, seq: found.newestSeen };
+      const left = w.timeoutSeconds * 1000 - (Date.now() - started);
+      if (left <= 0 || ctx.signal.aborted) break;
+      release ??= waiterGate(s.config).acquire(gateKey(ctx));
+      const hit = await waitForMessage(deps, w.inbox, { ...filter, since: bound }, left, ctx.signal, progress);
+      if (!hit) break;
+    }
+  } finally {
+    release?.();
   }
   return finish(ctx, w, fallback);
 }

@@ -70,6 +70,54 @@ describe('svc_issue_access', () => {
   });
 });
 
+describe('wait tools', () => {
+  test('svc_wait_and_extract: a newer welcome mail does not hide the code; the code is handed out once; since overrides', async () => {
+    const client = await connect();
+    const inbox = (await client.callTool({ name: 'svc_create_inbox', arguments: {} })).structuredContent as Json;
+    const sim = (args: Json) => client.callTool({ name: 'svc_simulate_message', arguments: { inboxId: inbox.inboxId, ...args } });
+    const code = (await sim({ scenario: 'custom', subject: 'Your code', text: 'Your verification code is 482913.' }))
+      .structuredContent as Json;
+    await sim({ scenario: 'custom', subject: 'Welcome aboard', text: 'Thanks for joining us.' });
+    const r = (await client.callTool({ name: 'svc_wait_and_extract', arguments: { inboxId: inbox.inboxId, timeoutSeconds: 5 } }))
+      .structuredContent as Json;
+    assert.equal(r.status, 'verified');
+    assert.equal(r.verification.otp, '482913');
+    assert.equal(r.message.messageId, code.messageId);
+    const again = (await client.callTool({ name: 'svc_wait_and_extract', arguments: { inboxId: inbox.inboxId, timeoutSeconds: 1 } }))
+      .structuredContent as Json;
+    assert.equal(again.status, 'received', 'only the welcome mail is newer than the code handed out');
+    const since = (
+      await client.callTool({
+        name: 'svc_wait_and_extract',
+        arguments: { inboxId: inbox.inboxId, timeoutSeconds: 1, since: '2000-01-01T00:00:00Z' },
+      })
+    ).structuredContent as Json;
+    assert.equal(since.verification.otp, '482913');
+    await client.close();
+  });
+
+  test('svc_wait_for_message answers with structured content, truncated and includeBody', async () => {
+    const client = await connect();
+    const inbox = (await client.callTool({ name: 'svc_create_inbox', arguments: {} })).structuredContent as Json;
+    await client.callTool({
+      name: 'svc_simulate_message',
+      arguments: { inboxId: inbox.inboxId, scenario: 'custom', subject: 'Hi', text: 'Your code is 551177.' },
+    });
+    const full = await client.callTool({ name: 'svc_wait_for_message', arguments: { inboxId: inbox.inboxId, timeoutSeconds: 0 } });
+    const sc = full.structuredContent as Json;
+    assert.equal(sc.truncated, false);
+    assert.match(sc.text, /551177/);
+    assert.deepEqual(JSON.parse(text(full as Json)), sc);
+    const lean = (
+      await client.callTool({ name: 'svc_wait_for_message', arguments: { inboxId: inbox.inboxId, timeoutSeconds: 0, includeBody: false } })
+    ).structuredContent as Json;
+    assert.equal(lean.text, null);
+    assert.equal(lean.truncated, true);
+    assert.equal(lean.verification.otp, '551177');
+    await client.close();
+  });
+});
+
 describe('progress relay', () => {
   const headersFor = (sid?: string) => ({
     authorization: `Bearer ${ADMIN_KEY}`,
