@@ -213,9 +213,11 @@ async function finish(ctx: OpContext, w: WaitAndExtract, c: Considered | null): 
   const s = ctx.services;
   // The result is built before the inbox goes, so its rawUrl names what was there (CONTRACT: result first).
   const result = resultOf(s.baseUrl(), w.inbox, c, { service: w.service, timedOut: !c, timeoutSeconds: w.timeoutSeconds });
+  // timeout: the inbox stays (even with deleteAfter) so the retry action's inboxId works
   if (!c) return result;
-  const row = c.row; // timeout: the inbox stays (even with deleteAfter) so the retry action's inboxId works
-  await setMark(s, w.inbox.id, row);
+  // A caller that went away gets nothing, so nothing is handed out.
+  if (ctx.signal.aborted && !s.shutdown.aborted) return result;
+  await setMark(s, w.inbox.id, c.row);
   // deleteAfter removes the inbox only when the result stands on its own; a `received` result points the agent at
   // the raw message, so that inbox stays (until its TTL) for rawUrl to keep working.
   if (w.deleteAfter && result.status === 'verified') {
