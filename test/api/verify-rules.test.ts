@@ -3,7 +3,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { json, type Json } from '../helpers/http.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import fs from 'node:fs';
+import { startTestServer, tempDir, type TestServer } from '../helpers/server.ts';
 
 let s: TestServer;
 before(async () => {
@@ -93,13 +94,40 @@ describe('a verify result is handed out once', () => {
     await codeMail(inbox.inboxId, '333444');
     const r2 = await json(await pending);
     assert.equal(r2.verification.otp, '333444');
-    // The mark survives a restart of nothing but lives in the store: extract (a read) is not bound by it.
+    // extract is a read: it is not bound by the mark.
     assert.equal((await json(await s.api(`/v1/inboxes/${inbox.inboxId}/extract`))).verification.otp, '333444');
     // since overrides the mark: an ISO time before everything, or the first message's id.
     const old = await json(await post('/v1/agent/verify', { inboxId: inbox.inboxId, timeoutSeconds: 1, since: '2000-01-01T00:00:00Z' }));
     assert.equal(old.verification.otp, '333444');
     const after1 = await json(await post('/v1/agent/verify', { inboxId: inbox.inboxId, timeoutSeconds: 1, since: first.messageId }));
     assert.equal(after1.verification.otp, '333444');
+  });
+
+  test('the hand-out mark is stored: it holds across a restart', async () => {
+    const dir = tempDir();
+    try {
+      const a = await startTestServer([], {}, { dataDir: dir });
+      const inbox = await json(await a.api('/v1/inboxes', { method: 'POST', json: {} }), 201);
+      await json(
+        await a.api(`/v1/inboxes/${inbox.inboxId}/simulate`, {
+          method: 'POST',
+          json: { scenario: 'custom', subject: 'Code', text: 'Your code is 771234.' },
+        }),
+        201,
+      );
+      const first = await json(await a.api('/v1/agent/verify', { method: 'POST', json: { inboxId: inbox.inboxId, timeoutSeconds: 5 } }));
+      assert.equal(first.verification.otp, '771234');
+      await a.stop();
+      const b = await startTestServer([], {}, { dataDir: dir });
+      try {
+        const again = await json(await b.api('/v1/agent/verify', { method: 'POST', json: { inboxId: inbox.inboxId, timeoutSeconds: 1 } }));
+        assert.equal(again.status, 'timeout');
+      } finally {
+        await b.stop();
+      }
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   test('since on verify and open: bad values are clear errors', async () => {
