@@ -206,7 +206,7 @@ export const OPTIONS = {
     arg: 'N',
     help: 'long-poll waits (wait, verify, open, wait tools) one API key or token may hold open at once; more get 429 (0 = no limit)',
     schema: z.coerce.number().int('must be a whole number').min(0, 'must be 0 or more').max(1_000_000, 'must be at most 1000000'),
-    default: 100,
+    default: 1000,
   },
   maxWaiters: {
     flag: '--max-waiters',
