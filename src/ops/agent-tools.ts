@@ -21,7 +21,7 @@ export const waitAndExtractOp = op({
   tool: {
     name: 'svc_wait_and_extract',
     description:
-      'After you typed the inbox address into a form: waits (up to timeoutSeconds, default 60, max 120) for the verification mail and returns status plus agent.primaryAction (otp → type the value; link → open it once; manual → read the raw message; retry → nothing arrived). Streams progress with a progress token. Does not delete the inbox unless deleteAfter is true.',
+      'After you typed the inbox address into a form: waits (up to timeoutSeconds, default 60, max 120) for the verification mail and returns status plus agent.primaryAction (otp → type the value; link → open it once; manual → read the raw message; retry → nothing arrived). It uses the newest mail that has a code or link (a later welcome mail does not hide it) and hands each result out once: call it again after "resend code" and it waits for the new mail (pass since to look at older mail again). Streams progress with a progress token. Does not delete the inbox unless deleteAfter is true.',
   },
   input: z.strictObject({
     inboxId: InboxId,

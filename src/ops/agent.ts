@@ -51,7 +51,7 @@ export const verify = op({
   tool: {
     name: 'svc_verify_signup',
     description:
-      'The signup helper. Call it with service (e.g. "github") and runId: you get a fresh address (primaryAction use_address) to type into the signup form. After submitting the form, call it again with the inboxId (and timeoutSeconds) to wait for the mail: you get status verified and agent.primaryAction — type "otp": type value into the code field; type "link": open value once in the browser; "manual": read the raw message; "retry": nothing arrived yet. With service + timeoutSeconds and no inboxId it creates and waits in one call (progress is streamed with a progress token).',
+      'The signup helper. Call it with service (e.g. "github") and runId: you get a fresh address (primaryAction use_address) to type into the signup form. After submitting the form, call it again with the inboxId (and timeoutSeconds) to wait for the mail: you get status verified and agent.primaryAction — type "otp": type value into the code field; type "link": open value once in the browser; "manual": read the raw message; "retry": nothing arrived yet. With service + timeoutSeconds and no inboxId it creates and waits in one call (progress is streamed with a progress token). Each code is handed out once: calling again after "resend code" waits for the new mail (since overrides).',
   },
   input: z.strictObject({
     service: Service.optional(),
