@@ -96,6 +96,8 @@ export class OnceCache<T> {
 const caches = new WeakMap<object, OnceCache<unknown>>();
 export function answerCache<T>(config: object): OnceCache<T> {
   let c = caches.get(config);
-  if (!c) caches.set(config, (c = new OnceCache<unknown>(2000)));
+  // Waiters woken by one message ask within a few ticks; half a second covers a loaded event loop without keeping
+  // large answers around for long.
+  if (!c) caches.set(config, (c = new OnceCache<unknown>(500)));
   return c as OnceCache<T>;
 }
