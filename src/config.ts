@@ -293,6 +293,34 @@ export const OPTIONS = {
     schema: z.coerce.number().int('must be a whole number').min(10, 'must be at least 10').max(1_000_000, 'must be at most 1000000'),
     default: 1000,
   },
+  maxWaitersPerKey: {
+    flag: '--max-waiters-per-key',
+    env: 'INBOXD_MAX_WAITERS_PER_KEY',
+    arg: 'N',
+    help: 'long-poll waits (wait, verify, open, wait tools) one API key or token may hold open at once; more get 429 (0 = no limit)',
+    schema: z.coerce.number().int('must be a whole number').min(0, 'must be 0 or more').max(1_000_000, 'must be at most 1000000'),
+    default: 1000,
+  },
+  maxWaiters: {
+    flag: '--max-waiters',
+    env: 'INBOXD_MAX_WAITERS',
+    arg: 'N',
+    help: 'long-poll waits open at once in the whole server; more get 429 (0 = no limit)',
+    schema: z.coerce.number().int('must be a whole number').min(0, 'must be 0 or more').max(1_000_000, 'must be at most 1000000'),
+    default: 2000,
+  },
+  waitMaxBodyChars: {
+    flag: '--wait-max-body-chars',
+    env: 'INBOXD_WAIT_MAX_BODY_CHARS',
+    arg: 'N',
+    help: 'text and html longer than this are cut in wait answers (bodyTruncated: true; the full message stays at its URL)',
+    schema: z.coerce
+      .number()
+      .int('must be a whole number')
+      .min(1024, 'must be at least 1024')
+      .max(512 * 1024 * 1024, 'must be at most 536870912'),
+    default: 256 * 1024,
+  },
   logLevel: {
     flag: '--log-level',
     env: 'INBOXD_LOG_LEVEL',
@@ -334,6 +362,9 @@ export interface Config {
   ingestThreads: number;
   smtpMaxConnections: number;
   smtpMaxConnectionsPerIp: number;
+  maxWaitersPerKey: number;
+  maxWaiters: number;
+  waitMaxBodyChars: number;
   maxHttpConnections: number;
   maxHttpConnectionsPerIp: number;
   httpHeaderTimeoutSeconds: number;

@@ -1,14 +1,15 @@
 // Verify and open: get an address, wait for the mail, extract the code or link, hand back the agent's next step
 // (CONTRACT §4). Shared by POST /v1/agent/verify, POST /v1/inboxes/open and the MCP tools built on them.
 import { z } from 'zod';
-import { waitForMessage } from '../inboxes/wait.ts';
-import { extractVerification, primaryActionFor, type Extraction } from '../mail/extract/index.ts';
+import { resolveSince, waitForMessage } from '../inboxes/wait.ts';
+import { type Considered, extractionOf, markOf, pickUsable, setMark } from './pick.ts';
+import { waiterGate } from '../inboxes/waiters.ts';
+import { primaryActionFor, type Extraction } from '../mail/extract/index.ts';
 import { getPreset, type PresetId } from '../mail/presets.ts';
-import type { ParsedMessage } from '../mail/types.ts';
 import type { OpContext } from '../ops/op.ts';
 import type { InboxRow } from '../store/inboxes.ts';
 import type { MessageRow } from '../store/messages.ts';
-import { rawUrlOf } from '../ops/views.ts';
+import { Address, rawUrlOf } from '../ops/views.ts';
 
 export const STATUSES = ['awaiting_message', 'verified', 'received', 'timeout'] as const;
 export const ACTION_TYPES = ['use_address', 'otp', 'link', 'manual', 'retry'] as const;
@@ -38,7 +39,14 @@ export const VerifyResult = z.object({
   agent: z.object({
     primaryAction: z.object({ type: z.enum(ACTION_TYPES), value: z.string(), instruction: z.string() }),
   }),
-  message: z.object({ messageId: z.string(), from: z.string().nullable(), subject: z.string(), receivedAt: z.string() }).nullable(),
+  message: z
+    .object({
+      messageId: z.string(),
+      from: Address.nullable().describe('The sender, the same shape as in messages: {name, address}'),
+      subject: z.string(),
+      receivedAt: z.string(),
+    })
+    .nullable(),
   hasRaw: z.boolean(),
   rawUrl: z.string().nullable(),
   hasAttachments: z.boolean(),
@@ -51,36 +59,12 @@ export const VerifyResult = z.object({
 });
 export type VerifyResult = z.infer<typeof VerifyResult>;
 
-/** The stored parse of a message, enough to extract again (e.g. with a service preset) without the raw bytes. */
-export function parsedFromRow(m: MessageRow): ParsedMessage {
-  return {
-    messageId: m.message_id_header,
-    subject: m.subject,
-    from: m.from_address === null ? null : { name: m.from_name ?? '', address: m.from_address },
-    to: JSON.parse(m.to_json) as ParsedMessage['to'],
-    cc: JSON.parse(m.cc_json) as ParsedMessage['cc'],
-    replyTo: [],
-    date: m.date === null ? null : new Date(m.date),
-    inReplyTo: m.in_reply_to,
-    references: JSON.parse(m.references_json) as string[],
-    headers: JSON.parse(m.headers_json) as Array<[string, string]>,
-    text: m.text_body,
-    html: m.html_body,
-    attachments: [],
-  };
-}
-
-export function extractionOf(m: MessageRow, service: PresetId | undefined, trustedHosts: readonly string[] = []): Extraction {
-  if (!service) return JSON.parse(m.extraction_json) as Extraction;
-  return extractVerification(parsedFromRow(m), { service, trustedHosts });
-}
-
 /** The result for an inbox with its newest relevant message (or none yet). */
 export function verifyResult(
   baseUrl: string,
   inbox: InboxRow,
   m: MessageRow | null,
-  opts: { service?: PresetId | undefined; timedOut?: boolean; timeoutSeconds?: number; deleted?: boolean },
+  opts: { service?: PresetId | undefined; timedOut?: boolean; timeoutSeconds?: number; deleted?: boolean; extraction?: Extraction },
 ): VerifyResult {
   const serviceName = opts.service ? getPreset(opts.service).displayName : undefined;
   const email = { inboxId: inbox.id, address: inbox.address };
@@ -125,7 +109,7 @@ export function verifyResult(
       attachmentCount: 0,
     };
   }
-  const x = extractionOf(m, opts.service, [new URL(baseUrl).hostname]);
+  const x = opts.extraction ?? extractionOf(m, opts.service, [new URL(baseUrl).hostname]);
   const rawUrl = rawUrlOf(baseUrl, inbox.id, m.id);
   const action = primaryActionFor(x, { rawUrl, ...(serviceName ? { serviceName } : {}) });
   return {
@@ -133,7 +117,12 @@ export function verifyResult(
     status: x.otp || x.primaryLink ? 'verified' : 'received',
     verification: { otp: x.otp, primaryLink: x.primaryLink, primaryLinkUnwrapped: x.primaryLinkUnwrapped, candidates: x.candidates },
     agent: { primaryAction: action },
-    message: { messageId: m.id, from: m.from_address, subject: m.subject, receivedAt: new Date(m.received_at).toISOString() },
+    message: {
+      messageId: m.id,
+      from: m.from_address === null ? null : { name: m.from_name ?? '', address: m.from_address },
+      subject: m.subject,
+      receivedAt: new Date(m.received_at).toISOString(),
+    },
     hasRaw: true,
     rawUrl,
     hasAttachments: m.attachment_count > 0,
@@ -147,29 +136,80 @@ export interface WaitAndExtract {
   timeoutSeconds: number;
   subjectContains?: string | undefined;
   expectFrom?: string | undefined;
+  /** ISO time or msg_…; overrides the default (mail newer than what verify last handed out on this inbox). */
+  since?: string | undefined;
   deleteAfter: boolean;
 }
 
-/** Waits for the newest matching message, extracts, optionally deletes the inbox; streams progress via ctx.emit. */
+/**
+ * Waits for the newest matching message that carries a code or a link, extracts it, remembers it as handed out,
+ * and optionally deletes the inbox; streams progress via ctx.emit (CONTRACT §4).
+ */
 export async function waitAndExtract(ctx: OpContext, w: WaitAndExtract): Promise<VerifyResult> {
   const s = ctx.services;
+  const started = Date.now();
+  const progress = () =>
+    ctx.emit?.('progress', { elapsedSeconds: Math.round((Date.now() - started) / 1000), timeoutSeconds: w.timeoutSeconds });
   ctx.emit?.('progress', { elapsedSeconds: 0, timeoutSeconds: w.timeoutSeconds });
-  const hit = await waitForMessage(
-    { messages: s.messages, bus: s.bus },
-    w.inbox,
-    { subjectContains: w.subjectContains, from: w.expectFrom },
-    w.timeoutSeconds * 1000,
-    ctx.signal,
-    (ms) => ctx.emit?.('progress', { elapsedSeconds: Math.round(ms / 1000), timeoutSeconds: w.timeoutSeconds }),
-  );
-  const row = hit ? ((await s.messages.get(w.inbox.id, hit.id)) ?? null) : null;
+  const since = w.since !== undefined ? await resolveSince(s.messages, w.inbox.id, w.since) : await markOf(s, w.inbox.id);
+  const filter = { subjectContains: w.subjectContains, from: w.expectFrom };
+  const deps = { messages: s.messages, bus: s.bus };
+  let bound = since;
+  // The newest considered message without a code: the `received` answer if nothing better comes in time.
+  let fallback: Considered | null = null;
+  // One waiter slot for the whole call, taken only once it has to wait (a code already there costs none), so a
+  // codeless mail in between cannot lose the slot to someone else.
+  let release: (() => void) | undefined;
+  try {
+    for (;;) {
+      const found = await pickUsable(s, w.inbox.id, { ...filter, since: bound }, w.service);
+      if (found.usable) return await finish(ctx, w, found.usable);
+      // Each look starts after the last, so what it finds without a code is newer than the fallback so far.
+      if (found.newestPlain) fallback = found.newestPlain;
+      if (found.newestSeen !== null) bound = { ...bound, seq: found.newestSeen };
+      const left = w.timeoutSeconds * 1000 - (Date.now() - started);
+      if (left <= 0 || ctx.signal.aborted) break;
+      release ??= waiterGate(s.config).acquire(gateKey(ctx));
+      const hit = await waitForMessage(deps, w.inbox, { ...filter, since: bound }, left, ctx.signal, progress);
+      if (!hit) break;
+    }
+  } finally {
+    release?.();
+  }
+  return finish(ctx, w, fallback);
+}
+
+/** Rate-limit identity of a wait: the key (a token counts against the key that minted it). */
+export function gateKey(ctx: OpContext): string {
+  return ctx.principal?.keyId ?? `ip:${ctx.request.ip ?? '?'}`;
+}
+
+async function finish(ctx: OpContext, w: WaitAndExtract, c: Considered | null): Promise<VerifyResult> {
+  const s = ctx.services;
   // The result is built before the inbox goes, so its rawUrl names what was there (CONTRACT: result first).
-  const result = verifyResult(s.baseUrl(), w.inbox, row, { service: w.service, timedOut: !row, timeoutSeconds: w.timeoutSeconds });
+  const result = resultOf(s.baseUrl(), w.inbox, c, { service: w.service, timedOut: !c, timeoutSeconds: w.timeoutSeconds });
+  // timeout: the inbox stays (even with deleteAfter) so the retry action's inboxId works
+  if (!c) return result;
+  // A caller that went away gets nothing, so nothing is handed out.
+  if (ctx.signal.aborted && !s.shutdown.aborted) return result;
+  await setMark(s, w.inbox.id, c.row);
   // deleteAfter removes the inbox only when the result stands on its own; a `received` result points the agent at
   // the raw message, so that inbox stays (until its TTL) for rawUrl to keep working.
-  if (w.deleteAfter && result.status !== 'received') {
+  if (w.deleteAfter && result.status === 'verified') {
     await s.inboxes.delete(w.inbox);
     result.deleted = true;
   }
   return result;
 }
+
+/** The verify result of a considered message (or of none). */
+export function resultOf(
+  baseUrl: string,
+  inbox: InboxRow,
+  c: Considered | null,
+  opts: { service?: PresetId | undefined; timedOut?: boolean; timeoutSeconds?: number },
+): VerifyResult {
+  return verifyResult(baseUrl, inbox, c?.row ?? null, { ...opts, ...(c ? { extraction: c.x } : {}) });
+}
+
+export { type Considered, extractionOf, parsedFromRow, pickUsable } from './pick.ts';

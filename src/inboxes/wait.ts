@@ -4,6 +4,14 @@ import { AppError } from '../errors.ts';
 import type { EventBus } from '../events/bus.ts';
 import type { InboxRow } from '../store/inboxes.ts';
 import type { MessageRepo, MessageSummaryRow } from '../store/messages.ts';
+import type { WaiterGate } from './waiters.ts';
+
+export interface WaitDeps {
+  messages: MessageRepo;
+  bus: EventBus;
+  /** Counts this wait against the caller's and the server's caps (429 beyond them). */
+  gate?: { gate: WaiterGate; key: string } | undefined;
+}
 
 export interface WaitFilter {
   subjectContains?: string | undefined;
@@ -29,7 +37,15 @@ export async function resolveSince(messages: MessageRepo, inboxId: string, since
   if (since === undefined || since === '') return undefined;
   if (since.startsWith('msg_')) {
     const m = await messages.get(inboxId, since);
-    if (!m) throw new AppError('not_found', `since: no message ${since} in inbox ${inboxId}`);
+    // 404, not 400: the id is well formed but names nothing in this inbox (deleted, or from another inbox).
+    if (!m)
+      throw new AppError(
+        'not_found',
+        `since: no message ${since} in inbox ${inboxId}; pass a messageId of this inbox or an ISO 8601 time`,
+        {
+          errors: [{ path: 'since', message: 'no such message in this inbox' }],
+        },
+      );
     return { seq: m.seq };
   }
   const t = Date.parse(since);
@@ -48,7 +64,7 @@ const SCAN_LIMIT = 500;
  * aborts; rejects with 404 if the inbox is deleted meanwhile. `onTick` is called every second while waiting.
  */
 export function waitForMessage(
-  deps: { messages: MessageRepo; bus: EventBus },
+  deps: WaitDeps,
   inbox: InboxRow,
   filter: WaitFilter,
   timeoutMs: number,
@@ -56,12 +72,14 @@ export function waitForMessage(
   onTick?: (elapsedMs: number) => void,
 ): Promise<MessageSummaryRow | null> {
   return new Promise((resolve, reject) => {
+    const release = deps.gate ? deps.gate.gate.acquire(deps.gate.key) : undefined;
     let done = false;
     const started = Date.now();
     const timers: NodeJS.Timeout[] = [];
     const finish = (v: MessageSummaryRow | null, err?: unknown) => {
       if (done) return;
       done = true;
+      release?.();
       unsubscribe();
       for (const t of timers) clearTimeout(t), clearInterval(t);
       signal.removeEventListener('abort', onAbort);

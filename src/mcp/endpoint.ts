@@ -51,30 +51,46 @@ function newServer(
   server.setRequestHandler(CallToolRequestSchema, async (req, extra) => {
     const token = req.params._meta?.progressToken;
     const sessionId = extra.sessionId;
-    return callTool(services, {
-      name: req.params.name,
-      args: (req.params.arguments ?? {}) as Record<string, unknown>,
-      principal,
-      signal: extra.signal,
-      ip: request.ip,
-      userAgent: request.userAgent,
-      ...(token !== undefined
-        ? {
-            progress: (elapsed, total) => {
-              const note = {
-                method: 'notifications/progress' as const,
-                params: { progressToken: token, progress: elapsed, total, message: `waited ${elapsed} of ${total} s` },
-              };
-              // In a session whose answers are JSON the request has no stream of its own: progress is relayed on the
-              // session's GET /mcp stream instead. Otherwise it goes with the request (never twice: progress must
-              // only increase for the client).
-              const s = sessionId ? sessions().get(sessionId) : undefined;
-              if (s?.jsonOnly) void s.server.notification(note).catch(() => undefined);
-              else void extra.sendNotification(note).catch(() => undefined);
-            },
-          }
-        : {}),
+    let finished = false;
+    const relays = new Set<NodeJS.Timeout>();
+    const note = (progress: number, total: number) => ({
+      method: 'notifications/progress' as const,
+      params: { progressToken: token!, progress, total, message: `waited ${progress} of ${total} s` },
     });
+    try {
+      return await callTool(services, {
+        name: req.params.name,
+        args: (req.params.arguments ?? {}) as Record<string, unknown>,
+        principal,
+        signal: extra.signal,
+        ip: request.ip,
+        userAgent: request.userAgent,
+        ...(token !== undefined
+          ? {
+              progress: (elapsed, total) => {
+                if (finished) return;
+                const s = sessionId ? sessions().get(sessionId) : undefined;
+                // A JSON answer has no stream of its own: in such a session the GET /mcp stream carries progress.
+                if (s?.jsonOnly) return void s.server.notification(note(elapsed, total)).catch(() => undefined);
+                void extra.sendNotification(note(elapsed, total)).catch(() => undefined);
+                if (!s) return;
+                // Also relayed on the session's GET stream when one is open (spec, Events 3; the SDK drops it when
+                // none is). Both streams reach the same client, which needs ever-increasing values across them
+                // (MCP: progress MUST increase), so the relay is its own reading half a second later, not a copy.
+                const t = setTimeout(() => {
+                  relays.delete(t);
+                  if (!finished) void s.server.notification(note(elapsed + 0.5, total)).catch(() => undefined);
+                }, 500);
+                t.unref();
+                relays.add(t);
+              },
+            }
+          : {}),
+      });
+    } finally {
+      finished = true;
+      for (const t of relays) clearTimeout(t);
+    }
   });
   return server;
 }

@@ -107,7 +107,12 @@ export async function callTool(services: Services, call: ToolCall): Promise<Call
   try {
     const input = await prepareOperation(o, ctx, args);
     const result = await invokeOperation(o, ctx, input);
-    if (isRawResult(result)) return rawToContent(result);
+    if (isRawResult(result)) {
+      if (result.json === undefined) return rawToContent(result);
+      // JSON prepared once for many callers (a woken wait): its bytes are the text, its value the structured content.
+      const text = Buffer.isBuffer(result.body) ? result.body.toString('utf8') : JSON.stringify(result.json);
+      return { content: [{ type: 'text', text }], structuredContent: result.json as Record<string, unknown> };
+    }
     return {
       content: [{ type: 'text', text: JSON.stringify(result, null, 2) }],
       ...(typeof result === 'object' && result !== null && !Array.isArray(result)

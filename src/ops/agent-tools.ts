@@ -1,11 +1,11 @@
 // Operations made for agents driving inboxd through MCP: wait-and-extract on an existing inbox, a quick check, a
 // diagnosis with hints, bulk cleanup, preset suggestion and issuing an access token.
 import { z } from 'zod';
-import { verifyResult, VerifyResult, waitAndExtract } from '../agent/verify.ts';
+import { pickUsable, resultOf, VerifyResult, waitAndExtract } from '../agent/verify.ts';
 import { scopeOf, scopeString } from '../auth/access.ts';
 import { AppError } from '../errors.ts';
 import { getPreset, isPresetId, listPresets, serviceFromAddress, type PresetId } from '../mail/presets.ts';
-import { Service, TimeoutSeconds, VERIFY_DEFAULT_SECONDS } from './agent.ts';
+import { ExpectFrom, Service, Since, SubjectContains, TimeoutSeconds, VERIFY_DEFAULT_SECONDS } from './agent.ts';
 import { InboxId, inboxOf, principal, singleLine } from './common.ts';
 import { Label } from './inboxes.ts';
 import { op } from './op.ts';
@@ -21,15 +21,16 @@ export const waitAndExtractOp = op({
   tool: {
     name: 'svc_wait_and_extract',
     description:
-      'After you typed the inbox address into a form: waits (up to timeoutSeconds, default 60, max 120) for the verification mail and returns status plus agent.primaryAction (otp → type the value; link → open it once; manual → read the raw message; retry → nothing arrived). Streams progress with a progress token. Does not delete the inbox unless deleteAfter is true.',
+      'After you typed the inbox address into a form: waits (up to timeoutSeconds, default 60, max 120) for the verification mail and returns status plus agent.primaryAction (otp → type the value; link → open it once; manual → read the raw message; retry → nothing arrived). It uses the newest mail that has a code or link (a later welcome mail does not hide it) and hands each result out once: call it again after "resend code" and it waits for the new mail (pass since to look at older mail again). Streams progress with a progress token. Does not delete the inbox unless deleteAfter is true.',
   },
   input: z.strictObject({
     inboxId: InboxId,
     service: Service.optional(),
     timeoutSeconds: TimeoutSeconds.optional(),
-    subjectContains: singleLine(z.string().min(1).max(500)).optional(),
-    expectFrom: singleLine(z.string().min(1).max(320)).optional(),
-    deleteAfter: z.boolean().default(false),
+    subjectContains: SubjectContains.optional(),
+    expectFrom: ExpectFrom.optional(),
+    since: Since.optional(),
+    deleteAfter: z.boolean().default(false).describe('Remove the inbox after a verified answer (default false)'),
   }),
   output: VerifyResult,
   audit: false,
@@ -43,6 +44,7 @@ export const waitAndExtractOp = op({
       timeoutSeconds: input.timeoutSeconds ?? VERIFY_DEFAULT_SECONDS,
       subjectContains: input.subjectContains,
       expectFrom: input.expectFrom,
+      since: input.since,
       deleteAfter: input.deleteAfter,
     });
   },
@@ -57,19 +59,22 @@ export const checkEmail = op({
     description:
       'A quick look without waiting: how many messages the inbox holds, the newest few (sender, subject, code/link), and the primary action for the newest one.',
   },
-  input: z.strictObject({ inboxId: InboxId, limit: z.number().int().min(1).max(20).default(5) }),
+  input: z.strictObject({
+    inboxId: InboxId,
+    limit: z.number().int().min(1).max(20).default(5).describe('How many of the newest messages to list (1-20, default 5)'),
+  }),
   output: z.object({ inbox: InboxView, messageCount: z.number().int(), latest: z.array(MessageSummary), newest: VerifyResult }),
   async handler(ctx, input) {
     const s = ctx.services;
     const inbox = await inboxOf(ctx, input.inboxId);
     const latest = await s.messages.list(inbox.id, input.limit);
-    const newest = await s.messages.latest(inbox.id);
+    const pick = await pickUsable(s, inbox.id, {}, presetOf(inbox.service));
     const count = await s.messages.count(inbox.id);
     return {
       inbox: inboxView(inbox),
       messageCount: count,
       latest: latest.map((m) => messageSummary(m, s.baseUrl())),
-      newest: verifyResult(s.baseUrl(), inbox, newest ?? null, { service: presetOf(inbox.service) }),
+      newest: resultOf(s.baseUrl(), inbox, pick.usable ?? pick.newestPlain, { service: presetOf(inbox.service) }),
     };
   },
 });
@@ -226,13 +231,22 @@ export const issueAccess = op({
   tool: {
     name: 'svc_issue_access',
     description:
-      'Mint a short-lived (3600 s) access token with exactly your own scope, e.g. to hand to a sub-agent or a browser step instead of your API key. Returns access_token, expires_in and scope.',
+      'Mint a short-lived (3600 s) access token with exactly your own scope, e.g. to hand to a sub-agent or a browser step instead of your API key. Returns access_token, expires_in and scope. Only an API key mints: called with an access token it fails (hand on that token instead).',
+    // It creates a credential: not read-only, and every call makes a new one.
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   },
   input: z.strictObject({}),
   output: z.object({ access_token: z.string(), token_type: z.literal('Bearer'), expires_in: z.number().int(), scope: z.string() }),
   audit: false,
   async handler(ctx) {
     const p = principal(ctx);
+    // Only keys mint: a token minting tokens could renew itself forever and outlive its key's intent (and the
+    // 3600 s bound). A token holder can hand on the token it has.
+    if (p.via === 'token')
+      throw new AppError(
+        'forbidden',
+        'access tokens cannot mint access tokens; call svc_issue_access with an API key, or hand on the token you already have',
+      );
     const key = await ctx.services.keys.byId(p.keyId);
     if (!key) throw new AppError('unauthorized', 'the calling key no longer exists');
     const issued = await ctx.services.access.issueTokenForKey(key);

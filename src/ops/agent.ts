@@ -1,6 +1,6 @@
 // The agent's operations: verify (get an address, wait, extract, act), recipes, the hub, and the self-test.
 import { z } from 'zod';
-import { VerifyResult, verifyResult, waitAndExtract } from '../agent/verify.ts';
+import { pickUsable, resultOf, VerifyResult, verifyResult, waitAndExtract } from '../agent/verify.ts';
 import { AppError } from '../errors.ts';
 import { getPreset, isPresetId, listPresets, PRESET_IDS, type PresetId } from '../mail/presets.ts';
 import { SCENARIOS } from '../mail/simulate.ts';
@@ -18,6 +18,12 @@ export const VERIFY_MAX_SECONDS = 120;
 export const Service = z
   .enum(PRESET_IDS, { error: () => `service must be one of: ${PRESET_IDS.join(', ')}` })
   .describe(`One of the 25 presets: ${PRESET_IDS.join(', ')}`);
+export const Since = singleLine(z.string().min(1).max(64)).describe(
+  'Consider only mail after this ISO 8601 time or this message id (msg_…) of the inbox. Default: mail newer than the message verify last returned on this inbox',
+);
+export const SubjectContains = singleLine(z.string().min(1).max(500)).describe('Only mail whose subject contains this (case-insensitive)');
+export const ExpectFrom = singleLine(z.string().min(1).max(320)).describe('Only mail whose sender contains this, e.g. github.com');
+
 export const TimeoutSeconds = z
   .number()
   .int('timeoutSeconds must be a whole number')
@@ -32,7 +38,8 @@ export const verify = op({
     'Rule 1 — only `service` (no `inboxId`, no `timeoutSeconds`): creates an inbox and answers `awaiting_message` with the address to type into the form (primaryAction `use_address`).',
     'Rule 2 — with `inboxId`: waits up to `timeoutSeconds` (default 60) for the mail and answers `verified` with the code (`otp`) or link, `received` when the mail has neither, or `timeout` (primaryAction `retry`).',
     'Rule 3 — `service` with `timeoutSeconds` > 0 and no `inboxId`: creates (or, with `localPart`/`address`, opens) the inbox and waits in one call; with `Accept: text/event-stream` it streams an `inbox` event with the address at once, `progress` events, then a `result` event.',
-    '`deleteAfter: true` removes the inbox after answering (kept when the result is `received`, so rawUrl stays valid).',
+    'Verify uses the newest matching message that has a code or link, and keeps waiting past mail without one; `received` only when the time is up and no considered mail had either. A result is handed out once: the next verify on the inbox considers only newer mail, unless `since` (ISO time or msg_…) says otherwise.',
+    '`deleteAfter: true` removes the inbox after a `verified` answer (kept on `received`, so rawUrl stays valid, and on `timeout`, so the retry works).',
   ].join(' '),
   access: 'write',
   streams: true,
@@ -40,7 +47,7 @@ export const verify = op({
   tool: {
     name: 'svc_verify_signup',
     description:
-      'The signup helper. Call it with service (e.g. "github") and runId: you get a fresh address (primaryAction use_address) to type into the signup form. After submitting the form, call it again with the inboxId (and timeoutSeconds) to wait for the mail: you get status verified and agent.primaryAction — type "otp": type value into the code field; type "link": open value once in the browser; "manual": read the raw message; "retry": nothing arrived yet. With service + timeoutSeconds and no inboxId it creates and waits in one call (progress is streamed with a progress token).',
+      'The signup helper. Call it with service (e.g. "github") and runId: you get a fresh address (primaryAction use_address) to type into the signup form. After submitting the form, call it again with the inboxId (and timeoutSeconds) to wait for the mail: you get status verified and agent.primaryAction — type "otp": type value into the code field; type "link": open value once in the browser; "manual": read the raw message; "retry": nothing arrived yet. With service + timeoutSeconds and no inboxId it creates and waits in one call (progress is streamed with a progress token). Each code is handed out once: calling again after "resend code" waits for the new mail (since overrides).',
   },
   input: z.strictObject({
     service: Service.optional(),
@@ -58,8 +65,9 @@ export const verify = op({
       .optional()
       .describe('Sets the label to agent-{runId}'),
     ttlMinutes: TtlMinutes.optional(),
-    subjectContains: singleLine(z.string().min(1).max(500)).optional().describe('Only mail whose subject contains this'),
-    expectFrom: singleLine(z.string().min(1).max(320)).optional().describe('Only mail whose sender contains this, e.g. github.com'),
+    subjectContains: SubjectContains.optional(),
+    expectFrom: ExpectFrom.optional(),
+    since: Since.optional(),
   }),
   output: VerifyResult,
   audit: false,
@@ -82,6 +90,7 @@ export const verify = op({
         timeoutSeconds: input.timeoutSeconds ?? VERIFY_DEFAULT_SECONDS,
         subjectContains: input.subjectContains,
         expectFrom: input.expectFrom,
+        since: input.since,
         deleteAfter: input.deleteAfter,
       });
     }
@@ -105,6 +114,7 @@ export const verify = op({
       timeoutSeconds: input.timeoutSeconds,
       subjectContains: input.subjectContains,
       expectFrom: input.expectFrom,
+      since: input.since,
       deleteAfter: input.deleteAfter,
     });
   },
@@ -120,15 +130,16 @@ export const openInbox = op({
   http: { method: 'POST', path: '/v1/inboxes/open' },
   input: z.strictObject({
     service: Service.optional(),
-    expectFrom: singleLine(z.string().min(1).max(320)).optional().describe('Only mail whose sender contains this'),
+    expectFrom: ExpectFrom.optional(),
     timeoutSeconds: TimeoutSeconds.default(VERIFY_DEFAULT_SECONDS),
     ttlMinutes: TtlMinutes.optional(),
     deleteAfter: z.boolean().default(true).describe('Remove the inbox after answering (default true)'),
     label: Label.optional(),
-    subjectContains: singleLine(z.string().min(1).max(500)).optional(),
+    subjectContains: SubjectContains.optional(),
     callbackUrl: CallbackUrl.optional(),
     localPart: LocalPart.optional(),
     address: FullAddress.optional(),
+    since: Since.optional(),
   }),
   output: VerifyResult,
   audit: false,
@@ -153,6 +164,7 @@ export const openInbox = op({
       timeoutSeconds: input.timeoutSeconds,
       subjectContains: input.subjectContains,
       expectFrom: input.expectFrom,
+      since: input.since,
       deleteAfter: input.deleteAfter,
     });
     return { ...result, ...secret };
@@ -163,7 +175,7 @@ export const extract = op({
   name: 'inboxes.extract',
   summary: 'Extract verification data from an inbox',
   description:
-    'The code, link and primary action of the newest message (or of `messageId`), without waiting. `awaiting_message` when the inbox has no mail yet.',
+    'The code, link and primary action of the newest message that has a code or link (else the newest message; or of `messageId`), without waiting. `awaiting_message` when the inbox has no mail yet.',
   access: 'read',
   http: { method: 'GET', path: '/v1/inboxes/:id/extract' },
   tool: {
@@ -172,14 +184,24 @@ export const extract = op({
       'Extract the one-time code and verification link from the newest message of an inbox (or a given messageId) without waiting, with the primary action to take. status awaiting_message when no mail has arrived yet.',
     args: { inboxId: 'id' },
   },
-  input: z.strictObject({ id: InboxId, messageId: z.string().min(1).max(64).optional(), service: Service.optional() }),
+  input: z.strictObject({
+    id: InboxId,
+    messageId: z.string().min(1).max(64).optional().describe('Extract from this message instead of picking one'),
+    service: Service.optional(),
+  }),
   output: VerifyResult,
   async handler(ctx, input) {
     const s = ctx.services;
     const inbox = await inboxOf(ctx, input.id);
-    const m = input.messageId ? await s.messages.get(inbox.id, input.messageId) : await s.messages.latest(inbox.id);
-    if (input.messageId && !m) throw new AppError('not_found', `no message ${input.messageId} in inbox ${inbox.id}`);
-    return verifyResult(s.baseUrl(), inbox, m ?? null, { service: input.service ?? presetOf(inbox.service) });
+    const service = input.service ?? presetOf(inbox.service);
+    if (input.messageId) {
+      const m = await s.messages.get(inbox.id, input.messageId);
+      if (!m) throw new AppError('not_found', `no message ${input.messageId} in inbox ${inbox.id}`);
+      return verifyResult(s.baseUrl(), inbox, m, { service });
+    }
+    // The newest message with a code or link; a later welcome mail does not hide it (CONTRACT §4).
+    const pick = await pickUsable(s, inbox.id, {}, service);
+    return resultOf(s.baseUrl(), inbox, pick.usable ?? pick.newestPlain, { service });
   },
 });
 
@@ -298,7 +320,8 @@ export const hub = op({
           '{"service":"github"} → status awaiting_message, agent.primaryAction {type:"use_address", value:<address>}: type the address into the signup form.',
           '{"inboxId":"inb_…","service":"github","timeoutSeconds":60} → waits; status verified with agent.primaryAction {type:"otp"|"link", value, instruction}, received (type "manual", read rawUrl), or timeout (type "retry").',
           '{"service":"github","timeoutSeconds":60} → create and wait in one call; send Accept: text/event-stream to get the address at once (event "inbox"), then "progress" and "result" events.',
-          'deleteAfter:true removes the inbox afterwards.',
+          'deleteAfter:true removes the inbox after a verified answer (a timeout keeps it for the retry).',
+          'Verify uses the newest mail with a code or link and hands each result out once: the next verify on the inbox waits for newer mail unless since (ISO time or msg_…) says otherwise.',
         ],
         statuses: ['awaiting_message', 'verified', 'received', 'timeout'],
         actionTypes: ['use_address', 'otp', 'link', 'manual', 'retry'],

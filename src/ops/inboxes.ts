@@ -3,9 +3,13 @@ import { z } from 'zod';
 import { AppError } from '../errors.ts';
 import { TTL_MAX_MINUTES } from '../inboxes/service.ts';
 import { resolveSince, waitForMessage } from '../inboxes/wait.ts';
+import { answerCache, waiterGate } from '../inboxes/waiters.ts';
+import { gateKey } from '../agent/verify.ts';
+import type { MessageRow } from '../store/messages.ts';
+import type { Services } from '../services.ts';
 import { decodeCursor, pageOf } from '../lib/cursor.ts';
 import { InboxId, inboxOf, principal, singleLine } from './common.ts';
-import { op } from './op.ts';
+import { op, type RawResult } from './op.ts';
 import { Cursor, InboxView, inboxView, Limit, listOf, MessageView, messageView } from './views.ts';
 
 export const Label = z
@@ -134,17 +138,26 @@ export const deleteInbox = op({
 export const WAIT_DEFAULT_SECONDS = 30;
 export const WAIT_MAX_SECONDS = 120;
 
+export const WaitAnswer = MessageView.extend({
+  truncated: z
+    .boolean()
+    .describe(
+      'text, html or headers were cut (longer than the server limit) or left out (includeBody=false) in this answer; GET the message or its rawUrl for all of it',
+    ),
+});
+export type WaitAnswer = z.infer<typeof WaitAnswer>;
+
 export const waitForMessageOp = op({
   name: 'inboxes.wait',
   summary: 'Wait for a message',
   description:
-    'Returns the newest message matching the filters that arrived after `since` — at once if there is one, else as soon as one arrives. 408 wait_timeout when none arrives in time.',
+    'Returns the newest message matching the filters that arrived after `since` — at once if there is one, else as soon as one arrives. 408 wait_timeout when none arrives in time. Text, html and headers above the server limit (--wait-max-body-chars) are cut, with `truncated: true`; `includeBody=false` leaves them out. Open waits are capped per key and per server (429 rate_limited with Retry-After).',
   access: 'read',
   http: { method: 'GET', path: '/v1/inboxes/:id/wait' },
   tool: {
     name: 'svc_wait_for_message',
     description:
-      'Wait until a message arrives in the inbox (or return the newest matching one at once if it is already there) and return it in full: from, subject, text, html, and the extracted verification code and link. Filter with subjectContains / from; pass since=<last messageId> to wait for the next one. Fails with wait_timeout when nothing arrives in timeoutSeconds (max 120). Streams progress when you send a progress token.',
+      'Wait until a message arrives in the inbox (or return the newest matching one at once if it is already there) and return it in full: from, subject, text, html, and the extracted verification code and link. Filter with subjectContains / from; pass since=<last messageId> to wait for the next one. Fails with wait_timeout when nothing arrives in timeoutSeconds (max 120). Very long bodies come back cut (truncated: true; read rawUrl for all); includeBody=false leaves them out. Streams progress when you send a progress token.',
     args: { inboxId: 'id' },
   },
   input: z.strictObject({
@@ -161,8 +174,12 @@ export const waitForMessageOp = op({
       .describe('Only messages whose subject contains this (case-insensitive)'),
     from: singleLine(z.string().min(1).max(320)).optional().describe('Only messages whose sender contains this, e.g. github.com'),
     since: z.string().min(1).max(64).optional().describe('Only messages after this ISO 8601 time or this message id'),
+    includeBody: z
+      .union([z.boolean(), z.enum(['true', 'false']).transform((v) => v === 'true')])
+      .default(true)
+      .describe('false: leave text, html and headers out of the answer (the summary, code and link stay); default true'),
   }),
-  output: MessageView,
+  output: WaitAnswer,
   streams: true,
   async handler(ctx, input) {
     const s = ctx.services;
@@ -170,7 +187,7 @@ export const waitForMessageOp = op({
     const since = await resolveSince(s.messages, inbox.id, input.since);
     const total = input.timeoutSeconds;
     const hit = await waitForMessage(
-      { messages: s.messages, bus: s.bus },
+      { messages: s.messages, bus: s.bus, gate: { gate: waiterGate(s.config), key: gateKey(ctx) } },
       inbox,
       { subjectContains: input.subjectContains, from: input.from, since },
       total * 1000,
@@ -188,10 +205,55 @@ export const waitForMessageOp = op({
         `no matching message arrived in inbox ${inbox.id} within ${input.timeoutSeconds} s; send the mail, then call again (pass since= to skip older mail)`,
       );
     }
-    const row = await s.messages.get(inbox.id, hit.id);
-    if (!row) throw new AppError('not_found', `message ${hit.id} was deleted meanwhile`);
-    return messageView(row, await s.messages.attachments(row.id), s.baseUrl());
+    // Every waiter woken by this message shares one read and one JSON (a thousand waiters, one large message).
+    const answer = await answerCache<SharedAnswer | null>(s.config).get(`${hit.id}:${input.includeBody}`, () =>
+      buildAnswer(s, inbox.id, hit.id, input.includeBody),
+    );
+    if (!answer) throw new AppError('not_found', `message ${hit.id} was deleted meanwhile`);
+    // A stream (SSE, MCP progress) carries the value; a plain answer writes the shared bytes.
+    if (ctx.emit) return answer.view;
+    const raw: RawResult = { kind: 'raw', contentType: 'application/json; charset=utf-8', body: answer.json, json: answer.view };
+    return raw;
   },
 });
+
+interface SharedAnswer {
+  view: WaitAnswer;
+  json: Buffer;
+}
+
+async function buildAnswer(s: Services, inboxId: string, id: string, includeBody: boolean): Promise<SharedAnswer | null> {
+  const row = await s.messages.get(inboxId, id);
+  if (!row) return null;
+  const view = waitAnswer(row, await s.messages.attachments(row.id), s.baseUrl(), includeBody ? s.config.waitMaxBodyChars : 0);
+  return { view, json: Buffer.from(JSON.stringify(view)) };
+}
+
+/** The full message with text, html and headers bounded by `limit` characters each (0: left out). */
+export function waitAnswer(row: MessageRow, atts: Parameters<typeof messageView>[1], baseUrl: string, limit: number): WaitAnswer {
+  const v = messageView(row, atts, baseUrl);
+  let truncated = false;
+  const cut = (t: string | null): string | null => {
+    if (t === null) return null;
+    if (limit === 0) {
+      truncated = true;
+      return null;
+    }
+    if (t.length <= limit) return t;
+    truncated = true;
+    return t.slice(0, limit);
+  };
+  const headers: WaitAnswer['headers'] = [];
+  let used = 0;
+  for (const h of v.headers) {
+    used += h.name.length + h.value.length;
+    if (used > limit) {
+      truncated = true;
+      break;
+    }
+    headers.push(h);
+  }
+  return { ...v, text: cut(v.text), html: cut(v.html), headers, truncated };
+}
 
 export const inboxOps = [createInbox, listInboxes, getInbox, deleteInbox, waitForMessageOp];

@@ -49,6 +49,8 @@ export interface RawResult {
   body: Buffer | Readable;
   size?: number;
   headers?: Record<string, string>;
+  /** The same answer as a value, for edges that need an object (MCP structuredContent): JSON bytes built once. */
+  json?: unknown;
 }
 
 export interface RequestInfo {

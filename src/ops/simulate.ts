@@ -21,12 +21,15 @@ export const simulate = op({
   },
   input: z.strictObject({
     id: InboxId,
-    scenario: z.enum(SCENARIOS, { error: () => `scenario must be one of: ${SCENARIOS.join(', ')}` }).default('otp'),
+    scenario: z
+      .enum(SCENARIOS, { error: () => `scenario must be one of: ${SCENARIOS.join(', ')}` })
+      .default('otp')
+      .describe(`What to deliver: ${SCENARIOS.join(', ')} (default otp; custom uses your from/subject/text/html)`),
     service: Service.optional(),
     from: singleLine(z.string().min(3).max(320)).optional().describe('From header, e.g. "Acme <no-reply@acme.test>"'),
-    subject: singleLine(z.string().max(998)).optional(),
-    text: z.string().optional(),
-    html: z.string().optional(),
+    subject: singleLine(z.string().max(998)).optional().describe('Subject line (custom scenario)'),
+    text: z.string().optional().describe('Plain-text body (custom scenario)'),
+    html: z.string().optional().describe('HTML body (custom scenario)'),
     code: z
       .string()
       .regex(/^[A-Za-z0-9-]{4,12}$/, 'code must be 4-12 letters, digits or dashes')

@@ -160,6 +160,7 @@ export interface Database {
   callback_deliveries: CallbackDeliveryTable;
   callback_attempts: CallbackAttemptTable;
   webhook_tokens: WebhookTokenTable;
+  verify_marks: VerifyMarkTable;
 }
 
 /** Used tokens of signed provider webhooks, kept until the replay window has passed (migration 006). */
@@ -167,4 +168,12 @@ export interface WebhookTokenTable {
   provider: string;
   token: string;
   expires_at: number;
+}
+
+/** The message verify last handed out, per inbox (migration 005). */
+export interface VerifyMarkTable {
+  inbox_id: string;
+  message_id: string;
+  seq: number;
+  updated_at: number;
 }

@@ -202,7 +202,9 @@ describe('POST /v1/inboxes/open', () => {
     assert.equal(r.deleted, false);
     const t = await json(await post('/v1/inboxes/open', { timeoutSeconds: 1 }));
     assert.equal(t.status, 'timeout');
-    assert.equal(t.deleted, true);
+    // A timed-out open keeps its inbox (even with deleteAfter) so the retry action's inboxId works (CONTRACT §4).
+    assert.equal(t.deleted, false);
+    assert.equal((await s.api(`/v1/inboxes/${t.email.inboxId}`)).status, 200);
     assert.equal((await json(await post('/v1/inboxes/open', { timeoutSeconds: 121 }), 400)).code, 'validation_failed');
   });
 });

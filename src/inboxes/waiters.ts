@@ -1,0 +1,103 @@
+// Bounds on long-poll waits (GET …/wait, verify, open, the wait tools): each one holds a socket, a timer and a bus
+// listener, and all of them answer at once when mail lands, so an unbounded number is a memory attack. Also the
+// per-wake-up cache that builds a waited-for message's JSON once, however many waiters want it.
+import { AppError } from '../errors.ts';
+
+export interface WaiterLimits {
+  maxWaitersPerKey: number;
+  maxWaiters: number;
+}
+
+const RETRY_AFTER_SECONDS = 5;
+
+export class WaiterGate {
+  private readonly limits: WaiterLimits;
+  private readonly byKey = new Map<string, number>();
+  private total = 0;
+
+  constructor(limits: WaiterLimits) {
+    this.limits = limits;
+  }
+
+  /** Takes a waiter slot for `key` (the API key or token's key id) or throws 429; returns the release function. */
+  acquire(key: string): () => void {
+    const { maxWaitersPerKey, maxWaiters } = this.limits;
+    const mine = this.byKey.get(key) ?? 0;
+    const headers = { 'Retry-After': String(RETRY_AFTER_SECONDS) };
+    if (maxWaitersPerKey > 0 && mine >= maxWaitersPerKey)
+      throw new AppError(
+        'rate_limited',
+        `this key already holds ${mine} open waits (the per-key cap, --max-waiters-per-key, is ${maxWaitersPerKey}); let some finish or cancel them, then retry in ${RETRY_AFTER_SECONDS} s`,
+        { headers },
+      );
+    if (maxWaiters > 0 && this.total >= maxWaiters)
+      throw new AppError(
+        'rate_limited',
+        `the server already holds ${this.total} open waits (the server-wide cap, --max-waiters, is ${maxWaiters}); retry in ${RETRY_AFTER_SECONDS} s`,
+        { headers },
+      );
+    this.byKey.set(key, mine + 1);
+    this.total++;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.total--;
+      const n = (this.byKey.get(key) ?? 1) - 1;
+      if (n <= 0) this.byKey.delete(key);
+      else this.byKey.set(key, n);
+    };
+  }
+
+  count(key?: string): number {
+    return key === undefined ? this.total : (this.byKey.get(key) ?? 0);
+  }
+}
+
+// One gate and one answer cache per running server, found through its config object (no wiring in server.ts).
+const gates = new WeakMap<object, WaiterGate>();
+export function waiterGate(config: WaiterLimits): WaiterGate {
+  let g = gates.get(config);
+  if (!g) gates.set(config, (g = new WaiterGate(config)));
+  return g;
+}
+
+/**
+ * Builds a value once for everyone asking within a short window: when a message wakes a thousand waiters, its row
+ * is read and its JSON made once, and every answer writes the same Buffer.
+ */
+export class OnceCache<T> {
+  private readonly entries = new Map<string, Promise<T>>();
+  private readonly keepMs: number;
+
+  constructor(keepMs: number) {
+    this.keepMs = keepMs;
+  }
+
+  get(key: string, make: () => Promise<T>): Promise<T> {
+    let p = this.entries.get(key);
+    if (p) return p;
+    p = make();
+    this.entries.set(key, p);
+    const drop = () => {
+      setTimeout(() => {
+        if (this.entries.get(key) === p) this.entries.delete(key);
+      }, this.keepMs).unref();
+    };
+    p.then(drop, drop);
+    return p;
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+}
+
+const caches = new WeakMap<object, OnceCache<unknown>>();
+export function answerCache<T>(config: object): OnceCache<T> {
+  let c = caches.get(config);
+  // Waiters woken by one message ask within a few ticks; half a second covers a loaded event loop without keeping
+  // large answers around for long.
+  if (!c) caches.set(config, (c = new OnceCache<unknown>(500)));
+  return c as OnceCache<T>;
+}
