@@ -80,7 +80,14 @@ export function verifyResult(
   baseUrl: string,
   inbox: InboxRow,
   m: MessageRow | null,
-  opts: { service?: PresetId | undefined; timedOut?: boolean; timeoutSeconds?: number; deleted?: boolean },
+  opts: {
+    service?: PresetId | undefined;
+    timedOut?: boolean;
+    timeoutSeconds?: number;
+    deleted?: boolean;
+    /** Already extracted (off the main thread); else extracted here. */
+    extraction?: Extraction | undefined;
+  },
 ): VerifyResult {
   const serviceName = opts.service ? getPreset(opts.service).displayName : undefined;
   const email = { inboxId: inbox.id, address: inbox.address };
@@ -125,7 +132,7 @@ export function verifyResult(
       attachmentCount: 0,
     };
   }
-  const x = extractionOf(m, opts.service, [new URL(baseUrl).hostname]);
+  const x = opts.extraction ?? extractionOf(m, opts.service, [new URL(baseUrl).hostname]);
   const rawUrl = rawUrlOf(baseUrl, inbox.id, m.id);
   const action = primaryActionFor(x, { rawUrl, ...(serviceName ? { serviceName } : {}) });
   return {

@@ -1,6 +1,7 @@
 // The agent's operations: verify (get an address, wait, extract, act), recipes, the hub, and the self-test.
 import { z } from 'zod';
-import { VerifyResult, verifyResult, waitAndExtract } from '../agent/verify.ts';
+import { parsedFromRow, VerifyResult, verifyResult, waitAndExtract } from '../agent/verify.ts';
+import type { Extraction } from '../mail/extract/index.ts';
 import { AppError } from '../errors.ts';
 import { getPreset, isPresetId, listPresets, PRESET_IDS, type PresetId } from '../mail/presets.ts';
 import { SCENARIOS } from '../mail/simulate.ts';
@@ -179,7 +180,13 @@ export const extract = op({
     const inbox = await inboxOf(ctx, input.id);
     const m = input.messageId ? await s.messages.get(inbox.id, input.messageId) : await s.messages.latest(inbox.id);
     if (input.messageId && !m) throw new AppError('not_found', `no message ${input.messageId} in inbox ${inbox.id}`);
-    return verifyResult(s.baseUrl(), inbox, m ?? null, { service: input.service ?? presetOf(inbox.service) });
+    const service = input.service ?? presetOf(inbox.service);
+    // Extraction with a preset runs again on the stored parse: in the ingest workers, not on this thread.
+    const extraction =
+      m && service
+        ? await s.ingest.extract(parsedFromRow(m), service, [new URL(s.baseUrl()).hostname], JSON.parse(m.extraction_json) as Extraction)
+        : undefined;
+    return verifyResult(s.baseUrl(), inbox, m ?? null, { service, extraction });
   },
 });
 

@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { SMTPServer, type SMTPServerDataStream, type SMTPServerOptions } from 'smtp-server';
 import type { Ingest } from '../ingest/ingest.ts';
+import { isMailRefused } from '../ingest/limits.ts';
 import type { Logger } from '../log.ts';
 import { patchSmtpConnection, smtpError } from './patches.ts';
 
@@ -122,6 +123,8 @@ export async function startSmtp(
         const work = ingest.accept({ raw: Buffer.concat(chunks, size), rcpts, mailFrom, source: 'smtp' }).then(
           (deliveries) => callback(null, `stored as ${deliveries.map((d) => d.messageId).join(',')}`),
           (e: Error) => {
+            // A limit reached while committing (parallel sessions raced for the last slot): temporary, like at RCPT.
+            if (isMailRefused(e)) return callback(smtpError(452, e.smtpReply));
             log.error('could not store message', { err: e, size, remote: session.remoteAddress });
             if (isOutOfSpace(e)) callback(smtpError(452, '4.3.1 insufficient system storage; try again later'));
             else callback(smtpError(451, '4.3.0 temporary failure storing the message; try again'));
