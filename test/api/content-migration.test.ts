@@ -90,7 +90,10 @@ test('a store from before 004 opens with the same answers, and copies share one 
       created_by_key: null,
       message_seq: 1,
     });
-    await db.insertInto('inboxes').values([inbox('inb_a', 'a@inboxd.test'), inbox('inb_b', 'b@inboxd.test')]).execute();
+    await db
+      .insertInto('inboxes')
+      .values([inbox('inb_a', 'a@inboxd.test'), inbox('inb_b', 'b@inboxd.test')])
+      .execute();
     // The old ingest wrote one full row (and attachment rows) per recipient of the same raw message.
     const ma = legacyMessage('msg_a', 'inb_a', 'a@inboxd.test', rawSha);
     const mb = legacyMessage('msg_b', 'inb_b', 'b@inboxd.test', rawSha);
@@ -118,7 +121,10 @@ test('a store from before 004 opens with the same answers, and copies share one 
       sha256: attSha,
     });
     const aa = attRow('att_a', 'msg_a');
-    await db.insertInto('attachments').values([aa, attRow('att_b', 'msg_b'), attRow('att_u', 'msg_u')]).execute();
+    await db
+      .insertInto('attachments')
+      .values([aa, attRow('att_b', 'msg_b'), attRow('att_u', 'msg_u')])
+      .execute();
     await db.destroy();
 
     const s = await startTestServer([], {}, { dataDir });

@@ -83,14 +83,18 @@ describe('one SMTP transaction to 100 recipients', () => {
       assert.ok(m.headers.some((h: Json) => h.name === 'subject' && h.value === 'Shared content'));
       assert.equal(m.attachments.length, 1);
       assert.match(m.attachments[0].url, new RegExp(`/v1/inboxes/${r.inboxId}/messages/${m.messageId}/attachments/att_`));
-      const meta = await json(await s.api(`/v1/inboxes/${r.inboxId}/messages/${m.messageId}/raw`, { headers: { accept: 'application/json' } }));
+      const meta = await json(
+        await s.api(`/v1/inboxes/${r.inboxId}/messages/${m.messageId}/raw`, { headers: { accept: 'application/json' } }),
+      );
       assert.equal(meta.envelope.rcptTo, r.address);
     }
     assert.equal(ids.size, recipients.length, 'each recipient has its own message id');
     const r = recipients[7]!;
     const m = (await json(await s.api(`/v1/inboxes/${r.inboxId}/messages`))).items[0];
     const att = (await json(await s.api(`/v1/inboxes/${r.inboxId}/messages/${m.messageId}/attachments`))).items[0];
-    const bytes = Buffer.from(await (await s.api(`/v1/inboxes/${r.inboxId}/messages/${m.messageId}/attachments/${att.attachmentId}`)).arrayBuffer());
+    const bytes = Buffer.from(
+      await (await s.api(`/v1/inboxes/${r.inboxId}/messages/${m.messageId}/attachments/${att.attachmentId}`)).arrayBuffer(),
+    );
     assert.ok(bytes.equals(attachment));
   });
 
@@ -105,7 +109,11 @@ describe('one SMTP transaction to 100 recipients', () => {
 
   test('content and blobs stay while any message uses them, and go with the last one', async () => {
     const first = (await json(await s.api(`/v1/inboxes/${recipients[0]!.inboxId}/messages`))).items[0];
-    const rawSha = (await json(await s.api(`/v1/inboxes/${recipients[0]!.inboxId}/messages/${first.messageId}/raw`, { headers: { accept: 'application/json' } }))).sha256;
+    const rawSha = (
+      await json(
+        await s.api(`/v1/inboxes/${recipients[0]!.inboxId}/messages/${first.messageId}/raw`, { headers: { accept: 'application/json' } }),
+      )
+    ).sha256;
     const attSha = crypto.createHash('sha256').update(attachment).digest('hex');
     await json(await s.api(`/v1/inboxes/${recipients[0]!.inboxId}/messages/${first.messageId}`, { method: 'DELETE' }));
     for (const r of recipients.slice(1, 50)) assert.equal((await s.api(`/v1/inboxes/${r.inboxId}`, { method: 'DELETE' })).status, 200);
