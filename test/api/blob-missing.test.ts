@@ -44,7 +44,7 @@ test('REST: a missing raw or attachment blob is a 500 problem+json naming the me
     const res = await s.api(url);
     assert.equal(res.status, 500, what);
     assert.match(res.headers.get('content-type') ?? '', /application\/problem\+json/);
-    const p = await res.json();
+    const p = (await res.json()) as Json;
     assert.equal(p.code, 'internal');
     assert.match(p.detail, new RegExp(`the ${what} of ${msg.messageId} is missing from the blob store; check the data dir`));
     assert.ok(!p.detail.includes(s.dataDir), 'no file path in the answer');

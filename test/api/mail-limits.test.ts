@@ -117,7 +117,7 @@ describe('--max-messages-per-inbox on every path', () => {
     const res = await s.api(`/v1/inboxes/${inbox.inboxId}/simulate`, { method: 'POST', json: {} });
     assert.equal(res.status, 409);
     assert.match(res.headers.get('content-type') ?? '', /application\/problem\+json/);
-    const p = await res.json();
+    const p = (await res.json()) as Json;
     assert.equal(p.code, 'conflict');
     assert.match(p.detail, /mailbox full: .* limit of 3 messages \(--max-messages-per-inbox\)/);
     assert.equal(await countOf(inbox.inboxId), 3);
@@ -143,7 +143,7 @@ describe('--max-messages-per-inbox on every path', () => {
     for (let i = 0; i < 3; i++) assert.equal((await signup()).status, 200);
     const res = await signup();
     assert.equal(res.status, 409);
-    assert.match((await res.json()).detail, /mailbox full/);
+    assert.match(((await res.json()) as Json).detail, /mailbox full/);
     assert.equal(await countOf(inbox.inboxId), 3);
   });
 
