@@ -136,7 +136,7 @@ export class InboxService {
   /** Why mail to this address is refused (a plan limit), or null when it is welcome. */
   async refusesMail(address: string): Promise<string | null> {
     const refused = await rcptRefusal(this.store.db, address, this.config);
-    if (refused) this.refusals.note(refused, 'rcpt', 'smtp');
+    if (refused) this.refusals.note(refused, 'rcpt', 'smtp or webhook');
     return refused?.message ?? null;
   }
 
