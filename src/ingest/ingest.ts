@@ -130,6 +130,7 @@ export class Ingest {
             }
           }
           const out: Array<{ delivery: Delivery; teamId: string | null; row: MessageSummaryRow }> = [];
+          const unclaimed: { total?: number } = {};
           for (const rcpt of rcpts) {
             // Counting and inserting happen in this one transaction, so no parallel path can pass a limit.
             const maxSeq = limits.maxMessagesPerInbox > 0 ? limits.maxMessagesPerInbox : Number.MAX_SAFE_INTEGER;
@@ -139,7 +140,7 @@ export class Ingest {
             if (!inbox) {
               if ((await trx.executeQuery(q.inboxAt({ address: rcpt }))).rows.length > 0)
                 throw mailboxFull(rcpt, limits.maxMessagesPerInbox);
-              const refused = await unclaimedRefusal(trx, rcpt, limits);
+              const refused = await unclaimedRefusal(trx, rcpt, limits, unclaimed);
               if (refused) throw refused;
             }
             const id = newId('msg');

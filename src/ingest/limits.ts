@@ -58,9 +58,15 @@ export function mailboxFull(address: string, max: number): MailRefused {
 
 /**
  * Why unclaimed mail for `address` (no inbox owns it) is refused right now, or null. Run inside the writer's
- * transaction to count what that transaction already inserted.
+ * transaction to count what that transaction already inserted. `tally` carries the total across the recipients of
+ * one message, so a message to 100 unknown addresses counts all unclaimed mail once, not 100 times.
  */
-export async function unclaimedRefusal(db: Kysely<Database>, address: string, limits: MailLimits): Promise<MailRefused | null> {
+export async function unclaimedRefusal(
+  db: Kysely<Database>,
+  address: string,
+  limits: MailLimits,
+  tally: { total?: number } = {},
+): Promise<MailRefused | null> {
   if (limits.maxUnclaimedPerAddress > 0) {
     const n = await countUnclaimed(db, address, limits.maxUnclaimedPerAddress);
     if (n >= limits.maxUnclaimedPerAddress)
@@ -71,13 +77,14 @@ export async function unclaimedRefusal(db: Kysely<Database>, address: string, li
       );
   }
   if (limits.maxUnclaimed > 0) {
-    const n = await countUnclaimed(db, null, limits.maxUnclaimed);
-    if (n >= limits.maxUnclaimed)
+    tally.total ??= await countUnclaimed(db, null, limits.maxUnclaimed);
+    if (tally.total >= limits.maxUnclaimed)
       return new MailRefused(
         address,
         'unclaimed_full',
         `unclaimed mail storage is full: ${limits.maxUnclaimed} messages wait for inboxes to claim them (--max-unclaimed); create the inbox first or try later`,
       );
+    tally.total++;
   }
   return null;
 }
