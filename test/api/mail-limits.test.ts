@@ -77,7 +77,7 @@ async function rcpt(port: number, to: string): Promise<string> {
 }
 
 /** One message to `to`; the reply to RCPT if it refused, else the reply after DATA. */
-async function deliver(port: number, to: string): Promise<string> {
+async function deliver(port: number, to: string, subject = 'hi'): Promise<string> {
   const c = await session(port);
   try {
     await c.cmd('EHLO t');
@@ -85,7 +85,7 @@ async function deliver(port: number, to: string): Promise<string> {
     const r = await c.cmd(`RCPT TO:<${to}>`);
     if (!r.startsWith('250 ')) return r;
     await c.cmd('DATA');
-    return await c.cmd(`Subject: hi\r\n\r\nhello ${crypto.randomUUID()}\r\n.`);
+    return await c.cmd(`Subject: ${subject}\r\n\r\nhello ${crypto.randomUUID()}\r\n.`);
   } finally {
     c.close();
   }
@@ -149,9 +149,13 @@ describe('--max-messages-per-inbox on every path', () => {
 
   test('an inbox claims at most the limit of unclaimed mail (the newest); the rest stays unclaimed', async () => {
     const address = unique('claim');
-    for (let i = 0; i < 5; i++) assert.match(await deliver(s.server.smtpPort, address), /^250 /);
+    for (let i = 0; i < 5; i++) assert.match(await deliver(s.server.smtpPort, address, `claim ${i}`), /^250 /);
     const inbox = await create({ address });
-    assert.equal(await countOf(inbox.inboxId), 3);
+    const items = (await json(await s.api(`/v1/inboxes/${inbox.inboxId}/messages`))).items;
+    assert.deepEqual(
+      items.map((m: Json) => m.subject),
+      ['claim 4', 'claim 3', 'claim 2'],
+    );
     assert.match(await rcpt(s.server.smtpPort, address), /^452 4\.2\.2 mailbox full/);
     const sim = await s.api(`/v1/inboxes/${inbox.inboxId}/simulate`, { method: 'POST', json: {} });
     assert.equal(sim.status, 409);
