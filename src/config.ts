@@ -135,6 +135,30 @@ export const OPTIONS = {
     schema: z.coerce.number().int('must be a whole number').min(0, 'must be 0 or more'),
     default: 0,
   },
+  maxUnclaimedPerAddress: {
+    flag: '--max-unclaimed-per-address',
+    env: 'INBOXD_MAX_UNCLAIMED_PER_ADDRESS',
+    arg: 'N',
+    help: 'unclaimed messages kept per address without an inbox (0 = no limit); more is refused with SMTP 452 4.2.2',
+    schema: z.coerce.number().int('must be a whole number').min(0, 'must be 0 or more'),
+    default: 50,
+  },
+  maxUnclaimed: {
+    flag: '--max-unclaimed',
+    env: 'INBOXD_MAX_UNCLAIMED',
+    arg: 'N',
+    help: 'unclaimed messages kept in total (0 = no limit); more is refused with SMTP 452 4.2.2',
+    schema: z.coerce.number().int('must be a whole number').min(0, 'must be 0 or more'),
+    default: 10000,
+  },
+  unclaimedClaimSeconds: {
+    flag: '--unclaimed-claim-seconds',
+    env: 'INBOXD_UNCLAIMED_CLAIM_SECONDS',
+    arg: 'SECONDS',
+    help: 'a new inbox claims unclaimed mail that arrived at most this long before it (also bounded by --unclaimed-ttl-minutes)',
+    schema: z.coerce.number().int('must be a whole number').min(0, 'must be 0 or more').max(604800, 'must be at most 604800'),
+    default: 120,
+  },
   rateLimit: {
     flag: '--rate-limit',
     env: 'INBOXD_RATE_LIMIT',
@@ -354,6 +378,9 @@ export interface Config {
   smtpTlsKey: string | undefined;
   maxInboxes: number;
   maxMessagesPerInbox: number;
+  maxUnclaimedPerAddress: number;
+  maxUnclaimed: number;
+  unclaimedClaimSeconds: number;
   rateLimit: number;
   billingApiBase: string | undefined;
   billingPrice: string | undefined;

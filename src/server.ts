@@ -95,7 +95,15 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     let baseUrl = config.baseUrl ?? `http://localhost:${config.httpPort}`;
     // Links to inboxd itself (the rehearsal page) are trusted even on localhost; parsed once, not per message.
     let trustedHosts = [new URL(baseUrl).hostname];
-    const ingest = new Ingest({ writer, bus, log, now: () => clock.now(), trustedHosts: () => trustedHosts, analyzer });
+    const ingest = new Ingest({
+      writer,
+      bus,
+      log,
+      now: () => clock.now(),
+      trustedHosts: () => trustedHosts,
+      analyzer,
+      limits: () => config,
+    });
     const inboxes = new InboxService({ repo: new InboxRepo(store.db), messages, writer, bus, store, config, clock, log });
     const shutdown = new AbortController();
     const deliveries = new DeliveryRepo(store.db);

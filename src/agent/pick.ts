@@ -78,7 +78,13 @@ function consider(s: Services, inboxId: string, id: string, service: PresetId | 
     if (full && service) {
       const row = await s.messages.get(inboxId, id);
       if (!row) return null;
-      const x = extractionOf(row, service, [new URL(s.baseUrl()).hostname]);
+      // Re-extraction with the preset runs in the ingest workers, not on the main thread.
+      const x = await s.ingest.extract(
+        parsedFromRow(row),
+        service,
+        [new URL(s.baseUrl()).hostname],
+        JSON.parse(row.extraction_json) as Extraction,
+      );
       return { row: { ...row, text_body: null, html_body: null, headers_json: '[]' }, x };
     }
     const light = await s.store.db

@@ -64,7 +64,14 @@ export function verifyResult(
   baseUrl: string,
   inbox: InboxRow,
   m: MessageRow | null,
-  opts: { service?: PresetId | undefined; timedOut?: boolean; timeoutSeconds?: number; deleted?: boolean; extraction?: Extraction },
+  opts: {
+    service?: PresetId | undefined;
+    timedOut?: boolean;
+    timeoutSeconds?: number;
+    deleted?: boolean;
+    /** Already extracted (off the main thread); else extracted here. */
+    extraction?: Extraction | undefined;
+  },
 ): VerifyResult {
   const serviceName = opts.service ? getPreset(opts.service).displayName : undefined;
   const email = { inboxId: inbox.id, address: inbox.address };

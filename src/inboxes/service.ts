@@ -6,6 +6,7 @@ import { AppError } from '../errors.ts';
 import type { EventBus } from '../events/bus.ts';
 import { newCallbackSecret } from '../events/signature.ts';
 import { refuseUrl } from '../events/targets.ts';
+import { rcptRefusal, RefusalLog } from '../ingest/limits.ts';
 import { bumpCounter, type IngestWriter } from '../ingest/writer.ts';
 import { newId } from '../lib/ids.ts';
 import type { Logger } from '../log.ts';
@@ -44,6 +45,7 @@ export class InboxService {
   private readonly config: Config;
   private readonly clock: Clock;
   private readonly log: Logger;
+  private readonly refusals: RefusalLog;
 
   constructor(d: {
     repo: InboxRepo;
@@ -63,6 +65,7 @@ export class InboxService {
     this.config = d.config;
     this.clock = d.clock;
     this.log = d.log;
+    this.refusals = new RefusalLog(d.log, () => d.clock.now());
   }
 
   /** `reuse`: an inbox this team already has at the requested address is returned instead of a 409 (open, verify). */
@@ -117,8 +120,10 @@ export class InboxService {
       throw e;
     }
     await this.store.db.transaction().execute((trx) => bumpCounter(trx, p.teamId, 'inboxesCreated', 1));
-    // Mail that arrived before the inbox existed is handed over now (through the writer, after pending ingest).
-    const claimed = await this.writer.run(() => this.repo.claim(row.id, address, now - this.config.unclaimedTtlMinutes * 60_000));
+    // Mail that arrived shortly before the inbox existed is handed over now (through the writer, after pending
+    // ingest): only within --unclaimed-claim-seconds, so mail planted long ago for a guessable address is not.
+    const window = Math.min(this.config.unclaimedClaimSeconds * 1000, this.config.unclaimedTtlMinutes * 60_000);
+    const claimed = await this.writer.run(() => this.repo.claim(row.id, address, now - window, this.config.maxMessagesPerInbox));
     const inbox = (await this.repo.byId(row.id))!;
     if (claimed > 0) {
       this.log.info('inbox claimed unclaimed mail', { inboxId: row.id, claimed });
@@ -130,12 +135,9 @@ export class InboxService {
 
   /** Why mail to this address is refused (a plan limit), or null when it is welcome. */
   async refusesMail(address: string): Promise<string | null> {
-    const max = this.config.maxMessagesPerInbox;
-    if (max <= 0) return null;
-    const inbox = await this.repo.byAddress(address);
-    return inbox && inbox.message_seq >= max
-      ? `mailbox full: ${address} has received its limit of ${max} messages (--max-messages-per-inbox)`
-      : null;
+    const refused = await rcptRefusal(this.store.db, address, this.config);
+    if (refused) this.refusals.note(refused, 'rcpt', 'smtp or webhook');
+    return refused?.message ?? null;
   }
 
   /** The inbox at an address, whoever owns it (for the open rehearsal page only). */

@@ -4,13 +4,20 @@
 // `eval: true`, so it must import nothing but node built-ins and bundled code.
 import { parentPort, workerData } from 'node:worker_threads';
 import { BlobStore } from '../store/blobs.ts';
+import { extractVerification, type Extraction } from '../mail/extract/index.ts';
+import type { PresetId } from '../mail/presets.ts';
+import type { ParsedMessage } from '../mail/types.ts';
 import { analyze, type Analysis } from './analyze.ts';
 
-export interface AnalyzeJob {
-  id: number;
-  raw: Uint8Array;
-  trustedHosts: string[];
-}
+/** Analyse a raw message, or extract again from a stored parse (with a service preset). */
+export type AnalyzeJob =
+  | { id: number; kind?: undefined; raw: Uint8Array; trustedHosts: string[] }
+  | { id: number; kind: 'extract'; parsed: ParsedMessage; service: PresetId; trustedHosts: string[] };
+
+export type AnalyzeReply =
+  | { id: number; ok: true; analysis: Analysis }
+  | { id: number; ok: true; extraction: Extraction }
+  | { id: number; ok: false; error: string };
 
 const port = parentPort;
 if (!port) throw new Error('analyze-worker.ts runs only as a worker thread');
@@ -36,6 +43,15 @@ let busy = false;
 async function drain(): Promise<void> {
   busy = true;
   for (let job = queue.shift(); job; job = queue.shift()) {
+    if (job.kind === 'extract') {
+      try {
+        const extraction = extractVerification(job.parsed, { service: job.service, trustedHosts: job.trustedHosts });
+        port!.postMessage({ id: job.id, ok: true, extraction } satisfies AnalyzeReply);
+      } catch (e) {
+        port!.postMessage({ id: job.id, ok: false, error: (e as Error)?.message ?? String(e) } satisfies AnalyzeReply);
+      }
+      continue;
+    }
     const raw = Buffer.from(job.raw.buffer, job.raw.byteOffset, job.raw.byteLength);
     try {
       const analysis = await analyze(raw, job.trustedHosts);

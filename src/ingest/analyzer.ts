@@ -7,19 +7,35 @@ import fs from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import type { Logger } from '../log.ts';
 import { analyze, analyzeParsed, EMPTY_PARSE, type Analysis } from './analyze.ts';
-import type { AnalyzeJob } from './analyze-worker.ts';
+import type { AnalyzeJob, AnalyzeReply } from './analyze-worker.ts';
+import { extractVerification, type Extraction } from '../mail/extract/index.ts';
+import type { PresetId } from '../mail/presets.ts';
+import type { ParsedMessage } from '../mail/types.ts';
 
 /** SEA asset holding the bundled worker (scripts/build.ts embeds dist/ingest-worker.cjs under this key). */
 export const WORKER_ASSET_KEY = 'ingest-worker.cjs';
 
 export interface Analyzer {
   analyze(raw: Buffer, trustedHosts: string[]): Promise<Analysis>;
+  /**
+   * Extraction again on a stored parse (e.g. with a service preset, GET /v1/inboxes/:id/extract?service=): crafted
+   * mail can make it take long, so it runs in the workers too. `fallback` answers if a worker gives up on it.
+   */
+  extract(parsed: ParsedMessage, opts: { service: PresetId; trustedHosts: string[] }, fallback: Extraction): Promise<Extraction>;
   /** Worker threads in use (0: in-process). */
   readonly threads: number;
+  /** Jobs (analyses and extractions) answered by worker threads so far. */
+  readonly workerJobs: number;
   close(): Promise<void>;
 }
 
-export const inlineAnalyzer: Analyzer = { analyze, threads: 0, close: async () => undefined };
+export const inlineAnalyzer: Analyzer = {
+  analyze,
+  extract: async (parsed, opts) => extractVerification(parsed, opts),
+  threads: 0,
+  workerJobs: 0,
+  close: async () => undefined,
+};
 
 export interface AnalyzerOptions {
   threads: number;
@@ -63,10 +79,13 @@ export function createAnalyzer(opts: AnalyzerOptions): Analyzer {
 
 interface Job {
   id: number;
-  raw: Buffer;
-  trustedHosts: string[];
-  resolve: (a: Analysis) => void;
+  msg: AnalyzeJob;
+  /** Bytes of the job, for the log when its worker is replaced. */
+  size: number;
+  resolve: (v: unknown) => void;
   reject: (e: Error) => void;
+  /** The answer when a worker fails or gives up on this job. */
+  fallback: (why: string) => unknown;
 }
 
 interface Slot {
@@ -87,6 +106,7 @@ class WorkerPool implements Analyzer {
   private readonly watchdog: NodeJS.Timeout;
   private nextId = 1;
   private closed = false;
+  workerJobs = 0;
 
   constructor(source: WorkerSource, opts: AnalyzerOptions) {
     this.source = source;
@@ -98,9 +118,24 @@ class WorkerPool implements Analyzer {
   }
 
   analyze(raw: Buffer, trustedHosts: string[]): Promise<Analysis> {
+    const id = this.nextId++;
+    return this.enqueue<Analysis>({ id, raw, trustedHosts }, raw.length, (why) => fallbackAnalysis(raw, trustedHosts, why));
+  }
+
+  extract(parsed: ParsedMessage, opts: { service: PresetId; trustedHosts: string[] }, fallback: Extraction): Promise<Extraction> {
+    const id = this.nextId++;
+    const size = (parsed.text?.length ?? 0) + (parsed.html?.length ?? 0);
+    return this.enqueue<Extraction>(
+      { id, kind: 'extract', parsed, service: opts.service, trustedHosts: opts.trustedHosts },
+      size,
+      () => fallback,
+    );
+  }
+
+  private enqueue<T>(msg: AnalyzeJob, size: number, fallback: (why: string) => T): Promise<T> {
     if (this.closed) return Promise.reject(new Error('ingest analyzer is closed'));
-    return new Promise<Analysis>((resolve, reject) => {
-      const job: Job = { id: this.nextId++, raw, trustedHosts, resolve, reject };
+    return new Promise<T>((resolve, reject) => {
+      const job: Job = { id: msg.id, msg, size, resolve: resolve as (v: unknown) => void, reject, fallback };
       let slot = this.slots[0]!;
       for (const s of this.slots) if (s.inFlight.length < slot.inFlight.length) slot = s;
       this.send(slot, job);
@@ -122,7 +157,7 @@ class WorkerPool implements Analyzer {
       this.source.kind === 'eval' ? new Worker(this.source.code, { ...options, eval: true }) : new Worker(this.source.url, options);
     worker.unref();
     const slot: Slot = { worker, inFlight: [], headSince: 0, ready: false };
-    worker.on('message', (m: { id: number; ok: true; analysis: Analysis } | { id: number; ok: false; error: string } | { ready: true }) => {
+    worker.on('message', (m: AnalyzeReply | { ready: true }) => {
       if ('ready' in m) {
         slot.ready = true;
         slot.headSince = performance.now();
@@ -132,7 +167,8 @@ class WorkerPool implements Analyzer {
       if (!job || job.id !== m.id) return; // a late answer from a worker already given up on
       slot.inFlight.shift();
       slot.headSince = performance.now();
-      if (m.ok) job.resolve(revive(m.analysis));
+      this.workerJobs++;
+      if (m.ok) job.resolve('analysis' in m ? revive(m.analysis) : m.extraction);
       else this.fallback(job, m.error);
     });
     worker.on('error', (e: Error) => this.replace(slot, `ingest worker failed: ${e.message}`));
@@ -145,8 +181,7 @@ class WorkerPool implements Analyzer {
   private send(slot: Slot, job: Job): void {
     if (slot.inFlight.length === 0) slot.headSince = performance.now();
     slot.inFlight.push(job);
-    const msg: AnalyzeJob = { id: job.id, raw: job.raw, trustedHosts: job.trustedHosts };
-    slot.worker.postMessage(msg);
+    slot.worker.postMessage(job.msg);
   }
 
   private checkStuck(): void {
@@ -166,25 +201,28 @@ class WorkerPool implements Analyzer {
     void slot.worker.terminate();
     const fresh = this.spawn();
     this.slots[i] = fresh;
-    this.opts.log.warn('ingest worker replaced', { reason: why, requeued: rest.length, size: head?.raw.length });
+    this.opts.log.warn('ingest worker replaced', { reason: why, requeued: rest.length, size: head?.size });
     if (head) this.fallback(head, why);
     for (const j of rest) this.send(fresh, j);
   }
 
   private fallback(job: Job, why: string): void {
     try {
-      job.resolve(
-        analyzeParsed(
-          job.raw,
-          { ...EMPTY_PARSE, to: [], cc: [], replyTo: [], references: [], headers: [], attachments: [] },
-          why,
-          job.trustedHosts,
-        ),
-      );
+      job.resolve(job.fallback(why));
     } catch (e) {
       job.reject(e as Error);
     }
   }
+}
+
+/** A message the worker could not analyse is stored raw, with empty parsed fields. */
+function fallbackAnalysis(raw: Buffer, trustedHosts: string[], why: string): Analysis {
+  return analyzeParsed(
+    raw,
+    { ...EMPTY_PARSE, to: [], cc: [], replyTo: [], references: [], headers: [], attachments: [] },
+    why,
+    trustedHosts,
+  );
 }
 
 /** Structured clone turns Buffers into plain Uint8Arrays; attachment contents are Buffers again here. */

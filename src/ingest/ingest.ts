@@ -9,7 +9,11 @@ import type { Logger } from '../log.ts';
 import { inlineAnalyzer, type Analyzer } from './analyzer.ts';
 import type { MessageSummaryRow } from '../store/messages.ts';
 import type { Database } from '../store/schema.ts';
+import type { Extraction } from '../mail/extract/index.ts';
+import type { PresetId } from '../mail/presets.ts';
+import type { ParsedMessage } from '../mail/types.ts';
 import type { IngestWriter, PreparedBlob } from './writer.ts';
+import { isMailRefused, mailboxFull, NO_LIMITS, RefusalLog, unclaimedRefusal, type MailLimits } from './limits.ts';
 
 export interface IngestRequest {
   raw: Buffer;
@@ -34,6 +38,8 @@ export class Ingest {
   private readonly now: () => number;
   private readonly trustedHosts: () => string[];
   private readonly analyzer: Analyzer;
+  private readonly limits: () => MailLimits;
+  private readonly refusals: RefusalLog;
 
   constructor(deps: {
     writer: IngestWriter;
@@ -42,7 +48,10 @@ export class Ingest {
     now: () => number;
     trustedHosts?: () => string[];
     analyzer?: Analyzer;
+    limits?: () => MailLimits;
   }) {
+    this.limits = deps.limits ?? (() => NO_LIMITS);
+    this.refusals = new RefusalLog(deps.log, deps.now);
     this.trustedHosts = deps.trustedHosts ?? (() => []);
     this.analyzer = deps.analyzer ?? inlineAnalyzer;
     this.writer = deps.writer;
@@ -70,9 +79,10 @@ export class Ingest {
       return { idx, sha256, a };
     });
     const receivedAt = this.now();
-    const common = {
-      received_at: receivedAt,
-      mail_from: req.mailFrom,
+    // Parsed content is stored once per raw message (keyed by its sha256, like the raw blob), however many
+    // recipients it has; each recipient gets only a small row pointing at it (migration 004).
+    const content = {
+      sha256: rawSha,
       from_address: parsed.from?.address.toLowerCase() ?? null,
       from_name: parsed.from?.name || null,
       to_json: JSON.stringify(parsed.to),
@@ -83,7 +93,6 @@ export class Ingest {
       in_reply_to: parsed.inReplyTo,
       references_json: JSON.stringify(parsed.references),
       size: req.raw.length,
-      raw_sha256: rawSha,
       text_body: parsed.text,
       html_body: parsed.html,
       headers_json: JSON.stringify(parsed.headers),
@@ -91,44 +100,78 @@ export class Ingest {
       otp: extraction.otp,
       primary_link: extraction.primaryLink,
       extraction_json: JSON.stringify(extraction),
-      source: req.source,
     };
+    const { sha256: _s, text_body: _t, html_body: _h, headers_json: _hj, extraction_json: _x, ...summaryContent } = content;
+    const limits = this.limits();
 
-    const stored = await this.writer.store({
-      blobs,
-      insert: async (trx: Transaction<Database>, counters) => {
-        const out: Array<{ delivery: Delivery; teamId: string | null; row: MessageSummaryRow }> = [];
-        for (const rcpt of rcpts) {
+    const stored = await this.writer
+      .store({
+        blobs,
+        weight: req.raw.length + rcpts.length * 512,
+        insert: async (trx: Transaction<Database>, counters) => {
           const q = this.queries(trx);
-          const inbox = (await trx.executeQuery<{ id: string; team_id: string; message_seq: number }>(q.nextSeq({ address: rcpt })))
-            .rows[0];
-          const id = newId('msg');
-          const row = { id, inbox_id: inbox?.id ?? null, rcpt, seq: inbox?.message_seq ?? 0, ...common };
-          await trx.executeQuery(q.insertMessage(row));
-          for (const { idx, sha256, a } of attachments) {
-            await trx.executeQuery(
-              q.insertAttachment({
-                id: newId('att'),
-                message_id: id,
-                idx,
-                filename: a.filename,
-                content_type: a.contentType,
-                disposition: a.disposition,
-                content_id: a.contentId,
-                size: a.size,
-                sha256,
-              }),
-            );
+          const fresh = await trx.executeQuery(q.insertContent(content));
+          // A content already stored (the same raw bytes came before) keeps its attachment rows.
+          if (Number(fresh.numAffectedRows ?? 0) > 0) {
+            for (const { idx, sha256, a } of attachments) {
+              await trx.executeQuery(
+                q.insertAttachment({
+                  id: newId('att'),
+                  content_sha256: rawSha,
+                  idx,
+                  filename: a.filename,
+                  content_type: a.contentType,
+                  disposition: a.disposition,
+                  content_id: a.contentId,
+                  size: a.size,
+                  sha256,
+                }),
+              );
+            }
           }
-          const teamId = inbox?.team_id ?? '';
-          counters.add(teamId, 'messagesReceived', 1);
-          counters.add(teamId, 'bytesReceived', req.raw.length);
-          const { text_body: _t, html_body: _h, headers_json: _hj, extraction_json: _x, ...summary } = row;
-          out.push({ delivery: { rcpt, messageId: id, inboxId: inbox?.id ?? null }, teamId: inbox?.team_id ?? null, row: summary });
-        }
-        return out;
-      },
-    });
+          const out: Array<{ delivery: Delivery; teamId: string | null; row: MessageSummaryRow }> = [];
+          const unclaimed: { total?: number } = {};
+          for (const rcpt of rcpts) {
+            // Counting and inserting happen in this one transaction, so no parallel path can pass a limit.
+            const maxSeq = limits.maxMessagesPerInbox > 0 ? limits.maxMessagesPerInbox : Number.MAX_SAFE_INTEGER;
+            const inbox = (
+              await trx.executeQuery<{ id: string; team_id: string; message_seq: number }>(q.nextSeq({ address: rcpt, max: maxSeq }))
+            ).rows[0];
+            if (!inbox) {
+              if ((await trx.executeQuery(q.inboxAt({ address: rcpt }))).rows.length > 0)
+                throw mailboxFull(rcpt, limits.maxMessagesPerInbox);
+              const refused = await unclaimedRefusal(trx, rcpt, limits, unclaimed);
+              if (refused) throw refused;
+            }
+            const id = newId('msg');
+            const row = {
+              id,
+              inbox_id: inbox?.id ?? null,
+              rcpt,
+              seq: inbox?.message_seq ?? 0,
+              received_at: receivedAt,
+              mail_from: req.mailFrom,
+              source: req.source,
+              content_sha256: rawSha,
+            };
+            await trx.executeQuery(q.insertMessage(row));
+            const teamId = inbox?.team_id ?? '';
+            counters.add(teamId, 'messagesReceived', 1);
+            counters.add(teamId, 'bytesReceived', req.raw.length);
+            const { content_sha256: _c, ...envelope } = row;
+            out.push({
+              delivery: { rcpt, messageId: id, inboxId: inbox?.id ?? null },
+              teamId: inbox?.team_id ?? null,
+              row: { ...envelope, ...summaryContent, raw_sha256: rawSha },
+            });
+          }
+          return out;
+        },
+      })
+      .catch((e: unknown) => {
+        if (isMailRefused(e)) this.refusals.note(e, 'commit', req.source);
+        throw e;
+      });
     for (const s of stored) {
       if (s.delivery.inboxId && s.teamId)
         this.bus.publish({ type: 'message.received', inboxId: s.delivery.inboxId, teamId: s.teamId, message: s.row });
@@ -137,19 +180,20 @@ export class Ingest {
     return stored.map((s) => s.delivery);
   }
 
+  /** Extraction with a service preset on a stored parse, in the analyzer's worker threads (issue 11). */
+  extract(parsed: ParsedMessage, service: PresetId, trustedHosts: string[], fallback: Extraction): Promise<Extraction> {
+    return this.analyzer.extract(parsed, { service, trustedHosts }, fallback);
+  }
+
   private compiled: ReturnType<typeof compileIngestQueries> | null = null;
   private queries(db: Kysely<Database>) {
     return (this.compiled ??= compileIngestQueries(db));
   }
 }
 
-const MESSAGE_COLUMNS = [
-  'id',
-  'inbox_id',
-  'rcpt',
-  'seq',
-  'received_at',
-  'mail_from',
+const MESSAGE_COLUMNS = ['id', 'inbox_id', 'rcpt', 'seq', 'received_at', 'mail_from', 'source', 'content_sha256'] as const;
+const CONTENT_COLUMNS = [
+  'sha256',
   'from_address',
   'from_name',
   'to_json',
@@ -160,7 +204,6 @@ const MESSAGE_COLUMNS = [
   'in_reply_to',
   'references_json',
   'size',
-  'raw_sha256',
   'text_body',
   'html_body',
   'headers_json',
@@ -168,30 +211,48 @@ const MESSAGE_COLUMNS = [
   'otp',
   'primary_link',
   'extraction_json',
-  'source',
 ] as const;
-const ATTACHMENT_COLUMNS = ['id', 'message_id', 'idx', 'filename', 'content_type', 'disposition', 'content_id', 'size', 'sha256'] as const;
+const ATTACHMENT_COLUMNS = [
+  'id',
+  'content_sha256',
+  'idx',
+  'filename',
+  'content_type',
+  'disposition',
+  'content_id',
+  'size',
+  'sha256',
+] as const;
 
-/** The three statements every stored message runs, compiled once (see store/prepared.ts). */
+/** The statements every stored message runs, compiled once (see store/prepared.ts). */
 function compileIngestQueries(db: Kysely<Database>) {
   return {
-    nextSeq: precompile(['address'], (p) =>
+    nextSeq: precompile(['address', 'max'], (p) =>
       db
         .updateTable('inboxes')
         .set((eb) => ({ message_seq: eb('message_seq', '+', 1) }))
         .where('address', '=', p.address)
+        .where('message_seq', '<', p.max as unknown as number)
         .returning(['id', 'team_id', 'message_seq'])
+        .compile(),
+    ),
+    inboxAt: precompile(['address'], (p) => db.selectFrom('inboxes').select('id').where('address', '=', p.address).compile()),
+    insertContent: precompile(CONTENT_COLUMNS, (p) =>
+      db
+        .insertInto('contents')
+        .values(p as never)
+        .onConflict((oc) => oc.column('sha256').doNothing())
         .compile(),
     ),
     insertMessage: precompile(MESSAGE_COLUMNS, (p) =>
       db
-        .insertInto('messages')
+        .insertInto('message_rows')
         .values(p as never)
         .compile(),
     ),
     insertAttachment: precompile(ATTACHMENT_COLUMNS, (p) =>
       db
-        .insertInto('attachments')
+        .insertInto('content_attachments')
         .values(p as never)
         .compile(),
     ),

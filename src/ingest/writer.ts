@@ -3,6 +3,7 @@
 // collection runs in the same queue, which makes "check references, then unlink" safe against a concurrent
 // ingest of identical content.
 import { sql, type Kysely, type Transaction } from 'kysely';
+import { isAppError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import type { BlobStore } from '../store/blobs.ts';
 import type { Database } from '../store/schema.ts';
@@ -21,6 +22,8 @@ export interface BatchCounters {
 /** One message ready to store: its blobs and a function that inserts its rows inside the batch transaction. */
 export interface StoreJob<T> {
   blobs: PreparedBlob[];
+  /** Roughly the bytes its rows write; bounds how much one transaction holds (default: the blobs' size). */
+  weight?: number;
   insert: (trx: Transaction<Database>, counters: BatchCounters) => Promise<T>;
 }
 
@@ -37,8 +40,22 @@ export class IngestWriter {
   private readonly log: Logger;
   /** Largest number of messages committed in one transaction so far (diagnostics). */
   maxBatch = 0;
+  /** Transactions committed so far (diagnostics, tests). */
+  commits = 0;
+  private readonly maxBatchMessages: number;
+  private readonly maxBatchBytes: number;
 
-  constructor(deps: { db: Kysely<Database>; blobs: BlobStore; messages: MessageRepo; log: Logger }) {
+  constructor(deps: {
+    db: Kysely<Database>;
+    blobs: BlobStore;
+    messages: MessageRepo;
+    log: Logger;
+    /** Bounds of one group commit (defaults 256 messages, 16 MiB). */
+    maxBatchMessages?: number;
+    maxBatchBytes?: number;
+  }) {
+    this.maxBatchMessages = deps.maxBatchMessages ?? 256;
+    this.maxBatchBytes = deps.maxBatchBytes ?? 16 * 1024 * 1024;
     this.db = deps.db;
     this.blobs = deps.blobs;
     this.messages = deps.messages;
@@ -75,13 +92,33 @@ export class IngestWriter {
 
   private async loop(): Promise<void> {
     while (this.queue.length > 0) {
-      const batch = this.queue;
-      this.queue = [];
+      const batch = this.takeBatch();
       const stores = batch.filter((p) => p.kind === 'store');
       if (stores.length > 0) await this.commit(stores);
       for (const p of batch) if (p.kind === 'task') await p.run().then(p.resolve, p.reject);
+      // SQLite runs synchronously on this thread: between transactions, let HTTP and SMTP be answered.
+      if (this.queue.length > 0) await new Promise<void>((r) => setImmediate(r));
     }
     this.running = false;
+  }
+
+  /**
+   * The next group of queued work for one transaction, in queue order: at most `maxBatchMessages` messages and
+   * about `maxBatchBytes` of content (always at least one), so no transaction holds the thread for long.
+   */
+  private takeBatch(): Pending[] {
+    let n = 0;
+    let bytes = 0;
+    let i = 0;
+    for (; i < this.queue.length; i++) {
+      const p = this.queue[i]!;
+      if (p.kind !== 'store') continue;
+      const w = p.job.weight ?? p.job.blobs.reduce((sum, b) => sum + b.bytes.byteLength, 0);
+      if (n > 0 && (n >= this.maxBatchMessages || bytes + w > this.maxBatchBytes)) break;
+      n++;
+      bytes += w;
+    }
+    return this.queue.splice(0, i);
   }
 
   private async commit(stores: Array<Extract<Pending, { kind: 'store' }>>): Promise<void> {
@@ -104,21 +141,30 @@ export class IngestWriter {
         return out;
       });
       this.maxBatch = Math.max(this.maxBatch, stores.length);
+      this.commits++;
       for (const [i, p] of stores.entries()) p.resolve(results[i]);
     } catch (e) {
       if (stores.length === 1) {
         stores[0]!.reject(e);
         return;
       }
-      // One bad message must not fail its neighbours: retry each in its own transaction.
-      this.log.warn('batch commit failed; retrying messages one by one', { err: e as Error, batch: stores.length });
+      // One bad message must not fail its neighbours: retry each in its own transaction. (A message refused by a
+      // limit is expected, not a failure worth a warning.)
+      if (isAppError(e)) this.log.debug('batch refused; retrying messages one by one', { err: e, batch: stores.length });
+      else this.log.warn('batch commit failed; retrying messages one by one', { err: e as Error, batch: stores.length });
       for (const p of stores) await this.commit([p]);
     }
   }
 
+  /**
+   * First the shared contents no message references any more (their attachment rows go with them), then the blobs
+   * nothing references any more. Runs in the write queue, so no ingest of the same bytes is halfway meanwhile.
+   */
   private async gc(shas: string[]): Promise<number> {
+    const unique = [...new Set(shas)];
+    await this.messages.deleteOrphanContents(unique);
     let removed = 0;
-    for (const sha of new Set(shas)) {
+    for (const sha of unique) {
       if (await this.messages.isBlobReferenced(sha)) continue;
       await this.blobs.delete(sha);
       removed++;

@@ -1,6 +1,7 @@
 // The agent's operations: verify (get an address, wait, extract, act), recipes, the hub, and the self-test.
 import { z } from 'zod';
-import { pickUsable, resultOf, VerifyResult, verifyResult, waitAndExtract } from '../agent/verify.ts';
+import { parsedFromRow, pickUsable, resultOf, VerifyResult, verifyResult, waitAndExtract } from '../agent/verify.ts';
+import type { Extraction } from '../mail/extract/index.ts';
 import { AppError } from '../errors.ts';
 import { getPreset, isPresetId, listPresets, PRESET_IDS, type PresetId } from '../mail/presets.ts';
 import { SCENARIOS } from '../mail/simulate.ts';
@@ -197,7 +198,11 @@ export const extract = op({
     if (input.messageId) {
       const m = await s.messages.get(inbox.id, input.messageId);
       if (!m) throw new AppError('not_found', `no message ${input.messageId} in inbox ${inbox.id}`);
-      return verifyResult(s.baseUrl(), inbox, m, { service });
+      // Extraction with a preset runs again on the stored parse: in the ingest workers, not on this thread.
+      const extraction = service
+        ? await s.ingest.extract(parsedFromRow(m), service, [new URL(s.baseUrl()).hostname], JSON.parse(m.extraction_json) as Extraction)
+        : undefined;
+      return verifyResult(s.baseUrl(), inbox, m, { service, extraction });
     }
     // The newest message with a code or link; a later welcome mail does not hide it (CONTRACT §4).
     const pick = await pickUsable(s, inbox.id, {}, service);

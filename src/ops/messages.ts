@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { AppError } from '../errors.ts';
 import { decodeCursor, pageOf } from '../lib/cursor.ts';
+import { BlobMissingError } from '../store/blobs.ts';
 import type { InboxRow } from '../store/inboxes.ts';
 import type { MessageRow } from '../store/messages.ts';
 import { AttachmentId, InboxId, inboxOf, MessageId } from './common.ts';
@@ -24,6 +25,23 @@ async function messageOf(ctx: OpContext, inboxId: string, messageId: string): Pr
   const msg = await ctx.services.messages.get(inbox.id, messageId);
   if (!msg) throw new AppError('not_found', `no message ${messageId} in inbox ${inbox.id}`);
   return { inbox, msg };
+}
+
+/**
+ * Opens a blob for a raw answer. A blob missing from disk is a clean 500 naming the message (never a file path, and
+ * never a connection cut halfway through a response), logged once with the message id.
+ */
+async function openBlob(ctx: OpContext, sha256: string, what: 'raw message' | 'attachment', messageId: string) {
+  try {
+    return await ctx.services.blobs.open(sha256);
+  } catch (e) {
+    if (!(e instanceof BlobMissingError)) throw e;
+    ctx.services.log.error(`${what} missing from the blob store`, { messageId, sha256 });
+    throw new AppError(
+      'internal',
+      `the ${what} of ${messageId} is missing from the blob store; check the data dir (its blobs/ folder) and restore it from a backup`,
+    );
+  }
 }
 
 const isSeqCursor = (v: unknown): v is { s: number } => typeof v === 'object' && v !== null && Number.isInteger((v as { s: unknown }).s);
@@ -111,7 +129,7 @@ export const getRawMessage = op({
     return {
       kind: 'raw' as const,
       contentType: 'message/rfc822',
-      body: ctx.services.blobs.stream(msg.raw_sha256),
+      body: await openBlob(ctx, msg.raw_sha256, 'raw message', msg.id),
       size: msg.size,
       headers: { 'Content-Disposition': `attachment; filename="${msg.id}.eml"`, 'X-Content-Type-Options': 'nosniff' },
     };
@@ -169,7 +187,7 @@ export const getAttachment = op({
     return {
       kind: 'raw' as const,
       contentType: SAFE_TYPE.test(a.content_type) ? a.content_type : 'application/octet-stream',
-      body: ctx.services.blobs.stream(a.sha256),
+      body: await openBlob(ctx, a.sha256, 'attachment', msg.id),
       size: a.size,
       headers: {
         'Content-Disposition': contentDisposition(a.filename, a.id),

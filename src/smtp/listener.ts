@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { SMTPServer, type SMTPServerDataStream, type SMTPServerOptions } from 'smtp-server';
 import type { Principal } from '../auth/principal.ts';
 import type { Ingest } from '../ingest/ingest.ts';
+import { isMailRefused } from '../ingest/limits.ts';
 import type { Logger } from '../log.ts';
 import { patchSmtpConnection, smtpError } from './patches.ts';
 
@@ -200,6 +201,8 @@ export async function startSmtp(
             callback(null, `stored as ${deliveries.map((d) => d.messageId).join(',')}`);
           },
           (e: Error) => {
+            // A limit reached while committing (parallel sessions raced for the last slot): temporary, like at RCPT.
+            if (isMailRefused(e)) return callback(smtpError(452, e.smtpReply));
             log.error('could not store message', { err: e, size, remote: session.remoteAddress });
             if (isOutOfSpace(e)) callback(smtpError(452, '4.3.1 insufficient system storage; try again later'));
             else callback(smtpError(451, '4.3.0 temporary failure storing the message; try again'));

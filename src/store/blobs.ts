@@ -13,6 +13,16 @@ export interface BlobRef {
 
 const SHA256 = /^[0-9a-f]{64}$/;
 
+/** A blob that rows reference but that is not on disk. The message names no path (it may reach a client). */
+export class BlobMissingError extends Error {
+  readonly sha256: string;
+  constructor(sha256: string) {
+    super(`blob ${sha256} is missing from the blob store`);
+    this.name = 'BlobMissingError';
+    this.sha256 = sha256;
+  }
+}
+
 export class BlobStore {
   readonly root: string;
   private readonly tmp: string;
@@ -104,6 +114,20 @@ export class BlobStore {
 
   stream(sha256: string): fs.ReadStream {
     return fs.createReadStream(this.pathOf(sha256));
+  }
+
+  /**
+   * The blob as a stream, opened before it is returned: a blob missing from disk (deleted by hand, a restore that
+   * lost files) fails here with BlobMissingError instead of in the middle of a response.
+   */
+  async open(sha256: string): Promise<fs.ReadStream> {
+    try {
+      const fh = await fsp.open(this.pathOf(sha256), 'r');
+      return fh.createReadStream();
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') throw new BlobMissingError(sha256);
+      throw e;
+    }
   }
 
   exists(sha256: string): boolean {

@@ -60,18 +60,22 @@ export class InboxRepo {
     return rows.map((r) => r.id);
   }
 
-  /** Hands unclaimed mail for this address (received since `since`) to the inbox; returns how many. */
-  async claim(inboxId: string, address: string, since: number): Promise<number> {
+  /**
+   * Hands unclaimed mail for this address (received since `since`) to the inbox, at most `max` messages (the
+   * newest; 0 = all), oldest first so the sequence follows arrival; returns how many.
+   */
+  async claim(inboxId: string, address: string, since: number, max = 0): Promise<number> {
     return this.db.transaction().execute(async (trx) => {
-      const rows = await trx
-        .selectFrom('messages')
+      let q = trx
+        .selectFrom('message_rows')
         .select('id')
         .where('inbox_id', 'is', null)
         .where('rcpt', '=', address)
         .where('received_at', '>=', since)
-        .orderBy('received_at')
-        .orderBy('id')
-        .execute();
+        .orderBy('received_at', 'desc')
+        .orderBy('id', 'desc');
+      if (max > 0) q = q.limit(max);
+      const rows = (await q.execute()).reverse();
       for (const r of rows) {
         const inbox = await trx
           .updateTable('inboxes')
@@ -79,7 +83,7 @@ export class InboxRepo {
           .where('id', '=', inboxId)
           .returning('message_seq')
           .executeTakeFirstOrThrow();
-        await trx.updateTable('messages').set({ inbox_id: inboxId, seq: inbox.message_seq }).where('id', '=', r.id).execute();
+        await trx.updateTable('message_rows').set({ inbox_id: inboxId, seq: inbox.message_seq }).where('id', '=', r.id).execute();
       }
       return rows.length;
     });

@@ -2,6 +2,7 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { AttachmentTable, Database, MessageTable } from './schema.ts';
 
+/** A message as read through the `messages` view: its recipient row joined with the shared content. */
 export type MessageRow = Selectable<MessageTable>;
 export type AttachmentRow = Selectable<AttachmentTable>;
 /** The list/summary columns: everything but the bodies and headers. */
@@ -57,7 +58,7 @@ export class MessageRepo {
 
   async count(inboxId: string): Promise<number> {
     const r = await this.db
-      .selectFrom('messages')
+      .selectFrom('message_rows')
       .select((eb) => eb.fn.countAll<number>().as('n'))
       .where('inbox_id', '=', inboxId)
       .executeTakeFirstOrThrow();
@@ -76,37 +77,71 @@ export class MessageRepo {
     return this.db.selectFrom('attachments').selectAll().where('message_id', '=', messageId).where('id', '=', id).executeTakeFirst();
   }
 
-  /** Every blob the given messages reference (raw + attachments), for garbage collection after a delete. */
+  /**
+   * Every blob the given messages reference (raw + attachments), for garbage collection after a delete. The raw's
+   * sha256 is also the key of the shared content, which the collector removes once no message references it.
+   */
   async blobsOf(where: { inboxId: string } | { messageIds: string[] }): Promise<string[]> {
-    const ids =
-      'messageIds' in where
-        ? where.messageIds
-        : (await this.db.selectFrom('messages').select('id').where('inbox_id', '=', where.inboxId).execute()).map((r) => r.id);
     const shas = new Set<string>();
-    for (let i = 0; i < ids.length; i += 500) {
-      const chunk = ids.slice(i, i + 500);
-      for (const r of await this.db.selectFrom('messages').select('raw_sha256').where('id', 'in', chunk).execute()) shas.add(r.raw_sha256);
-      for (const r of await this.db.selectFrom('attachments').select('sha256').where('message_id', 'in', chunk).execute())
+    const contents =
+      'messageIds' in where
+        ? await this.contentsOf(where.messageIds)
+        : (
+            await this.db.selectFrom('message_rows').select('content_sha256').distinct().where('inbox_id', '=', where.inboxId).execute()
+          ).map((r) => r.content_sha256);
+    for (let i = 0; i < contents.length; i += 500) {
+      const chunk = contents.slice(i, i + 500);
+      for (const c of chunk) shas.add(c);
+      for (const r of await this.db.selectFrom('content_attachments').select('sha256').where('content_sha256', 'in', chunk).execute())
         shas.add(r.sha256);
     }
     return [...shas];
   }
 
+  private async contentsOf(ids: string[]): Promise<string[]> {
+    const out = new Set<string>();
+    for (let i = 0; i < ids.length; i += 500)
+      for (const r of await this.db
+        .selectFrom('message_rows')
+        .select('content_sha256')
+        .where('id', 'in', ids.slice(i, i + 500))
+        .execute())
+        out.add(r.content_sha256);
+    return [...out];
+  }
+
+  /** Deletes the shared contents among `shas` that no message references any more (attachment rows cascade). */
+  async deleteOrphanContents(shas: string[]): Promise<number> {
+    let n = 0;
+    for (let i = 0; i < shas.length; i += 500) {
+      const r = await this.db
+        .deleteFrom('contents')
+        .where('sha256', 'in', shas.slice(i, i + 500))
+        .where(({ not, exists, selectFrom }) =>
+          not(exists(selectFrom('message_rows').select('id').whereRef('message_rows.content_sha256', '=', 'contents.sha256'))),
+        )
+        .executeTakeFirst();
+      n += Number(r.numDeletedRows);
+    }
+    return n;
+  }
+
+  /** Whether a stored content (its raw) or any content's attachment still needs this blob. */
   async isBlobReferenced(sha256: string): Promise<boolean> {
-    const m = await this.db.selectFrom('messages').select('id').where('raw_sha256', '=', sha256).limit(1).executeTakeFirst();
-    if (m) return true;
-    const a = await this.db.selectFrom('attachments').select('id').where('sha256', '=', sha256).limit(1).executeTakeFirst();
+    const c = await this.db.selectFrom('contents').select('sha256').where('sha256', '=', sha256).limit(1).executeTakeFirst();
+    if (c) return true;
+    const a = await this.db.selectFrom('content_attachments').select('id').where('sha256', '=', sha256).limit(1).executeTakeFirst();
     return a !== undefined;
   }
 
   async delete(inboxId: string, id: string): Promise<boolean> {
-    const r = await this.db.deleteFrom('messages').where('id', '=', id).where('inbox_id', '=', inboxId).executeTakeFirst();
+    const r = await this.db.deleteFrom('message_rows').where('id', '=', id).where('inbox_id', '=', inboxId).executeTakeFirst();
     return Number(r.numDeletedRows) > 0;
   }
 
   async expiredUnclaimedIds(before: number, limit: number): Promise<string[]> {
     const rows = await this.db
-      .selectFrom('messages')
+      .selectFrom('message_rows')
       .select('id')
       .where('inbox_id', 'is', null)
       .where('received_at', '<', before)
@@ -118,7 +153,7 @@ export class MessageRepo {
   async deleteByIds(ids: string[]): Promise<void> {
     for (let i = 0; i < ids.length; i += 500)
       await this.db
-        .deleteFrom('messages')
+        .deleteFrom('message_rows')
         .where('id', 'in', ids.slice(i, i + 500))
         .execute();
   }

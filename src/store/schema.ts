@@ -69,6 +69,10 @@ export interface InboxTable {
   message_seq: Generated<number>;
 }
 
+/**
+ * The `messages` view (migration 004): one row per (message, recipient), joined with its shared content. Read
+ * through it; write `message_rows` and `contents`.
+ */
 export interface MessageTable {
   id: string;
   /** Null while the mail is unclaimed (no inbox owns the address yet). */
@@ -98,9 +102,56 @@ export interface MessageTable {
   source: string;
 }
 
+/** The `attachments` view: a content's attachment rows, once per message that references the content. */
 export interface AttachmentTable {
   id: string;
   message_id: string;
+  idx: number;
+  filename: string | null;
+  content_type: string;
+  disposition: string;
+  content_id: string | null;
+  size: number;
+  sha256: string;
+}
+
+/** Per (message, recipient): the envelope and where it was delivered; the rest lives in `contents`. */
+export interface MessageRowTable {
+  id: string;
+  inbox_id: string | null;
+  rcpt: string;
+  seq: number;
+  received_at: number;
+  mail_from: string | null;
+  source: string;
+  content_sha256: string;
+}
+
+/** Everything parsed from one raw message, stored once however many recipients it had; keyed by the raw's sha256. */
+export interface ContentTable {
+  sha256: string;
+  from_address: string | null;
+  from_name: string | null;
+  to_json: string;
+  cc_json: string;
+  subject: string;
+  date: number | null;
+  message_id_header: string | null;
+  in_reply_to: string | null;
+  references_json: string;
+  size: number;
+  text_body: string | null;
+  html_body: string | null;
+  headers_json: string;
+  attachment_count: number;
+  otp: string | null;
+  primary_link: string | null;
+  extraction_json: string;
+}
+
+export interface ContentAttachmentTable {
+  id: string;
+  content_sha256: string;
   idx: number;
   filename: string | null;
   content_type: string;
@@ -154,6 +205,9 @@ export interface Database {
   inboxes: InboxTable;
   messages: MessageTable;
   attachments: AttachmentTable;
+  message_rows: MessageRowTable;
+  contents: ContentTable;
+  content_attachments: ContentAttachmentTable;
   counters: CounterTable;
   oauth_clients: OAuthClientTable;
   access_tokens: AccessTokenTable;

@@ -5,6 +5,7 @@ import * as m001 from './001_foundation.ts';
 import * as m002 from './002_mail.ts';
 import * as m003a from './003_access.ts';
 import * as m003e from './003_events.ts';
+import * as m004 from './004_content.ts';
 import * as m005 from './005_verify.ts';
 import * as m006 from './006_webhooks.ts';
 
@@ -13,6 +14,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '002_mail': m002,
   '003_access': m003a,
   '003_events': m003e,
+  '004_content': m004,
   '005_verify': m005,
   '006_webhooks': m006,
 };
