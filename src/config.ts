@@ -294,10 +294,19 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
   if ((out.smtpTlsCert === undefined) !== (out.smtpTlsKey === undefined)) {
     throw new UsageError('--smtp-tls-cert and --smtp-tls-key go together: give both or neither');
   }
-  out.adminKey = env.INBOXD_ADMIN_KEY || undefined;
+  out.adminKey = adminKeyFrom(env.INBOXD_ADMIN_KEY);
   out.mailgunSigningKey = env.INBOXD_MAILGUN_SIGNING_KEY || undefined;
   out.billingSecretKey = env.INBOXD_BILLING_SECRET_KEY || undefined;
   return out as unknown as Config;
+}
+
+/** A guessable bootstrap admin key is an open door: at least 24 characters of a token alphabet (`ibx_` + 32 fits). */
+function adminKeyFrom(raw: string | undefined): string | undefined {
+  if (!raw) return undefined;
+  if (raw.length >= 24 && raw.length <= 256 && /^[A-Za-z0-9._~+/=-]+$/.test(raw)) return raw;
+  throw new UsageError(
+    `INBOXD_ADMIN_KEY must be 24 to 256 characters of A-Z a-z 0-9 . _ ~ + / = - (got ${raw.length} characters${/^[A-Za-z0-9._~+/=-]*$/.test(raw) ? '' : ', some outside that set'}); use e.g. "ibx_" + 32 random letters and digits, or unset it to have one generated`,
+  );
 }
 
 export function optionsHelp(): string {
