@@ -216,6 +216,22 @@ export const OPTIONS = {
     schema: z.enum(['json', 'pretty']),
     default: 'json',
   },
+  auditRetentionDays: {
+    flag: '--audit-retention-days',
+    env: 'INBOXD_AUDIT_RETENTION_DAYS',
+    arg: 'DAYS',
+    help: 'audit events older than this are deleted by the periodic sweep (0 = keep forever)',
+    schema: z.coerce.number().int('must be a whole number').min(0, 'must be 0 or more').max(36_500, 'must be at most 36500'),
+    default: 90,
+  },
+  auditMaxRows: {
+    flag: '--audit-max-rows',
+    env: 'INBOXD_AUDIT_MAX_ROWS',
+    arg: 'N',
+    help: 'at most this many audit events are kept, the oldest deleted first by the periodic sweep (0 = no limit)',
+    schema: z.coerce.number().int('must be a whole number').min(0, 'must be 0 or more'),
+    default: 1_000_000,
+  },
 } satisfies Record<string, OptionDef>;
 
 export type OptionKey = keyof typeof OPTIONS;
@@ -245,6 +261,8 @@ export interface Config {
   logFormat: 'json' | 'pretty';
   allowHttpCallbacks: boolean;
   allowPrivateCallbacks: boolean;
+  auditRetentionDays: number;
+  auditMaxRows: number;
   /** From INBOXD_ADMIN_KEY only: a secret never belongs in argv, where `ps` shows it. */
   adminKey: string | undefined;
   /** From INBOXD_MAILGUN_SIGNING_KEY only (a secret): when set, POST /webhooks/mailgun must carry a valid signature. */
