@@ -5,12 +5,12 @@ import * as m001 from './001_foundation.ts';
 import * as m002 from './002_mail.ts';
 import * as m003a from './003_access.ts';
 import * as m003e from './003_events.ts';
-import * as m007 from './007_audit_retention.ts';
+import * as m007 from './007_hardening.ts';
 
 export const MIGRATIONS: Record<string, Migration> = {
   '001_foundation': m001,
   '002_mail': m002,
   '003_access': m003a,
   '003_events': m003e,
-  '007_audit_retention': m007,
+  '007_hardening': m007,
 };
