@@ -183,3 +183,46 @@ export async function resolveTarget(url: URL, policy: TargetPolicy, resolve: Res
   }
   throw new TargetRefused(family ? firstRefusal! : `${host} resolves to ${firstRefusal!}`);
 }
+
+/** Query parameter names whose values are credentials (matched anywhere in the name, any case). */
+const SECRET_PARAM = /token|secret|sig|pass|pwd|auth|key|credential|session|code|hmac|jwt/i;
+/** A path segment that looks like a generated secret (Slack-style hook paths): long, with letters and digits. */
+const SECRET_SEGMENT = /^(?=.*\d)(?=.*[A-Za-z])[A-Za-z0-9_-]{20,}$/;
+export const REDACTED = 'REDACTED';
+
+/**
+ * A callback URL as shown to callers who may not see its credentials (members, read-only keys): userinfo,
+ * secret-looking query values, secret-looking path segments and the fragment become REDACTED. Host, port and
+ * the rest of the path stay, so the caller can still tell where callbacks go.
+ */
+export function redactUrl(raw: string): string {
+  let u: URL;
+  try {
+    u = new URL(raw);
+  } catch {
+    return REDACTED;
+  }
+  if (u.username || u.password) {
+    u.username = REDACTED;
+    u.password = '';
+  }
+  u.pathname = u.pathname
+    .split('/')
+    .map((seg) => (SECRET_SEGMENT.test(seg) ? REDACTED : seg))
+    .join('/');
+  if (u.search) {
+    const params = [...u.searchParams].map(([k, v]) => [k, SECRET_PARAM.test(k) ? REDACTED : v] as [string, string]);
+    u.search = new URLSearchParams(params).toString();
+  }
+  if (u.hash) u.hash = REDACTED;
+  return u.href;
+}
+
+/** A copy of an answer with every `callbackUrl` string in it redacted (the answers are small JSON trees). */
+export function redactCallbackUrls<T>(value: T): T {
+  if (Array.isArray(value)) return value.map((v) => redactCallbackUrls(v)) as T;
+  if (value === null || typeof value !== 'object' || Buffer.isBuffer(value)) return value;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) out[k] = k === 'callbackUrl' && typeof v === 'string' ? redactUrl(v) : redactCallbackUrls(v);
+  return out as T;
+}
