@@ -232,6 +232,14 @@ export const OPTIONS = {
     schema: z.coerce.number().int('must be a whole number').min(0, 'must be 0 or more'),
     default: 1_000_000,
   },
+  healthMinFreeMb: {
+    flag: '--health-min-free-mb',
+    env: 'INBOXD_HEALTH_MIN_FREE_MB',
+    arg: 'MB',
+    help: "GET /health answers 503 degraded when the data dir's file system has less free space than this (0 = only a full disk)",
+    schema: z.coerce.number().int('must be a whole number').min(0, 'must be 0 or more'),
+    default: 64,
+  },
 } satisfies Record<string, OptionDef>;
 
 export type OptionKey = keyof typeof OPTIONS;
@@ -263,6 +271,7 @@ export interface Config {
   allowPrivateCallbacks: boolean;
   auditRetentionDays: number;
   auditMaxRows: number;
+  healthMinFreeMb: number;
   /** From INBOXD_ADMIN_KEY only: a secret never belongs in argv, where `ps` shows it. */
   adminKey: string | undefined;
   /** From INBOXD_MAILGUN_SIGNING_KEY only (a secret): when set, POST /webhooks/mailgun must carry a valid signature. */

@@ -49,6 +49,8 @@ export interface RawResult {
   body: Buffer | Readable;
   size?: number;
   headers?: Record<string, string>;
+  /** HTTP status instead of the operation's usual one (e.g. /health's 503 with its own JSON body). */
+  status?: number;
 }
 
 export interface RequestInfo {
