@@ -68,6 +68,9 @@ export class CallbackService {
   private incoming: Array<Extract<InboxEvent, { type: 'message.received' }>> = [];
   private flushing: Promise<void> | null = null;
   private readonly inFlight = new Map<string, InFlight>();
+  /** Host → when it last got a place (a sequence number), for the round-robin. */
+  private readonly served = new Map<string, number>();
+  private serveSeq = 0;
   private toRecord: Array<{ r: AttemptRecord; resolve: () => void; reject: (e: unknown) => void }> = [];
   /** The running dispatch pass, if any (stop waits for it: it reads the store). */
   private pumping: Promise<void> | null = null;
@@ -273,27 +276,48 @@ export class CallbackService {
       this.pumpAgain = false;
       if (this.stopped) return;
       const perHost = this.perTarget();
-      for (const [id, row] of this.ready) {
-        this.ready.delete(id);
-        if (!this.tryDispatch(row, perHost)) this.storeHasDue = true; // stays pending in the store
-      }
+      const fresh = this.roundRobin([...this.ready.values()]);
+      this.ready.clear();
+      for (const row of fresh) if (!this.tryDispatch(row, perHost)) this.storeHasDue = true; // stays pending in the store
       if (!this.storeHasDue || this.inFlight.size >= this.maxConcurrent) return;
       this.storeHasDue = false;
+      // A page larger than the free places, so the places can go round-robin over the hosts in it.
       const free = this.maxConcurrent - this.inFlight.size;
-      const rows = await this.repo.due(this.now(), free, { ids: [...this.inFlight.keys()], hosts: this.fullTargets() });
+      const page = Math.min(free * 4, 1_000);
+      const rows = await this.repo.due(this.now(), page, { ids: [...this.inFlight.keys()], hosts: this.fullTargets() });
       if (this.stopped) return;
       const counts = this.perTarget();
       let started = 0;
-      for (const row of rows) {
+      for (const row of this.roundRobin(rows)) {
         this.ready.delete(row.id);
         if (this.tryDispatch(row, counts)) started++;
         else this.storeHasDue = true;
       }
-      if (rows.length === free && started > 0) this.storeHasDue = true; // a full page may hide more
-      if (rows.length < free) await this.wakeForStored();
+      if (rows.length === page && started > 0) this.storeHasDue = true; // a full page may hide more
+      if (rows.length < page) await this.wakeForStored();
       if (!this.storeHasDue && this.ready.size === 0) return;
       if (started === 0 && this.ready.size === 0) return;
     }
+  }
+
+  /**
+   * Orders due rows for the free places: one per host in turn, hosts served longest ago (or never) first, each
+   * host's rows in their due order. So when the places are scarce, every host gets its turn.
+   */
+  private roundRobin(rows: DeliveryRow[]): DeliveryRow[] {
+    if (rows.length < 2) return rows;
+    const byHost = new Map<string, DeliveryRow[]>();
+    for (const r of rows) {
+      const h = hostKey(r);
+      const list = byHost.get(h);
+      if (list) list.push(r);
+      else byHost.set(h, [r]);
+    }
+    if (byHost.size === 1) return rows;
+    const groups = [...byHost].sort(([a], [b]) => (this.served.get(a) ?? 0) - (this.served.get(b) ?? 0)).map(([, g]) => g);
+    const out: DeliveryRow[] = [];
+    for (let i = 0; out.length < rows.length; i++) for (const g of groups) if (i < g.length) out.push(g[i]!);
+    return out;
   }
 
   private tryDispatch(row: DeliveryRow, perHost: Map<string, number>): boolean {
@@ -303,6 +327,10 @@ export class CallbackService {
     const n = perHost.get(host) ?? 0;
     if (n >= this.maxPerTarget) return false;
     perHost.set(host, n + 1);
+    // Most recently served last (Map order); bounded, the least recent are forgotten (they go first anyway).
+    this.served.delete(host);
+    this.served.set(host, ++this.serveSeq);
+    if (this.served.size > 10_000) this.served.delete(this.served.keys().next().value!);
     this.dispatch(row);
     return true;
   }

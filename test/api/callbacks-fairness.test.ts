@@ -62,4 +62,40 @@ describe('callback concurrency per receiving host', () => {
     slow.release();
     assert.equal(new Set(slow.paths).size, SLOW_INBOXES);
   });
+
+  test('when places are scarce, a host not served lately goes before the next of one just served', async () => {
+    const a = new HoldingReceiver(true);
+    const b = new HoldingReceiver(true);
+    await a.start();
+    await b.start();
+    const one = await startTestServer(
+      ['--allow-http-callbacks', '--allow-private-callbacks'],
+      {},
+      {
+        events: { callbacks: { maxConcurrent: 1, maxPerTarget: 1, attemptTimeoutMs: 120_000 } },
+      },
+    );
+    try {
+      const inA = [];
+      for (let i = 0; i < 3; i++) inA.push(await createInbox(one, `${a.url}/a/${i}`));
+      const inB = await createInbox(one, `${b.url}/b`);
+      await sendMail(one.server.smtpPort, { to: inA[0]!.address, subject: 'a0', text: 'x' });
+      await a.waitFor(1);
+      for (const inbox of [inA[1]!, inA[2]!, inB]) await sendMail(one.server.smtpPort, { to: inbox.address, subject: 'q', text: 'x' });
+      // All four deliveries are queued (one in flight), due in the order A, A, B.
+      while ((await one.server.services.deliveries.pendingCount()) < 4) await new Promise((r) => setTimeout(r, 20));
+      a.release();
+      await b.waitFor(1);
+      assert.equal(a.paths.length, 1, 'B, never served, got the free place before A was served again');
+      b.release();
+      for (let n = 2; n <= 3; n++) {
+        await a.waitFor(n);
+        a.release();
+      }
+    } finally {
+      await one.stop();
+      await a.stop();
+      await b.stop();
+    }
+  });
 });
