@@ -361,6 +361,30 @@ export const OPTIONS = {
     schema: z.enum(['json', 'pretty']),
     default: 'json',
   },
+  auditRetentionDays: {
+    flag: '--audit-retention-days',
+    env: 'INBOXD_AUDIT_RETENTION_DAYS',
+    arg: 'DAYS',
+    help: 'audit events older than this are deleted by the periodic sweep (0 = keep forever)',
+    schema: z.coerce.number().int('must be a whole number').min(0, 'must be 0 or more').max(36_500, 'must be at most 36500'),
+    default: 90,
+  },
+  auditMaxRows: {
+    flag: '--audit-max-rows',
+    env: 'INBOXD_AUDIT_MAX_ROWS',
+    arg: 'N',
+    help: 'at most this many audit events are kept, the oldest deleted first by the periodic sweep (0 = no limit)',
+    schema: z.coerce.number().int('must be a whole number').min(0, 'must be 0 or more'),
+    default: 1_000_000,
+  },
+  healthMinFreeMb: {
+    flag: '--health-min-free-mb',
+    env: 'INBOXD_HEALTH_MIN_FREE_MB',
+    arg: 'MB',
+    help: "GET /health answers 503 degraded when the data dir's file system has less free space than this (0 = only a full disk)",
+    schema: z.coerce.number().int('must be a whole number').min(0, 'must be 0 or more'),
+    default: 64,
+  },
 } satisfies Record<string, OptionDef>;
 
 export type OptionKey = keyof typeof OPTIONS;
@@ -406,6 +430,9 @@ export interface Config {
   logFormat: 'json' | 'pretty';
   allowHttpCallbacks: boolean;
   allowPrivateCallbacks: boolean;
+  auditRetentionDays: number;
+  auditMaxRows: number;
+  healthMinFreeMb: number;
   /** From INBOXD_ADMIN_KEY only: a secret never belongs in argv, where `ps` shows it. */
   adminKey: string | undefined;
   /** From INBOXD_MAILGUN_SIGNING_KEY only (a secret); required when --inbound-webhooks includes mailgun. */
@@ -462,9 +489,18 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
       '--inbound-webhooks mailgun needs INBOXD_MAILGUN_SIGNING_KEY (the HTTP webhook signing key from the Mailgun dashboard) to verify requests',
     );
   }
-  out.adminKey = env.INBOXD_ADMIN_KEY || undefined;
+  out.adminKey = adminKeyFrom(env.INBOXD_ADMIN_KEY);
   out.billingSecretKey = env.INBOXD_BILLING_SECRET_KEY || undefined;
   return out as unknown as Config;
+}
+
+/** A guessable bootstrap admin key is an open door: at least 24 characters of a token alphabet (`ibx_` + 32 fits). */
+function adminKeyFrom(raw: string | undefined): string | undefined {
+  if (!raw) return undefined;
+  if (raw.length >= 24 && raw.length <= 256 && /^[A-Za-z0-9._~+/=-]+$/.test(raw)) return raw;
+  throw new UsageError(
+    `INBOXD_ADMIN_KEY must be 24 to 256 characters of A-Z a-z 0-9 . _ ~ + / = - (got ${raw.length} characters${/^[A-Za-z0-9._~+/=-]*$/.test(raw) ? '' : ', some outside that set'}); use e.g. "ibx_" + 32 random letters and digits, or unset it to have one generated`,
+  );
 }
 
 export function optionsHelp(): string {

@@ -37,6 +37,24 @@ function scrub(fields: LogFields): LogFields {
   return out;
 }
 
+/**
+ * Characters that could forge or hide a log line in a terminal or a line-based collector: C0/C1 controls (CR, LF,
+ * ESC…), DEL, the Unicode line and paragraph separators and the bidi overrides. Request data reaches log fields
+ * (addresses, subjects, paths), so the pretty format shows these escaped; JSON.stringify already escapes C0 only.
+ */
+const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+const NAMED: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+
+export function escapeControls(s: string): string {
+  return s.replace(UNSAFE, (c) => NAMED[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/** logfmt-like: a plain word as is, anything with spaces, quotes or `=` in double quotes, so fields cannot be forged. */
+function prettyValue(v: unknown): string {
+  if (typeof v === 'string') return /^[^\s"=]*$/.test(v) ? escapeControls(v) : escapeControls(JSON.stringify(v));
+  return escapeControls(JSON.stringify(v) ?? String(v));
+}
+
 export function createLogger(opts: LoggerOptions, base: LogFields = {}): Logger {
   const min = RANK[opts.level];
   const write = opts.write ?? ((line: string) => process.stdout.write(line + '\n'));
@@ -46,11 +64,12 @@ export function createLogger(opts: LoggerOptions, base: LogFields = {}): Logger 
     const time = new Date().toISOString();
     if (opts.format === 'pretty') {
       const rest = Object.entries(all)
-        .map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`)
+        .map(([k, v]) => `${escapeControls(k)}=${prettyValue(v)}`)
         .join(' ');
-      write(`${time} ${level.toUpperCase().padEnd(5)} ${msg}${rest ? '  ' + rest : ''}`);
+      write(`${time} ${level.toUpperCase().padEnd(5)} ${escapeControls(msg)}${rest ? '  ' + rest : ''}`);
     } else {
-      write(JSON.stringify({ time, level, msg, ...all }));
+      // JSON.stringify leaves U+2028/2029, C1 and bidi controls raw; escaped, a line stays one line everywhere.
+      write(JSON.stringify({ time, level, msg, ...all }).replace(UNSAFE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`));
     }
   };
   return {

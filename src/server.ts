@@ -129,7 +129,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       rateLimiter: new RateLimiter(config.rateLimit, () => clock.now()),
       rehearsals: new RehearsalStore(() => clock.now()),
       billing: new BillingClient({ apiBase: config.billingApiBase, secretKey: config.billingSecretKey, price: config.billingPrice }),
-      audit: new AuditRepo(store.db),
+      audit: new AuditRepo(store.db, { days: config.auditRetentionDays, maxRows: config.auditMaxRows }),
       inboxes,
       messages,
       ingest,
@@ -176,11 +176,9 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     });
     cleanup.unshift(() => smtp.close());
 
-    await inboxes.sweep();
-    const sweeper = setInterval(
-      () => void inboxes.sweep().catch((e: Error) => log.error('expiry sweep failed', { err: e })),
-      SWEEP_INTERVAL_MS,
-    );
+    const sweep = () => inboxes.sweep().then(() => services.audit.prune(clock.now()));
+    await sweep();
+    const sweeper = setInterval(() => void sweep().catch((e: Error) => log.error('expiry sweep failed', { err: e })), SWEEP_INTERVAL_MS);
     sweeper.unref();
     cleanup.unshift(async () => clearInterval(sweeper));
 

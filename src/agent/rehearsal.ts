@@ -11,13 +11,24 @@ export interface RehearsalSession {
   linkToken: string;
   expiresAt: number;
   done: boolean;
+  /** Wrong codes typed so far; at MAX_WRONG_CODES the session is locked for good. */
+  wrongCodes: number;
 }
 
 const MAX_SESSIONS = 1000;
 const TTL_MS = 30 * 60_000;
+/** A 6-digit code allows 1 in 200,000 guesses per session at this limit. */
+export const MAX_WRONG_CODES = 5;
+/** Per client IP and window: signups (each mails an inbox) and wrong codes or links (guessing across sessions). */
+export const IP_LIMITS = { signup: 20, wrong: 20 } as const;
+export const IP_WINDOW_MS = 10 * 60_000;
+const MAX_TRACKED_IPS = 10_000;
+
+type IpCounter = { windowStart: number; signup: number; wrong: number };
 
 export class RehearsalStore {
   private readonly sessions = new Map<string, RehearsalSession>();
+  private readonly perIp = new Map<string, IpCounter>();
   private readonly now: () => number;
 
   constructor(now: () => number) {
@@ -34,6 +45,7 @@ export class RehearsalStore {
       linkToken: crypto.randomBytes(16).toString('hex'),
       expiresAt: this.now() + TTL_MS,
       done: false,
+      wrongCodes: 0,
     };
     this.sessions.set(s.id, s);
     return s;
@@ -44,20 +56,53 @@ export class RehearsalStore {
     return s && s.expiresAt > this.now() ? s : undefined;
   }
 
-  checkCode(id: string, code: string): 'ok' | 'wrong' | 'unknown' {
+  checkCode(id: string, code: string): 'ok' | 'wrong' | 'unknown' | 'locked' {
     const s = this.get(id);
     if (!s) return 'unknown';
-    if (!safeEqual(code.replace(/[\s-]/g, ''), s.code)) return 'wrong';
+    if (s.wrongCodes >= MAX_WRONG_CODES) return 'locked';
+    if (!safeEqual(code.replace(/[\s-]/g, ''), s.code)) {
+      s.wrongCodes++;
+      return s.wrongCodes >= MAX_WRONG_CODES ? 'locked' : 'wrong';
+    }
     s.done = true;
     return 'ok';
   }
 
-  checkLink(id: string, token: string): 'ok' | 'wrong' | 'unknown' {
+  checkLink(id: string, token: string): 'ok' | 'wrong' | 'unknown' | 'locked' {
     const s = this.get(id);
     if (!s) return 'unknown';
+    if (s.wrongCodes >= MAX_WRONG_CODES) return 'locked';
     if (!safeEqual(token, s.linkToken)) return 'wrong';
     s.done = true;
     return 'ok';
+  }
+
+  /**
+   * Milliseconds until this client may try again when it has used up its `kind` allowance in the current window,
+   * else 0. Does not count: call `count` for what happened.
+   */
+  blockedFor(ip: string | null, kind: 'signup' | 'wrong'): number {
+    const c = this.counter(ip);
+    return c[kind] >= IP_LIMITS[kind] ? c.windowStart + IP_WINDOW_MS - this.now() : 0;
+  }
+
+  count(ip: string | null, kind: 'signup' | 'wrong'): void {
+    this.counter(ip)[kind]++;
+  }
+
+  private counter(ip: string | null): IpCounter {
+    const key = ip ?? 'unknown';
+    const now = this.now();
+    let c = this.perIp.get(key);
+    if (!c || c.windowStart + IP_WINDOW_MS <= now) {
+      if (!c && this.perIp.size >= MAX_TRACKED_IPS) {
+        for (const [k, v] of this.perIp) if (v.windowStart + IP_WINDOW_MS <= now) this.perIp.delete(k);
+        if (this.perIp.size >= MAX_TRACKED_IPS) this.perIp.delete(this.perIp.keys().next().value!);
+      }
+      c = { windowStart: now, signup: 0, wrong: 0 };
+      this.perIp.set(key, c);
+    }
+    return c;
   }
 
   private prune(): void {

@@ -1,12 +1,20 @@
 // Callback delivery: every stored message of an inbox with a callbackUrl becomes a delivery row in SQLite, and a
 // worker POSTs it (signed per Standard Webhooks) with retries on the CONTRACT §5 schedule, logging every attempt.
 // Ingest only pushes onto an in-memory list from its bus event; rows are written and requests made later, with
-// bounded concurrency overall and per target URL, so a slow or dead receiver delays neither ingest nor others.
+// bounded concurrency overall and per receiving host (host:port, not the URL string: a slow receiver behind many
+// paths is still one host), so a slow or dead receiver delays neither ingest nor other hosts' callbacks.
 import http from 'node:http';
 import https from 'node:https';
 import { newId } from '../lib/ids.ts';
 import type { Logger } from '../log.ts';
-import type { AttemptRecord, CallbackInbox, DeliveryRepo, DeliveryRow, NewDelivery } from '../store/deliveries.ts';
+import {
+  targetHost,
+  type AttemptRecord,
+  type CallbackInbox,
+  type DeliveryRepo,
+  type DeliveryRow,
+  type NewDelivery,
+} from '../store/deliveries.ts';
 import type { MessageSummaryRow } from '../store/messages.ts';
 import type { EventBus, InboxEvent } from './bus.ts';
 import { attemptDelivery } from './deliver.ts';
@@ -17,6 +25,7 @@ import { systemResolver, type Resolver, type TargetPolicy } from './targets.ts';
 export const RETRY_DELAYS_MS: readonly number[] = [5_000, 30_000, 120_000, 600_000, 1_800_000];
 export const ATTEMPT_TIMEOUT_MS = 10_000;
 export const MAX_CONCURRENT = 64;
+/** Per receiving host: well below MAX_CONCURRENT, so slow hosts leave most places to the others. */
 export const MAX_PER_TARGET = 8;
 
 /** Knobs for tests and benchmarks; the program itself always runs with the defaults. */
@@ -24,6 +33,7 @@ export interface CallbackTuning {
   retryDelaysMs?: readonly number[];
   attemptTimeoutMs?: number;
   maxConcurrent?: number;
+  /** In-flight attempts per receiving host (host:port). */
   maxPerTarget?: number;
   resolve?: Resolver;
 }
@@ -34,7 +44,7 @@ export const MESSAGE_RECEIVED = 'message.received';
 export type RenderCallback = (inbox: CallbackInbox, message: MessageSummaryRow, at: number) => string;
 
 interface InFlight {
-  url: string;
+  host: string;
   abort: AbortController;
   done: Promise<void>;
 }
@@ -58,6 +68,9 @@ export class CallbackService {
   private incoming: Array<Extract<InboxEvent, { type: 'message.received' }>> = [];
   private flushing: Promise<void> | null = null;
   private readonly inFlight = new Map<string, InFlight>();
+  /** Host → when it last got a place (a sequence number), for the round-robin. */
+  private readonly served = new Map<string, number>();
+  private serveSeq = 0;
   private toRecord: Array<{ r: AttemptRecord; resolve: () => void; reject: (e: unknown) => void }> = [];
   /** The running dispatch pass, if any (stop waits for it: it reads the store). */
   private pumping: Promise<void> | null = null;
@@ -214,6 +227,7 @@ export class CallbackService {
       message_id: message.id,
       event: MESSAGE_RECEIVED,
       url: inbox.callback_url,
+      target_host: targetHost(inbox.callback_url),
       secret: inbox.callback_secret,
       payload: this.render(inbox, message, now),
       state: 'pending',
@@ -243,13 +257,14 @@ export class CallbackService {
   }
 
   private fullTargets(): string[] {
-    return [...this.perTarget()].filter(([, n]) => n >= this.maxPerTarget).map(([u]) => u);
+    return [...this.perTarget()].filter(([, n]) => n >= this.maxPerTarget).map(([h]) => h);
   }
 
+  /** In-flight attempts per receiving host. */
   private perTarget(): Map<string, number> {
-    const perUrl = new Map<string, number>();
-    for (const f of this.inFlight.values()) perUrl.set(f.url, (perUrl.get(f.url) ?? 0) + 1);
-    return perUrl;
+    const perHost = new Map<string, number>();
+    for (const f of this.inFlight.values()) perHost.set(f.host, (perHost.get(f.host) ?? 0) + 1);
+    return perHost;
   }
 
   /**
@@ -260,36 +275,62 @@ export class CallbackService {
     for (;;) {
       this.pumpAgain = false;
       if (this.stopped) return;
-      const perUrl = this.perTarget();
-      for (const [id, row] of this.ready) {
-        this.ready.delete(id);
-        if (!this.tryDispatch(row, perUrl)) this.storeHasDue = true; // stays pending in the store
-      }
+      const perHost = this.perTarget();
+      const fresh = this.roundRobin([...this.ready.values()]);
+      this.ready.clear();
+      for (const row of fresh) if (!this.tryDispatch(row, perHost)) this.storeHasDue = true; // stays pending in the store
       if (!this.storeHasDue || this.inFlight.size >= this.maxConcurrent) return;
       this.storeHasDue = false;
+      // A page larger than the free places, so the places can go round-robin over the hosts in it.
       const free = this.maxConcurrent - this.inFlight.size;
-      const rows = await this.repo.due(this.now(), free, { ids: [...this.inFlight.keys()], urls: this.fullTargets() });
+      const page = Math.min(free * 4, 1_000);
+      const rows = await this.repo.due(this.now(), page, { ids: [...this.inFlight.keys()], hosts: this.fullTargets() });
       if (this.stopped) return;
       const counts = this.perTarget();
       let started = 0;
-      for (const row of rows) {
+      for (const row of this.roundRobin(rows)) {
         this.ready.delete(row.id);
         if (this.tryDispatch(row, counts)) started++;
         else this.storeHasDue = true;
       }
-      if (rows.length === free && started > 0) this.storeHasDue = true; // a full page may hide more
-      if (rows.length < free) await this.wakeForStored();
+      if (rows.length === page && started > 0) this.storeHasDue = true; // a full page may hide more
+      if (rows.length < page) await this.wakeForStored();
       if (!this.storeHasDue && this.ready.size === 0) return;
       if (started === 0 && this.ready.size === 0) return;
     }
   }
 
-  private tryDispatch(row: DeliveryRow, perUrl: Map<string, number>): boolean {
+  /**
+   * Orders due rows for the free places: one per host in turn, hosts served longest ago (or never) first, each
+   * host's rows in their due order. So when the places are scarce, every host gets its turn.
+   */
+  private roundRobin(rows: DeliveryRow[]): DeliveryRow[] {
+    if (rows.length < 2) return rows;
+    const byHost = new Map<string, DeliveryRow[]>();
+    for (const r of rows) {
+      const h = hostKey(r);
+      const list = byHost.get(h);
+      if (list) list.push(r);
+      else byHost.set(h, [r]);
+    }
+    if (byHost.size === 1) return rows;
+    const groups = [...byHost].sort(([a], [b]) => (this.served.get(a) ?? 0) - (this.served.get(b) ?? 0)).map(([, g]) => g);
+    const out: DeliveryRow[] = [];
+    for (let i = 0; out.length < rows.length; i++) for (const g of groups) if (i < g.length) out.push(g[i]!);
+    return out;
+  }
+
+  private tryDispatch(row: DeliveryRow, perHost: Map<string, number>): boolean {
     if (this.inFlight.has(row.id)) return true;
     if (this.inFlight.size >= this.maxConcurrent) return false;
-    const n = perUrl.get(row.url) ?? 0;
+    const host = hostKey(row);
+    const n = perHost.get(host) ?? 0;
     if (n >= this.maxPerTarget) return false;
-    perUrl.set(row.url, n + 1);
+    perHost.set(host, n + 1);
+    // Most recently served last (Map order); bounded, the least recent are forgotten (they go first anyway).
+    this.served.delete(host);
+    this.served.set(host, ++this.serveSeq);
+    if (this.served.size > 10_000) this.served.delete(this.served.keys().next().value!);
     this.dispatch(row);
     return true;
   }
@@ -299,7 +340,7 @@ export class CallbackService {
    * Full targets are left out: a place freeing up there looks at the store anyway.
    */
   private async wakeForStored(): Promise<void> {
-    const next = await this.repo.nextDueAt({ ids: [...this.inFlight.keys()], urls: this.fullTargets() });
+    const next = await this.repo.nextDueAt({ ids: [...this.inFlight.keys()], hosts: this.fullTargets() });
     if (next !== null) this.wakeAt(next);
   }
 
@@ -320,7 +361,7 @@ export class CallbackService {
 
   private dispatch(row: DeliveryRow): void {
     const abort = new AbortController();
-    const entry: InFlight = { url: row.url, abort, done: Promise.resolve() };
+    const entry: InFlight = { host: hostKey(row), abort, done: Promise.resolve() };
     this.inFlight.set(row.id, entry);
     entry.done = this.attempt(row, abort.signal)
       .catch((e: Error) => {
@@ -329,7 +370,7 @@ export class CallbackService {
         this.log.error('callback attempt failed unexpectedly', { err: e, deliveryId: row.id });
       })
       .finally(() => {
-        const wasFull = this.inFlight.size >= this.maxConcurrent || (this.perTarget().get(row.url) ?? 0) >= this.maxPerTarget;
+        const wasFull = this.inFlight.size >= this.maxConcurrent || (this.perTarget().get(entry.host) ?? 0) >= this.maxPerTarget;
         this.inFlight.delete(row.id);
         // Rows left in the store for want of a place can go now.
         if (wasFull) this.storeHasDue = true;
@@ -386,3 +427,5 @@ export class CallbackService {
     else this.log.warn('callback delivery given up', fields);
   }
 }
+
+const hostKey = (row: DeliveryRow): string => row.target_host ?? targetHost(row.url);

@@ -38,7 +38,7 @@ for (const [net6, bits] of [
   ['fe80::', 10], // link-local
   ['ff00::', 8], // multicast
   ['fd00:ec2::254', 128], // AWS metadata over IPv6
-  ['64:ff9b::a9fe:0', 112], // 169.254.0.0/16 through NAT64
+  ['100::', 64], // discard-only
 ] as const)
   NEVER.addSubnet(net6, bits, 'ipv6');
 
@@ -57,27 +57,80 @@ for (const [net6, bits] of [
   ['::1', 128],
   ['fc00::', 7], // unique local
   ['fec0::', 10], // old site-local
+  ['64:ff9b:1::', 48], // local-use NAT64: translates into the operator's own network
 ] as const)
   PRIVATE.addSubnet(net6, bits, 'ipv6');
 
 export type AddressClass = 'never' | 'private' | 'public';
 
-/** BlockList also matches IPv4-mapped IPv6 (::ffff:a.b.c.d) against the IPv4 rules. */
+const RANK: Record<AddressClass, number> = { public: 0, private: 1, never: 2 };
+const worse = (a: AddressClass, b: AddressClass): AddressClass => (RANK[a] >= RANK[b] ? a : b);
+
+/** The eight 16-bit groups of an IPv6 literal (zone id dropped, a trailing dotted quad folded in), or null. */
+export function ipv6Groups(ip: string): number[] | null {
+  let s = ip.replace(/^\[|\]$/g, '').replace(/%.*$/, '');
+  if (net.isIPv6(s) === false) return null;
+  const quad = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(s);
+  if (quad) {
+    const [a, b, c, d] = quad.slice(1).map(Number) as [number, number, number, number];
+    s = s.slice(0, quad.index) + ((a << 8) | b).toString(16) + ':' + ((c << 8) | d).toString(16);
+  }
+  const halves = s.split('::');
+  const head = halves[0] ? halves[0].split(':') : [];
+  const tail = halves.length > 1 && halves[1] ? halves[1].split(':') : [];
+  const fill = halves.length > 1 ? 8 - head.length - tail.length : 0;
+  const groups = [...head, ...Array<string>(fill).fill('0'), ...tail].map((g) => Number.parseInt(g, 16));
+  return groups.length === 8 && groups.every((g) => g >= 0 && g <= 0xffff) ? groups : null;
+}
+
+const v4 = (hi: number, lo: number): string => `${hi >> 8}.${hi & 0xff}.${lo >> 8}.${lo & 0xff}`;
+
+/**
+ * The IPv4 address an IPv6 address stands for, when it is one of the transition forms that route to IPv4:
+ * IPv4-mapped (::ffff:0:0/96), IPv4-translated (::ffff:0:0:0/96), IPv4-compatible (::/96), NAT64 (64:ff9b::/96),
+ * 6to4 (2002::/16) and Teredo (2001::/32, whose client address is stored inverted). Null for any other address.
+ */
+export function embeddedIpv4(ip: string): string | null {
+  const g = ipv6Groups(ip);
+  if (!g) return null;
+  const zero = (from: number, to: number) => g.slice(from, to).every((x) => x === 0);
+  if (zero(0, 5) && g[5] === 0xffff) return v4(g[6]!, g[7]!);
+  if (zero(0, 4) && g[4] === 0xffff && g[5] === 0) return v4(g[6]!, g[7]!);
+  if (zero(0, 6)) return v4(g[6]!, g[7]!);
+  if (g[0] === 0x64 && g[1] === 0xff9b && zero(2, 6)) return v4(g[6]!, g[7]!);
+  if (g[0] === 0x2002) return v4(g[1]!, g[2]!);
+  if (g[0] === 0x2001 && g[1] === 0) return v4(~g[6]! & 0xffff, ~g[7]! & 0xffff);
+  return null;
+}
+
+/**
+ * Classifies an IP literal after normalising it: IPv6 forms that carry an IPv4 address (see embeddedIpv4) are
+ * judged by that address as well, and the stricter class wins; `::` and `::1` keep their own meaning. Anything
+ * that is not a plain IP literal (e.g. `127.1`, which the URL parser — but not this function — normalises) is 'never'.
+ */
 export function classifyAddress(ip: string): AddressClass {
-  const family = net.isIP(ip);
+  const bare = ip.replace(/^\[|\]$/g, '');
+  const family = net.isIP(bare);
   if (family === 0) return 'never';
-  const type = family === 4 ? 'ipv4' : 'ipv6';
-  if (NEVER.check(ip, type)) return 'never';
-  if (PRIVATE.check(ip, type)) return 'private';
-  return 'public';
+  if (family === 4) return NEVER.check(bare, 'ipv4') ? 'never' : PRIVATE.check(bare, 'ipv4') ? 'private' : 'public';
+  const g = ipv6Groups(bare);
+  if (!g) return 'never';
+  const canonical = g.map((x) => x.toString(16)).join(':');
+  let c: AddressClass = NEVER.check(canonical, 'ipv6') ? 'never' : PRIVATE.check(canonical, 'ipv6') ? 'private' : 'public';
+  const isLoopOrAny = g.slice(0, 7).every((x) => x === 0) && g[7]! <= 1;
+  const inner = isLoopOrAny ? null : embeddedIpv4(bare);
+  if (inner) c = worse(c, classifyAddress(inner));
+  return c;
 }
 
 /** Why this address may not receive callbacks under the policy, or null. */
 export function refuseAddress(ip: string, policy: TargetPolicy): string | null {
   const c = classifyAddress(ip);
-  if (c === 'never') return `${ip} is a link-local, metadata or otherwise unroutable address; callbacks never go there`;
+  const inner = c === 'public' ? null : embeddedIpv4(ip);
+  const shown = inner ? `${ip} (IPv4 ${inner})` : ip;
+  if (c === 'never') return `${shown} is a link-local, metadata or otherwise unroutable address; callbacks never go there`;
   if (c === 'private' && !policy.allowPrivate)
-    return `${ip} is a loopback or private address; the operator must start inboxd with --allow-private-callbacks`;
+    return `${shown} is a loopback or private address; the operator must start inboxd with --allow-private-callbacks`;
   return null;
 }
 
@@ -129,4 +182,47 @@ export async function resolveTarget(url: URL, policy: TargetPolicy, resolve: Res
     firstRefusal ??= why;
   }
   throw new TargetRefused(family ? firstRefusal! : `${host} resolves to ${firstRefusal!}`);
+}
+
+/** Query parameter names whose values are credentials (matched anywhere in the name, any case). */
+const SECRET_PARAM = /token|secret|sig|pass|pwd|auth|key|credential|session|code|hmac|jwt/i;
+/** A path segment that looks like a generated secret (Slack-style hook paths): long, with letters and digits. */
+const SECRET_SEGMENT = /^(?=.*\d)(?=.*[A-Za-z])[A-Za-z0-9_-]{20,}$/;
+export const REDACTED = 'REDACTED';
+
+/**
+ * A callback URL as shown to callers who may not see its credentials (members, read-only keys): userinfo,
+ * secret-looking query values, secret-looking path segments and the fragment become REDACTED. Host, port and
+ * the rest of the path stay, so the caller can still tell where callbacks go.
+ */
+export function redactUrl(raw: string): string {
+  let u: URL;
+  try {
+    u = new URL(raw);
+  } catch {
+    return REDACTED;
+  }
+  if (u.username || u.password) {
+    u.username = REDACTED;
+    u.password = '';
+  }
+  u.pathname = u.pathname
+    .split('/')
+    .map((seg) => (SECRET_SEGMENT.test(seg) ? REDACTED : seg))
+    .join('/');
+  if (u.search) {
+    const params = [...u.searchParams].map(([k, v]) => [k, SECRET_PARAM.test(k) ? REDACTED : v] as [string, string]);
+    u.search = new URLSearchParams(params).toString();
+  }
+  if (u.hash) u.hash = REDACTED;
+  return u.href;
+}
+
+/** A copy of an answer with every `callbackUrl` string in it redacted (the answers are small JSON trees). */
+export function redactCallbackUrls<T>(value: T): T {
+  if (Array.isArray(value)) return value.map((v) => redactCallbackUrls(v)) as T;
+  if (value === null || typeof value !== 'object' || Buffer.isBuffer(value)) return value;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) out[k] = k === 'callbackUrl' && typeof v === 'string' ? redactUrl(v) : redactCallbackUrls(v);
+  return out as T;
 }

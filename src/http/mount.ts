@@ -113,6 +113,7 @@ async function handle(ctx: Context, o: Operation, services: Services): Promise<v
     const result = await runOperation(o, opCtx, input);
     ctx.status = http.status ?? 200;
     if (isRawResult(result)) {
+      if (result.status !== undefined) ctx.status = result.status;
       ctx.type = result.contentType;
       for (const [k, v] of Object.entries(result.headers ?? {})) ctx.set(k, v);
       if (result.size !== undefined) ctx.length = result.size;

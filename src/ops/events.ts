@@ -6,6 +6,8 @@ import type { MessageSummaryRow } from '../store/messages.ts';
 import { decodeCursor, encodeCursor } from '../lib/cursor.ts';
 import { InboxId, inboxOf, MessageId } from './common.ts';
 import { op } from './op.ts';
+import { seesCallbackSecrets } from './pipeline.ts';
+import { redactUrl } from '../events/targets.ts';
 import { Address, Cursor, Limit, listOf, MessageSummary, messageSummary, Verification } from './views.ts';
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -143,7 +145,9 @@ export const listCallbacks = op({
     const rows = await ctx.services.deliveries.attempts(inbox.id, { limit: input.limit + 1, beforeId: c?.a, messageId: input.messageId });
     const page = rows.slice(0, input.limit);
     const last = page.at(-1);
-    return { items: page.map(attemptView), nextCursor: rows.length > input.limit && last ? encodeCursor({ a: last.id }) : null };
+    const full = ctx.principal !== null && seesCallbackSecrets(ctx.principal);
+    const items = page.map(attemptView).map((a) => (full ? a : { ...a, url: redactUrl(a.url) }));
+    return { items, nextCursor: rows.length > input.limit && last ? encodeCursor({ a: last.id }) : null };
   },
 });
 

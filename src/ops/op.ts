@@ -51,6 +51,8 @@ export interface RawResult {
   headers?: Record<string, string>;
   /** The same answer as a value, for edges that need an object (MCP structuredContent): JSON bytes built once. */
   json?: unknown;
+  /** HTTP status instead of the operation's usual one (e.g. /health's 503 with its own JSON body). */
+  status?: number;
 }
 
 export interface RequestInfo {

@@ -1,9 +1,10 @@
 // The one path every operation call takes, whichever edge it came from: validate → authorise → run → audit.
 import type { z } from 'zod';
 import { isFullAdmin, type Principal } from '../auth/principal.ts';
+import { redactCallbackUrls } from '../events/targets.ts';
 import { AppError, isAppError, type FieldError } from '../errors.ts';
 import type { OpContext, Operation, RawResult } from './op.ts';
-import { isMutation } from './op.ts';
+import { isMutation, isRawResult } from './op.ts';
 
 export function zodErrors(err: z.ZodError): FieldError[] {
   return err.issues.map((i) => ({ path: i.path.map(String).join('.') || '(body)', message: describeIssue(i) }));
@@ -48,7 +49,9 @@ export async function prepareOperation(o: Operation, ctx: OpContext, rawInput: u
 export async function invokeOperation(o: Operation, ctx: OpContext, input: unknown): Promise<unknown | RawResult> {
   const { services, principal } = ctx;
   try {
-    const output = await o.handler(ctx, input);
+    const result = await o.handler(ctx, input);
+    // Callback URLs may carry credentials: shown in full only to admin keys that are not read-only.
+    const output = (!principal || !seesCallbackSecrets(principal)) && !isRawResult(result) ? redactCallbackUrls(result) : result;
     if (o.audit !== false && isMutation(o) && principal) {
       await services.audit.record({
         teamId: principal.teamId,
@@ -91,4 +94,8 @@ async function failure(o: Operation, ctx: OpContext, e: unknown): Promise<AppErr
   }
   ctx.log.error('operation failed', { op: o.name, err: e as Error });
   return new AppError('internal', `${o.name} failed unexpectedly; the server log has the details`, { cause: e });
+}
+
+export function seesCallbackSecrets(p: Principal): boolean {
+  return p.role === 'admin' && !p.scope.readOnly;
 }

@@ -1,7 +1,8 @@
 // The rehearsal signup page (testUrl of GET /v1/agent): HTML pages an agent drives with a browser, offline.
 // Open without a key, like any signup form; it only ever mails inboxes that already exist on this server.
 import { z } from 'zod';
-import { codeForm, failure, signupForm, success } from '../agent/rehearsal.ts';
+import { codeForm, failure, MAX_WRONG_CODES, signupForm, success, type RehearsalStore } from '../agent/rehearsal.ts';
+import { AppError } from '../errors.ts';
 import { simulateInto } from '../agent/simulate.ts';
 import { op, type RawResult } from './op.ts';
 
@@ -12,6 +13,22 @@ const html = (body: string, status?: number): RawResult => ({
   headers: { 'Cache-Control': 'no-store', 'X-Frame-Options': 'DENY', ...(status ? { 'X-Inboxd-Result': String(status) } : {}) },
 });
 const Html = z.object({}).describe('An HTML page');
+
+/** 429 when this client has used up its allowance of `kind` (signups, or wrong codes and links) for now. */
+function limitIp(store: RehearsalStore, ip: string | null, kind: 'signup' | 'wrong'): void {
+  const ms = store.blockedFor(ip, kind);
+  if (ms <= 0) return;
+  const seconds = Math.max(1, Math.ceil(ms / 1000));
+  throw new AppError(
+    'rate_limited',
+    kind === 'signup'
+      ? `too many rehearsal signups from this address; try again in ${seconds} s`
+      : `too many wrong rehearsal codes or links from this address; try again in ${seconds} s`,
+    { headers: { 'Retry-After': String(seconds) } },
+  );
+}
+
+const LOCKED = `This rehearsal signup is locked after ${MAX_WRONG_CODES} wrong codes. Start a new one and type the code from the newest message.`;
 
 export const testPage = op({
   name: 'rehearsal.page',
@@ -34,6 +51,7 @@ export const testSignup = op({
   audit: false,
   async handler(ctx, input) {
     const s = ctx.services;
+    limitIp(s.rehearsals, ctx.request.ip, 'signup');
     const inbox = await s.inboxes.byAddress(input.email.trim().toLowerCase());
     if (!inbox)
       return html(
@@ -41,6 +59,7 @@ export const testSignup = op({
           `${input.email || 'That'} is not an inbox on this server. Create one first (POST /v1/inboxes or POST /v1/agent/verify) and use its address.`,
         ),
       );
+    s.rehearsals.count(ctx.request.ip, 'signup');
     const session = s.rehearsals.start(inbox.address, inbox.id);
     const link = `${s.baseUrl()}/v1/agent/test/magic?session=${session.id}&token=${session.linkToken}`;
     await simulateInto({ ingest: s.ingest, maxMessageBytes: s.config.maxMessageBytes }, inbox, {
@@ -64,8 +83,11 @@ export const testConfirm = op({
   audit: false,
   handler(ctx, input) {
     const store = ctx.services.rehearsals;
+    limitIp(store, ctx.request.ip, 'wrong');
     const r = store.checkCode(input.session, input.code);
+    if (r !== 'ok') store.count(ctx.request.ip, 'wrong');
     if (r === 'unknown') return html(failure('This rehearsal session is unknown or expired.'));
+    if (r === 'locked') return html(failure(LOCKED), 423);
     const session = store.get(input.session)!;
     return html(
       r === 'ok'
@@ -85,7 +107,10 @@ export const testMagic = op({
   audit: false,
   handler(ctx, input) {
     const store = ctx.services.rehearsals;
+    limitIp(store, ctx.request.ip, 'wrong');
     const r = store.checkLink(input.session, input.token);
+    if (r !== 'ok') store.count(ctx.request.ip, 'wrong');
+    if (r === 'locked') return html(failure(LOCKED), 423);
     if (r !== 'ok')
       return html(failure(r === 'unknown' ? 'This rehearsal session is unknown or expired.' : 'This link is not the one we sent.'));
     return html(success(store.get(input.session)!, 'magic link'));

@@ -4,15 +4,29 @@ import { z } from 'zod';
 import { AppError } from '../errors.ts';
 import { PRESET_IDS } from '../mail/presets.ts';
 import { NAME, VERSION } from '../version.ts';
+import type { Services } from '../services.ts';
 import { op } from './op.ts';
+import { StorageHealth } from './storage-health.ts';
 import { buildOpenApi } from './openapi.ts';
 
 const NoInput = z.strictObject({});
 
+/** One probe per running server (tests run several in one process). */
+const storageProbes = new WeakMap<Services, StorageHealth>();
+function storageOf(s: Services): StorageHealth {
+  let p = storageProbes.get(s);
+  if (!p) {
+    p = new StorageHealth({ dataDir: s.config.dataDir, blobDir: s.blobs.root, minFreeMb: s.config.healthMinFreeMb, now: () => Date.now() });
+    storageProbes.set(s, p);
+  }
+  return p;
+}
+
 export const health = op({
   name: 'system.health',
   summary: 'Health check',
-  description: 'Reports whether the service and its database answer. 200 when healthy, 503 otherwise.',
+  description:
+    'Reports whether the service and its database answer and the store can write. 200 when healthy; 503 `{"status":"degraded","reason"}` when the data dir is short of space or not writable; 503 problem+json when the database does not answer.',
   access: 'public',
   http: { method: 'GET', path: '/health' },
   input: NoInput,
@@ -24,6 +38,17 @@ export const health = op({
       await sql`select 1`.execute(s.store.db);
     } catch (e) {
       throw new AppError('unavailable', `database check failed: ${(e as Error).message}`);
+    }
+    const storage = await storageOf(s).check();
+    if (storage.reason) {
+      const body = { status: 'degraded', name: NAME, version: VERSION, db: 'ok', reason: storage.reason };
+      return {
+        kind: 'raw' as const,
+        status: 503,
+        contentType: 'application/json; charset=utf-8',
+        body: Buffer.from(JSON.stringify(body)),
+        headers: { 'Cache-Control': 'no-store' },
+      };
     }
     return {
       status: 'ok' as const,

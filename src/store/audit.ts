@@ -14,10 +14,51 @@ export interface AuditEntry {
   detail?: Record<string, unknown>;
 }
 
+/** How long audit events are kept: 0 in either field means no limit of that kind. */
+export interface AuditRetention {
+  days: number;
+  maxRows: number;
+}
+
+/** Deleted per statement, so a large first prune never holds the write lock for long. */
+const PRUNE_BATCH = 5_000;
+
 export class AuditRepo {
   private readonly db: Kysely<Database>;
-  constructor(db: Kysely<Database>) {
+  private readonly retention: AuditRetention;
+  constructor(db: Kysely<Database>, retention: AuditRetention = { days: 0, maxRows: 0 }) {
     this.db = db;
+    this.retention = retention;
+  }
+
+  /**
+   * Deletes audit events older than the retention period, then the oldest beyond the row limit (all teams
+   * together: the limit bounds the disk, not a team's share). Returns how many were deleted.
+   */
+  async prune(now: number): Promise<number> {
+    let deleted = 0;
+    const { days, maxRows } = this.retention;
+    if (days > 0) {
+      const cutoff = now - days * 86_400_000;
+      for (;;) {
+        const r = await this.db
+          .deleteFrom('audit_events')
+          .where('id', 'in', (eb) => eb.selectFrom('audit_events').select('id').where('at', '<', cutoff).limit(PRUNE_BATCH))
+          .executeTakeFirst();
+        const n = Number(r.numDeletedRows);
+        deleted += n;
+        if (n < PRUNE_BATCH) break;
+      }
+    }
+    if (maxRows > 0) {
+      // Ids only grow, so "all but the newest maxRows" is everything up to one id: a primary-key range.
+      const edge = await this.db.selectFrom('audit_events').select('id').orderBy('id', 'desc').offset(maxRows).limit(1).executeTakeFirst();
+      if (edge) {
+        const r = await this.db.deleteFrom('audit_events').where('id', '<=', edge.id).executeTakeFirst();
+        deleted += Number(r.numDeletedRows);
+      }
+    }
+    return deleted;
   }
 
   async record(e: AuditEntry): Promise<void> {

@@ -24,6 +24,20 @@ export interface AttemptRecord {
   attempt: Omit<Insertable<CallbackAttemptTable>, 'id'>;
 }
 
+/**
+ * The receiving host of a callback URL as host:port (hostname as the URL parser normalises it — lower case,
+ * IPv4 in dotted form, IPv6 compressed — without a trailing dot; the scheme's port when none is given). URLs that
+ * differ only in path, query, user or case share it, and with it one concurrency limit.
+ */
+export function targetHost(raw: string): string {
+  try {
+    const u = new URL(raw);
+    return `${u.hostname.replace(/\.$/, '')}:${u.port || (u.protocol === 'https:' ? '443' : '80')}`;
+  } catch {
+    return raw;
+  }
+}
+
 export class DeliveryRepo {
   private readonly db: Kysely<Database>;
   constructor(db: Kysely<Database>) {
@@ -61,26 +75,26 @@ export class DeliveryRepo {
     });
   }
 
-  /** Pending deliveries due by `now`, oldest due first, leaving out those in flight and targets at their limit. */
-  async due(now: number, limit: number, exclude: { ids: string[]; urls: string[] }): Promise<DeliveryRow[]> {
+  /** Pending deliveries due by `now`, oldest due first, leaving out those in flight and hosts at their limit. */
+  async due(now: number, limit: number, exclude: { ids: string[]; hosts: string[] }): Promise<DeliveryRow[]> {
     let q = this.db
       .selectFrom('callback_deliveries')
       .selectAll()
       .where('next_attempt_at', 'is not', null)
       .where('next_attempt_at', '<=', now);
     if (exclude.ids.length > 0) q = q.where('id', 'not in', exclude.ids);
-    if (exclude.urls.length > 0) q = q.where('url', 'not in', exclude.urls);
+    if (exclude.hosts.length > 0) q = q.where('target_host', 'not in', exclude.hosts);
     return q.orderBy('next_attempt_at').orderBy('id').limit(limit).execute();
   }
 
-  /** When the next pending delivery (not in flight, target not full) is due, or null when none is. */
-  async nextDueAt(exclude: { ids: string[]; urls: string[] }): Promise<number | null> {
+  /** When the next pending delivery (not in flight, host not full) is due, or null when none is. */
+  async nextDueAt(exclude: { ids: string[]; hosts: string[] }): Promise<number | null> {
     let q = this.db
       .selectFrom('callback_deliveries')
       .select((eb) => eb.fn.min('next_attempt_at').as('next'))
       .where('next_attempt_at', 'is not', null);
     if (exclude.ids.length > 0) q = q.where('id', 'not in', exclude.ids);
-    if (exclude.urls.length > 0) q = q.where('url', 'not in', exclude.urls);
+    if (exclude.hosts.length > 0) q = q.where('target_host', 'not in', exclude.hosts);
     const r = await q.executeTakeFirst();
     return r?.next ?? null;
   }

@@ -183,6 +183,8 @@ export interface CallbackDeliveryTable {
   next_attempt_at: number | null;
   created_at: number;
   updated_at: number;
+  /** host:port of `url` (see targetHost), the unit of callback concurrency; set on every pending row. */
+  target_host: string | null;
 }
 
 export interface CallbackAttemptTable {

@@ -245,19 +245,22 @@ describe('signed callbacks', () => {
   test('a receiver that hangs times out, and holds up neither ingest nor other receivers', async () => {
     const timeoutMs = 1500;
     const srv = await startTestServer(ALLOW, {}, { events: { callbacks: { ...FAST, attemptTimeoutMs: timeoutMs } } });
+    // Another receiving host (host:port): the concurrency limit is per host, whatever the path.
+    const other = new Receiver();
+    await other.start();
     try {
       const slow = await create({ callbackUrl: `${rx.url}/hang/slow` }, srv);
-      const fast = await create({ callbackUrl: `${rx.url}/ok/beside-slow` }, srv);
+      const fast = await create({ callbackUrl: `${other.url}/ok/beside-slow` }, srv);
       const t0 = Date.now();
       for (let i = 0; i < 12; i++) await send(slow, `slow ${i}`, 'x', srv);
       assert.ok(Date.now() - t0 < timeoutMs, 'SMTP answers do not wait for callbacks');
       await rx.waitFor('/hang/slow', 8);
       const t1 = Date.now();
       await send(fast, 'fast one', 'x', srv);
-      await rx.waitFor('/ok/beside-slow', 1, 1000);
+      await other.waitFor('/ok/beside-slow', 1, 1000);
       assert.ok(Date.now() - t1 < 500, 'another receiver is served while the slow one hangs');
       await sleep(100);
-      assert.equal(rx.on('/hang/slow').length, 8, 'at most 8 attempts in flight to one target; the other 4 wait');
+      assert.equal(rx.on('/hang/slow').length, 8, 'at most 8 attempts in flight to one host; the other 4 wait');
       const log = await attemptsOf(srv, slow.inboxId, 1, 5000);
       assert.equal(log[0]!.statusCode, null);
       assert.equal(log[0]!.error, `no response within ${timeoutMs} ms`);
@@ -266,6 +269,7 @@ describe('signed callbacks', () => {
       await rx.waitFor('/hang/slow', 12, 3000);
     } finally {
       await srv.stop();
+      await other.stop();
     }
   });
 });

@@ -2,7 +2,7 @@
 // where the sandbox forbids mount). (1) The disk fills up: SMTP answers 452 4.3.1 instead of 250, HTTP writes 503,
 // and once space returns both work again. (2) The blob folder turns read-only (immutable, chattr +i: no new files,
 // even for root): SMTP answers 451, HTTP 503, and again recovery. Afterwards every acknowledged message is there,
-// no half message exists and SQLite's integrity check passes.
+// no half message exists and SQLite's integrity check passes. /health answers 503 degraded while storage fails.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -53,6 +53,17 @@ function fill(dir: string): string {
   return file;
 }
 
+/** /health caches its storage check for a second: poll until it shows `status` (the test timeout bounds it). */
+async function waitForHealth(srv: Child, status: number): Promise<{ status: string; reason: string }> {
+  for (;;) {
+    const r = await srv.api('/health');
+    const body = (await r.json()) as { status: string; reason: string };
+    if (r.status === status) return body;
+    await new Promise((res) => setTimeout(res, 100));
+  }
+}
+const healthy = async (srv: Child) => assert.equal((await waitForHealth(srv, 200)).status, 'ok');
+
 describe('storage failures at runtime', () => {
   let srv: Child;
   let dataDir: string;
@@ -62,7 +73,8 @@ describe('storage failures at runtime', () => {
   before(async () => {
     if (skip) return;
     dataDir = path.join(mountPoint, 'data');
-    srv = await startChild(dataDir);
+    // The tmpfs is small: the free-space threshold of /health is set well below its size.
+    srv = await startChild(dataDir, ['--health-min-free-mb', '4']);
     inbox = await createInbox(srv, { label: 'disk' });
     for (let i = 0; i < 10; i++) {
       const r = await deliver(srv.smtp, inbox.address, body(`before-${i}`, 20));
@@ -96,9 +108,14 @@ describe('storage failures at runtime', () => {
       [201, 503].includes(create.status),
       `inbox create answers 201 (stored in space SQLite already had) or 503, not ${create.status}`,
     );
-    assert.equal((await srv.api('/health')).status, 200);
+    const degraded = await srv.api('/health');
+    const health = (await degraded.json()) as { status: string; reason: string };
+    assert.equal(degraded.status, 503, JSON.stringify(health));
+    assert.equal(health.status, 'degraded');
+    assert.match(health.reason, /MB free on the data dir's file system/);
 
     fs.rmSync(filler);
+    await healthy(srv);
     const after = await deliver(srv.smtp, inbox.address, body('after-full', 64));
     assert.match(after.reply, /^250 /);
     acked.push('after-full');
@@ -115,9 +132,13 @@ describe('storage failures at runtime', () => {
       assert.match(r.reply, /^451 4\.3\.0 /);
       const sim = await srv.api(`/v1/inboxes/${inbox.inboxId}/simulate`, { method: 'POST', json: { scenario: 'otp' } });
       assert.equal(sim.status, 503);
+      const degraded = await waitForHealth(srv, 503);
+      assert.equal(degraded.status, 'degraded');
+      assert.match(degraded.reason, /blob folder is not writable/);
     } finally {
       spawnSync('chattr', ['-R', '-i', blobs]);
     }
+    await healthy(srv);
     const r = await deliver(srv.smtp, inbox.address, body('after-readonly', 8));
     assert.match(r.reply, /^250 /);
     acked.push('after-readonly');

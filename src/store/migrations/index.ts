@@ -8,6 +8,7 @@ import * as m003e from './003_events.ts';
 import * as m004 from './004_content.ts';
 import * as m005 from './005_verify.ts';
 import * as m006 from './006_webhooks.ts';
+import * as m007 from './007_hardening.ts';
 
 export const MIGRATIONS: Record<string, Migration> = {
   '001_foundation': m001,
@@ -17,4 +18,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '004_content': m004,
   '005_verify': m005,
   '006_webhooks': m006,
+  '007_hardening': m007,
 };

@@ -1,0 +1,101 @@
+// Callback fairness: one receiving host that never answers, reached through many different URL paths, takes at
+// most its per-host share of the delivery workers; another host's callbacks are all delivered meanwhile.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { createInbox, HoldingReceiver } from '../helpers/receiver.ts';
+import { sendMail } from '../helpers/smtp.ts';
+import { startTestServer, type TestServer } from '../helpers/server.ts';
+
+const PER_HOST = 2;
+const SLOW_INBOXES = 8;
+const FAST_INBOXES = 4;
+
+describe('callback concurrency per receiving host', () => {
+  let slow: HoldingReceiver;
+  let fast: HoldingReceiver;
+  let s: TestServer;
+  before(async () => {
+    slow = new HoldingReceiver(true);
+    fast = new HoldingReceiver(false);
+    await slow.start();
+    await fast.start();
+    s = await startTestServer(
+      ['--allow-http-callbacks', '--allow-private-callbacks'],
+      {},
+      {
+        events: { callbacks: { maxConcurrent: 4, maxPerTarget: PER_HOST, attemptTimeoutMs: 120_000 } },
+      },
+    );
+  });
+  after(async () => {
+    await s.stop();
+    await slow.stop();
+    await fast.stop();
+  });
+
+  test('a slow host on many paths cannot starve a fast host', async () => {
+    // Same host:port, spelled with different paths, queries and letter case: one host.
+    const slowInboxes = [];
+    for (let i = 0; i < SLOW_INBOXES; i++) {
+      const url = i % 2 ? `${slow.url}/hook/${i}?token=${i}` : slow.url.replace('http://', 'HTTP://') + `/other/${i}`;
+      slowInboxes.push(await createInbox(s, url));
+    }
+    const fastInboxes = [];
+    for (let i = 0; i < FAST_INBOXES; i++) fastInboxes.push(await createInbox(s, `${fast.url}/fast/${i}`));
+
+    for (const inbox of slowInboxes) await sendMail(s.server.smtpPort, { to: inbox.address, subject: 'slow', text: 'x' });
+    await slow.waitFor(PER_HOST);
+    for (const inbox of fastInboxes) await sendMail(s.server.smtpPort, { to: inbox.address, subject: 'fast', text: 'x' });
+
+    await fast.waitFor(FAST_INBOXES);
+    assert.equal(fast.paths.length, FAST_INBOXES);
+    // The slow host still has only its share open; the rest of its deliveries wait their turn.
+    assert.equal(slow.held.length, PER_HOST);
+    assert.equal(slow.paths.length, PER_HOST);
+
+    // Released, the slow host gets all of its deliveries, still at most PER_HOST at a time.
+    while (slow.paths.length < SLOW_INBOXES) {
+      slow.release();
+      await slow.waitFor(Math.min(slow.paths.length + 1, SLOW_INBOXES));
+      assert.ok(slow.held.length <= PER_HOST);
+    }
+    slow.release();
+    assert.equal(new Set(slow.paths).size, SLOW_INBOXES);
+  });
+
+  test('when places are scarce, a host not served lately goes before the next of one just served', async () => {
+    const a = new HoldingReceiver(true);
+    const b = new HoldingReceiver(true);
+    await a.start();
+    await b.start();
+    const one = await startTestServer(
+      ['--allow-http-callbacks', '--allow-private-callbacks'],
+      {},
+      {
+        events: { callbacks: { maxConcurrent: 1, maxPerTarget: 1, attemptTimeoutMs: 120_000 } },
+      },
+    );
+    try {
+      const inA = [];
+      for (let i = 0; i < 3; i++) inA.push(await createInbox(one, `${a.url}/a/${i}`));
+      const inB = await createInbox(one, `${b.url}/b`);
+      await sendMail(one.server.smtpPort, { to: inA[0]!.address, subject: 'a0', text: 'x' });
+      await a.waitFor(1);
+      for (const inbox of [inA[1]!, inA[2]!, inB]) await sendMail(one.server.smtpPort, { to: inbox.address, subject: 'q', text: 'x' });
+      // All four deliveries are queued (one in flight), due in the order A, A, B.
+      while ((await one.server.services.deliveries.pendingCount()) < 4) await new Promise((r) => setTimeout(r, 20));
+      a.release();
+      await b.waitFor(1);
+      assert.equal(a.paths.length, 1, 'B, never served, got the free place before A was served again');
+      b.release();
+      for (let n = 2; n <= 3; n++) {
+        await a.waitFor(n);
+        a.release();
+      }
+    } finally {
+      await one.stop();
+      await a.stop();
+      await b.stop();
+    }
+  });
+});
