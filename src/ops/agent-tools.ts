@@ -238,7 +238,8 @@ export const issueAccess = op({
     const p = principal(ctx);
     const key = await ctx.services.keys.byId(p.keyId);
     if (!key) throw new AppError('unauthorized', 'the calling key no longer exists');
-    if (input.runId !== undefined) return issueRunAccess(ctx, p, key, input.runId);
+    // A token narrowed to a run's label (scope differs from its key's) may only mint tokens as narrow as itself.
+    if (input.runId !== undefined || p.scope.labelPrefix !== key.scope_label_prefix) return issueRunAccess(ctx, p, key, input.runId);
     const issued = await ctx.services.access.issueTokenForKey(key);
     await ctx.services.audit.record({
       teamId: p.teamId,

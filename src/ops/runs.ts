@@ -15,7 +15,17 @@ import {
   type RunStep,
 } from '../runs/model.ts';
 import { instructionFor, mailView, PLAN_ACTIONS, planNext, waitForCodeMail } from '../runs/plan.ts';
-import { codeMailOf, issueRunToken, loadRun, nextStep, patchRun, reportStep, runRepo, startRun } from '../runs/service.ts';
+import {
+  codeMailOf,
+  issueNarrowToken,
+  loadRun,
+  nextStep,
+  patchRun,
+  recordAccessIssued,
+  reportStep,
+  runRepo,
+  startRun,
+} from '../runs/service.ts';
 import { principal } from './common.ts';
 import { TtlMinutes } from './inboxes.ts';
 import { op, type OpContext } from './op.ts';
@@ -427,21 +437,26 @@ export const runTimelineOp = op({
 
 export const runOps = [startRunOp, listRunsOp, getRunSessionOp, patchRunSessionOp, nextRunOp, reportRunOp, planNextOp, runTimelineOp];
 
-/** svc_issue_access with runId: a token narrowed to the run's label, audited and recorded in the run's timeline. */
+/**
+ * svc_issue_access with runId: a token narrowed to the run's label, recorded in the run's timeline. Also used
+ * without runId when the caller is itself a narrowed token, so a run's token never mints a broader one.
+ */
 export async function issueRunAccess(
   ctx: OpContext,
   p: Principal,
   key: ApiKeyRow,
-  runId: string,
+  runId: string | undefined,
 ): Promise<{ access_token: string; token_type: 'Bearer'; expires_in: number; scope: string }> {
-  const run = await loadRun(ctx.services, p, runId);
-  const issued = await issueRunToken(ctx.services, p, run);
+  const run = runId === undefined ? null : await loadRun(ctx.services, p, runId);
+  const labelPrefix = run ? run.label : p.scope.labelPrefix!;
+  const issued = await issueNarrowToken(ctx.services, p, labelPrefix);
+  if (run) await recordAccessIssued(ctx.services, p, run, issued.expiresIn);
   await ctx.services.audit.record({
     teamId: p.teamId,
     at: ctx.services.clock.now(),
     actorKeyId: p.keyId,
     action: 'token.issue',
-    target: `${key.id} run ${run.id}`,
+    target: run ? `${key.id} run ${run.id}` : `${key.id} label ${labelPrefix}`,
     outcome: 'ok',
     sourceIp: ctx.request.ip,
   });
@@ -449,6 +464,6 @@ export async function issueRunAccess(
     access_token: issued.token,
     token_type: 'Bearer',
     expires_in: issued.expiresIn,
-    scope: scopeString(key.role, { labelPrefix: run.label, readOnly: p.scope.readOnly }),
+    scope: scopeString(key.role, { labelPrefix, readOnly: p.scope.readOnly }),
   };
 }

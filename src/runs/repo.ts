@@ -39,7 +39,7 @@ export class RunRepo {
     this.db = db;
   }
 
-  async insert(run: Run, createdByKey: string, first: NewEvent): Promise<void> {
+  async insert(run: Run, createdByKey: string, events: NewEvent[]): Promise<void> {
     await this.db.transaction().execute(async (trx) => {
       await trx
         .insertInto('runs')
@@ -62,7 +62,7 @@ export class RunRepo {
           expires_at: run.expiresAt,
         })
         .execute();
-      await trx.insertInto('run_events').values(eventRow(run.id, first)).execute();
+      for (const e of events) await trx.insertInto('run_events').values(eventRow(run.id, e)).execute();
     });
   }
 
@@ -171,8 +171,8 @@ export class RunRepo {
       .selectFrom('messages')
       .select(['id', 'inbox_id', 'seq', 'received_at', 'from_address', 'subject', 'otp', 'primary_link'])
       .where('inbox_id', 'in', inboxIds)
-      .orderBy('received_at')
-      .orderBy('id')
+      .orderBy('received_at', 'desc')
+      .orderBy('id', 'desc')
       .limit(limit)
       .execute();
     return rows.map((r) => ({ ...r, inbox_id: r.inbox_id! }));

@@ -33,6 +33,7 @@ export function runRepo(s: Services): RunRepo {
   return r;
 }
 
+/** Mail events recorded per read, newest first (older mail was recorded by earlier reads). */
 const TIMELINE_MAIL_LIMIT = 2000;
 
 export interface StartRequest {
@@ -80,14 +81,21 @@ export async function startRun(s: Services, p: Principal, req: StartRequest): Pr
     updatedAt: now,
     expiresAt: now + (req.retentionMinutes ?? req.ttlMinutes) * 60_000,
   };
-  await repo.insert(run, p.keyId, {
-    at: now,
-    type: 'run.started',
-    data: { goal: run.goal, services: services.map((x) => x.name), label: run.label },
-  });
-  if (req.createInboxes) {
-    for (const svc of run.services) await ensureInbox(s, p, run, svc);
-    if (!(await repo.update(touch(run, now), []))) throw concurrent(run.id);
+  const events: NewEvent[] = [
+    { at: now, type: 'run.started', data: { goal: run.goal, services: services.map((x) => x.name), label: run.label } },
+  ];
+  // Inboxes first, the run after: a refused inbox (a plan limit) leaves neither a run nor the inboxes made so far.
+  const made: InboxRow[] = [];
+  try {
+    if (req.createInboxes)
+      for (const svc of run.services) {
+        const inbox = await ensureInbox(s, p, run, svc);
+        if (inbox) made.push(inbox);
+      }
+    await repo.insert(run, p.keyId, [...events, ...made.map((i) => inboxEvent(run, i))]);
+  } catch (e) {
+    for (const inbox of made) await s.inboxes.delete(inbox).catch(() => undefined);
+    throw e;
   }
   return run;
 }
@@ -113,7 +121,7 @@ export async function syncTimeline(s: Services, run: Run): Promise<void> {
   const serviceOf = (inboxId: string) => run.services.find((x) => x.inboxId === inboxId)?.name ?? null;
   const events: NewEvent[] = [];
   for (const i of inboxes) if (!known.has(`inbox:${i.id}`)) events.push(inboxEvent(run, i));
-  for (const m of mail) {
+  for (const m of mail.toReversed()) {
     const base = { messageId: m.id, inboxId: m.inbox_id, service: serviceOf(m.inbox_id) };
     if (!known.has(`msg:${m.id}`))
       events.push({
@@ -308,8 +316,8 @@ function checkedMetadata(v: unknown): Record<string, unknown> {
   return v as Record<string, unknown>;
 }
 
-/** An access token narrowed to the run's label: a sub-agent holding it sees this run and its inboxes only. */
-export async function issueRunToken(s: Services, p: Principal, run: Run): Promise<{ token: string; expiresIn: number }> {
+/** An access token narrowed to a label prefix (a run's label): its holder sees that run and its inboxes only. */
+export async function issueNarrowToken(s: Services, p: Principal, labelPrefix: string): Promise<{ token: string; expiresIn: number }> {
   const now = s.clock.now();
   const token = newTokenSecret();
   await runRepo(s).insertToken({
@@ -318,10 +326,13 @@ export async function issueRunToken(s: Services, p: Principal, run: Run): Promis
     token_hash: hashSecret(token),
     created_at: now,
     expires_at: now + TOKEN_TTL_SECONDS * 1000,
-    label_prefix: run.label,
+    label_prefix: labelPrefix,
   });
-  await runRepo(s).record(run.id, [
-    { at: now, type: 'access.issued', data: { labelPrefix: run.label, expiresIn: TOKEN_TTL_SECONDS, readOnly: p.scope.readOnly } },
-  ]);
   return { token, expiresIn: TOKEN_TTL_SECONDS };
+}
+
+export async function recordAccessIssued(s: Services, p: Principal, run: Run, expiresIn: number): Promise<void> {
+  await runRepo(s).record(run.id, [
+    { at: s.clock.now(), type: 'access.issued', data: { labelPrefix: run.label, expiresIn, readOnly: p.scope.readOnly } },
+  ]);
 }

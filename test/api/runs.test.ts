@@ -120,6 +120,21 @@ describe('bad input', () => {
   });
 });
 
+describe('limits', () => {
+  test('a refused inbox leaves neither the run nor the inboxes made so far', async () => {
+    const capped = await startTestServer(['--max-inboxes', '2']);
+    try {
+      const before = (await json(await capped.api('/v1/inboxes'), 200)).items.length;
+      const r = await capped.api('/v1/agent/runs', { method: 'POST', json: { goal: 'g', services: ['a', 'b', 'c'], createInboxes: true } });
+      assert.equal((await json(r, 403)).code, 'forbidden');
+      assert.equal((await json(await capped.api('/v1/inboxes'), 200)).items.length, before);
+      assert.equal((await json(await capped.api('/v1/agent/runs'), 200)).items.length, 0);
+    } finally {
+      await capped.stop();
+    }
+  });
+});
+
 describe('session document', () => {
   test('metadata merge patch, masked secrets, optimistic concurrency', async () => {
     const run = await json(await start({ goal: 'g', services: ['figma'], metadata: { user: 'ada', password: 'hunter2' } }), 201);
@@ -243,6 +258,21 @@ describe('run-scoped access (svc_issue_access runId)', () => {
     await client.close();
 
     const token = access.access_token as string;
+    // The run's token cannot mint a broader one: without runId it gets its own narrow scope back.
+    const sub = new Client({ name: 'runs-sub', version: '1.0.0' });
+    await sub.connect(
+      new StreamableHTTPClientTransport(new URL(`${s.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } }),
+    );
+    const again = (await sub.callTool({ name: 'svc_issue_access', arguments: {} })).structuredContent as Json;
+    assert.match(again.scope, new RegExp(`label:${run.label}$`));
+    const widerInboxes = (await json(await s.api('/v1/inboxes', { key: again.access_token }), 200)).items as Json[];
+    assert.deepEqual(
+      widerInboxes.map((i) => i.label),
+      [run.label],
+    );
+    assert.equal((await sub.callTool({ name: 'svc_issue_access', arguments: { runId: other.runId } })).isError, true);
+    await sub.close();
+
     assert.equal((await json(await s.api(`/v1/agent/runs/${run.runId}`, { key: token }), 200)).runId, run.runId);
     assert.equal((await json(await s.api(`/v1/agent/runs/${other.runId}`, { key: token }), 404)).code, 'not_found');
     const inboxes = (await json(await s.api('/v1/inboxes', { key: token }), 200)).items as Json[];
