@@ -167,7 +167,12 @@ export async function codeMailOf(
 
 /** Makes the service's inbox if it has none; returns the new inbox, or null when it already had one. */
 async function ensureInbox(s: Services, p: Principal, run: Run, svc: RunService): Promise<InboxRow | null> {
-  if (svc.inboxId) return null;
+  // An inbox that expired or was deleted while the run goes on is replaced: its address is dead.
+  if (svc.inboxId) {
+    const current = await s.inboxes.get(p, svc.inboxId).catch(() => null);
+    if (current && current.expires_at > s.clock.now()) return null;
+  }
+  svc.afterSeq = 0;
   const { inbox } = await s.inboxes.create(p, { label: run.label, ttlMinutes: run.ttlMinutes, service: svc.preset ?? undefined });
   svc.inboxId = inbox.id;
   svc.address = inbox.address;

@@ -235,6 +235,13 @@ describe('timeline and planner', () => {
     offset += 6 * 60_000;
     assert.equal((await json(await s.api(`/v1/agent/runs/${short.runId}`), 404)).code, 'not_found');
     assert.equal((await json(await s.api(`/v1/agent/runs/${kept.runId}`), 200)).runId, kept.runId);
+    // Its inbox is gone with the TTL; the next step gets a new one instead of a dead address.
+    const first = await json(await next(kept.runId), 200);
+    offset += 6 * 60_000;
+    const again = await json(await next(kept.runId), 200);
+    assert.equal(again.step.stepId, first.step.stepId);
+    assert.notEqual(again.service.inboxId, first.service.inboxId);
+    assert.equal((await json(await s.api(`/v1/inboxes/${again.service.inboxId}`), 200)).label, kept.label);
   });
 });
 
