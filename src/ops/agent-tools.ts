@@ -10,7 +10,7 @@ import { InboxId, inboxOf, principal } from './common.ts';
 import { Label } from './inboxes.ts';
 import { op } from './op.ts';
 import { InboxView, inboxView, MessageSummary, messageSummary } from './views.ts';
-import { issueRunAccess } from './runs.ts';
+import { issueRunAccess } from '../runs/access.ts';
 
 const presetOf = (s: string | null): PresetId | undefined => (isPresetId(s) ? s : undefined);
 

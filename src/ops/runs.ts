@@ -4,114 +4,27 @@ import { z } from 'zod';
 import { TTL_MAX_MINUTES } from '../inboxes/service.ts';
 import { decodeCursor, pageOf } from '../lib/cursor.ts';
 import { getPreset } from '../mail/presets.ts';
+import { expectationOf, MAX_SERVICES, RUN_STATUSES } from '../runs/model.ts';
 import {
-  expectationOf,
-  MAX_SERVICES,
-  RUN_STATUSES,
-  STEP_KINDS,
-  STEP_STATUSES,
-  type Run,
-  type RunService,
-  type RunStep,
-} from '../runs/model.ts';
+  iso,
+  MailView,
+  Metadata,
+  RunId,
+  RunView,
+  runView,
+  ServiceName,
+  ServiceView,
+  serviceView,
+  StepView,
+  stepView,
+} from '../runs/views.ts';
 import { instructionFor, mailView, PLAN_ACTIONS, planNext, waitForCodeMail } from '../runs/plan.ts';
-import {
-  codeMailOf,
-  issueNarrowToken,
-  loadRun,
-  nextStep,
-  patchRun,
-  recordAccessIssued,
-  reportStep,
-  runRepo,
-  startRun,
-} from '../runs/service.ts';
+import { codeMailOf, runRepo } from '../runs/records.ts';
+import { loadRun, nextStep, patchRun, reportStep, startRun } from '../runs/service.ts';
 import { principal } from './common.ts';
 import { TtlMinutes } from './inboxes.ts';
-import { op, type OpContext } from './op.ts';
-import { scopeString } from '../auth/access.ts';
-import type { Principal } from '../auth/principal.ts';
-import type { ApiKeyRow } from '../store/keys.ts';
+import { op } from './op.ts';
 import { Cursor, Limit } from './views.ts';
-
-const RunId = z.string().min(1).max(64).describe('Run id (run_…)');
-const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
-
-const StepView = z.object({
-  stepId: z.string(),
-  service: z.string(),
-  kind: z.enum(STEP_KINDS),
-  status: z.enum(STEP_STATUSES),
-  attempts: z.number().int(),
-  notes: z.array(z.string()),
-  startedAt: z.string().nullable(),
-  finishedAt: z.string().nullable(),
-  messageId: z.string().nullable().describe('use_verification: the message whose code or link was reported on'),
-});
-const stepView = (s: RunStep): z.infer<typeof StepView> => ({
-  stepId: s.stepId,
-  service: s.service,
-  kind: s.kind,
-  status: s.status,
-  attempts: s.attempts,
-  notes: s.notes,
-  startedAt: iso(s.startedAt),
-  finishedAt: iso(s.finishedAt),
-  messageId: s.messageId,
-});
-
-const ServiceView = z.object({
-  name: z.string(),
-  preset: z.string().nullable(),
-  inboxId: z.string().nullable(),
-  address: z.string().nullable().describe('The address to type into this service’s form'),
-});
-const serviceView = (s: RunService): z.infer<typeof ServiceView> => ({
-  name: s.name,
-  preset: s.preset,
-  inboxId: s.inboxId,
-  address: s.address,
-});
-
-const RunView = z.object({
-  runId: z.string(),
-  label: z.string().describe('Every inbox of the run carries it (GET /v1/inboxes?label=…)'),
-  goal: z.string(),
-  status: z.enum(RUN_STATUSES),
-  services: z.array(ServiceView),
-  steps: z.array(StepView),
-  metadata: z.record(z.string(), z.unknown()),
-  notes: z.string().nullable(),
-  version: z.number().int().describe('Pass as ifVersion to svc_patch_run_session to detect concurrent changes'),
-  createdAt: z.string(),
-  updatedAt: z.string(),
-  expiresAt: z.string(),
-});
-const runView = (r: Run): z.infer<typeof RunView> => ({
-  runId: r.id,
-  label: r.label,
-  goal: r.goal,
-  status: r.status,
-  services: r.services.map(serviceView),
-  steps: r.steps.map(stepView),
-  metadata: r.metadata,
-  notes: r.notes,
-  version: r.version,
-  createdAt: iso(r.createdAt)!,
-  updatedAt: iso(r.updatedAt)!,
-  expiresAt: iso(r.expiresAt)!,
-});
-
-const ServiceName = z
-  .string()
-  .trim()
-  .min(1)
-  .max(100)
-  .regex(/^[\x20-\x7e]+$/, 'printable ASCII only')
-  .describe('A preset (github, slack, …) or any service name');
-const Metadata = z
-  .record(z.string(), z.unknown())
-  .describe('Free JSON; values under keys like password/secret/token/otp are stored as ***');
 
 export const startRunOp = op({
   name: 'runs.start',
@@ -220,16 +133,6 @@ export const patchRunSessionOp = op({
     const run = await loadRun(ctx.services, principal(ctx), input.id);
     return runView(await patchRun(ctx.services, run, input));
   },
-});
-
-const MailView = z.object({
-  messageId: z.string(),
-  inboxId: z.string(),
-  from: z.string().nullable(),
-  subject: z.string(),
-  receivedAt: z.string(),
-  otp: z.string().nullable(),
-  link: z.string().nullable(),
 });
 
 export const nextRunOp = op({
@@ -436,34 +339,3 @@ export const runTimelineOp = op({
 });
 
 export const runOps = [startRunOp, listRunsOp, getRunSessionOp, patchRunSessionOp, nextRunOp, reportRunOp, planNextOp, runTimelineOp];
-
-/**
- * svc_issue_access with runId: a token narrowed to the run's label, recorded in the run's timeline. Also used
- * without runId when the caller is itself a narrowed token, so a run's token never mints a broader one.
- */
-export async function issueRunAccess(
-  ctx: OpContext,
-  p: Principal,
-  key: ApiKeyRow,
-  runId: string | undefined,
-): Promise<{ access_token: string; token_type: 'Bearer'; expires_in: number; scope: string }> {
-  const run = runId === undefined ? null : await loadRun(ctx.services, p, runId);
-  const labelPrefix = run ? run.label : p.scope.labelPrefix!;
-  const issued = await issueNarrowToken(ctx.services, p, labelPrefix);
-  if (run) await recordAccessIssued(ctx.services, p, run, issued.expiresIn);
-  await ctx.services.audit.record({
-    teamId: p.teamId,
-    at: ctx.services.clock.now(),
-    actorKeyId: p.keyId,
-    action: 'token.issue',
-    target: run ? `${key.id} run ${run.id}` : `${key.id} label ${labelPrefix}`,
-    outcome: 'ok',
-    sourceIp: ctx.request.ip,
-  });
-  return {
-    access_token: issued.token,
-    token_type: 'Bearer',
-    expires_in: issued.expiresIn,
-    scope: scopeString(key.role, { labelPrefix, readOnly: p.scope.readOnly }),
-  };
-}

@@ -6,7 +6,7 @@ import type { Principal } from '../auth/principal.ts';
 import type { Services } from '../services.ts';
 import { currentStep, expectationOf, type Run, type RunService, type RunStep } from './model.ts';
 import type { RunMail } from './repo.ts';
-import { codeMailOf } from './service.ts';
+import { codeMailOf } from './records.ts';
 
 /** After this long without mail since the form was submitted, the planner suggests checking and resending. */
 export const NO_MAIL_HINT_SECONDS = 90;

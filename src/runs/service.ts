@@ -1,9 +1,6 @@
-// Agent runs: start, hand out the next step, record reports and patches, and keep the timeline in step with the
-// run's inboxes. Mail events are recorded from the store (each message's stored extraction), not from the bus, so
-// a timeline never misses mail that arrived while nothing listened.
+// Agent runs: start, hand out the next step, record reports and patches. Every change is one versioned write of
+// the run document together with its timeline events.
 import { labelInScope, type Principal } from '../auth/principal.ts';
-import { TOKEN_TTL_SECONDS } from '../auth/access.ts';
-import { hashSecret, newTokenSecret } from '../auth/secrets.ts';
 import { AppError } from '../errors.ts';
 import { newId } from '../lib/ids.ts';
 import type { Services } from '../services.ts';
@@ -12,7 +9,6 @@ import {
   checkStatusChange,
   currentStep,
   isFinished,
-  MASK,
   maskSecrets,
   MAX_METADATA_BYTES,
   MAX_STEP_NOTES,
@@ -24,17 +20,8 @@ import {
   type RunStatus,
   type RunStep,
 } from './model.ts';
-import { RunRepo, type NewEvent, type RunMail } from './repo.ts';
-
-const repos = new WeakMap<object, RunRepo>();
-export function runRepo(s: Services): RunRepo {
-  let r = repos.get(s.store);
-  if (!r) repos.set(s.store, (r = new RunRepo(s.store.db)));
-  return r;
-}
-
-/** Mail events recorded per read, newest first (older mail was recorded by earlier reads). */
-const TIMELINE_MAIL_LIMIT = 2000;
+import { codeMailOf, inboxEvent, runRepo, syncTimeline } from './records.ts';
+import type { NewEvent } from './repo.ts';
 
 export interface StartRequest {
   goal: string;
@@ -107,62 +94,6 @@ export async function loadRun(s: Services, p: Principal, id: string): Promise<Ru
     throw new AppError('not_found', `no run ${id} (it may have expired, or belong to another key's scope; svc_start_run starts one)`);
   await syncTimeline(s, run);
   return run;
-}
-
-/** Records inbox and mail events of the run's inboxes that the timeline does not have yet. */
-export async function syncTimeline(s: Services, run: Run): Promise<void> {
-  const repo = runRepo(s);
-  const inboxes = await repo.inboxes(run.teamId, run.label);
-  const mail = await repo.mail(
-    inboxes.map((i) => i.id),
-    TIMELINE_MAIL_LIMIT,
-  );
-  const known = await repo.knownRefs(run.id);
-  const serviceOf = (inboxId: string) => run.services.find((x) => x.inboxId === inboxId)?.name ?? null;
-  const events: NewEvent[] = [];
-  for (const i of inboxes) if (!known.has(`inbox:${i.id}`)) events.push(inboxEvent(run, i));
-  for (const m of mail.toReversed()) {
-    const base = { messageId: m.id, inboxId: m.inbox_id, service: serviceOf(m.inbox_id) };
-    if (!known.has(`msg:${m.id}`))
-      events.push({
-        at: m.received_at,
-        type: 'message.received',
-        ref: `msg:${m.id}`,
-        data: { ...base, from: m.from_address, subject: m.subject },
-      });
-    if ((m.otp || m.primary_link) && !known.has(`code:${m.id}`))
-      events.push({
-        at: m.received_at,
-        type: 'code.extracted',
-        ref: `code:${m.id}`,
-        // The timeline is for review and is shared with sub-agents; the code itself stays on the message.
-        data: { ...base, otp: m.otp ? MASK : null, linkHost: m.primary_link ? hostOf(m.primary_link) : null },
-      });
-  }
-  await repo.record(run.id, events);
-}
-
-function inboxEvent(run: Run, i: { id: string; address: string; created_at: number }): NewEvent {
-  const service = run.services.find((x) => x.inboxId === i.id)?.name ?? null;
-  return { at: i.created_at, type: 'inbox.created', ref: `inbox:${i.id}`, data: { inboxId: i.id, address: i.address, service } };
-}
-
-function hostOf(url: string): string | null {
-  try {
-    return new URL(url).host;
-  } catch {
-    return null;
-  }
-}
-
-/** The newest mail of a service's inbox that has a code or link, past any the service rejected. */
-export async function codeMailOf(
-  s: Services,
-  svc: RunService,
-): Promise<{ newest: RunMail | null; withCode: RunMail | null; count: number }> {
-  if (!svc.inboxId) return { newest: null, withCode: null, count: 0 };
-  const rows = await runRepo(s).inboxMail(svc.inboxId, svc.afterSeq, 200);
-  return { newest: rows[0] ?? null, withCode: rows.find((m) => m.otp || m.primary_link) ?? null, count: rows.length };
 }
 
 /** Makes the service's inbox if it has none; returns the new inbox, or null when it already had one. */
@@ -319,25 +250,4 @@ function checkedMetadata(v: unknown): Record<string, unknown> {
       },
     );
   return v as Record<string, unknown>;
-}
-
-/** An access token narrowed to a label prefix (a run's label): its holder sees that run and its inboxes only. */
-export async function issueNarrowToken(s: Services, p: Principal, labelPrefix: string): Promise<{ token: string; expiresIn: number }> {
-  const now = s.clock.now();
-  const token = newTokenSecret();
-  await runRepo(s).insertToken({
-    id: newId('tok'),
-    key_id: p.keyId,
-    token_hash: hashSecret(token),
-    created_at: now,
-    expires_at: now + TOKEN_TTL_SECONDS * 1000,
-    label_prefix: labelPrefix,
-  });
-  return { token, expiresIn: TOKEN_TTL_SECONDS };
-}
-
-export async function recordAccessIssued(s: Services, p: Principal, run: Run, expiresIn: number): Promise<void> {
-  await runRepo(s).record(run.id, [
-    { at: s.clock.now(), type: 'access.issued', data: { labelPrefix: run.label, expiresIn, readOnly: p.scope.readOnly } },
-  ]);
 }
