@@ -267,7 +267,6 @@ export const planNextOp = op({
     const p = principal(ctx);
     let run = await loadRun(s, p, input.id);
     if (input.waitSeconds > 0) {
-      ctx.emit?.('progress', { elapsedSeconds: 0, timeoutSeconds: input.waitSeconds });
       await waitForCodeMail(s, p, run, input.waitSeconds, ctx.signal, (ms) =>
         ctx.emit?.('progress', { elapsedSeconds: Math.round(ms / 1000), timeoutSeconds: input.waitSeconds }),
       );

@@ -180,10 +180,13 @@ export async function waitForCodeMail(
   const deadline = Date.now() + seconds * 1000;
   const inbox = await s.inboxes.get(p, svc.inboxId).catch(() => null);
   if (!inbox) return;
+  let ticked = false;
   for (;;) {
     const { newest, withCode } = await codeMailOf(s, svc);
     const left = deadline - Date.now();
     if (withCode || left <= 0 || signal.aborted) return;
+    if (!ticked) onTick?.(0);
+    ticked = true;
     try {
       const hit = await waitForMessage(s, inbox, { since: { seq: newest?.seq ?? svc.afterSeq } }, left, signal, onTick);
       if (!hit) return;
