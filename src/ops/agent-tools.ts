@@ -10,6 +10,7 @@ import { InboxId, inboxOf, principal, singleLine } from './common.ts';
 import { Label } from './inboxes.ts';
 import { op } from './op.ts';
 import { InboxView, inboxView, MessageSummary, messageSummary } from './views.ts';
+import { issueRunAccess } from '../runs/access.ts';
 
 const presetOf = (s: string | null): PresetId | undefined => (isPresetId(s) ? s : undefined);
 
@@ -231,14 +232,16 @@ export const issueAccess = op({
   tool: {
     name: 'svc_issue_access',
     description:
-      'Mint a short-lived (3600 s) access token with exactly your own scope, e.g. to hand to a sub-agent or a browser step instead of your API key. Returns access_token, expires_in and scope. Only an API key mints: called with an access token it fails (hand on that token instead).',
+      'Mint a short-lived (3600 s) access token with exactly your own scope, e.g. to hand to a sub-agent or a browser step instead of your API key. With runId the token sees only that run and its inboxes (label agent-<runId>). Returns access_token, expires_in and scope. Only an API key mints: called with an access token it fails (hand on that token instead).',
     // It creates a credential: not read-only, and every call makes a new one.
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   },
-  input: z.strictObject({}),
+  input: z.strictObject({
+    runId: z.string().min(1).max(64).optional().describe('Scope the token to this run’s label (run_…)'),
+  }),
   output: z.object({ access_token: z.string(), token_type: z.literal('Bearer'), expires_in: z.number().int(), scope: z.string() }),
   audit: false,
-  async handler(ctx) {
+  async handler(ctx, input) {
     const p = principal(ctx);
     // Only keys mint: a token minting tokens could renew itself forever and outlive its key's intent (and the
     // 3600 s bound). A token holder can hand on the token it has.
@@ -249,6 +252,8 @@ export const issueAccess = op({
       );
     const key = await ctx.services.keys.byId(p.keyId);
     if (!key) throw new AppError('unauthorized', 'the calling key no longer exists');
+    // A token narrowed to a run's label (scope differs from its key's) may only mint tokens as narrow as itself.
+    if (input.runId !== undefined || p.scope.labelPrefix !== key.scope_label_prefix) return issueRunAccess(ctx, p, key, input.runId);
     const issued = await ctx.services.access.issueTokenForKey(key);
     await ctx.services.audit.record({
       teamId: p.teamId,

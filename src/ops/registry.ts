@@ -12,6 +12,7 @@ import { rehearsalOps } from './rehearsal.ts';
 import { agentToolOps } from './agent-tools.ts';
 import { eventOps } from './events.ts';
 import { webhookOps } from './webhooks.ts';
+import { runOps } from './runs.ts';
 
 export const OPERATIONS: readonly Operation[] = [
   ...systemOps,
@@ -21,6 +22,7 @@ export const OPERATIONS: readonly Operation[] = [
   ...simulateOps,
   ...rehearsalOps,
   ...agentToolOps,
+  ...runOps,
   ...eventOps,
   ...webhookOps,
   ...teamOps,

@@ -91,15 +91,22 @@ export class AccessRepo {
     await this.db.insertInto('access_tokens').values(row).execute();
   }
 
-  /** The token's key, if the token exists and has not expired; the caller checks the key's revocation. */
+  /**
+   * The token's key, if the token exists and has not expired; the caller checks the key's revocation. A token
+   * minted for one run carries that run's label as its scope instead of the key's (always inside it).
+   */
   async tokenKey(tokenHash: string, now: number): Promise<ApiKeyRow | undefined> {
-    return this.db
+    const row = await this.db
       .selectFrom('access_tokens')
       .innerJoin('api_keys', 'api_keys.id', 'access_tokens.key_id')
       .selectAll('api_keys')
+      .select('access_tokens.label_prefix as token_label_prefix')
       .where('access_tokens.token_hash', '=', tokenHash)
       .where('access_tokens.expires_at', '>', now)
       .executeTakeFirst();
+    if (!row) return undefined;
+    const { token_label_prefix, ...key } = row;
+    return token_label_prefix === null ? key : { ...key, scope_label_prefix: token_label_prefix };
   }
 
   async deleteTokensOfKey(keyId: string): Promise<number> {

@@ -23,6 +23,8 @@ export interface AccessTokenTable {
   token_hash: string;
   created_at: number;
   expires_at: number;
+  /** Narrows the key's label scope for this token (a run's label); null = the key's own scope. */
+  label_prefix: Generated<string | null>;
 }
 
 export interface ApiKeyTable {
@@ -200,6 +202,36 @@ export interface CallbackAttemptTable {
   delivered: number;
 }
 
+export interface RunTable {
+  id: string;
+  team_id: string;
+  created_by_key: string | null;
+  label: string;
+  goal: string;
+  status: 'active' | 'succeeded' | 'failed' | 'abandoned';
+  services_json: string;
+  steps_json: string;
+  metadata_json: string;
+  notes: string | null;
+  ttl_minutes: number;
+  retention_minutes: number | null;
+  version: number;
+  created_at: number;
+  updated_at: number;
+  expires_at: number;
+}
+
+export interface RunEventTable {
+  id: Generated<number>;
+  run_id: string;
+  at: number;
+  type: string;
+  step_id: string | null;
+  /** Dedupe key for events recorded from the store (inbox:<id>, msg:<id>, code:<id>); null otherwise. */
+  ref: string | null;
+  data_json: string;
+}
+
 export interface Database {
   teams: TeamTable;
   api_keys: ApiKeyTable;
@@ -217,6 +249,8 @@ export interface Database {
   callback_attempts: CallbackAttemptTable;
   webhook_tokens: WebhookTokenTable;
   verify_marks: VerifyMarkTable;
+  runs: RunTable;
+  run_events: RunEventTable;
 }
 
 /** Used tokens of signed provider webhooks, kept until the replay window has passed (migration 006). */

@@ -31,6 +31,8 @@ const SAMPLES: Record<string, (f: Fixture) => Sample> = {
   'team.keys.create': () => ({ body: { label: 'matrix' } }),
   'oauth.register': () => ({ body: { client_name: 'matrix' } }),
   'oauth.token': () => ({ body: { grant_type: 'client_credentials', client_secret: ADMIN_KEY } }),
+  'runs.start': () => ({ body: { goal: 'matrix', services: ['github'] } }),
+  'runs.report': () => ({ body: { stepId: '1.get_address', outcome: 'done' } }),
 };
 
 let s: TestServer;

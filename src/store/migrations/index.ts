@@ -9,6 +9,7 @@ import * as m004 from './004_content.ts';
 import * as m005 from './005_verify.ts';
 import * as m006 from './006_webhooks.ts';
 import * as m007 from './007_hardening.ts';
+import * as m009 from './009_runs.ts';
 
 export const MIGRATIONS: Record<string, Migration> = {
   '001_foundation': m001,
@@ -19,4 +20,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '005_verify': m005,
   '006_webhooks': m006,
   '007_hardening': m007,
+  '009_runs': m009,
 };

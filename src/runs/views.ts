@@ -1,0 +1,92 @@
+// The API shapes of a run: the session document, its steps and services, and the mail a step refers to.
+import { z } from 'zod';
+import { RUN_STATUSES, STEP_KINDS, STEP_STATUSES, type Run, type RunService, type RunStep } from './model.ts';
+
+export const RunId = z.string().min(1).max(64).describe('Run id (run_…)');
+export const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+export const StepView = z.object({
+  stepId: z.string(),
+  service: z.string(),
+  kind: z.enum(STEP_KINDS),
+  status: z.enum(STEP_STATUSES),
+  attempts: z.number().int(),
+  notes: z.array(z.string()),
+  startedAt: z.string().nullable(),
+  finishedAt: z.string().nullable(),
+  messageId: z.string().nullable().describe('use_verification: the message whose code or link was reported on'),
+});
+export const stepView = (s: RunStep): z.infer<typeof StepView> => ({
+  stepId: s.stepId,
+  service: s.service,
+  kind: s.kind,
+  status: s.status,
+  attempts: s.attempts,
+  notes: s.notes,
+  startedAt: iso(s.startedAt),
+  finishedAt: iso(s.finishedAt),
+  messageId: s.messageId,
+});
+
+export const ServiceView = z.object({
+  name: z.string(),
+  preset: z.string().nullable(),
+  inboxId: z.string().nullable(),
+  address: z.string().nullable().describe('The address to type into this service’s form'),
+});
+export const serviceView = (s: RunService): z.infer<typeof ServiceView> => ({
+  name: s.name,
+  preset: s.preset,
+  inboxId: s.inboxId,
+  address: s.address,
+});
+
+export const RunView = z.object({
+  runId: z.string(),
+  label: z.string().describe('Every inbox of the run carries it (GET /v1/inboxes?label=…)'),
+  goal: z.string(),
+  status: z.enum(RUN_STATUSES),
+  services: z.array(ServiceView),
+  steps: z.array(StepView),
+  metadata: z.record(z.string(), z.unknown()),
+  notes: z.string().nullable(),
+  version: z.number().int().describe('Pass as ifVersion to svc_patch_run_session to detect concurrent changes'),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+  expiresAt: z.string(),
+});
+export const runView = (r: Run): z.infer<typeof RunView> => ({
+  runId: r.id,
+  label: r.label,
+  goal: r.goal,
+  status: r.status,
+  services: r.services.map(serviceView),
+  steps: r.steps.map(stepView),
+  metadata: r.metadata,
+  notes: r.notes,
+  version: r.version,
+  createdAt: iso(r.createdAt)!,
+  updatedAt: iso(r.updatedAt)!,
+  expiresAt: iso(r.expiresAt)!,
+});
+
+export const ServiceName = z
+  .string()
+  .trim()
+  .min(1)
+  .max(100)
+  .regex(/^[\x20-\x7e]+$/, 'printable ASCII only')
+  .describe('A preset (github, slack, …) or any service name');
+export const Metadata = z
+  .record(z.string(), z.unknown())
+  .describe('Free JSON; values under keys like password/secret/token/otp are stored as ***');
+
+export const MailView = z.object({
+  messageId: z.string(),
+  inboxId: z.string(),
+  from: z.string().nullable(),
+  subject: z.string(),
+  receivedAt: z.string(),
+  otp: z.string().nullable(),
+  link: z.string().nullable(),
+});
