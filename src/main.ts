@@ -18,7 +18,7 @@ ${optionsHelp()}
 Environment only:
   INBOXD_ADMIN_KEY                   this exact string becomes an admin key of the default team; when unset and
                                      the store has no key, one is generated, printed once and saved to
-                                     <data-dir>/admin.key (mode 0600)
+                                     <data-dir>/admin.key (mode 0600); 24-256 characters of A-Z a-z 0-9 . _ ~ + / = -
   INBOXD_MAILGUN_SIGNING_KEY         Mailgun's webhook signing key; required by --inbound-webhooks mailgun
   INBOXD_BILLING_SECRET_KEY          secret of the Stripe-compatible billing API (with --billing-api-base)
   INBOXD_NATIVE_CACHE_DIR            where the single executable unpacks its SQLite addon (default: a per-user
