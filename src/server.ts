@@ -34,6 +34,7 @@ import { InboxRepo } from './store/inboxes.ts';
 import { MessageRepo } from './store/messages.ts';
 import { VERSION } from './version.ts';
 import { type DataDirLock, DataDirError, lockDataDir, prepareDataDir } from './data-dir.ts';
+import { runRepo } from './runs/records.ts';
 
 /** A start-up failure with the one line to print and the exit code (CONTRACT §1: 2 = bad config, 1 = runtime). */
 export class StartError extends Error {
@@ -176,7 +177,12 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     });
     cleanup.unshift(() => smtp.close());
 
-    const sweep = () => inboxes.sweep().then(() => services.audit.prune(clock.now()));
+    // Expired inboxes, old audit events and expired agent runs (with their timelines) go in one periodic sweep.
+    const sweep = () =>
+      inboxes
+        .sweep()
+        .then(() => services.audit.prune(clock.now()))
+        .then(() => runRepo(services).deleteExpired(clock.now(), 1000));
     await sweep();
     const sweeper = setInterval(() => void sweep().catch((e: Error) => log.error('expiry sweep failed', { err: e })), SWEEP_INTERVAL_MS);
     sweeper.unref();
