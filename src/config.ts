@@ -313,7 +313,7 @@ export const OPTIONS = {
     flag: '--smtp-max-commands',
     env: 'INBOXD_SMTP_MAX_COMMANDS',
     arg: 'N',
-    help: 'SMTP commands one connection may send; more are answered 421 4.7.0 and the connection is closed',
+    help: 'SMTP commands one connection may send without delivering a message (each accepted message starts the count again); more get 421 4.7.0',
     schema: z.coerce.number().int('must be a whole number').min(10, 'must be at least 10').max(1_000_000, 'must be at most 1000000'),
     default: 1000,
   },

@@ -43,7 +43,8 @@ export const startRunOp = op({
     services: z
       .array(ServiceName)
       .min(1, 'give at least one service')
-      .max(MAX_SERVICES, `a run has at most ${MAX_SERVICES} services; split the task into several runs`),
+      .max(MAX_SERVICES, `a run has at most ${MAX_SERVICES} services; split the task into several runs`)
+      .describe(`The services to sign up to, in order: preset names (e.g. github) or any name; at most ${MAX_SERVICES}`),
     ttlMinutes: TtlMinutes.default(60),
     retentionMinutes: z
       .number()
@@ -122,10 +123,13 @@ export const patchRunSessionOp = op({
   },
   input: z.strictObject({
     id: RunId,
-    status: z.enum(RUN_STATUSES).optional(),
+    status: z
+      .enum(RUN_STATUSES)
+      .optional()
+      .describe('New status: active, succeeded, failed or abandoned (succeeded is final; going back from it is 409)'),
     metadata: Metadata.optional(),
-    notes: z.string().max(10_000).nullable().optional(),
-    ifVersion: z.number().int().min(1).optional(),
+    notes: z.string().max(10_000).nullable().optional().describe('Free notes for the reviewer; replaces the notes, null clears them'),
+    ifVersion: z.number().int().min(1).optional().describe('The run version you read; 409 if the run changed since'),
   }),
   output: RunView,
   audit: { action: 'run.patch', target: (i) => i.id },
@@ -216,7 +220,7 @@ export const reportRunOp = op({
   input: z.strictObject({
     id: RunId,
     stepId: z.string().min(1).max(100).describe('The stepId from svc_next_run, e.g. 1.submit_form'),
-    outcome: z.enum(['done', 'failed', 'skipped']),
+    outcome: z.enum(['done', 'failed', 'skipped']).describe('How the step ended: done, failed (it comes back for another try) or skipped'),
     note: z.string().trim().min(1).max(1000).optional().describe('What happened, in a few words (never a password or code)'),
   }),
   output: z.object({ runId: z.string(), status: z.enum(RUN_STATUSES), step: StepView, remainingSteps: z.number().int() }),

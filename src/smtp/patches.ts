@@ -8,8 +8,9 @@
 // 3. Connections per client address: `maxClientsPerAddress` (our option) caps how many connections one address may
 //    hold open, checked where smtp-server checks its overall `maxClients`; the surplus gets 421 and is closed.
 // 4. Session limits: a client that sends NOOP/RSET forever (each command resets the idle timeout) would hold its
-//    connection slot forever. `maxSessionMs` and `maxCommands` (our options) bound a session's lifetime and its
-//    commands; past either the client gets `421 4.7.0` and the connection is closed. A message whose DATA is complete
+//    connection slot forever. `maxSessionMs` and `maxCommands` (our options) bound a session's lifetime and the
+//    commands it sends without delivering a message (the count starts again at each message accepted with 250, so
+//    an MTA that keeps its connection for a long batch is not cut); past either the client gets `421 4.7.0` and the connection is closed. A message whose DATA is complete
 //    and being stored is never cut: the limit then applies at the next command.
 import { SMTPConnection } from 'smtp-server/lib/smtp-connection.js';
 
@@ -40,8 +41,10 @@ interface ConnectionInternals {
   _closing: boolean;
   name: string;
   remoteAddress: string;
-  /** Ours: commands seen, and whether the lifetime ran out while a message was being stored. */
+  /** Ours: commands since the last accepted message, whether DATA/BDAT is under way, and whether the lifetime ran
+   * out while a message was being stored. */
   _inboxdCommands?: number;
+  _inboxdInData?: boolean;
   _inboxdExpired?: boolean;
 }
 
@@ -62,6 +65,11 @@ export function patchSmtpConnection(): void {
   const proto = SMTPConnection.prototype as unknown as ConnectionInternals;
   const send = proto.send;
   proto.send = function (this: ConnectionInternals, code, data, context) {
+    // The answer to a message's end: 250 means delivered, so the command budget starts again (354 is not the end).
+    if (this._inboxdInData && code !== 354) {
+      this._inboxdInData = false;
+      if (code === 250) this._inboxdCommands = 0;
+    }
     if (context === undefined && typeof data === 'string' && ENHANCED.test(data)) return send.call(this, code, data, false);
     return send.call(this, code, data, context);
   };
@@ -97,6 +105,7 @@ export function patchSmtpConnection(): void {
     if (this._inboxdExpired) return closeAtLimit(this, 'lifetime');
     const max = this._server.options.maxCommands;
     this._inboxdCommands = (this._inboxdCommands ?? 0) + 1;
+    if (/^(DATA|BDAT)\b/i.test(command.toString('latin1', 0, 4))) this._inboxdInData = true;
     if (max && this._inboxdCommands > max) return closeAtLimit(this, 'commands');
     return onCommand.call(this, command, callback);
   };

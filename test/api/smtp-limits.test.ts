@@ -55,6 +55,22 @@ describe('SMTP session limits', () => {
     assert.match(lines.at(-1)!, /^421 4\.7\.0 .*session lasted its limit of 2 s/);
   });
 
+  test('the command budget starts again at each delivered message: a long batch on one connection is not cut', async () => {
+    const inbox = await json(await s.api('/v1/inboxes', { method: 'POST', json: {} }), 201);
+    const batch = Array.from({ length: 10 }, (_, i) => [
+      'MAIL FROM:<batch@example.com>',
+      `RCPT TO:<${inbox.address}>`,
+      'DATA',
+      `Subject: batch ${i}\r\n\r\nmessage ${i}\r\n.`,
+    ]).flat();
+    // 41 commands on one connection with a budget of 20: each message's 250 starts the count again.
+    const r = await smtpDialogue(s.server.smtpPort, ['EHLO batch', ...batch, 'QUIT']);
+    assert.equal(r.filter((l) => /^250 .*(queued|accepted|stored|Ok)/i.test(l) || /^250 2\.0\.0/.test(l)).length >= 10, true, r.join('\n'));
+    assert.ok(!r.some((l) => l.startsWith('421')), r.join('\n'));
+    const list = await json(await s.api(`/v1/inboxes/${inbox.inboxId}/messages`), 200);
+    assert.equal(list.items.length, 10);
+  });
+
   test('within the limits a session works as before', async () => {
     const r = await smtpDialogue(s.server.smtpPort, ['EHLO x', 'NOOP', 'RSET', 'QUIT']);
     assert.ok(
