@@ -12,6 +12,7 @@ import { rehearsalOps } from './rehearsal.ts';
 import { agentToolOps } from './agent-tools.ts';
 import { eventOps } from './events.ts';
 import { webhookOps } from './webhooks.ts';
+import { aiOps } from './ai.ts';
 
 export const OPERATIONS: readonly Operation[] = [
   ...systemOps,
@@ -23,6 +24,7 @@ export const OPERATIONS: readonly Operation[] = [
   ...agentToolOps,
   ...eventOps,
   ...webhookOps,
+  ...aiOps,
   ...teamOps,
   ...oauthOps,
   ...accountOps,
