@@ -277,6 +277,9 @@ export interface Config {
   models: string | undefined;
   modelTimeoutMs: number;
   modelMaxInputChars: number;
+  /** From INBOXD_OPENAI_API_KEY / INBOXD_ANTHROPIC_API_KEY only (secrets). */
+  openaiApiKey: string | undefined;
+  anthropicApiKey: string | undefined;
   allowHttpCallbacks: boolean;
   allowPrivateCallbacks: boolean;
   /** From INBOXD_ADMIN_KEY only: a secret never belongs in argv, where `ps` shows it. */
@@ -331,6 +334,8 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
   out.adminKey = env.INBOXD_ADMIN_KEY || undefined;
   out.mailgunSigningKey = env.INBOXD_MAILGUN_SIGNING_KEY || undefined;
   out.billingSecretKey = env.INBOXD_BILLING_SECRET_KEY || undefined;
+  out.openaiApiKey = env.INBOXD_OPENAI_API_KEY || undefined;
+  out.anthropicApiKey = env.INBOXD_ANTHROPIC_API_KEY || undefined;
   return out as unknown as Config;
 }
 

@@ -18,6 +18,7 @@ export function aiOf(s: Services): AiService {
       ...(c.models ? { models: c.models } : {}),
       timeoutMs: c.modelTimeoutMs ?? 30_000,
       maxInputChars: c.modelMaxInputChars ?? 20_000,
+      env: { INBOXD_OPENAI_API_KEY: c.openaiApiKey, INBOXD_ANTHROPIC_API_KEY: c.anthropicApiKey },
     });
     for (const w of ai.warnings()) s.log.warn(w);
     services.set(s, ai);
