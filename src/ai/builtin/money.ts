@@ -44,14 +44,20 @@ export function parseNumber(s: string): number | null {
 /** Every amount with a currency marker in one line, left to right. */
 export function moneyIn(line: string): Money[] {
   const out: Money[] = [];
-  for (const m of line.matchAll(MONEY)) {
+  // a line that ends in a number writes the symbol first ("4 € 25,00 € 100,00"): "4 €" is a count, not 4 euros
+  const symbolFirst = /\d\s*$/.test(line);
+  MONEY.lastIndex = 0;
+  for (let m = MONEY.exec(line); m !== null; m = MONEY.exec(line)) {
     const g = m.groups!;
+    if (symbolFirst && g.post && m[0].endsWith(g.post) && /^\s?[-−]?\d/.test(line.slice(m.index + m[0].length))) {
+      MONEY.lastIndex = m.index + m[0].length - g.post.length;
+      continue;
+    }
     const num = g.n1 ?? g.n2!;
     let v = parseNumber(num);
     if (v === null) continue;
     if (g.sign && v > 0) v = -v;
-    // "4 x £8.99" or "Plaza 07A" must not glue a count to an amount: a space-grouped number needs groups of 3
-    out.push({ value: v, marker: (g.pre ?? g.post!).replace(/[()]/g, ''), start: m.index!, end: m.index! + m[0].length });
+    out.push({ value: v, marker: (g.pre ?? g.post!).replace(/[()]/g, ''), start: m.index, end: m.index + m[0].length });
   }
   return out;
 }

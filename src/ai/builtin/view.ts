@@ -4,6 +4,7 @@
 
 import { htmlToDoc } from '../../mail/extract/html-text.ts';
 import { textToLines } from '../../mail/extract/doc.ts';
+import { datesIn } from './dates.ts';
 import type { LinkRef } from '../../mail/extract/doc.ts';
 import type { ParsedMessage } from '../../mail/types.ts';
 
@@ -54,13 +55,16 @@ export function viewOf(msg: ParsedMessage): MessageView {
     }
   }
   lines = dropQuoted(lines.filter((l) => l !== ''));
+  const fwd = forwarded(lines);
+  if (fwd) lines = fwd.lines;
   const text = `${msg.subject}\n${lines.join('\n')}`;
   const lang = guessLang(text, msg);
+  const monthFirst = lang === 'en' && isUs(text, msg);
   return {
-    subject: msg.subject.normalize('NFKC').replace(/\s+/g, ' ').trim(),
-    fromName: (msg.from?.name ?? '').trim(),
-    fromAddress: (msg.from?.address ?? '').toLowerCase(),
-    headerDay: headerDay(msg),
+    subject: (fwd?.subject ?? msg.subject).normalize('NFKC').replace(/\s+/g, ' ').trim(),
+    fromName: fwd ? fwd.fromName : (msg.from?.name ?? '').trim(),
+    fromAddress: fwd ? fwd.fromAddress : (msg.from?.address ?? '').toLowerCase(),
+    headerDay: fwd ? (datesIn(fwd.date, monthFirst)[0]?.iso ?? null) : headerDay(msg),
     lines,
     links,
     jsonld: msg.html ? jsonLd(msg.html) : [],
@@ -69,7 +73,45 @@ export function viewOf(msg: ParsedMessage): MessageView {
       .filter((a) => a.content.length <= MAX_XML_BYTES)
       .map((a) => a.content.toString('utf8')),
     lang,
-    monthFirst: lang === 'en' && isUs(text, msg),
+    monthFirst,
+  };
+}
+
+const FWD_MARK =
+  /^-*\s*(?:forwarded message|begin forwarded message|original message|weitergeleitete nachricht|ursprüngliche nachricht|message transféré|message d'origine|mensaje reenviado|mensaje original|messaggio inoltrato|doorgestuurd bericht|vidarebefordrat meddelande|wiadomość przekazana|転送されたメッセージ)\s*:?\s*-*$/i;
+const FWD_FROM = /^(?:from|von|de|da|van|från|od|差出人|发件人)\s*:\s*(.+)$/i;
+const FWD_DATE = /^(?:date|sent|datum|gesendet|envoyé|fecha|enviado|data|inviato|verzonden|skickat|wysłano|送信日時|日期)\s*:\s*(.+)$/i;
+const FWD_SUBJ = /^(?:subject|betreff|objet|asunto|oggetto|onderwerp|ämne|temat|件名|主题)\s*:\s*(.+)$/i;
+
+/** Rule 4: a forwarded invoice is read from the forwarded message — its sender, its date, its body. */
+function forwarded(
+  lines: string[],
+): { lines: string[]; fromName: string; fromAddress: string; date: string; subject: string | null } | null {
+  const i = lines.findIndex((l) => FWD_MARK.test(l));
+  if (i < 0) return null;
+  let from: string | null = null;
+  let date = '';
+  let subject: string | null = null;
+  let end = i + 1;
+  for (let j = i + 1; j < Math.min(lines.length, i + 9); j++) {
+    const l = lines[j]!;
+    const f = FWD_FROM.exec(l);
+    const d = FWD_DATE.exec(l);
+    const s = FWD_SUBJ.exec(l);
+    if (f) from = f[1]!;
+    else if (d) date = d[1]!;
+    else if (s) subject = s[1]!;
+    else if (!/^(?:to|an|à|para|a|aan|till|do|cc|宛先)\s*:/i.test(l)) break;
+    end = j + 1;
+  }
+  if (!from) return null;
+  const m = /^\s*"?([^"<]*?)"?\s*<([^>]+)>/.exec(from) ?? /^()([^\s@]+@[^\s]+)/.exec(from);
+  return {
+    lines: lines.slice(end),
+    fromName: m ? m[1]!.trim() : from.replace(/\S+@\S+/, '').trim(),
+    fromAddress: (m ? m[2]! : (/\S+@\S+/.exec(from)?.[0] ?? '')).toLowerCase().replace(/[<>]/g, ''),
+    date,
+    subject,
   };
 }
 
