@@ -107,7 +107,8 @@ const cii = (s: string | undefined): string | undefined =>
 export function fromXml(docs: string[]): Structured {
   for (const raw of docs) {
     const xml = raw.slice(0, 2 * 1024 * 1024);
-    if (/<(?:[\w.-]+:)?(?:Invoice|CreditNote)[\s>][\s\S]*?urn:oasis:names:specification:ubl/.test(xml)) {
+    const head = xml.slice(0, 4096);
+    if (/<(?:[\w.-]+:)?(?:Invoice|CreditNote)[\s>]/.test(head) && head.includes('urn:oasis:names:specification:ubl')) {
       const credit = /<(?:[\w.-]+:)?CreditNote[\s>]/.test(xml);
       const totals = section(xml, 'LegalMonetaryTotal');
       const supplier = section(xml, 'AccountingSupplierParty');
@@ -123,7 +124,7 @@ export function fromXml(docs: string[]): Structured {
         credit: credit || undefined,
       });
     }
-    if (/CrossIndustryInvoice/.test(xml)) {
+    if (head.includes('CrossIndustryInvoice')) {
       const doc = section(xml, 'ExchangedDocument');
       const sum = section(xml, 'SpecifiedTradeSettlementHeaderMonetarySummation');
       const seller = section(xml, 'SellerTradeParty');

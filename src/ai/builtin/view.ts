@@ -43,7 +43,7 @@ export function viewOf(msg: ParsedMessage): MessageView {
   }
   if (msg.text) {
     // text/plain links are "Label <https://…>" or a bare URL on the line after its label
-    const textLines = msg.text.split(/\r?\n/).slice(0, 8000);
+    const textLines = msg.text.slice(0, 200_000).split(/\r?\n/).slice(0, 8000);
     for (let i = 0; i < textLines.length; i++) {
       const l = textLines[i]!;
       if (l.startsWith('>')) continue;
@@ -135,13 +135,20 @@ function headerDay(msg: ParsedMessage): string | null {
   return msg.date && !Number.isNaN(msg.date.getTime()) ? msg.date.toISOString().slice(0, 10) : null;
 }
 
-function jsonLd(html: string): unknown[] {
+function jsonLd(htmlIn: string): unknown[] {
   const out: unknown[] = [];
-  const re = /<script\b[^>]*type\s*=\s*["']?application\/ld\+json["']?[^>]*>([\s\S]*?)<\/script\s*>/gi;
-  for (const m of html.slice(0, 2 * 1024 * 1024).matchAll(re)) {
-    if (out.length >= MAX_JSONLD || m[1]!.length > MAX_JSONLD_CHARS) continue;
+  const html = htmlIn.slice(0, 2 * 1024 * 1024);
+  const open = /<script\b[^>]{0,200}type\s*=\s*["']?application\/ld\+json["']?[^>]{0,200}>/gi;
+  // linear: each block ends at the next </script>; an unclosed one ends the scan
+  for (let m = open.exec(html); m !== null && out.length < MAX_JSONLD; m = open.exec(html)) {
+    const start = m.index + m[0].length;
+    const end = html.indexOf('</script', start);
+    if (end < 0) break;
+    open.lastIndex = end;
+    const body = html.slice(start, end);
+    if (body.length > MAX_JSONLD_CHARS) continue;
     try {
-      const v: unknown = JSON.parse(m[1]!.replace(/^\s*<!--|-->\s*$/g, ''));
+      const v: unknown = JSON.parse(body.replace(/^\s*<!--|-->\s*$/g, ''));
       if (Array.isArray(v)) out.push(...v.slice(0, MAX_JSONLD));
       else if (v && typeof v === 'object' && Array.isArray((v as { '@graph'?: unknown })['@graph']))
         out.push(...(v as { '@graph': unknown[] })['@graph'].slice(0, MAX_JSONLD));
