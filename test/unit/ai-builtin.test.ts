@@ -53,6 +53,19 @@ const CASES: Array<[string, 'invoice' | 'receipt', Record<string, unknown>]> = [
     'receipt',
     { merchant: 'Nordic Gear', orderNumber: 'NG-55120', currency: 'USD', total: -25, paymentMethod: 'Visa ending 1234' },
   ],
+  [
+    'bare.eml',
+    'invoice',
+    {
+      invoiceNumber: 'NP-1001',
+      vendor: 'Northpeak Software Ltd',
+      issueDate: '2026-05-02',
+      currency: 'EUR',
+      total: 100,
+      subtotal: 100,
+      tax: 0,
+    },
+  ],
   ['jsonld.eml', 'receipt', { merchant: 'Fjord Books', orderNumber: 'FB-9001', date: '2026-02-14', currency: 'NOK', total: 349 }],
 ];
 

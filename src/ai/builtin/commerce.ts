@@ -2,7 +2,7 @@
 // EN 16931 XML), then label-anchored text. A field the message does not state stays null: nothing is guessed.
 
 import { addDays, datesIn } from './dates.ts';
-import { firstAmount, firstDate, firstId, firstName, labelHits } from './labels.ts';
+import { amountAt, firstAmount, firstDate, firstId, firstName, labelHits } from './labels.ts';
 import { codeOf, documentCurrency, moneyIn } from './money.ts';
 import { fromJsonLd, fromXml, type Structured } from './structured.ts';
 import { itemsOf, type Item } from './items.ts';
@@ -143,12 +143,12 @@ function amountsOf(v: MessageView, kind: 'invoice' | 'receipt'): Amounts {
   const taxes: number[] = [];
   const seen = new Set<string>();
   for (const h of labelHits(lines, V.TAX, /total (?:before|excl|incl)|subtotal|sous-total|zwischensumme|registration|\bnr\b/)) {
-    const m = moneyIn(h.rest);
-    if (m.length === 0) continue;
+    const m = amountAt(lines, h);
+    if (!m) continue;
     const key = `${lines[h.line]}`;
-    if (seen.has(key) || taxes.includes(m[0]!.value)) continue;
+    if (seen.has(key) || taxes.includes(m.value)) continue;
     seen.add(key);
-    taxes.push(m[0]!.value);
+    taxes.push(m.value);
   }
   const tax = taxes.length === 0 ? null : Math.round(taxes.reduce((a, b) => a + b, 0) * 100) / 100;
   void kind;
@@ -220,6 +220,15 @@ export function vendorOf(v: MessageView): string | null {
   if (subj) {
     const s = cleanSender(subj[1]!);
     if (s && !V.PLATFORMS.test(s) && !/^\d/.test(s)) return s;
+  }
+  // the footer's "© 2026 Acme Inc." names the business when nothing else does
+  for (const l of v.lines.slice(-15)) {
+    const c =
+      /(?:©|\(c\)|copyright)\s*(?:\d{4}(?:\s*[-–]\s*\d{4})?)?\s*([^.,|·•]{2,60}?)(?:[.,|·•]|\s+all rights|\s+alle rechte|\s+tous droits|$)/i.exec(
+        l,
+      );
+    const name = c ? cleanSender(c[1]!) : null;
+    if (name && !V.PLATFORMS.test(name)) return name;
   }
   return null;
 }

@@ -2,7 +2,7 @@
 // label on the same line (or alone on the next line, for two-column layouts rendered label-above-value).
 
 import { datesIn } from './dates.ts';
-import { moneyIn, type Money } from './money.ts';
+import { bareAmount, moneyIn, type Money } from './money.ts';
 
 export interface Hit {
   line: number;
@@ -29,6 +29,9 @@ export function labelHits(lines: readonly string[], re: RegExp, exclude?: RegExp
 export function amountAt(lines: readonly string[], h: Hit): Money | null {
   const own = moneyIn(h.rest);
   if (own.length > 0) return own[0]!;
+  // "Total: 123.45" with the currency stated elsewhere
+  const bare = bareAmount(h.rest);
+  if (bare !== null) return { value: bare, marker: '', start: 0, end: 0 };
   if (h.rest.replace(/[\s:：.()（）-]/g, '').length > 0) return null;
   const next = lines[h.line + 1] ?? '';
   const m = moneyIn(next);

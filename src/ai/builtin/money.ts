@@ -64,7 +64,7 @@ export function moneyIn(line: string): Money[] {
 
 /** A bare decimal amount ("Total: 123.45") for lines that carry no marker. */
 export function bareAmount(line: string): number | null {
-  const m = /(?:^|\s)([-−]?\d{1,3}(?:[,.\s]\d{3})*[.,]\d{2})(?!\d)/.exec(line);
+  const m = /(?:^|[\s:])([-−]?\d{1,3}(?:[,.\s]\d{3})*[.,]\d{2})(?!\d|[.,/-]\d|\s?%)/.exec(line);
   return m ? parseNumber(m[1]!) : null;
 }
 
