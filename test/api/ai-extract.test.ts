@@ -6,7 +6,9 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ADMIN_KEY, startTestServer, type TestServer } from '../helpers/server.ts';
 import { startFakeModels, type FakeModels } from '../helpers/fake-models.ts';
 
 type Json = Record<string, any>;
@@ -133,4 +135,27 @@ test('model status: order, host and credentials flag, never the secret; probe is
   const after = (await (await s.api('/v1/workspace/models')).json()) as Json;
   assert.equal(after.items[0].ready, false);
   assert.equal(after.items[0].lastProbe.ok, false);
+});
+
+test('MCP: svc_extract_structured and svc_workspace_model_status', async () => {
+  const transport = new StreamableHTTPClientTransport(new URL(`${s.url}/mcp`), {
+    requestInit: { headers: { authorization: `Bearer ${ADMIN_KEY}` } },
+  });
+  const client = new Client({ name: 'ai-test', version: '1.0.0' });
+  await client.connect(transport);
+  try {
+    const r = await client.callTool({
+      name: 'svc_extract_structured',
+      arguments: { inboxId, messageId: invoiceId, preset: 'invoice', engine: 'builtin' },
+    });
+    assert.equal(r.isError, undefined);
+    const j = (r.structuredContent ?? JSON.parse((r.content as Array<{ text: string }>)[0]!.text)) as Json;
+    assert.equal(j.data.invoiceNumber, 'NW-2026-0318');
+    const m = await client.callTool({ name: 'svc_workspace_model_status', arguments: {} });
+    const text = (m.content as Array<{ text: string }>)[0]!.text;
+    assert.match(text, /llama3\.2/);
+    assert.equal(text.includes(SECRET), false);
+  } finally {
+    await client.close();
+  }
 });
