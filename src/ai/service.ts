@@ -3,13 +3,13 @@
 // (embeddings) and the workspace (summaries, drafts) are meant to reuse the chain through this service.
 
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import type { z } from 'zod';
 import { AppError } from '../errors.ts';
 import type { ParsedMessage } from '../mail/types.ts';
 import { builtinCustom, builtinPreset, type PresetName } from './builtin/index.ts';
 import { viewOf } from './builtin/view.ts';
 import { callModel, parseModels, probeModel, type ChainConfig, type ModelLink } from './models.ts';
+import { INVOICE_SCHEMA, RECEIPT_SCHEMA, TWOFA_SCHEMA } from './preset-schemas.ts';
 import { compileSchema, validate } from './schema.ts';
 
 export const PRESET_NAMES: readonly PresetName[] = ['2fa', 'invoice', 'receipt'];
@@ -20,13 +20,10 @@ const PRESET_DESCRIPTIONS: Record<PresetName, string> = {
     'Receipts (orders, payments, subscriptions, rides, bookings, refunds): merchant, date, total, order number, items, payment method',
 };
 
-function loadPreset(name: PresetName): Record<string, unknown> {
-  return JSON.parse(readFileSync(new URL(`./presets/${name}.json`, import.meta.url), 'utf8')) as Record<string, unknown>;
-}
 export const PRESET_SCHEMAS: Record<PresetName, Record<string, unknown>> = {
-  '2fa': loadPreset('2fa'),
-  invoice: loadPreset('invoice'),
-  receipt: loadPreset('receipt'),
+  '2fa': TWOFA_SCHEMA,
+  invoice: INVOICE_SCHEMA,
+  receipt: RECEIPT_SCHEMA,
 };
 const PRESET_VALIDATORS = Object.fromEntries(PRESET_NAMES.map((p) => [p, compileSchema(PRESET_SCHEMAS[p])])) as Record<
   PresetName,

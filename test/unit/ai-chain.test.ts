@@ -232,3 +232,11 @@ test('probe reports each link with its latency, and a dead one as not ok', async
     [true, false, true],
   );
 });
+
+test('preset schemas are the corpus schemas', async () => {
+  const { PRESET_SCHEMAS } = await import('../../src/ai/service.ts');
+  for (const name of ['2fa', 'invoice', 'receipt'] as const) {
+    const file = JSON.parse(readFileSync(path.join(dir, 'schemas', `${name}.json`), 'utf8')) as unknown;
+    assert.deepEqual(PRESET_SCHEMAS[name], file, name);
+  }
+});
