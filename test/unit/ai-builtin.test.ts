@@ -11,9 +11,42 @@ import { datesIn } from '../../src/ai/builtin/dates.ts';
 import { parseMessage } from '../../src/mail/parse.ts';
 
 const dir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/structured-extra');
-const run = async (f: string, preset: 'invoice' | 'receipt') => builtinPreset(await parseMessage(readFileSync(path.join(dir, f))), preset);
+const run = async (f: string, preset: 'invoice' | 'receipt' | '2fa') =>
+  builtinPreset(await parseMessage(readFileSync(path.join(dir, f))), preset);
 
-const CASES: Array<[string, 'invoice' | 'receipt', Record<string, unknown>]> = [
+const CASES: Array<[string, 'invoice' | 'receipt' | '2fa', Record<string, unknown>]> = [
+  [
+    'zh.eml',
+    'invoice',
+    { invoiceNumber: '24440000000012345678', issueDate: '2026-04-06', currency: 'CNY', total: 1060, subtotal: 1000, tax: 60 },
+  ],
+  [
+    'pt.eml',
+    'invoice',
+    {
+      invoiceNumber: '2026/77',
+      issueDate: '2026-03-10',
+      dueDate: '2026-03-25',
+      currency: 'BRL',
+      total: 1500,
+      paymentUrl: 'https://pix.example/pay/777',
+    },
+  ],
+  [
+    'uk.eml',
+    'receipt',
+    {
+      merchant: 'Hollow Oak Books',
+      orderNumber: 'HOB-20931',
+      date: '2026-04-03',
+      currency: 'GBP',
+      total: 12.94,
+      paymentMethod: 'Apple Pay',
+    },
+  ],
+  ['stripe.eml', 'receipt', { merchant: 'Acme Analytics, Inc.', orderNumber: '2231-4410', date: '2026-04-03', currency: 'USD', total: 49 }],
+  ['ko.eml', 'receipt', { orderNumber: '2026040712345', date: '2026-04-07', currency: 'KRW', total: 39000 }],
+  ['nl2fa.eml', '2fa', { code: '481093', link: null, expiresInMinutes: 10 }],
   [
     'it.eml',
     'invoice',

@@ -14,7 +14,7 @@ export interface Item {
 }
 
 const NOT_ITEM =
-  /^[\s\W]*(?:sub-?\s?total|total|summe|gesamt|netto|tax|sales tax|vat|gst|hst|mwst|ust\b|tva|iva|moms|varav|btw|消費税|小計|合計|shipping|delivery|versand|livraison|envío|frakt|送料|booking fee|service fee|fee|gebühr|frais|gastos|avgift|discount|rabatt|remise|descuento|coupon|promo|code promo|tip|trinkgeld|pourboire|propina|surcharge|airport surcharge|zuschlag|balance|saldo|guthaben|payment|zahlung|paiement|pago|betalning|paid|bezahlt|payé|previous|estimated|next|nächste|prochaine|saved|you saved|économisé|you might|recommended|おすすめ|buy again|order total|amount due|att betala|net à payer|this invoice)/i;
+  /^[\s\W]*(?:sub-?\s?total|total|summe|gesamt|netto|tax|sales tax|vat|gst|hst|mwst|ust\b|tva|iva|moms|varav|btw|消費税|小計|合計|金额|税额|价税合计|shipping|postage|p&p|porto|port|frete|delivery|versand|livraison|envío|frakt|送料|booking fee|service fee|fee|gebühr|frais|gastos|avgift|discount|rabatt|remise|descuento|coupon|promo|code promo|tip|trinkgeld|pourboire|propina|surcharge|airport surcharge|zuschlag|balance|saldo|guthaben|payment|zahlung|paiement|pago|betalning|paid|bezahlt|payé|previous|estimated|next|nächste|prochaine|saved|you saved|économisé|you might|recommended|おすすめ|buy again|order total|amount due|att betala|net à payer|this invoice)/i;
 const PRICE_WORD = /^(?:価格|単価|price|preis|prix|precio|prezzo|pris|cena|unit price)$/i;
 
 export function itemsOf(lines: string[], v: MessageView, invoice: boolean, total: number | null = null): Item[] | null {

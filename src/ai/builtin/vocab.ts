@@ -14,7 +14,7 @@ export const NOT_TOTAL =
   /sub-?\s?total|sous-total|zwischensumme|before tax|excl|exkl|\bht\b|hors taxe|netto|net amount|previous|vorherig|précédent|anterior|balance forward|estimated|estimate|geschätzt|estimé|next|nächste|prochaine|próxim|saved|spar|économisé|ahorr|points?\b|ポイント|おすすめ|recommend|buy (?:it )?again|小計|小计|소계|in words|en lettres|in worten|payment received|paiement reçu|zahlungseingang|credit balance|guthaben|skonto|discount|rabatt|remise/;
 
 export const SUBTOTAL = new RegExp(
-  `${L}(?:item\\(?s\\)? subtotal|items? subtotal|subtotal|sub-total|sub total|sous-total|zwischensumme|nettobetrag|summe netto|netto|net amount|net total|total net|total ht|montant ht|base imponible|imponibile|totale imponibile|subtotaal|totaal excl\\.? btw|delsumma|nettobelopp|summa exkl\\.? moms|小計|小计|소계|상품금액|wartość netto|wartość przedmiotów|suma netto|total before tax|total excl\\.? (?:tax|vat))(?![a-z])`,
+  `${L}(?:item\\(?s\\)? subtotal|items? subtotal|subtotal|sub-total|sub total|sous-total|zwischensumme|nettobetrag|summe netto|netto|net amount|net total|total net|total ht|montant ht|base imponible|imponibile|totale imponibile|subtotaal|totaal excl\\.? btw|delsumma|nettobelopp|summa exkl\\.? moms|小計|小计|金额|不含税金额|소계|상품금액|wartość netto|wartość przedmiotów|suma netto|total before tax|total excl\\.? (?:tax|vat))(?![a-z])`,
 );
 
 export const TAX = new RegExp(
