@@ -50,7 +50,7 @@ export function extractInvoice(v: MessageView): InvoiceData {
   const issueDate =
     s.issueDate ??
     firstDate(lines, V.ISSUE_DATE, v.monthFirst) ??
-    firstDate(lines, V.GENERIC_DATE, v.monthFirst) ??
+    firstDate(lines, V.GENERIC_DATE, v.monthFirst, V.OTHER_DATE) ??
     dateAfterNumber(v, number) ??
     v.headerDay;
   const amounts = amountsOf(v, 'invoice');
@@ -92,7 +92,11 @@ export function extractReceipt(v: MessageView): ReceiptData {
   const items: Item[] | null = s.items ?? itemsOf(lines, v, false, amounts.total);
   return {
     merchant: s.seller ?? vendorOf(v),
-    date: s.issueDate ?? firstDate(lines, V.PURCHASE_DATE, v.monthFirst) ?? firstDate(lines, V.GENERIC_DATE, v.monthFirst) ?? v.headerDay,
+    date:
+      s.issueDate ??
+      firstDate(lines, V.PURCHASE_DATE, v.monthFirst, V.OTHER_DATE) ??
+      firstDate(lines, V.GENERIC_DATE, v.monthFirst, V.OTHER_DATE) ??
+      v.headerDay,
     currency: s.currency ?? amounts.currency,
     total: neg(s.total ?? amounts.total, refund),
     orderNumber,

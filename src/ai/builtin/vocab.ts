@@ -39,6 +39,9 @@ export const BOOKING_LABEL = /booking|reservation|confirmation|pnr|localizador|r
 export const ISSUE_DATE =
   /(?:invoice date|date of issue|issue date|issued on|issued|date issued|billing date|rechnungsdatum|belegdatum|ausstellungsdatum|date de facturation|date de facture|date d'émission|date d'emission|fecha de emisión|fecha de factura|fecha factura|fecha de expedición|data fattura|data di emissione|data emissione|factuurdatum|data de emissão|data da fatura|fakturadatum|fakturadato|data wystawienia|請求日|発行日|開票日期|发票日期|발행일|credit note date|document date|dated)/;
 export const GENERIC_DATE = new RegExp(`${L}(?:date|datum|fecha|data|日付|日時|日期|날짜)(?![a-z])`);
+/** Dates that are not the document's or purchase's own date. */
+export const OTHER_DATE =
+  /due|fällig|échéance|vencim|scadenz|vervaldat|förfallo|travel|trip date|departure|arrival|check-?in|check-?out|deliver|arriv|dispatch|ship|event|renew|next|period|valid|expir|reise|abfahrt|ankunft|liefer|versand|verlänger|nächste|voyage|départ|arrivée|livraison|renouvel|prochaine|viaje|salida|llegada|entrega|renovación|próxim|viaggio|partenza|consegna|rinnovo|resa|avgång|leverans|förnyelse|nästa|配送|お届け|出発|到着|更新|次回|配送日|送达|下次|배송|출발|도착/;
 export const PURCHASE_DATE =
   /(?:order date|date of order|order placed|ordered on|placed on|purchase date|date of purchase|purchased on|booked on|booking date|payment date|paid on|transaction date|date paid|receipt date|trip date|bestelldatum|bestellt am|kaufdatum|zahlungsdatum|transaktionsdatum|rechnungsdatum|date de commande|commandé le|date d'achat|date de paiement|date de la transaction|fecha de compra|fecha del pedido|fecha de pedido|fecha de pago|fecha de la transacción|data dell'ordine|data d'acquisto|data di pagamento|besteldatum|aankoopdatum|betaaldatum|data do pedido|data da compra|orderdatum|köpdatum|betalningsdatum|data zamówienia|data zakupu|注文日|ご注文日|購入日|決済日|订单日期|付款日期|주문일|결제일)/;
 export const DUE_DATE =
