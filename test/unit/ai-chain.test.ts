@@ -240,3 +240,17 @@ test('preset schemas are the corpus schemas', async () => {
     assert.deepEqual(PRESET_SCHEMAS[name], file, name);
   }
 });
+
+test('a hosted Anthropic link without its key is skipped without a call and reported not ready', async () => {
+  const ai = new AiService({ models: 'anthropic:claude-x', env: {} });
+  const r = await ai.extract(await load('025-github-sudo-code-en.eml'), 'nokey', { preset: '2fa' });
+  assert.equal(r.engine, 'builtin');
+  assert.deepEqual(r.fallbacks, [{ model: 'anthropic:claude-x', error: 'INBOXD_ANTHROPIC_API_KEY is not set' }]);
+  assert.deepEqual(
+    ai.status().map((s) => [s.provider, s.host, s.credentials, s.ready]),
+    [
+      ['anthropic', 'api.anthropic.com', false, false],
+      ['builtin', 'local', false, true],
+    ],
+  );
+});
