@@ -15,6 +15,7 @@ const run = async (f: string, preset: 'invoice' | 'receipt' | '2fa') =>
   builtinPreset(await parseMessage(readFileSync(path.join(dir, f))), preset);
 
 const CASES: Array<[string, 'invoice' | 'receipt' | '2fa', Record<string, unknown>]> = [
+  ['terms-de.eml', 'invoice', { invoiceNumber: '2026-311', issueDate: '2026-03-02', dueDate: '2026-03-16', total: 1190, tax: 190 }],
   [
     'zh.eml',
     'invoice',

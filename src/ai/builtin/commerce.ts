@@ -191,9 +191,17 @@ function dueDateOf(v: MessageView, issueDate: string | null): string | null {
   if (!issueDate) return null;
   const text = lines.join('\n').toLowerCase();
   if (V.DUE_ON_RECEIPT.test(text)) return issueDate;
-  const m = V.NET_TERMS.exec(text);
-  if (m) {
-    const n = Number(m.slice(1).find((x) => x !== undefined));
+  for (const l of lines) {
+    const lower = l.toLowerCase();
+    if (
+      !V.TERMS_LINE.test(lower) ||
+      /lastschrift|direct debit|prélèvement|domiciliación|abgebucht|eingezogen|autogiro|widerruf|withdraw|rétractation|desistimiento|next|nächste|prochain|próxim|renew|verläng|trial|probe/.test(
+        lower,
+      )
+    )
+      continue;
+    const m = V.NET_DAYS.exec(lower);
+    const n = m ? Number(m[1] ?? m[2]) : 0;
     if (n > 0 && n <= 365) return addDays(issueDate, n);
   }
   return null;

@@ -46,8 +46,11 @@ export const PURCHASE_DATE =
   /(?:order date|date of order|order placed|ordered on|placed on|purchase date|date of purchase|purchased on|booked on|booking date|payment date|paid on|transaction date|date paid|receipt date|trip date|bestelldatum|bestellt am|kaufdatum|zahlungsdatum|transaktionsdatum|rechnungsdatum|date de commande|commandé le|date d'achat|date de paiement|date de la transaction|fecha de compra|fecha del pedido|fecha de pedido|fecha de pago|fecha de la transacción|data dell'ordine|data d'acquisto|data di pagamento|besteldatum|aankoopdatum|betaaldatum|data do pedido|data da compra|orderdatum|köpdatum|betalningsdatum|data zamówienia|data zakupu|注文日|ご注文日|購入日|決済日|订单日期|付款日期|주문일|결제일)/;
 export const DUE_DATE =
   /(?:due date|payment due(?: date)?|date due|due by|due on|pay by|payable by|payable on|due(?=\s+(?:[a-z]{3,9}\.? \d|\d))|^\W*due(?=\s*:)|fälligkeitsdatum|fällig am|fällig bis|fällig|zahlbar bis(?: zum)?|zahlbar ohne abzug bis(?: zum)?|zahlungsziel|zu zahlen bis|date limite de paiement|date d'échéance|échéance|à payer avant le|payable avant le|fecha de vencimiento|vencimiento|fecha límite de pago|pagar antes del|scadenza|data di scadenza|vervaldatum|te betalen voor|vencimento|data de vencimento|förfallodatum|förfallodag|betala senast|forfaldsdato|forfallsdato|termin płatności|お支払期限|支払期限|お支払い期限|お振込期限|付款截止日期|到期日|납부기한|지불기한)/;
-export const NET_TERMS =
-  /\bnet\s?(\d{1,3})\b|(?:payable|due) within (\d{1,3}) days|within (\d{1,3}) days|innerhalb von (\d{1,3}) tagen|(\d{1,3}) tage netto|(\d{1,3}) jours|(\d{1,3}) días|(\d{1,3}) giorni|(\d{1,3}) dagen|(\d{1,3}) dagar netto|(\d{1,3}) dni/;
+/** A line about payment terms, and the number of days it grants ("Net 30", "14 Tage", "30 jours", "14 dni"). */
+export const TERMS_LINE =
+  /due|payable|payment|terms|zahlbar|zahlungsziel|zahlung|fällig|échéance|paiement|règlement|pago|vencimiento|plazo|pagamento|scadenza|vencimento|betaling|betaaltermijn|betalning|betalningsvillkor|płatności|termin|支払|付款|지불|\bnet\b/;
+export const NET_DAYS =
+  /\bnet\s?(\d{1,3})\b|(\d{1,3})\s?(?:calendar\s)?(?:days?|tage[n]?|jours|días|dias|giorni|dagen|dagar|dage|dni|日以内|日)(?:\s?netto|\s?net)?\b/;
 export const DUE_ON_RECEIPT =
   /due (?:up)?on receipt|payable on receipt|sofort fällig|zahlbar sofort|payable à réception|à réception de facture|pagadero a la recepción|al recibo/;
 
