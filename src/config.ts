@@ -3,6 +3,7 @@
 // whose one-line message names the flag.
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
+import { parseModels } from './ai/models.ts';
 
 const port = z.coerce.number().int('must be a whole number').min(0, 'must be 0-65535').max(65535, 'must be 0-65535');
 const flagBool = z.union([
@@ -385,6 +386,36 @@ export const OPTIONS = {
     schema: z.coerce.number().int('must be a whole number').min(0, 'must be 0 or more'),
     default: 64,
   },
+  models: {
+    flag: '--models',
+    env: 'INBOXD_MODELS',
+    arg: 'PROVIDER:MODEL@URL[,…]',
+    help: 'model fallback chain for structured extraction (providers openai, anthropic, ollama); the built-in engine is always last',
+    schema: z.string().superRefine((s, c) => {
+      try {
+        parseModels(s);
+      } catch (e) {
+        c.addIssue({ code: 'custom', message: (e as Error).message.replace(/^--models: /, '') });
+      }
+    }),
+    default: undefined,
+  },
+  modelTimeoutMs: {
+    flag: '--model-timeout-ms',
+    env: 'INBOXD_MODEL_TIMEOUT_MS',
+    arg: 'MS',
+    help: 'time limit of one model call; the next link of the chain is tried after it',
+    schema: z.coerce.number().int('must be a whole number').min(100, 'must be at least 100').max(600_000, 'must be at most 600000'),
+    default: 30_000,
+  },
+  modelMaxInputChars: {
+    flag: '--model-max-input-chars',
+    env: 'INBOXD_MODEL_MAX_INPUT_CHARS',
+    arg: 'N',
+    help: 'characters of message text sent to a model (the rest is cut)',
+    schema: z.coerce.number().int('must be a whole number').min(1000, 'must be at least 1000').max(1_000_000, 'must be at most 1000000'),
+    default: 20_000,
+  },
 } satisfies Record<string, OptionDef>;
 
 export type OptionKey = keyof typeof OPTIONS;
@@ -428,6 +459,12 @@ export interface Config {
   smtpMaxCommands: number;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
   logFormat: 'json' | 'pretty';
+  models: string | undefined;
+  modelTimeoutMs: number;
+  modelMaxInputChars: number;
+  /** From INBOXD_OPENAI_API_KEY / INBOXD_ANTHROPIC_API_KEY only (secrets). */
+  openaiApiKey: string | undefined;
+  anthropicApiKey: string | undefined;
   allowHttpCallbacks: boolean;
   allowPrivateCallbacks: boolean;
   auditRetentionDays: number;
@@ -491,6 +528,8 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
   }
   out.adminKey = adminKeyFrom(env.INBOXD_ADMIN_KEY);
   out.billingSecretKey = env.INBOXD_BILLING_SECRET_KEY || undefined;
+  out.openaiApiKey = env.INBOXD_OPENAI_API_KEY || undefined;
+  out.anthropicApiKey = env.INBOXD_ANTHROPIC_API_KEY || undefined;
   return out as unknown as Config;
 }
 

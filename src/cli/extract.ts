@@ -6,8 +6,10 @@ import { parseMessage } from '../mail/parse.ts';
 import { extractVerification, primaryActionFor } from '../mail/extract/index.ts';
 import { PRESET_IDS, getPreset, isPresetId } from '../mail/presets.ts';
 import type { PresetId } from '../mail/presets.ts';
+import { structuredCommand } from './extract-structured.ts';
 
-const USAGE = 'usage: inboxd extract FILE.eml [--service NAME]';
+const USAGE =
+  'usage: inboxd extract FILE.eml [--service NAME] | inboxd extract (--preset 2fa|invoice|receipt | --schema FILE.json) FILE.eml';
 
 export async function extractCommand(
   argv: string[],
@@ -16,8 +18,22 @@ export async function extractCommand(
 ): Promise<number> {
   let file: string | null = null;
   let service: PresetId | undefined;
+  let preset: string | undefined;
+  let schemaFile: string | undefined;
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
+    if (a === '--preset' || a.startsWith('--preset=') || a === '--schema' || a.startsWith('--schema=')) {
+      const isPreset = a.startsWith('--preset');
+      const name = isPreset ? '--preset' : '--schema';
+      const v = a.includes('=') ? a.slice(a.indexOf('=') + 1) : argv[++i];
+      if (v === undefined || v === '') {
+        err.write(`inboxd extract: ${name} needs a value\n`);
+        return 2;
+      }
+      if (isPreset) preset = v;
+      else schemaFile = v;
+      continue;
+    }
     if (a === '--help' || a === '-h') {
       out.write(USAGE + '\n');
       return 0;
@@ -49,6 +65,14 @@ export async function extractCommand(
   if (file === null) {
     err.write(`inboxd extract: missing FILE.eml. ${USAGE}\n`);
     return 2;
+  }
+
+  if (preset !== undefined || schemaFile !== undefined) {
+    if (service !== undefined) {
+      err.write('inboxd extract: --service cannot be combined with --preset or --schema\n');
+      return 2;
+    }
+    return structuredCommand(file, { preset, schemaFile }, out, err);
   }
 
   let raw: Buffer;

@@ -210,39 +210,7 @@ export const extract = op({
   },
 });
 
-export const STRUCTURED_PRESETS = [
-  {
-    preset: '2fa',
-    description: 'One-time codes and sign-in links: code, link, service, expiry',
-    fields: ['code', 'link', 'service', 'expiresInMinutes'],
-  },
-  {
-    preset: 'invoice',
-    description: 'Invoices: number, vendor, dates, totals, currency, line items',
-    fields: ['invoiceNumber', 'vendor', 'issueDate', 'dueDate', 'total', 'currency', 'lineItems'],
-  },
-  {
-    preset: 'receipt',
-    description: 'Receipts: merchant, date, total, currency, payment method, items',
-    fields: ['merchant', 'date', 'total', 'currency', 'paymentMethod', 'items'],
-  },
-] as const;
-
-export const extractPresets = op({
-  name: 'inboxes.extract_presets',
-  summary: 'List the structured-extraction presets',
-  access: 'read',
-  http: { method: 'GET', path: '/v1/inboxes/:id/extract/presets' },
-  input: z.strictObject({ id: InboxId }),
-  output: z.object({
-    items: z.array(z.object({ preset: z.string(), description: z.string(), fields: z.array(z.string()) })),
-    nextCursor: z.null(),
-  }),
-  async handler(ctx, input) {
-    await inboxOf(ctx, input.id);
-    return { items: STRUCTURED_PRESETS.map((p) => ({ ...p, fields: [...p.fields] })), nextCursor: null };
-  },
-});
+// The structured-extraction presets (GET …/extract/presets) moved to src/ops/ai.ts.
 
 const RecipeView = z.object({
   service: z.string(),
@@ -354,4 +322,4 @@ export const autotest = op({
   },
 });
 
-export const agentOps = [hub, verify, recipes, recipe, autotest, openInbox, extract, extractPresets];
+export const agentOps = [hub, verify, recipes, recipe, autotest, openInbox, extract];

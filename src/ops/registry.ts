@@ -13,6 +13,7 @@ import { agentToolOps } from './agent-tools.ts';
 import { eventOps } from './events.ts';
 import { webhookOps } from './webhooks.ts';
 import { runOps } from './runs.ts';
+import { aiOps } from './ai.ts';
 
 export const OPERATIONS: readonly Operation[] = [
   ...systemOps,
@@ -25,6 +26,7 @@ export const OPERATIONS: readonly Operation[] = [
   ...runOps,
   ...eventOps,
   ...webhookOps,
+  ...aiOps,
   ...teamOps,
   ...oauthOps,
   ...accountOps,
