@@ -9,6 +9,9 @@ Usage:
   ${NAME} [serve] [options]            run the SMTP listener and the HTTP API (the default)
   ${NAME} extract FILE.eml [--service NAME]
                                      print, as JSON, the code/link/action the service would extract
+  ${NAME} extract (--preset 2fa|invoice|receipt | --schema FILE.json) FILE.eml
+                                     print, as JSON, the structured fields the built-in engine extracts
+                                     (the same answer as POST …/messages/:id/extract with engine builtin)
   ${NAME} --help | help                this text
   ${NAME} --version                    the version
 
