@@ -80,7 +80,11 @@ export const extractStructured = op({
       .optional()
       .describe('2fa, invoice or receipt'),
     schema: JsonObject.optional().describe('A JSON Schema (draft 2020-12 subset) for the answer; instead of preset'),
-    instructions: z.string().max(2000, 'instructions must be at most 2000 characters').optional(),
+    instructions: z
+      .string()
+      .max(2000, 'instructions must be at most 2000 characters')
+      .optional()
+      .describe('Extra guidance for the model (with schema), e.g. amounts in cents; the mail itself is always treated as data'),
     engine: z.enum(['auto', 'builtin']).optional().describe('auto (default): models then built-in; builtin: offline engine only'),
   }),
   output: ExtractResult,
