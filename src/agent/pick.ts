@@ -7,7 +7,7 @@ import { extractVerification, type Extraction } from '../mail/extract/index.ts';
 import type { PresetId } from '../mail/presets.ts';
 import type { ParsedMessage } from '../mail/types.ts';
 import type { Services } from '../services.ts';
-import type { MessageRow } from '../store/messages.ts';
+import { type MessageRow, SUMMARY_COLUMNS } from '../store/messages.ts';
 
 /** The stored parse of a message, enough to extract again (e.g. with a service preset) without the raw bytes. */
 export function parsedFromRow(m: MessageRow): ParsedMessage {
@@ -43,30 +43,7 @@ export interface Considered {
   x: Extraction;
 }
 
-const LIGHT_COLUMNS = [
-  'id',
-  'inbox_id',
-  'rcpt',
-  'seq',
-  'received_at',
-  'mail_from',
-  'from_address',
-  'from_name',
-  'to_json',
-  'cc_json',
-  'subject',
-  'date',
-  'message_id_header',
-  'in_reply_to',
-  'references_json',
-  'size',
-  'raw_sha256',
-  'attachment_count',
-  'otp',
-  'primary_link',
-  'source',
-  'extraction_json',
-] as const;
+const LIGHT_COLUMNS = [...SUMMARY_COLUMNS, 'extraction_json'] as const;
 
 /**
  * Reads and extracts one message for verify, once for all the calls that want it at about the same time (a

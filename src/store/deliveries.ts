@@ -1,7 +1,7 @@
 // Callback deliveries (the persisted job queue) and their attempts (the delivery log).
 import type { Insertable, Kysely, Selectable } from 'kysely';
 import type { MessageSummaryRow } from './messages.ts';
-import { SUMMARY_COLUMNS } from './replay.ts';
+import { SUMMARY_COLUMNS } from './messages.ts';
 import type { CallbackAttemptTable, CallbackDeliveryTable, Database } from './schema.ts';
 
 export type DeliveryRow = Selectable<CallbackDeliveryTable>;

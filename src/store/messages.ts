@@ -8,7 +8,8 @@ export type AttachmentRow = Selectable<AttachmentTable>;
 /** The list/summary columns: everything but the bodies and headers. */
 export type MessageSummaryRow = Omit<MessageRow, 'text_body' | 'html_body' | 'headers_json' | 'extraction_json'>;
 
-const SUMMARY_COLUMNS = [
+/** The summary columns (everything but bodies and headers). `satisfies` keeps the list in step with the type. */
+export const SUMMARY_COLUMNS = [
   'id',
   'inbox_id',
   'rcpt',
@@ -30,7 +31,12 @@ const SUMMARY_COLUMNS = [
   'otp',
   'primary_link',
   'source',
-] as const;
+] as const satisfies ReadonlyArray<keyof MessageSummaryRow>;
+
+// Fails to compile when MessageSummaryRow gains a column that the list above lacks.
+type Missing = Exclude<keyof MessageSummaryRow, (typeof SUMMARY_COLUMNS)[number]>;
+const _complete: [Missing] extends [never] ? true : Missing = true;
+void _complete;
 
 export class MessageRepo {
   private readonly db: Kysely<Database>;
