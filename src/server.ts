@@ -83,15 +83,32 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   const closeStore = () => store.close();
   const cleanup: Array<() => Promise<void>> = [closeStore];
   try {
-    const blobs = new BlobStore(path.join(config.dataDir, 'blobs'));
+    const blobs = new BlobStore(path.join(config.dataDir, 'blobs'), {
+      sqlite: store.sqlite,
+      fsync: !config.noFsync,
+      maxSegmentBytes: config.segmentSizeMb * 1024 * 1024,
+    });
+    cleanup.push(async () => blobs.close());
     await blobs.sweepTemp();
+    const recovered = blobs.recover();
+    if (recovered.lost.length > 0 || recovered.truncated > 0)
+      log.warn('recovered the blob store after an unclean stop', {
+        unacknowledgedBlobsDropped: recovered.lost.length,
+        tailBytesCut: recovered.truncated,
+      });
     const keys = new KeyRepo(store.db);
     const accessRepo = new AccessRepo(store.db);
     const messages = new MessageRepo(store.db);
     const bus = new LocalEventBus((e) => log.error('event listener failed', { err: e as Error }));
-    const writer = new IngestWriter({ db: store.db, blobs, messages, log });
+    const writer = new IngestWriter({
+      db: store.db,
+      blobs,
+      messages,
+      log,
+      durable: config.noFsync ? () => blobs.sync() : () => Promise.all([blobs.sync(), store.syncWal()]),
+    });
     // Parsing and extraction run in worker threads; the analyzer is closed after pending writes (see stop order).
-    const analyzer = createAnalyzer({ threads: config.ingestThreads, blobRoot: blobs.root, log });
+    const analyzer = createAnalyzer({ threads: config.ingestThreads, log });
     cleanup.push(() => analyzer.close());
     let baseUrl = config.baseUrl ?? `http://localhost:${config.httpPort}`;
     // Links to inboxd itself (the rehearsal page) are trusted even on localhost; parsed once, not per message.

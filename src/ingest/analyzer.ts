@@ -43,8 +43,6 @@ export interface AnalyzerOptions {
   timeoutMs?: number;
   /** Heap limit of each worker: a message that needs more kills only its worker. */
   maxHeapMb?: number;
-  /** Blob folder the workers write raw messages and attachments to before their rows are committed. */
-  blobRoot?: string;
   log: Logger;
 }
 
@@ -102,7 +100,7 @@ class WorkerPool implements Analyzer {
   readonly threads: number;
   private readonly slots: Slot[] = [];
   private readonly source: WorkerSource;
-  private readonly opts: Required<Omit<AnalyzerOptions, 'log' | 'blobRoot'>> & Pick<AnalyzerOptions, 'log' | 'blobRoot'>;
+  private readonly opts: Required<Omit<AnalyzerOptions, 'log'>> & Pick<AnalyzerOptions, 'log'>;
   private readonly watchdog: NodeJS.Timeout;
   private nextId = 1;
   private closed = false;
@@ -152,7 +150,7 @@ class WorkerPool implements Analyzer {
   }
 
   private spawn(): Slot {
-    const options = { resourceLimits: { maxOldGenerationSizeMb: this.opts.maxHeapMb }, workerData: { blobRoot: this.opts.blobRoot } };
+    const options = { resourceLimits: { maxOldGenerationSizeMb: this.opts.maxHeapMb } };
     const worker =
       this.source.kind === 'eval' ? new Worker(this.source.code, { ...options, eval: true }) : new Worker(this.source.url, options);
     worker.unref();
