@@ -5,7 +5,8 @@
 // out at once and a burst shares one fsync (no fixed commit window to wait out). Blob garbage
 // collection runs in the same queue, which makes "check references, then unlink" safe against a concurrent
 // ingest of identical content.
-import { sql, type Kysely, type Transaction } from 'kysely';
+import { sql, type CompiledQuery, type Kysely, type Transaction } from 'kysely';
+import { precompile } from '../store/prepared.ts';
 import { isAppError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import type { BlobStore } from '../store/blobs.ts';
@@ -192,10 +193,16 @@ export class IngestWriter {
   }
 }
 
+/** Runs at the end of every batch: compiled once (the placeholders stand for the values, see store/prepared.ts). */
+let bumpQuery: ((v: Record<'teamId' | 'name' | 'delta', unknown>) => CompiledQuery) | null = null;
+
 export async function bumpCounter(trx: Transaction<Database>, teamId: string, name: string, delta: number): Promise<void> {
-  await trx
-    .insertInto('counters')
-    .values({ team_id: teamId, name, value: delta })
-    .onConflict((oc) => oc.columns(['team_id', 'name']).doUpdateSet({ value: sql`value + ${delta}` }))
-    .execute();
+  bumpQuery ??= precompile(['teamId', 'name', 'delta'], (p) =>
+    trx
+      .insertInto('counters')
+      .values({ team_id: p.teamId, name: p.name, value: p.delta as unknown as number })
+      .onConflict((oc) => oc.columns(['team_id', 'name']).doUpdateSet({ value: sql`value + ${p.delta}` }))
+      .compile(),
+  );
+  await trx.executeQuery(bumpQuery({ teamId, name, delta }));
 }
