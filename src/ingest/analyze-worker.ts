@@ -6,7 +6,7 @@ import { parentPort } from 'node:worker_threads';
 import { extractVerification, type Extraction } from '../mail/extract/index.ts';
 import type { PresetId } from '../mail/presets.ts';
 import type { ParsedMessage } from '../mail/types.ts';
-import { analyze, type Analysis } from './analyze.ts';
+import { analyze, forStorage, type StoredAnalysis } from './analyze.ts';
 
 /** Analyse a raw message, or extract again from a stored parse (with a service preset). */
 export type AnalyzeJob =
@@ -14,7 +14,7 @@ export type AnalyzeJob =
   | { id: number; kind: 'extract'; parsed: ParsedMessage; service: PresetId; trustedHosts: string[] };
 
 export type AnalyzeReply =
-  | { id: number; ok: true; analysis: Analysis }
+  | { id: number; ok: true; analysis: StoredAnalysis }
   | { id: number; ok: true; extraction: Extraction }
   | { id: number; ok: false; error: string };
 
@@ -38,8 +38,8 @@ async function drain(): Promise<void> {
     }
     const raw = Buffer.from(job.raw.buffer, job.raw.byteOffset, job.raw.byteLength);
     try {
-      const analysis = await analyze(raw, job.trustedHosts);
-      port!.postMessage({ id: job.id, ok: true, analysis });
+      const analysis = forStorage(await analyze(raw, job.trustedHosts));
+      port!.postMessage({ id: job.id, ok: true, analysis } satisfies AnalyzeReply);
     } catch (e) {
       port!.postMessage({ id: job.id, ok: false, error: (e as Error)?.message ?? String(e) });
     }
