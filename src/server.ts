@@ -106,7 +106,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       blobs,
       messages,
       log,
-      durable: config.noFsync ? () => blobs.sync() : () => Promise.all([blobs.sync(), store.syncWal()]),
+      syncWal: config.noFsync ? undefined : () => store.syncWal(),
     });
     // Parsing and extraction run in worker threads; the analyzer is closed after pending writes (see stop order).
     const analyzer = createAnalyzer({ threads: config.ingestThreads, log });

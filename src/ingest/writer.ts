@@ -1,7 +1,7 @@
 // Serialises every write that touches message rows and blobs. Messages that arrive together share one
 // transaction (group commit) and one durability point: their blobs are appended to the segment in one write, their
-// rows committed in one transaction, then the segment and the WAL are fsynced once each, in parallel, and only then
-// is any of them acknowledged. Messages that arrive during those fsyncs form the next batch, so a lone message goes
+// rows committed in one transaction (while the segment's fsync already runs), then the WAL is fsynced, and only
+// when both are on disk is any of them acknowledged. Messages that arrive during those fsyncs form the next batch, so a lone message goes
 // out at once and a burst shares one fsync (no fixed commit window to wait out). Blob garbage
 // collection runs in the same queue, which makes "check references, then unlink" safe against a concurrent
 // ingest of identical content.
@@ -48,7 +48,7 @@ export class IngestWriter {
   commits = 0;
   private readonly maxBatchMessages: number;
   private readonly maxBatchBytes: number;
-  private readonly durable: () => Promise<unknown>;
+  private readonly syncWal: () => Promise<unknown>;
 
   constructor(deps: {
     db: Kysely<Database>;
@@ -58,10 +58,10 @@ export class IngestWriter {
     /** Bounds of one group commit (defaults 256 messages, 16 MiB). */
     maxBatchMessages?: number;
     maxBatchBytes?: number;
-    /** Makes a committed batch durable (default: the blob store's sync; the server adds the WAL's fsync). */
-    durable?: () => Promise<unknown>;
+    /** fsync of the SQLite WAL after a batch's commit (the server's; none by default, e.g. in tools and tests). */
+    syncWal?: () => Promise<unknown>;
   }) {
-    this.durable = deps.durable ?? (() => deps.blobs.sync());
+    this.syncWal = deps.syncWal ?? (() => Promise.resolve());
     this.maxBatchMessages = deps.maxBatchMessages ?? 256;
     this.maxBatchBytes = deps.maxBatchBytes ?? 16 * 1024 * 1024;
     this.db = deps.db;
@@ -133,6 +133,9 @@ export class IngestWriter {
     try {
       // Blobs first: a row is only ever committed after its bytes are written (and acknowledged after both are synced).
       const placed = await this.blobs.stage(stores.flatMap((p) => p.job.blobs));
+      // The segment's fsync runs on the thread pool while the rows are committed here.
+      const blobsSynced = this.blobs.sync();
+      blobsSynced.catch(() => undefined); // awaited below; a failed commit first must not leave it unhandled
       const results = await this.db.transaction().execute(async (trx) => {
         this.blobs.index(placed);
         const deltas = new Map<string, { teamId: string; name: string; delta: number }>();
@@ -150,7 +153,7 @@ export class IngestWriter {
         return out;
       });
       try {
-        await this.durable();
+        await Promise.all([blobsSynced, this.syncWal()]);
       } catch (e) {
         // Committed but not known to be durable (an fsync failed): no acknowledgement, and no retry that would
         // insert the rows twice. The sender is told to try again (SMTP 451).
