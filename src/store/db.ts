@@ -107,19 +107,21 @@ function withStatementCache(sqlite: BetterSqlite3.Database, max = 512) {
 
 /**
  * fsync of the WAL through an fd of our own: fsync flushes the file (the inode), whichever descriptor asks. The fd is
- * opened again if SQLite ever replaces the file (a new inode), so a sync never goes to a stale file.
+ * opened once the WAL exists and kept: SQLite replaces the WAL file only when the last connection closes (it then
+ * deletes it), and this connection stays open for the life of the process (restarts and truncations keep the inode).
  */
 function walSyncer(walPath: string) {
   let fd: number | null = null;
-  let ino = -1;
   return {
     sync(): Promise<void> {
-      const st = fs.statSync(walPath, { throwIfNoEntry: false });
-      if (!st) return Promise.resolve();
-      if (fd === null || st.ino !== ino) {
-        if (fd !== null) fs.closeSync(fd);
-        fd = fs.openSync(walPath, 'r');
-        ino = st.ino;
+      if (fd === null) {
+        try {
+          fd = fs.openSync(walPath, 'r');
+        } catch (e) {
+          // No WAL yet: nothing has been committed through it.
+          if ((e as NodeJS.ErrnoException).code === 'ENOENT') return Promise.resolve();
+          throw e;
+        }
       }
       const f = fd;
       return new Promise<void>((res, rej) => fs.fsync(f, (e) => (e ? rej(e) : res())));
