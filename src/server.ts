@@ -13,7 +13,7 @@ import { OPERATIONS } from './ops/registry.ts';
 import type { Clock, Services } from './services.ts';
 import { AuditRepo } from './store/audit.ts';
 import { BlobStore } from './store/blobs.ts';
-import { compactSegments } from './store/compaction.ts';
+import { Compactor } from './store/compaction.ts';
 import { dbFile, openStore } from './store/db.ts';
 import { AccessRepo, KeyRepo } from './store/keys.ts';
 import { AccessService } from './auth/access.ts';
@@ -203,22 +203,16 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
         .then(() => runRepo(services).deleteExpired(clock.now(), 1000));
     await sweep();
     // Then the space the swept and deleted mail held in the segment files is reclaimed, in steps between ingest batches.
-    let compacting: Promise<unknown> | null = null;
-    const compact = () => {
-      const segments = blobs.segments;
-      if (compacting || !segments) return Promise.resolve();
-      compacting = compactSegments({
-        segments,
-        sqlite: store.sqlite,
-        run: (fn) => writer.run(fn),
-        syncWal: config.noFsync ? async () => undefined : () => store.syncWal(),
-      })
-        .then((r) => r.segmentsRemoved > 0 && log.info('blob segments compacted', { ...r }))
-        .finally(() => {
-          compacting = null;
-        });
-      return compacting;
-    };
+    const compactor = blobs.segments
+      ? new Compactor({
+          segments: blobs.segments,
+          sqlite: store.sqlite,
+          run: (fn) => writer.run(fn),
+          syncWal: config.noFsync ? async () => undefined : () => store.syncWal(),
+          onDone: (r) => r.segmentsRemoved > 0 && log.info('blob segments compacted', { ...r }),
+        })
+      : null;
+    const compact = () => compactor?.run() ?? Promise.resolve();
     const sweeper = setInterval(
       () =>
         void sweep()
@@ -229,7 +223,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     sweeper.unref();
     cleanup.unshift(async () => {
       clearInterval(sweeper);
-      await compacting?.catch(() => undefined);
+      await compactor?.idle();
     });
 
     // Last, so a failed start leaves no attempt running; messages stored meanwhile are found by its start-up check.

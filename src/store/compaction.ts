@@ -89,3 +89,27 @@ export async function compactSegments(deps: CompactionDeps): Promise<CompactionR
   }
   return out;
 }
+
+/** One compaction at a time (the periodic sweep starts it; a run still going is not started again). */
+export class Compactor {
+  private readonly deps: CompactionDeps & { onDone?: (r: CompactionResult) => unknown };
+  private running: Promise<unknown> | null = null;
+
+  constructor(deps: CompactionDeps & { onDone?: (r: CompactionResult) => unknown }) {
+    this.deps = deps;
+  }
+
+  run(): Promise<unknown> {
+    this.running ??= compactSegments(this.deps)
+      .then((r) => this.deps.onDone?.(r))
+      .finally(() => {
+        this.running = null;
+      });
+    return this.running;
+  }
+
+  /** Resolves when no compaction is under way (at stop, before the write queue drains). */
+  async idle(): Promise<void> {
+    await this.running?.catch(() => undefined);
+  }
+}

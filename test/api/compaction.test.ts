@@ -5,7 +5,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { compactSegments } from '../../src/store/compaction.ts';
+import { Compactor, compactSegments } from '../../src/store/compaction.ts';
 import { json, type Json } from '../helpers/http.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { sendMail } from '../helpers/smtp.ts';
@@ -18,16 +18,17 @@ after(() => s.stop());
 
 const segmentDir = () => path.join(s.dataDir, 'blobs', 'segments');
 const diskBytes = () => fs.readdirSync(segmentDir()).reduce((n, f) => n + fs.statSync(path.join(segmentDir(), f)).size, 0);
-const compact = () => {
+const deps = () => {
   const svc = s.server.services;
-  return compactSegments({
+  return {
     segments: svc.blobs.segments!,
     sqlite: svc.store.sqlite,
-    run: (fn) => svc.writer.run(fn),
+    run: <T>(fn: () => Promise<T>) => svc.writer.run(fn),
     syncWal: () => svc.store.syncWal(),
     stepBytes: 200_000,
-  });
+  };
 };
+const compact = () => compactSegments(deps());
 
 test('deleted mail is reclaimed; kept mail and mail sent meanwhile read back intact', async () => {
   const keep = await json(await s.api('/v1/inboxes', { method: 'POST', json: {} }), 201);
@@ -68,4 +69,12 @@ test('deleted mail is reclaimed; kept mail and mail sent meanwhile read back int
   // A second run finds nothing more to do.
   const again = await compact();
   assert.equal(again.blobsMoved, 0);
+
+  // The server's periodic runs go through a Compactor: a run under way is not started a second time.
+  let runs = 0;
+  const c = new Compactor({ ...deps(), onDone: () => runs++ });
+  const first = c.run();
+  assert.equal(c.run(), first);
+  await c.idle();
+  assert.equal(runs, 1);
 });
