@@ -184,6 +184,21 @@ export const OPTIONS = {
     schema: z.string().min(1),
     default: undefined,
   },
+  segmentSizeMb: {
+    flag: '--segment-size-mb',
+    env: 'INBOXD_SEGMENT_SIZE_MB',
+    arg: 'MB',
+    help: 'size at which the blob store starts a new segment file (smaller: faster compaction and start-up check)',
+    schema: z.coerce.number().int('must be a whole number').min(1, 'must be 1-1024').max(1024, 'must be 1-1024'),
+    default: 64,
+  },
+  noFsync: {
+    flag: '--no-fsync',
+    env: 'INBOXD_NO_FSYNC',
+    help: 'answer 250 without fsync (for benchmarks only: a power loss can then lose acknowledged mail)',
+    schema: flagBool,
+    default: false,
+  },
   allowHttpCallbacks: {
     flag: '--allow-http-callbacks',
     env: 'INBOXD_ALLOW_HTTP_CALLBACKS',
@@ -465,6 +480,8 @@ export interface Config {
   /** From INBOXD_OPENAI_API_KEY / INBOXD_ANTHROPIC_API_KEY only (secrets). */
   openaiApiKey: string | undefined;
   anthropicApiKey: string | undefined;
+  noFsync: boolean;
+  segmentSizeMb: number;
   allowHttpCallbacks: boolean;
   allowPrivateCallbacks: boolean;
   auditRetentionDays: number;

@@ -13,6 +13,7 @@ import { OPERATIONS } from './ops/registry.ts';
 import type { Clock, Services } from './services.ts';
 import { AuditRepo } from './store/audit.ts';
 import { BlobStore } from './store/blobs.ts';
+import { Compactor } from './store/compaction.ts';
 import { dbFile, openStore } from './store/db.ts';
 import { AccessRepo, KeyRepo } from './store/keys.ts';
 import { AccessService } from './auth/access.ts';
@@ -83,15 +84,32 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   const closeStore = () => store.close();
   const cleanup: Array<() => Promise<void>> = [closeStore];
   try {
-    const blobs = new BlobStore(path.join(config.dataDir, 'blobs'));
+    const blobs = new BlobStore(path.join(config.dataDir, 'blobs'), {
+      sqlite: store.sqlite,
+      fsync: !config.noFsync,
+      maxSegmentBytes: config.segmentSizeMb * 1024 * 1024,
+    });
+    cleanup.push(async () => blobs.close());
     await blobs.sweepTemp();
+    const recovered = blobs.recover();
+    if (recovered.lost.length > 0 || recovered.truncated > 0)
+      log.warn('recovered the blob store after an unclean stop', {
+        unacknowledgedBlobsDropped: recovered.lost.length,
+        tailBytesCut: recovered.truncated,
+      });
     const keys = new KeyRepo(store.db);
     const accessRepo = new AccessRepo(store.db);
     const messages = new MessageRepo(store.db);
     const bus = new LocalEventBus((e) => log.error('event listener failed', { err: e as Error }));
-    const writer = new IngestWriter({ db: store.db, blobs, messages, log });
+    const writer = new IngestWriter({
+      db: store.db,
+      blobs,
+      messages,
+      log,
+      syncWal: config.noFsync ? undefined : () => store.syncWal(),
+    });
     // Parsing and extraction run in worker threads; the analyzer is closed after pending writes (see stop order).
-    const analyzer = createAnalyzer({ threads: config.ingestThreads, blobRoot: blobs.root, log });
+    const analyzer = createAnalyzer({ threads: config.ingestThreads, log });
     cleanup.push(() => analyzer.close());
     let baseUrl = config.baseUrl ?? `http://localhost:${config.httpPort}`;
     // Links to inboxd itself (the rehearsal page) are trusted even on localhost; parsed once, not per message.
@@ -184,9 +202,29 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
         .then(() => services.audit.prune(clock.now()))
         .then(() => runRepo(services).deleteExpired(clock.now(), 1000));
     await sweep();
-    const sweeper = setInterval(() => void sweep().catch((e: Error) => log.error('expiry sweep failed', { err: e })), SWEEP_INTERVAL_MS);
+    // Then the space the swept and deleted mail held in the segment files is reclaimed, in steps between ingest batches.
+    const compactor = blobs.segments
+      ? new Compactor({
+          segments: blobs.segments,
+          sqlite: store.sqlite,
+          run: (fn) => writer.run(fn),
+          syncWal: config.noFsync ? async () => undefined : () => store.syncWal(),
+          onDone: (r) => r.segmentsRemoved > 0 && log.info('blob segments compacted', { ...r }),
+        })
+      : null;
+    const compact = () => compactor?.run() ?? Promise.resolve();
+    const sweeper = setInterval(
+      () =>
+        void sweep()
+          .then(compact)
+          .catch((e: Error) => log.error('expiry sweep failed', { err: e })),
+      SWEEP_INTERVAL_MS,
+    );
     sweeper.unref();
-    cleanup.unshift(async () => clearInterval(sweeper));
+    cleanup.unshift(async () => {
+      clearInterval(sweeper);
+      await compactor?.idle();
+    });
 
     // Last, so a failed start leaves no attempt running; messages stored meanwhile are found by its start-up check.
     // Stopped after pending writes (their deliveries get queued) and before the store closes.

@@ -2,12 +2,11 @@
 // One at a time, so the main thread always knows which message a stuck or crashed worker was working on.
 // In the single executable this file is bundled on its own (scripts/build.ts) and started from a SEA asset with
 // `eval: true`, so it must import nothing but node built-ins and bundled code.
-import { parentPort, workerData } from 'node:worker_threads';
-import { BlobStore } from '../store/blobs.ts';
+import { parentPort } from 'node:worker_threads';
 import { extractVerification, type Extraction } from '../mail/extract/index.ts';
 import type { PresetId } from '../mail/presets.ts';
 import type { ParsedMessage } from '../mail/types.ts';
-import { analyze, type Analysis } from './analyze.ts';
+import { analyze, forStorage, type StoredAnalysis } from './analyze.ts';
 
 /** Analyse a raw message, or extract again from a stored parse (with a service preset). */
 export type AnalyzeJob =
@@ -15,27 +14,12 @@ export type AnalyzeJob =
   | { id: number; kind: 'extract'; parsed: ParsedMessage; service: PresetId; trustedHosts: string[] };
 
 export type AnalyzeReply =
-  | { id: number; ok: true; analysis: Analysis }
+  | { id: number; ok: true; analysis: StoredAnalysis }
   | { id: number; ok: true; extraction: Extraction }
   | { id: number; ok: false; error: string };
 
 const port = parentPort;
 if (!port) throw new Error('analyze-worker.ts runs only as a worker thread');
-
-// Blobs are written here too, so the main thread's commit finds them on disk (its own put() is the safety net:
-// a failure here, such as a full disk, is reported by that put).
-const blobRoot = (workerData as { blobRoot?: string } | null)?.blobRoot;
-const blobs = blobRoot ? new BlobStore(blobRoot) : null;
-
-function writeBlobs(raw: Buffer, a: Analysis): void {
-  if (!blobs) return;
-  try {
-    blobs.putSync(raw, a.rawSha256);
-    for (const [i, att] of a.parsed.attachments.entries()) blobs.putSync(att.content, a.attachmentSha256[i]!);
-  } catch {
-    // left to the main thread's put()
-  }
-}
 
 const queue: AnalyzeJob[] = [];
 let busy = false;
@@ -54,9 +38,8 @@ async function drain(): Promise<void> {
     }
     const raw = Buffer.from(job.raw.buffer, job.raw.byteOffset, job.raw.byteLength);
     try {
-      const analysis = await analyze(raw, job.trustedHosts);
-      writeBlobs(raw, analysis);
-      port!.postMessage({ id: job.id, ok: true, analysis });
+      const analysis = forStorage(await analyze(raw, job.trustedHosts));
+      port!.postMessage({ id: job.id, ok: true, analysis } satisfies AnalyzeReply);
     } catch (e) {
       port!.postMessage({ id: job.id, ok: false, error: (e as Error)?.message ?? String(e) });
     }

@@ -16,6 +16,66 @@ export interface Analysis {
   parseError: string | null;
 }
 
+/** The parsed columns of a `contents` row (migration 004), JSON already serialised. */
+export interface ContentFields {
+  from_address: string | null;
+  from_name: string | null;
+  to_json: string;
+  cc_json: string;
+  subject: string;
+  date: number | null;
+  message_id_header: string | null;
+  in_reply_to: string | null;
+  references_json: string;
+  text_body: string | null;
+  html_body: string | null;
+  headers_json: string;
+  attachment_count: number;
+  otp: string | null;
+  primary_link: string | null;
+  extraction_json: string;
+}
+
+/**
+ * What ingest stores from an analysis: the row's columns as strings and the attachments. A worker thread sends only
+ * this back, so the main thread neither deserialises the parse's object tree nor serialises it to JSON again.
+ */
+export interface StoredAnalysis {
+  content: ContentFields;
+  attachments: ParsedMessage['attachments'];
+  rawSha256: string;
+  attachmentSha256: string[];
+  parseError: string | null;
+}
+
+export function forStorage(a: Analysis): StoredAnalysis {
+  const { parsed, extraction } = a;
+  return {
+    content: {
+      from_address: parsed.from?.address.toLowerCase() ?? null,
+      from_name: parsed.from?.name || null,
+      to_json: JSON.stringify(parsed.to),
+      cc_json: JSON.stringify(parsed.cc),
+      subject: parsed.subject,
+      date: parsed.date && !Number.isNaN(parsed.date.getTime()) ? parsed.date.getTime() : null,
+      message_id_header: parsed.messageId,
+      in_reply_to: parsed.inReplyTo,
+      references_json: JSON.stringify(parsed.references),
+      text_body: parsed.text,
+      html_body: parsed.html,
+      headers_json: JSON.stringify(parsed.headers),
+      attachment_count: parsed.attachments.length,
+      otp: extraction.otp,
+      primary_link: extraction.primaryLink,
+      extraction_json: JSON.stringify(extraction),
+    },
+    attachments: parsed.attachments,
+    rawSha256: a.rawSha256,
+    attachmentSha256: a.attachmentSha256,
+    parseError: a.parseError,
+  };
+}
+
 export function sha256(bytes: Uint8Array): string {
   return crypto.createHash('sha256').update(bytes).digest('hex');
 }

@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import type { Logger } from '../log.ts';
-import { analyze, analyzeParsed, EMPTY_PARSE, type Analysis } from './analyze.ts';
+import { analyze, analyzeParsed, EMPTY_PARSE, forStorage, type StoredAnalysis } from './analyze.ts';
 import type { AnalyzeJob, AnalyzeReply } from './analyze-worker.ts';
 import { extractVerification, type Extraction } from '../mail/extract/index.ts';
 import type { PresetId } from '../mail/presets.ts';
@@ -16,7 +16,7 @@ import type { ParsedMessage } from '../mail/types.ts';
 export const WORKER_ASSET_KEY = 'ingest-worker.cjs';
 
 export interface Analyzer {
-  analyze(raw: Buffer, trustedHosts: string[]): Promise<Analysis>;
+  analyze(raw: Buffer, trustedHosts: string[]): Promise<StoredAnalysis>;
   /**
    * Extraction again on a stored parse (e.g. with a service preset, GET /v1/inboxes/:id/extract?service=): crafted
    * mail can make it take long, so it runs in the workers too. `fallback` answers if a worker gives up on it.
@@ -30,7 +30,7 @@ export interface Analyzer {
 }
 
 export const inlineAnalyzer: Analyzer = {
-  analyze,
+  analyze: async (raw, trustedHosts) => forStorage(await analyze(raw, trustedHosts)),
   extract: async (parsed, opts) => extractVerification(parsed, opts),
   threads: 0,
   workerJobs: 0,
@@ -43,8 +43,6 @@ export interface AnalyzerOptions {
   timeoutMs?: number;
   /** Heap limit of each worker: a message that needs more kills only its worker. */
   maxHeapMb?: number;
-  /** Blob folder the workers write raw messages and attachments to before their rows are committed. */
-  blobRoot?: string;
   log: Logger;
 }
 
@@ -102,7 +100,7 @@ class WorkerPool implements Analyzer {
   readonly threads: number;
   private readonly slots: Slot[] = [];
   private readonly source: WorkerSource;
-  private readonly opts: Required<Omit<AnalyzerOptions, 'log' | 'blobRoot'>> & Pick<AnalyzerOptions, 'log' | 'blobRoot'>;
+  private readonly opts: Required<Omit<AnalyzerOptions, 'log'>> & Pick<AnalyzerOptions, 'log'>;
   private readonly watchdog: NodeJS.Timeout;
   private nextId = 1;
   private closed = false;
@@ -117,9 +115,9 @@ class WorkerPool implements Analyzer {
     this.watchdog.unref();
   }
 
-  analyze(raw: Buffer, trustedHosts: string[]): Promise<Analysis> {
+  analyze(raw: Buffer, trustedHosts: string[]): Promise<StoredAnalysis> {
     const id = this.nextId++;
-    return this.enqueue<Analysis>({ id, raw, trustedHosts }, raw.length, (why) => fallbackAnalysis(raw, trustedHosts, why));
+    return this.enqueue<StoredAnalysis>({ id, raw, trustedHosts }, raw.length, (why) => fallbackAnalysis(raw, trustedHosts, why));
   }
 
   extract(parsed: ParsedMessage, opts: { service: PresetId; trustedHosts: string[] }, fallback: Extraction): Promise<Extraction> {
@@ -152,7 +150,7 @@ class WorkerPool implements Analyzer {
   }
 
   private spawn(): Slot {
-    const options = { resourceLimits: { maxOldGenerationSizeMb: this.opts.maxHeapMb }, workerData: { blobRoot: this.opts.blobRoot } };
+    const options = { resourceLimits: { maxOldGenerationSizeMb: this.opts.maxHeapMb } };
     const worker =
       this.source.kind === 'eval' ? new Worker(this.source.code, { ...options, eval: true }) : new Worker(this.source.url, options);
     worker.unref();
@@ -216,18 +214,15 @@ class WorkerPool implements Analyzer {
 }
 
 /** A message the worker could not analyse is stored raw, with empty parsed fields. */
-function fallbackAnalysis(raw: Buffer, trustedHosts: string[], why: string): Analysis {
-  return analyzeParsed(
-    raw,
-    { ...EMPTY_PARSE, to: [], cc: [], replyTo: [], references: [], headers: [], attachments: [] },
-    why,
-    trustedHosts,
+function fallbackAnalysis(raw: Buffer, trustedHosts: string[], why: string): StoredAnalysis {
+  return forStorage(
+    analyzeParsed(raw, { ...EMPTY_PARSE, to: [], cc: [], replyTo: [], references: [], headers: [], attachments: [] }, why, trustedHosts),
   );
 }
 
 /** Structured clone turns Buffers into plain Uint8Arrays; attachment contents are Buffers again here. */
-function revive(a: Analysis): Analysis {
-  for (const att of a.parsed.attachments) {
+function revive(a: StoredAnalysis): StoredAnalysis {
+  for (const att of a.attachments) {
     const c = att.content as Uint8Array;
     if (!Buffer.isBuffer(c)) att.content = Buffer.from(c.buffer, c.byteOffset, c.byteLength);
   }

@@ -64,8 +64,8 @@ export class Ingest {
     const rcpts = [...new Set(req.rcpts.map((r) => r.toLowerCase()))];
     if (rcpts.length === 0) throw new Error('a message needs at least one recipient');
     const {
-      parsed,
-      extraction,
+      content: fields,
+      attachments: parsedAttachments,
       rawSha256: rawSha,
       attachmentSha256,
       parseError,
@@ -73,34 +73,16 @@ export class Ingest {
     // A mail sink keeps what it was given: unparseable mail is stored raw, with empty parsed fields.
     if (parseError) this.log.warn('message could not be parsed; storing it raw', { err: new Error(parseError), size: req.raw.length });
     const blobs: PreparedBlob[] = [{ sha256: rawSha, bytes: req.raw }];
-    const attachments = parsed.attachments.map((a, idx) => {
+    const attachments = parsedAttachments.map((a, idx) => {
       const sha256 = attachmentSha256[idx]!;
       blobs.push({ sha256, bytes: a.content });
       return { idx, sha256, a };
     });
     const receivedAt = this.now();
     // Parsed content is stored once per raw message (keyed by its sha256, like the raw blob), however many
-    // recipients it has; each recipient gets only a small row pointing at it (migration 004).
-    const content = {
-      sha256: rawSha,
-      from_address: parsed.from?.address.toLowerCase() ?? null,
-      from_name: parsed.from?.name || null,
-      to_json: JSON.stringify(parsed.to),
-      cc_json: JSON.stringify(parsed.cc),
-      subject: parsed.subject,
-      date: parsed.date && !Number.isNaN(parsed.date.getTime()) ? parsed.date.getTime() : null,
-      message_id_header: parsed.messageId,
-      in_reply_to: parsed.inReplyTo,
-      references_json: JSON.stringify(parsed.references),
-      size: req.raw.length,
-      text_body: parsed.text,
-      html_body: parsed.html,
-      headers_json: JSON.stringify(parsed.headers),
-      attachment_count: parsed.attachments.length,
-      otp: extraction.otp,
-      primary_link: extraction.primaryLink,
-      extraction_json: JSON.stringify(extraction),
-    };
+    // recipients it has; each recipient gets only a small row pointing at it (migration 004). Its columns come
+    // ready from the analysis (serialised where the parse was made).
+    const content = { sha256: rawSha, size: req.raw.length, ...fields };
     const { sha256: _s, text_body: _t, html_body: _h, headers_json: _hj, extraction_json: _x, ...summaryContent } = content;
     const limits = this.limits();
 

@@ -4,7 +4,8 @@
 // are one step, so parallel sessions, simulate, the rehearsal page and webhooks cannot slip past it.
 // Refused mail is never stored: beyond a limit the whole message is refused (temporarily: SMTP 452 4.2.2), never
 // acknowledged and then dropped.
-import { sql, type Kysely } from 'kysely';
+import { type CompiledQuery, sql, type Kysely } from 'kysely';
+import { precompile } from '../store/prepared.ts';
 import { AppError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import type { Database } from '../store/schema.ts';
@@ -125,9 +126,17 @@ export class RefusalLog {
   }
 }
 
+/** The RCPT check runs for every recipient: its query is compiled once per database. */
+const seqAt = new WeakMap<Kysely<Database>, (v: { address: unknown }) => CompiledQuery>();
+
 /** The RCPT-time check: why mail to `address` is refused right now (a full inbox, full unclaimed storage), or null. */
 export async function rcptRefusal(db: Kysely<Database>, address: string, limits: MailLimits): Promise<MailRefused | null> {
-  const inbox = await db.selectFrom('inboxes').select('message_seq').where('address', '=', address).executeTakeFirst();
+  let q = seqAt.get(db);
+  if (!q) {
+    q = precompile(['address'], (p) => db.selectFrom('inboxes').select('message_seq').where('address', '=', p.address).compile());
+    seqAt.set(db, q);
+  }
+  const inbox = (await db.executeQuery<{ message_seq: number }>(q({ address }))).rows[0];
   if (inbox) {
     const max = limits.maxMessagesPerInbox;
     return max > 0 && inbox.message_seq >= max ? mailboxFull(address, max) : null;

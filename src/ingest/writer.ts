@@ -1,8 +1,12 @@
 // Serialises every write that touches message rows and blobs. Messages that arrive together share one
-// transaction (group commit), so a commit is paid once per batch rather than once per message. Blob garbage
+// transaction (group commit) and one durability point: their blobs are appended to the segment in one write, their
+// rows committed in one transaction (while the segment's fsync already runs), then the WAL is fsynced, and only
+// when both are on disk is any of them acknowledged. Messages that arrive during those fsyncs form the next batch, so a lone message goes
+// out at once and a burst shares one fsync (no fixed commit window to wait out). Blob garbage
 // collection runs in the same queue, which makes "check references, then unlink" safe against a concurrent
 // ingest of identical content.
-import { sql, type Kysely, type Transaction } from 'kysely';
+import { sql, type CompiledQuery, type Kysely, type Transaction } from 'kysely';
+import { precompile } from '../store/prepared.ts';
 import { isAppError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import type { BlobStore } from '../store/blobs.ts';
@@ -44,6 +48,7 @@ export class IngestWriter {
   commits = 0;
   private readonly maxBatchMessages: number;
   private readonly maxBatchBytes: number;
+  private readonly syncWal: () => Promise<unknown>;
 
   constructor(deps: {
     db: Kysely<Database>;
@@ -53,7 +58,10 @@ export class IngestWriter {
     /** Bounds of one group commit (defaults 256 messages, 16 MiB). */
     maxBatchMessages?: number;
     maxBatchBytes?: number;
+    /** fsync of the SQLite WAL after a batch's commit (the server's; none by default, e.g. in tools and tests). */
+    syncWal?: () => Promise<unknown>;
   }) {
+    this.syncWal = deps.syncWal ?? (() => Promise.resolve());
     this.maxBatchMessages = deps.maxBatchMessages ?? 256;
     this.maxBatchBytes = deps.maxBatchBytes ?? 16 * 1024 * 1024;
     this.db = deps.db;
@@ -121,11 +129,15 @@ export class IngestWriter {
     return this.queue.splice(0, i);
   }
 
-  private async commit(stores: Array<Extract<Pending, { kind: 'store' }>>): Promise<void> {
+  private async commit(stores: Array<Extract<Pending, { kind: 'store' }>>, top = true): Promise<void> {
     try {
-      // Blobs first: a row is only ever committed after its bytes are on disk.
-      await Promise.all(stores.flatMap((p) => p.job.blobs.map((b) => this.blobs.put(b.bytes, { sha256: b.sha256 }))));
+      // Blobs first: a row is only ever committed after its bytes are written (and acknowledged after both are synced).
+      const placed = await this.blobs.stage(stores.flatMap((p) => p.job.blobs));
+      // The segment's fsync runs on the thread pool while the rows are committed here.
+      const blobsSynced = this.blobs.sync();
+      blobsSynced.catch(() => undefined); // awaited below; a failed commit first must not leave it unhandled
       const results = await this.db.transaction().execute(async (trx) => {
+        this.blobs.index(placed);
         const deltas = new Map<string, { teamId: string; name: string; delta: number }>();
         const counters: BatchCounters = {
           add(teamId, name, delta) {
@@ -140,6 +152,15 @@ export class IngestWriter {
         for (const d of deltas.values()) await bumpCounter(trx, d.teamId, d.name, d.delta);
         return out;
       });
+      try {
+        await Promise.all([blobsSynced, this.syncWal()]);
+      } catch (e) {
+        // Committed but not known to be durable (an fsync failed): no acknowledgement, and no retry that would
+        // insert the rows twice. The sender is told to try again (SMTP 451).
+        this.log.error('could not make a batch durable (fsync failed)', { err: e as Error, batch: stores.length });
+        for (const p of stores) p.reject(e);
+        return;
+      }
       this.maxBatch = Math.max(this.maxBatch, stores.length);
       this.commits++;
       for (const [i, p] of stores.entries()) p.resolve(results[i]);
@@ -152,7 +173,9 @@ export class IngestWriter {
       // limit is expected, not a failure worth a warning.)
       if (isAppError(e)) this.log.debug('batch refused; retrying messages one by one', { err: e, batch: stores.length });
       else this.log.warn('batch commit failed; retrying messages one by one', { err: e as Error, batch: stores.length });
-      for (const p of stores) await this.commit([p]);
+      for (const p of stores) await this.commit([p], false);
+    } finally {
+      if (top) this.blobs.settle();
     }
   }
 
@@ -173,10 +196,16 @@ export class IngestWriter {
   }
 }
 
+/** Runs at the end of every batch: compiled once (the placeholders stand for the values, see store/prepared.ts). */
+let bumpQuery: ((v: Record<'teamId' | 'name' | 'delta', unknown>) => CompiledQuery) | null = null;
+
 export async function bumpCounter(trx: Transaction<Database>, teamId: string, name: string, delta: number): Promise<void> {
-  await trx
-    .insertInto('counters')
-    .values({ team_id: teamId, name, value: delta })
-    .onConflict((oc) => oc.columns(['team_id', 'name']).doUpdateSet({ value: sql`value + ${delta}` }))
-    .execute();
+  bumpQuery ??= precompile(['teamId', 'name', 'delta'], (p) =>
+    trx
+      .insertInto('counters')
+      .values({ team_id: p.teamId, name: p.name, value: p.delta as unknown as number })
+      .onConflict((oc) => oc.columns(['team_id', 'name']).doUpdateSet({ value: sql`value + ${p.delta}` }))
+      .compile(),
+  );
+  await trx.executeQuery(bumpQuery({ teamId, name, delta }));
 }

@@ -1,10 +1,15 @@
-// Content-addressed blob folder: raw .eml files and attachment bytes, named by their sha256 (never by anything
-// that came from a message, so no path traversal). Writes go to a temp file and are renamed into place.
+// Content-addressed blob store: raw messages and attachment bytes, named by their sha256 (never by anything that came
+// from a message, so no path traversal). New blobs are appended to segment files (src/store/segments.ts) and found
+// through the segment_blobs index; blobs written before migration 010 are files under <root>/<2 hex>/<62 hex> and
+// stay readable (and deletable) there. Without a database handle the store writes files only (tools, old tests).
+// The interface (stage → index in the transaction → sync, then get/open/delete) is what an S3 store would implement.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import { threadId } from 'node:worker_threads';
+import type { Readable } from 'node:stream';
+import type BetterSqlite3 from 'better-sqlite3';
+import { SegmentStore, type Placement, type RecoveryReport } from './segments.ts';
 
 export interface BlobRef {
   sha256: string;
@@ -25,14 +30,71 @@ export class BlobMissingError extends Error {
 
 export class BlobStore {
   readonly root: string;
+  readonly segments: SegmentStore | null;
   private readonly tmp: string;
   private seq = 0;
   private readonly dirs = new Set<string>();
+  /** Whether per-file blobs (before migration 010) may exist: only then does a lookup miss check the folder. */
+  private legacy: boolean;
+  /** Appended in the current batch but not yet in a committed index row (a failed transaction is retried). */
+  private readonly pending = new Map<string, Placement>();
 
-  constructor(root: string) {
+  constructor(root: string, opts: { sqlite?: BetterSqlite3.Database; maxSegmentBytes?: number; fsync?: boolean } = {}) {
     this.root = root;
     this.tmp = path.join(root, 'tmp');
     fs.mkdirSync(this.tmp, { recursive: true });
+    this.segments = opts.sqlite ? new SegmentStore(path.join(root, 'segments'), opts.sqlite, opts) : null;
+    this.legacy = !this.segments || hasLegacyFiles(root);
+  }
+
+  /**
+   * Writes the batch's blobs that are not stored yet (one append) and returns the placements the batch's
+   * transaction must index (see index()). Duplicates within the batch and already stored blobs cost no write.
+   */
+  async stage(blobs: Array<{ sha256: string; bytes: Uint8Array }>): Promise<Placement[]> {
+    if (!this.segments) {
+      await Promise.all(blobs.map((b) => this.put(b.bytes, { sha256: b.sha256 })));
+      return [];
+    }
+    const out: Placement[] = [];
+    const fresh: Array<{ sha256: string; bytes: Uint8Array }> = [];
+    const seen = new Set<string>();
+    for (const b of blobs) {
+      if (seen.has(b.sha256)) continue;
+      seen.add(b.sha256);
+      const p = this.pending.get(b.sha256);
+      if (p) out.push(p);
+      else if (!this.segments.locate(b.sha256) && !(this.legacy && fs.existsSync(this.pathOf(b.sha256)))) fresh.push(b);
+    }
+    for (const p of await this.segments.append(fresh)) {
+      this.pending.set(p.sha256, p);
+      out.push(p);
+    }
+    return out;
+  }
+
+  /** Index rows for staged blobs, inside the transaction that commits the rows referencing them. */
+  index(placements: Placement[]): void {
+    this.segments?.index(placements);
+  }
+
+  /** Ends a batch: appended blobs its transactions did not index are dead space (compaction reclaims it). */
+  settle(): void {
+    this.pending.clear();
+  }
+
+  /** Makes every blob staged so far durable (one fsync per segment written). */
+  async sync(): Promise<void> {
+    await this.segments?.sync();
+  }
+
+  /** Start-up recovery of the segment store; see SegmentStore.recover(). */
+  recover(): RecoveryReport {
+    return this.segments?.recover() ?? { lost: [], truncated: 0 };
+  }
+
+  close(): void {
+    this.segments?.close();
   }
 
   static hash(bytes: Uint8Array): string {
@@ -50,6 +112,7 @@ export class BlobStore {
    */
   async put(bytes: Uint8Array, opts: { sync?: boolean; sha256?: string } = {}): Promise<BlobRef> {
     const sha256 = opts.sha256 ?? BlobStore.hash(bytes);
+    this.legacy = true;
     const dest = this.pathOf(sha256);
     if (fs.existsSync(dest)) return { sha256, size: bytes.byteLength };
     const dir = path.dirname(dest);
@@ -81,46 +144,39 @@ export class BlobStore {
     return { sha256, size: bytes.byteLength };
   }
 
-  /**
-   * The same write, synchronous, for a worker thread (src/ingest/analyze-worker.ts writes blobs before the main
-   * thread commits their rows; the commit's own put() then finds them and does nothing).
-   */
-  putSync(bytes: Uint8Array, sha256: string): void {
-    const dest = this.pathOf(sha256);
-    if (fs.existsSync(dest)) return;
-    const dir = path.dirname(dest);
-    if (!this.dirs.has(dir)) {
-      fs.mkdirSync(dir, { recursive: true });
-      this.dirs.add(dir);
-    }
-    const tmp = this.tmpName(sha256);
-    try {
-      fs.writeFileSync(tmp, bytes, { mode: 0o640 });
-      fs.renameSync(tmp, dest);
-    } catch (e) {
-      fs.rmSync(tmp, { force: true });
-      throw e;
-    }
-  }
-
   /** Unique among processes and threads writing to the same folder. */
   private tmpName(sha256: string): string {
-    return path.join(this.tmp, `${process.pid}-${threadId}-${++this.seq}-${sha256.slice(0, 16)}`);
+    return path.join(this.tmp, `${process.pid}-${++this.seq}-${sha256.slice(0, 16)}`);
   }
 
   async get(sha256: string): Promise<Buffer> {
-    return fsp.readFile(this.pathOf(sha256));
-  }
-
-  stream(sha256: string): fs.ReadStream {
-    return fs.createReadStream(this.pathOf(sha256));
+    const p = this.segments?.locate(sha256);
+    if (!p) return fsp.readFile(this.pathOf(sha256));
+    try {
+      return await this.segments!.read(p);
+    } catch (e) {
+      // Compaction may have moved it (and removed the old segment) between the lookup and the read.
+      const again = this.segments!.locate(sha256);
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT' || !again || again.segment === p.segment) throw missing(e, sha256);
+      return this.segments!.read(again);
+    }
   }
 
   /**
    * The blob as a stream, opened before it is returned: a blob missing from disk (deleted by hand, a restore that
    * lost files) fails here with BlobMissingError instead of in the middle of a response.
    */
-  async open(sha256: string): Promise<fs.ReadStream> {
+  async open(sha256: string): Promise<Readable> {
+    const p = this.segments?.locate(sha256);
+    if (p) {
+      try {
+        return await this.segments!.open(p);
+      } catch (e) {
+        const again = this.segments!.locate(sha256);
+        if ((e as NodeJS.ErrnoException).code !== 'ENOENT' || !again || again.segment === p.segment) throw missing(e, sha256);
+        return this.segments!.open(again);
+      }
+    }
     try {
       const fh = await fsp.open(this.pathOf(sha256), 'r');
       return fh.createReadStream();
@@ -131,11 +187,13 @@ export class BlobStore {
   }
 
   exists(sha256: string): boolean {
-    return fs.existsSync(this.pathOf(sha256));
+    return !!this.segments?.locate(sha256) || (this.legacy && fs.existsSync(this.pathOf(sha256)));
   }
 
+  /** Forgets a blob: its index row goes (compaction reclaims the bytes), or its file (before migration 010). */
   async delete(sha256: string): Promise<void> {
-    await fsp.rm(this.pathOf(sha256), { force: true });
+    this.segments?.unindex(sha256);
+    if (this.legacy) await fsp.rm(this.pathOf(sha256), { force: true });
   }
 
   /** Removes temp files left by a crash mid-write. */
@@ -144,4 +202,21 @@ export class BlobStore {
     await Promise.all(names.map((n) => fsp.rm(path.join(this.tmp, n), { force: true })));
     return names.length;
   }
+}
+
+function missing(e: unknown, sha256: string): unknown {
+  return (e as NodeJS.ErrnoException).code === 'ENOENT' ? new BlobMissingError(sha256) : e;
+}
+
+/** Whether the folder holds per-file blobs from before migration 010 (two-hex-digit folders with files in them). */
+function hasLegacyFiles(root: string): boolean {
+  for (const d of fs.readdirSync(root)) {
+    if (!/^[0-9a-f]{2}$/.test(d)) continue;
+    try {
+      if (fs.readdirSync(path.join(root, d)).length > 0) return true;
+    } catch {
+      // not a folder
+    }
+  }
+  return false;
 }

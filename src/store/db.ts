@@ -18,6 +18,11 @@ export interface Store {
   /** The raw connection, for pragmas, checkpoints and the hot ingest path's prepared statements. */
   sqlite: BetterSqlite3.Database;
   file: string;
+  /**
+   * Makes every committed transaction durable: one fsync of the WAL file, on the thread pool (the store runs
+   * synchronous=NORMAL, so a commit itself only writes; see "Storage and durability" in the README).
+   */
+  syncWal(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -58,13 +63,18 @@ export async function openStore(file: string): Promise<Store> {
     throw new StoreOpenError(`database migration ${failed ?? ''} failed: ${(error as Error).message}`);
   }
   let closed = false;
+  const wal = walSyncer(`${file}-wal`);
+  // The WAL file (and a new database file) must be found again after a power loss: their folder entry is synced once.
+  syncFolder(path.dirname(file));
   return {
     db,
     sqlite,
     file,
+    syncWal: wal.sync,
     async close() {
       if (closed) return;
       closed = true;
+      wal.close();
       await db.destroy();
     },
   };
@@ -93,6 +103,47 @@ function withStatementCache(sqlite: BetterSqlite3.Database, max = 512) {
       sqlite.close();
     },
   };
+}
+
+/**
+ * fsync of the WAL through an fd of our own: fsync flushes the file (the inode), whichever descriptor asks. The fd is
+ * opened once the WAL exists and kept: SQLite replaces the WAL file only when the last connection closes (it then
+ * deletes it), and this connection stays open for the life of the process (restarts and truncations keep the inode).
+ */
+function walSyncer(walPath: string) {
+  let fd: number | null = null;
+  return {
+    sync(): Promise<void> {
+      if (fd === null) {
+        try {
+          fd = fs.openSync(walPath, 'r');
+        } catch (e) {
+          // No WAL yet: nothing has been committed through it.
+          if ((e as NodeJS.ErrnoException).code === 'ENOENT') return Promise.resolve();
+          throw e;
+        }
+      }
+      const f = fd;
+      return new Promise<void>((res, rej) => fs.fsync(f, (e) => (e ? rej(e) : res())));
+    },
+    close(): void {
+      if (fd !== null) fs.closeSync(fd);
+      fd = null;
+    },
+  };
+}
+
+function syncFolder(dir: string): void {
+  try {
+    const fd = fs.openSync(dir, 'r');
+    try {
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+  } catch {
+    // a folder that cannot be opened for reading: the next checkpoint's syncs still cover the files themselves
+  }
 }
 
 export function dbFile(dataDir: string): string {

@@ -251,6 +251,15 @@ export interface Database {
   verify_marks: VerifyMarkTable;
   runs: RunTable;
   run_events: RunEventTable;
+  segment_blobs: SegmentBlobTable;
+}
+
+/** Where a blob's bytes are in the segment files (migration 010, src/store/segments.ts). */
+export interface SegmentBlobTable {
+  sha256: string;
+  segment: number;
+  offset: number;
+  length: number;
 }
 
 /** Used tokens of signed provider webhooks, kept until the replay window has passed (migration 006). */

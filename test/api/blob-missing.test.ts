@@ -29,7 +29,10 @@ before(async () => {
   const raw = await json(
     await s.api(`/v1/inboxes/${inbox.inboxId}/messages/${msg.messageId}/raw`, { headers: { accept: 'application/json' } }),
   );
-  for (const sha of [raw.sha256, att.sha256]) fs.rmSync(path.join(s.dataDir, 'blobs', sha.slice(0, 2), sha.slice(2)));
+  // Both blobs were appended to the segment store; losing its files (a restore that missed them) loses both.
+  assert.ok(s.server.services.blobs.exists(raw.sha256) && s.server.services.blobs.exists(att.sha256));
+  const segments = path.join(s.dataDir, 'blobs', 'segments');
+  for (const f of fs.readdirSync(segments)) fs.rmSync(path.join(segments, f));
 });
 after(() => s.stop());
 

@@ -3,8 +3,6 @@
 // message; content and blobs go only when the last message that uses them goes.
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
-import fs from 'node:fs';
-import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { json, type Json } from '../helpers/http.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
@@ -24,7 +22,7 @@ const count = (table: string) => (sqlite().prepare(`select count(*) as n from ${
 const usedBytes = () =>
   ((sqlite().pragma('page_count', { simple: true }) as number) - (sqlite().pragma('freelist_count', { simple: true }) as number)) *
   (sqlite().pragma('page_size', { simple: true }) as number);
-const blobPath = (sha: string) => path.join(s.dataDir, 'blobs', sha.slice(0, 2), sha.slice(2));
+const stored = (sha: string) => s.server.services.blobs.exists(sha);
 
 async function createInbox(): Promise<Json> {
   return json(await s.api('/v1/inboxes', { method: 'POST', json: {} }), 201);
@@ -118,7 +116,7 @@ describe('one SMTP transaction to 100 recipients', () => {
     await json(await s.api(`/v1/inboxes/${recipients[0]!.inboxId}/messages/${first.messageId}`, { method: 'DELETE' }));
     for (const r of recipients.slice(1, 50)) assert.equal((await s.api(`/v1/inboxes/${r.inboxId}`, { method: 'DELETE' })).status, 200);
     assert.equal(count('contents'), 1);
-    assert.ok(fs.existsSync(blobPath(rawSha)) && fs.existsSync(blobPath(attSha)));
+    assert.ok(stored(rawSha) && stored(attSha));
     const other = recipients[60]!;
     const m = (await json(await s.api(`/v1/inboxes/${other.inboxId}/messages`))).items[0];
     assert.equal((await json(await s.api(`/v1/inboxes/${other.inboxId}/messages/${m.messageId}`))).text, text);
@@ -130,7 +128,7 @@ describe('one SMTP transaction to 100 recipients', () => {
     assert.equal((await s.api(`/v1/inboxes/${last.inboxId}`, { method: 'DELETE' })).status, 200);
     assert.equal(count('contents'), 0);
     assert.equal(count('content_attachments'), 0);
-    assert.ok(!fs.existsSync(blobPath(rawSha)), 'raw blob removed with the last message');
-    assert.ok(!fs.existsSync(blobPath(attSha)), 'attachment blob removed with the last message');
+    assert.ok(!stored(rawSha), 'raw blob removed with the last message');
+    assert.ok(!stored(attSha), 'attachment blob removed with the last message');
   });
 });

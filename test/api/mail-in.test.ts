@@ -322,10 +322,10 @@ describe('delete', () => {
     const meta = await json(
       await s.api(`/v1/inboxes/${inbox.inboxId}/messages/${msg.messageId}/raw`, { headers: { accept: 'application/json' } }),
     );
-    const blob = path.join(s.dataDir, 'blobs', meta.sha256.slice(0, 2), meta.sha256.slice(2));
-    assert.ok(fs.existsSync(blob));
+    const blob: string = meta.sha256;
+    assert.ok(s.server.services.blobs.exists(blob));
     await json(await s.api(`/v1/inboxes/${inbox.inboxId}`, { method: 'DELETE' }));
-    assert.ok(!fs.existsSync(blob), 'raw blob removed');
+    assert.ok(!s.server.services.blobs.exists(blob), 'raw blob removed');
     assert.equal((await json(await s.api(`/v1/inboxes/${inbox.inboxId}`), 404)).code, 'not_found');
     assert.equal((await json(await s.api(`/v1/inboxes/${inbox.inboxId}`, { method: 'DELETE' }), 404)).code, 'not_found');
   });

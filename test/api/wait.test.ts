@@ -1,7 +1,5 @@
 // GET /v1/inboxes/:id/wait (CONTRACT §4) and inbox expiry.
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { sendMail } from '../helpers/smtp.ts';
 import { json, type Json } from '../helpers/http.ts';
@@ -123,14 +121,14 @@ describe('expiry', () => {
     const meta = await json(
       await s.api(`/v1/inboxes/${inbox.inboxId}/messages/${msg.messageId}/raw`, { headers: { accept: 'application/json' } }),
     );
-    const blob = path.join(s.dataDir, 'blobs', meta.sha256.slice(0, 2), meta.sha256.slice(2));
-    assert.ok(fs.existsSync(blob));
+    const blob: string = meta.sha256;
+    assert.ok(s.server.services.blobs.exists(blob));
     offset += 2 * 60_000;
     let swept = await s.server.services.inboxes.sweep();
     assert.ok(swept.inboxes >= 1);
     assert.equal((await s.api(`/v1/inboxes/${inbox.inboxId}`)).status, 404);
     assert.equal((await s.api(`/v1/inboxes/${keep.inboxId}`)).status, 200);
-    assert.ok(!fs.existsSync(blob));
+    assert.ok(!s.server.services.blobs.exists(blob));
     offset += 20 * 60_000;
     swept = await s.server.services.inboxes.sweep();
     assert.ok(swept.unclaimed >= 1);

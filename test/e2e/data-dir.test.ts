@@ -105,8 +105,8 @@ describe('private files', () => {
       for (const f of ['inboxd.db', 'inboxd.db-wal', 'inboxd.db-shm', 'ports.json', 'admin.key', 'inboxd.lock'])
         assert.ok(seen.includes(f), `${f} exists (saw ${seen.join(', ')})`);
       assert.ok(
-        seen.some((f) => f.startsWith('blobs/') && /[0-9a-f]{20}/.test(f)),
-        'a blob was written',
+        seen.some((f) => /^blobs\/segments\/\d{8}\.seg$/.test(f)),
+        'a blob segment was written',
       );
     } finally {
       await stop(child);

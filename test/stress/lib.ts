@@ -3,6 +3,7 @@
 // long a normal delivery takes while an attack runs, the server's RSS, and the store checks after a crash.
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
@@ -273,21 +274,37 @@ export function checkStore(dir: string): { messages: number } {
   try {
     assert.equal(db.pragma('integrity_check', { simple: true }), 'ok');
     assert.deepEqual(db.pragma('foreign_key_check'), []);
-    const blobPath = (sha: string) => path.join(dir, 'blobs', sha.slice(0, 2), sha.slice(2));
+    // A blob is in a segment (sha256 → segment, offset, length; its bytes hash to its name) or, from before
+    // migration 010, a file of its own.
+    const locate = db.prepare('select segment, offset, length from segment_blobs where sha256 = ?');
+    const blobSize = (sha: string): number | undefined => {
+      const p = locate.get(sha) as { segment: number; offset: number; length: number } | undefined;
+      if (!p) return fs.statSync(path.join(dir, 'blobs', sha.slice(0, 2), sha.slice(2)), { throwIfNoEntry: false })?.size;
+      const file = path.join(dir, 'blobs', 'segments', `${String(p.segment).padStart(8, '0')}.seg`);
+      const fd = fs.openSync(file, 'r');
+      try {
+        const buf = Buffer.alloc(p.length);
+        fs.readSync(fd, buf, 0, p.length, p.offset);
+        assert.equal(crypto.createHash('sha256').update(buf).digest('hex'), sha, `blob ${sha} in segment ${p.segment} is corrupt`);
+      } finally {
+        fs.closeSync(fd);
+      }
+      return p.length;
+    };
     const rows = db.prepare('select id, raw_sha256, size from messages').all() as Array<{ id: string; raw_sha256: string; size: number }>;
     for (const r of rows) {
-      const st = fs.statSync(blobPath(r.raw_sha256), { throwIfNoEntry: false });
-      assert.ok(st, `message ${r.id}: raw blob ${r.raw_sha256} is missing`);
-      assert.equal(st.size, r.size, `message ${r.id}: raw blob has ${st.size} bytes, the row says ${r.size}`);
+      const size = blobSize(r.raw_sha256);
+      assert.ok(size !== undefined, `message ${r.id}: raw blob ${r.raw_sha256} is missing`);
+      assert.equal(size, r.size, `message ${r.id}: raw blob has ${size} bytes, the row says ${r.size}`);
     }
     const atts = db
       .prepare('select a.id, a.sha256, a.size, m.id as mid from attachments a left join messages m on m.id = a.message_id')
       .all() as Array<{ id: string; sha256: string; size: number; mid: string | null }>;
     for (const a of atts) {
       assert.ok(a.mid, `attachment ${a.id} has no message`);
-      const st = fs.statSync(blobPath(a.sha256), { throwIfNoEntry: false });
-      assert.ok(st, `attachment ${a.id}: blob missing`);
-      assert.equal(st.size, a.size);
+      const size = blobSize(a.sha256);
+      assert.ok(size !== undefined, `attachment ${a.id}: blob missing`);
+      assert.equal(size, a.size);
     }
     return { messages: rows.length };
   } finally {

@@ -10,6 +10,7 @@ import * as m005 from './005_verify.ts';
 import * as m006 from './006_webhooks.ts';
 import * as m007 from './007_hardening.ts';
 import * as m009 from './009_runs.ts';
+import * as m010 from './010_segments.ts';
 
 export const MIGRATIONS: Record<string, Migration> = {
   '001_foundation': m001,
@@ -21,4 +22,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '006_webhooks': m006,
   '007_hardening': m007,
   '009_runs': m009,
+  '010_segments': m010,
 };
