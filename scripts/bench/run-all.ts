@@ -11,6 +11,8 @@
 //                                                   and lone-message latency of both in the same run, new ÷ old
 //   npm run bench -- --baseline-commit 0f34437      the same, building that commit into .bench/baseline-<commit> first
 //   npm run bench -- --peers sink,maildev,haraka    the SMTP peers (default all three)
+//   npm run bench -- --cells 20x5                   only the headline SMTP cell (default 20x5,1x5,20x1,20x100)
+//   npm run bench -- --render .bench/report.json    only the tables of an earlier run, again
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -27,16 +29,25 @@ const { values } = parseArgs({
     baseline: { type: 'string' },
     'baseline-commit': { type: 'string' },
     peers: { type: 'string' },
+    cells: { type: 'string' },
+    render: { type: 'string' },
     out: { type: 'string', default: path.join(ROOT, '.bench/report.json') },
   },
 });
+if (values.render) {
+  // the tables of an earlier run's report.json again, e.g. after a change to this file
+  const md = tables(JSON.parse(fs.readFileSync(values.render, 'utf8')) as Record<string, unknown>);
+  fs.writeFileSync(values.render.replace(/\.json$/, '.md'), md);
+  console.log(md);
+  process.exit(0);
+}
 const quick = values.quick;
 const soak = values['soak-seconds'] ?? (quick ? '30' : '600');
 const scale = values['scale-messages'] ?? (quick ? '50000' : '1000000');
 const src = values.source ? ['--source'] : [];
 const baselineDir = values.baseline ?? (values['baseline-commit'] ? baselineFromCommit(values['baseline-commit']) : undefined);
 const base = baselineDir ? ['--baseline', baselineDir] : [];
-const peers = values.peers ? ['--peers', values.peers] : [];
+const peers = [...(values.peers ? ['--peers', values.peers] : []), ...(values.cells ? ['--cells', values.cells] : [])];
 
 /** `id` is what --only selects; `key` names the result (one id may run several scripts). */
 const BENCHES: Array<{ id: string; key: string; script: string; args: string[] }> = [
@@ -115,8 +126,9 @@ function tables(rep: J): string {
   const m = rep.machine as J;
   const out: string[] = [];
   out.push(
-    `Machine: ${m.nproc} cores (${m.cpu}), ${m.memGiB} GiB, Node ${m.node}, Linux ${m.kernel}; load average at start ${m.loadavg.join(' / ')}; ${m.date}`,
+    `Machine: ${m.nproc} cores (${m.cpu}), ${m.memGiB} GiB, Node ${m.node}, Linux ${m.kernel}, temp dir on ${m.tmpFs ?? '?'}; load average at start ${m.loadavg.join(' / ')}; ${m.date}`,
   );
+  if (rep.baseline) out.push(`Baseline build: ${rep.baseline}`);
   out.push(`Command: \`${rep.command}\``, '');
   const starts = Object.entries(r)
     .filter(([, v]) => (v as J).startedAt)
@@ -194,13 +206,11 @@ function tables(rep: J): string {
   return out.join('\n') + '\n';
 }
 
-const PEERS = ['smtp-sink', 'MailDev', 'Haraka'];
-
 function smtpTables(sm: J): string[] {
   const out: string[] = [];
   const summary = sm.summary as J[];
   const hasBase = summary.some((x) => x.medians['inboxd (baseline)']);
-  const cols = ['inboxd', ...(hasBase ? ['inboxd (baseline)'] : []), ...PEERS];
+  const cols = ['inboxd', ...(hasBase ? ['inboxd (baseline)'] : []), 'smtp-sink', 'MailDev', 'Haraka'];
   out.push(
     `### SMTP ingest (Postfix smtp-source; messages/s, median of ${sm.rounds} alternating runs, MB/s)`,
     '',
