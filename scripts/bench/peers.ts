@@ -85,10 +85,16 @@ export function harakaInstall(): string {
     env,
     encoding: 'utf8',
   });
-  if (r.status !== 0 || !fs.existsSync(bin))
+  if (r.status !== 0 || !fs.existsSync(bin)) {
+    const said = `${r.stderr ?? ''}\n${r.stdout ?? ''}`
+      .split('\n')
+      .filter((l) => /^npm (error|ERR!) (code|errno|network|request|\d{3}|[A-Z])/.test(l))
+      .slice(0, 4)
+      .join(' / ');
     throw new Error(
-      `could not install Haraka from the npm registry into ${HARAKA_DIR} (npm ci exited ${r.status ?? r.error?.message}): ${(r.stderr || r.stdout).trim().slice(-600)}`,
+      `could not install Haraka 3.3.4 from the npm registry into ${HARAKA_DIR} (npm ci exited ${r.status ?? r.error?.message}): ${said || 'no reason given'}`,
     );
+  }
   return bin;
 }
 
