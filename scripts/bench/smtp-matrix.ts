@@ -9,6 +9,7 @@
 // target (new ÷ old).
 //   node scripts/bench/smtp-matrix.ts [--quick] [--cells 20x5,1x5,20x1,20x100] [--modes new,kept] [--rounds 3]
 //     [--seconds 5] [--peers sink,maildev,haraka] [--haraka-nodes cpus] [--baseline DIR] [--source]
+import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { addCpu, type CpuTotals, emptyTotals, perMessage, sampleCpu } from './cpu.ts';
 import { buildBinary, machine, report, round, rssMb, smtpSource, startInboxd } from './lib.ts';
@@ -97,12 +98,15 @@ interface Row {
   mbPerSecond: number;
   stored?: number;
   ok: boolean;
+  /** 1-minute load average when the run started */
+  load1: number;
 }
 const rows: Row[] = [];
 const cpu = new Map<string, CpuTotals>(); // `${target}|${cell}|${mode}` → totals over the measured runs
 
 async function run(t: Target, c: Cell, mode: Mode, messages: number, r: number): Promise<Row> {
   await t.reset?.();
+  const load1 = round(os.loadavg()[0]!);
   const storedBefore = t.stored ? await t.stored() : 0;
   const before = t.cpuPid ? sampleCpu(t.cpuPid) : null;
   const res = await smtpSource({ port: t.port, ...c, messages, to: t.to, keep: mode === 'kept' });
@@ -124,6 +128,7 @@ async function run(t: Target, c: Cell, mode: Mode, messages: number, r: number):
     mbPerSecond: round((messages * c.size) / res.seconds / 1048576, 1),
     ...(stored !== undefined ? { stored } : {}),
     ok: res.ok && (stored === undefined || stored === messages),
+    load1,
   };
   if (!row.ok)
     console.log(`  ${t.name}: ${res.ok ? `stored ${stored} of ${messages}` : `smtp-source failed: ${res.stderr.trim().slice(0, 300)}`}`);
