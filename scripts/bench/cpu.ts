@@ -68,3 +68,41 @@ export function perMessage(t: CpuTotals): { byKind: Record<string, { us: number;
     if (v.ms > 0) byKind[k] = { us: Math.round((v.ms * 1000) / t.messages), threads: v.threads.size };
   return { byKind, processUs: Math.round((t.processMs * 1000) / t.messages) };
 }
+
+/**
+ * Sums the pauses V8 reports with --trace-gc, per isolate: each line's "a / b ms" pause plus the incremental marking
+ * steps ("+ x ms in n steps") that ran on the isolate's own thread. Isolates are named in the order they first report:
+ * the main thread's comes first (it collects while the server loads, before any worker exists).
+ */
+export function gcTracker() {
+  const isolates = new Map<string, { label: string; ms: number; events: number }>();
+  let buf = '';
+  const line = (l: string) => {
+    const m = /^\[\d+:(0x[0-9a-f]+)\]\s+[\d.]+ ms: (.*)$/.exec(l);
+    if (!m) return;
+    const pause = /MB, (?:pooled: [\d.]+ MB, )?([\d.]+) \/ [\d.]+ ms/.exec(m[2]!);
+    if (!pause) return;
+    const steps = /\(\+ ([\d.]+) ms in \d+ steps/.exec(m[2]!);
+    let s = isolates.get(m[1]!);
+    if (!s) {
+      s = { label: isolates.size === 0 ? 'main thread' : `worker isolate ${isolates.size}`, ms: 0, events: 0 };
+      isolates.set(m[1]!, s);
+    }
+    s.ms += Number(pause[1]) + (steps ? Number(steps[1]) : 0);
+    s.events++;
+  };
+  return {
+    feed(chunk: Buffer) {
+      buf += chunk.toString('latin1');
+      let i: number;
+      while ((i = buf.indexOf('\n')) >= 0) {
+        line(buf.slice(0, i));
+        buf = buf.slice(i + 1);
+      }
+    },
+    /** label → total pause ms so far */
+    snapshot(): Map<string, number> {
+      return new Map([...isolates.values()].map((s) => [s.label, s.ms]));
+    },
+  };
+}

@@ -24,7 +24,16 @@ export interface Inboxd {
  */
 export async function startInboxd(
   args: string[] = [],
-  opts: { source?: boolean; env?: NodeJS.ProcessEnv; dataDir?: string; binary?: string } = {},
+  opts: {
+    source?: boolean;
+    env?: NodeJS.ProcessEnv;
+    dataDir?: string;
+    binary?: string;
+    /** V8/Node flags for the server (`inboxd --node-options=…`), e.g. --trace-gc */
+    nodeFlags?: string[];
+    /** receives the server's stdout instead of this process's stdout */
+    onStdout?: (chunk: Buffer) => void;
+  } = {},
 ): Promise<Inboxd> {
   const ownDir = opts.dataDir === undefined;
   const dataDir = opts.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'inboxd-bench-'));
@@ -46,9 +55,12 @@ export async function startInboxd(
     'warn',
     ...args,
   ];
+  const flags = opts.nodeFlags ?? [];
+  const stdio: Array<'ignore' | 'inherit' | 'pipe'> = ['ignore', opts.onStdout ? 'pipe' : 'inherit', 'inherit'];
   const child = useBinary
-    ? spawn(binary, argv, { env, stdio: ['ignore', 'inherit', 'inherit'] })
-    : spawn(process.execPath, [path.join(ROOT, 'src/main.ts'), ...argv], { env, stdio: ['ignore', 'inherit', 'inherit'] });
+    ? spawn(binary, [...(flags.length ? [`--node-options=${flags.join(' ')}`] : []), ...argv], { env, stdio })
+    : spawn(process.execPath, [...flags, path.join(ROOT, 'src/main.ts'), ...argv], { env, stdio });
+  if (opts.onStdout) child.stdout!.on('data', opts.onStdout);
   const portsFile = path.join(dataDir, 'ports.json');
   for (let i = 0; i < 1000 && !fs.existsSync(portsFile); i++) {
     if (child.exitCode !== null) throw new Error(`inboxd exited with ${child.exitCode} during start`);
