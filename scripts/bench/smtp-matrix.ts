@@ -146,6 +146,7 @@ const targets: Target[] = [];
 const notes: string[] = [];
 let kind = '';
 let mainPid = 0;
+let calibrationFailed = false;
 const wanted = new Set(values.peers.split(',').filter(Boolean));
 try {
   const main = await inboxdTarget('inboxd');
@@ -176,6 +177,7 @@ try {
       const sized = new Map<string, number>();
       for (const t of targets) {
         const cal = await run(t, c, mode, Math.max(c.sessions * 20, 100), 0);
+        if (!cal.ok) calibrationFailed = true;
         sized.set(t.name, Math.min(200_000, Math.max(c.sessions * 10, 50, Math.round(cal.perSecond * seconds))));
       }
       for (let r = 1; r <= rounds; r++) {
@@ -271,4 +273,4 @@ report(
   { kind, machine: startedOn, rounds, secondsPerRun: seconds, modes, rows, summary, cpu: cpuReport, goals, notes },
   lines,
 );
-if (rows.some((r) => !r.ok)) process.exitCode = 1;
+if (calibrationFailed || rows.some((r) => !r.ok)) process.exitCode = 1;
