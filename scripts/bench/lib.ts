@@ -18,17 +18,29 @@ export interface Inboxd {
   stop(): Promise<void>;
 }
 
-/** Starts dist/inboxd (or `node src/main.ts` with --source or when there is no binary) in a temp data dir. */
+/**
+ * Starts dist/inboxd (or `node src/main.ts` with --source or when there is no binary) in a temp data dir; `binary`
+ * runs another build's executable instead (the baseline of a side-by-side run, see `buildBinary`).
+ */
 export async function startInboxd(
   args: string[] = [],
-  opts: { source?: boolean; env?: NodeJS.ProcessEnv; dataDir?: string } = {},
+  opts: {
+    source?: boolean;
+    env?: NodeJS.ProcessEnv;
+    dataDir?: string;
+    binary?: string;
+    /** V8/Node flags for the server (`inboxd --node-options=…`), e.g. --trace-gc */
+    nodeFlags?: string[];
+    /** receives the server's stdout instead of this process's stdout */
+    onStdout?: (chunk: Buffer) => void;
+  } = {},
 ): Promise<Inboxd> {
   const ownDir = opts.dataDir === undefined;
   const dataDir = opts.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'inboxd-bench-'));
   fs.rmSync(path.join(dataDir, 'ports.json'), { force: true });
   const env = { ...process.env, INBOXD_ADMIN_KEY: BENCH_KEY, ...opts.env };
-  const binary = path.join(ROOT, 'dist/inboxd');
-  const useBinary = !opts.source && fs.existsSync(binary);
+  const binary = opts.binary ?? path.join(ROOT, 'dist/inboxd');
+  const useBinary = opts.binary !== undefined || (!opts.source && fs.existsSync(binary));
   const argv = [
     'serve',
     '--host',
@@ -43,9 +55,12 @@ export async function startInboxd(
     'warn',
     ...args,
   ];
+  const flags = opts.nodeFlags ?? [];
+  const stdio: Array<'ignore' | 'inherit' | 'pipe'> = ['ignore', opts.onStdout ? 'pipe' : 'inherit', 'inherit'];
   const child = useBinary
-    ? spawn(binary, argv, { env, stdio: ['ignore', 'inherit', 'inherit'] })
-    : spawn(process.execPath, [path.join(ROOT, 'src/main.ts'), ...argv], { env, stdio: ['ignore', 'inherit', 'inherit'] });
+    ? spawn(binary, [...(flags.length ? [`--node-options=${flags.join(' ')}`] : []), ...argv], { env, stdio })
+    : spawn(process.execPath, [...flags, path.join(ROOT, 'src/main.ts'), ...argv], { env, stdio });
+  if (opts.onStdout) child.stdout!.on('data', opts.onStdout);
   const portsFile = path.join(dataDir, 'ports.json');
   for (let i = 0; i < 1000 && !fs.existsSync(portsFile); i++) {
     if (child.exitCode !== null) throw new Error(`inboxd exited with ${child.exitCode} during start`);
@@ -76,6 +91,45 @@ export async function startInboxd(
       if (ownDir) fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * The executable of an earlier build for `--baseline DIR`: DIR itself when it is a file, else DIR/dist/inboxd (a
+ * checkout of that commit after `npm run build`).
+ */
+export function buildBinary(dir: string): string {
+  const p = path.resolve(dir);
+  const bin = fs.existsSync(p) && fs.statSync(p).isFile() ? p : path.join(p, 'dist/inboxd');
+  if (!fs.existsSync(bin))
+    throw new Error(
+      `--baseline ${dir}: no ${bin}. Make one with: git worktree add /tmp/base <commit> && cd /tmp/base && ln -s ${path.join(ROOT, 'node_modules')} node_modules && npm run build`,
+    );
+  return bin;
+}
+
+/**
+ * Builds an earlier commit of this repository for a side-by-side run: `git archive` of it into
+ * .bench/baseline-<commit>, this checkout's node_modules linked in, `npm run build`. Reused when already built.
+ */
+export function baselineFromCommit(commit: string): string {
+  const sha = spawnSync('git', ['rev-parse', '--short', `${commit}^{commit}`], { cwd: ROOT, encoding: 'utf8' });
+  if (sha.status !== 0) throw new Error(`--baseline-commit ${commit}: not a commit of this repository (${sha.stderr.trim()})`);
+  const dir = path.join(ROOT, '.bench', `baseline-${sha.stdout.trim()}`);
+  if (fs.existsSync(path.join(dir, 'dist/inboxd'))) return dir;
+  fs.rmSync(dir, { recursive: true, force: true });
+  fs.mkdirSync(dir, { recursive: true });
+  const env = { ...process.env, PATH: `${path.dirname(process.execPath)}${path.delimiter}${process.env.PATH ?? ''}` };
+  const steps = [
+    `git -C '${ROOT}' archive ${sha.stdout.trim()} | tar -x -C '${dir}'`,
+    `ln -s '${path.join(ROOT, 'node_modules')}' '${path.join(dir, 'node_modules')}'`,
+    `cd '${dir}' && npm run build`,
+  ];
+  for (const step of steps) {
+    console.log(`baseline: ${step}`);
+    const r = spawnSync('sh', ['-c', step], { env, stdio: ['ignore', 'inherit', 'inherit'] });
+    if (r.status !== 0) throw new Error(`--baseline-commit ${commit}: "${step}" failed (exit ${r.status})`);
+  }
+  return dir;
 }
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -149,15 +203,16 @@ export class SmtpSession {
     return p;
   }
 
-  /** Sends one message; resolves with the final reply and the time the end-of-DATA was written. */
-  async send(from: string, to: string, body: string): Promise<{ reply: string; endOfData: number }> {
+  /** Sends one message; resolves with the final reply, the time the end-of-DATA was written and the reply's time. */
+  async send(from: string, to: string, body: string): Promise<{ reply: string; endOfData: number; replyAt: number }> {
     await this.cmd(`MAIL FROM:<${from}>`);
     await this.cmd(`RCPT TO:<${to}>`);
     await this.cmd('DATA');
     const p = this.reply();
     this.socket.write(body.replace(/\r?\n/g, '\r\n').replace(/^\./gm, '..') + '\r\n.\r\n');
     const endOfData = performance.now();
-    return { reply: await p, endOfData };
+    const reply = await p;
+    return { reply, endOfData, replyAt: performance.now() };
   }
 
   close(): void {
@@ -181,7 +236,15 @@ export function machine(): Record<string, unknown> {
     node: process.version,
     kernel: os.release(),
     loadavg: os.loadavg().map((x) => Math.round(x * 100) / 100),
+    load1: Math.round(os.loadavg()[0]! * 100) / 100,
+    tmpFs: tmpFilesystem(),
   };
+}
+
+/** The file system of the temp dir, where every data dir and peer queue of the benchmarks lives (fsync costs differ). */
+function tmpFilesystem(): string {
+  const r = spawnSync('df', ['--output=fstype', os.tmpdir()], { encoding: 'utf8' });
+  return r.status === 0 ? `${r.stdout.trim().split('\n').at(-1)} (${os.tmpdir()})` : 'unknown';
 }
 
 export function freePort(): Promise<number> {
@@ -214,62 +277,18 @@ export async function waitForSmtp(port: number, timeoutMs = 20_000): Promise<voi
   }
 }
 
-export interface Peer {
-  name: string;
-  port: number;
-  pid: number;
-  stop(): Promise<void>;
-}
-
-function stopChild(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    child.once('exit', () => resolve());
-    child.kill('SIGTERM');
-    setTimeout(() => child.kill('SIGKILL'), 5000).unref();
-  });
-}
-
-/** Postfix's smtp-sink: accepts every message and discards it — the protocol ceiling. */
-export async function startSink(): Promise<Peer> {
-  const tool = postfixTool('smtp-sink');
-  const port = await freePort();
-  const user = process.getuid?.() === 0 ? ['-u', 'nobody'] : [];
-  const child = spawn(tool.cmd, [...user, `127.0.0.1:${port}`, '1024'], { env: tool.env, stdio: 'ignore' });
-  await waitForSmtp(port);
-  return { name: 'smtp-sink', port, pid: child.pid!, stop: () => stopChild(child) };
-}
-
-/** MailDev (npm `maildev`) bound to 127.0.0.1, persisting mail to a temp folder, on the pinned Node. */
-export async function startMaildev(): Promise<Peer> {
-  const port = await freePort();
-  const web = await freePort();
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'maildev-bench-'));
-  const main = path.join(ROOT, 'node_modules/maildev/dist/bin/maildev.js');
-  const child = spawn(
-    process.execPath,
-    [main, '--ip', '127.0.0.1', '--web-ip', '127.0.0.1', '-s', String(port), '-w', String(web), '--mail-directory', dir, '--silent'],
-    { stdio: 'ignore' },
-  );
-  await waitForSmtp(port);
-  return {
-    name: 'MailDev',
-    port,
-    pid: child.pid!,
-    async stop() {
-      await stopChild(child);
-      fs.rmSync(dir, { recursive: true, force: true });
-    },
-  };
-}
-
-/** Runs Postfix's smtp-source against a port; resolves with the wall time in seconds. */
+/**
+ * Runs Postfix's smtp-source against a port; resolves with the wall time in seconds. By default smtp-source opens a
+ * new connection for every message; `keep` (`-d`) sends each session's messages over one kept connection, the way an
+ * MTA delivers a batch.
+ */
 export function smtpSource(opts: {
   port: number;
   sessions: number;
   size: number;
   messages: number;
   to: string;
+  keep?: boolean;
 }): Promise<{ seconds: number; ok: boolean; stderr: string }> {
   const tool = postfixTool('smtp-source');
   return new Promise((resolve) => {
@@ -277,6 +296,7 @@ export function smtpSource(opts: {
     const child = spawn(
       tool.cmd,
       [
+        ...(opts.keep ? ['-d'] : []),
         '-s',
         String(opts.sessions),
         '-m',

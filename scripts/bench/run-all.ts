@@ -7,11 +7,17 @@
 //   npm run bench -- --quick                        small counts everywhere (a smoke run, ~3 min)
 //   npm run bench -- --only smtp,latency            some benchmarks: smtp, latency, verify, api, scale, memory, startup
 //   npm run bench -- --scale-messages 200000        a smaller store-scale run
+//   npm run bench -- --baseline /tmp/base           an earlier build (DIR/dist/inboxd) beside this one: SMTP ingest
+//                                                   and lone-message latency of both in the same run, new ÷ old
+//   npm run bench -- --baseline-commit 0f34437      the same, building that commit into .bench/baseline-<commit> first
+//   npm run bench -- --peers sink,maildev,haraka    the SMTP peers (default all three)
+//   npm run bench -- --cells 20x5                   only the headline SMTP cell (default 20x5,1x5,20x1,20x100)
+//   npm run bench -- --render .bench/report.json    only the tables of an earlier run, again
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { machine, ROOT } from './lib.ts';
+import { baselineFromCommit, machine, ROOT } from './lib.ts';
 
 const { values } = parseArgs({
   options: {
@@ -20,22 +26,39 @@ const { values } = parseArgs({
     'soak-seconds': { type: 'string' },
     'scale-messages': { type: 'string' },
     source: { type: 'boolean', default: false },
+    baseline: { type: 'string' },
+    'baseline-commit': { type: 'string' },
+    peers: { type: 'string' },
+    cells: { type: 'string' },
+    render: { type: 'string' },
     out: { type: 'string', default: path.join(ROOT, '.bench/report.json') },
   },
 });
+if (values.render) {
+  // the tables of an earlier run's report.json again, e.g. after a change to this file
+  const md = tables(JSON.parse(fs.readFileSync(values.render, 'utf8')) as Record<string, unknown>);
+  fs.writeFileSync(values.render.replace(/\.json$/, '.md'), md);
+  console.log(md);
+  process.exit(0);
+}
 const quick = values.quick;
 const soak = values['soak-seconds'] ?? (quick ? '30' : '600');
 const scale = values['scale-messages'] ?? (quick ? '50000' : '1000000');
 const src = values.source ? ['--source'] : [];
+const baselineDir = values.baseline ?? (values['baseline-commit'] ? baselineFromCommit(values['baseline-commit']) : undefined);
+const base = baselineDir ? ['--baseline', baselineDir] : [];
+const peers = [...(values.peers ? ['--peers', values.peers] : []), ...(values.cells ? ['--cells', values.cells] : [])];
 
-const BENCHES: Array<{ id: string; script: string; args: string[] }> = [
-  { id: 'startup', script: 'startup.ts', args: quick ? ['--runs', '5'] : ['--runs', '15'] },
-  { id: 'smtp', script: 'smtp-matrix.ts', args: [...(quick ? ['--quick'] : []), ...src] },
-  { id: 'latency', script: 'latency.ts', args: ['--messages', quick ? '200' : '1000', ...src] },
-  { id: 'verify', script: 'verify-roundtrip.ts', args: ['--rounds', quick ? '100' : '300', ...src] },
-  { id: 'api', script: 'api.ts', args: ['--seconds', quick ? '3' : '10', ...src] },
-  { id: 'scale', script: 'store-scale.ts', args: ['--messages', scale, ...src] },
-  { id: 'memory', script: 'memory.ts', args: ['--soak-seconds', soak, '--after', quick ? '20000' : '100000', ...src] },
+/** `id` is what --only selects; `key` names the result (one id may run several scripts). */
+const BENCHES: Array<{ id: string; key: string; script: string; args: string[] }> = [
+  { id: 'startup', key: 'startup', script: 'startup.ts', args: quick ? ['--runs', '5'] : ['--runs', '15'] },
+  { id: 'smtp', key: 'smtp', script: 'smtp-matrix.ts', args: [...(quick ? ['--quick'] : []), ...base, ...peers, ...src] },
+  { id: 'latency', key: 'lone', script: 'lone-latency.ts', args: ['--messages', quick ? '60' : '300', ...base, ...src] },
+  { id: 'latency', key: 'latency', script: 'latency.ts', args: ['--messages', quick ? '200' : '1000', ...src] },
+  { id: 'verify', key: 'verify', script: 'verify-roundtrip.ts', args: ['--rounds', quick ? '100' : '300', ...src] },
+  { id: 'api', key: 'api', script: 'api.ts', args: ['--seconds', quick ? '3' : '10', ...src] },
+  { id: 'scale', key: 'scale', script: 'store-scale.ts', args: ['--messages', scale, ...src] },
+  { id: 'memory', key: 'memory', script: 'memory.ts', args: ['--soak-seconds', soak, '--after', quick ? '20000' : '100000', ...src] },
 ];
 const only = values.only ? new Set(values.only.split(',')) : null;
 
@@ -66,15 +89,18 @@ function runScript(
 }
 
 const command = `npm run bench${process.argv.length > 2 ? ' -- ' + process.argv.slice(2).join(' ') : ''}`;
-const report: Record<string, unknown> = { command, machine: machine(), results: {} };
+const report: Record<string, unknown> = { command, machine: machine(), baseline: baselineDir ?? null, results: {} };
 const results = report.results as Record<string, unknown>;
 let failures = 0;
 for (const b of BENCHES) {
   if (only && !only.has(b.id)) continue;
-  console.log(`\n=== ${b.id}: node scripts/bench/${b.script} ${b.args.join(' ')}`);
+  console.log(`\n=== ${b.key}: node scripts/bench/${b.script} ${b.args.join(' ')}`);
+  const startedOn = machine(); // the date and the 1-minute load average at this benchmark's start
   const r = await runScript(b.script, b.args);
-  results[b.id] = {
+  results[b.key] = {
     ...(r.json ?? {}),
+    startedAt: startedOn.date,
+    load1AtStart: startedOn.load1,
     command: `node scripts/bench/${b.script} ${b.args.join(' ')}`.trim(),
     exitCode: r.code,
     wallSeconds: r.seconds,
@@ -100,23 +126,20 @@ function tables(rep: J): string {
   const m = rep.machine as J;
   const out: string[] = [];
   out.push(
-    `Machine: ${m.nproc} cores (${m.cpu}), ${m.memGiB} GiB, Node ${m.node}, Linux ${m.kernel}; load average at start ${m.loadavg.join(' / ')}; ${m.date}`,
+    `Machine: ${m.nproc} cores (${m.cpu}), ${m.memGiB} GiB, Node ${m.node}, Linux ${m.kernel}, temp dir on ${m.tmpFs ?? '?'}; load average at start ${m.loadavg.join(' / ')}; ${m.date}`,
   );
+  if (rep.baseline) out.push(`Baseline build: ${rep.baseline}`);
   out.push(`Command: \`${rep.command}\``, '');
-  if (r.smtp?.ratios) {
-    out.push('### SMTP ingest (Postfix smtp-source; messages/s, MB/s)', '');
-    out.push(
-      '| sessions × size | inboxd (durable) | smtp-sink (discards) | MailDev | inboxd ÷ sink | inboxd ÷ MailDev |',
-      '| --- | --- | --- | --- | --- | --- |',
-    );
-    for (const x of r.smtp.ratios as J[]) {
-      const mb = (t: string) =>
-        (r.smtp.rows as J[]).find((y) => y.target === t && y.sessions === x.sessions && y.size === x.size)?.mbPerSecond;
-      const cell = (t: string, v: number | undefined) => (v === undefined ? '—' : `${v.toLocaleString('en-US')} (${mb(t)} MB/s)`);
-      out.push(
-        `| ${x.sessions} × ${x.size / 1024} KB | ${cell('inboxd', x.inboxd)} | ${cell('smtp-sink', x.sink)} | ${cell('MailDev', x.maildev)} | ${x.inboxdToSink ?? '—'} | ${x.inboxdToMaildev ?? '—'} |`,
-      );
-    }
+  const starts = Object.entries(r)
+    .filter(([, v]) => (v as J).startedAt)
+    .map(([k, v]) => `${k} ${(v as J).startedAt.slice(11, 16)} UTC load ${(v as J).load1AtStart}`);
+  if (starts.length) out.push(`1-minute load average at each benchmark's start: ${starts.join('; ')}`, '');
+  if (r.smtp?.summary) out.push(...smtpTables(r.smtp as J));
+  if (r.lone?.builds) out.push(...loneTable(r.lone as J));
+  const goals = [...((r.smtp?.goals as J[]) ?? []), ...((r.lone?.goals as J[]) ?? [])];
+  if (goals.length) {
+    out.push('### Targets (issue 12)', '', '| target | measured | |', '| --- | --- | --- |');
+    for (const g of goals) out.push(`| ${g.goal} | ${g.value ?? '—'} | **${g.status}** |`);
     out.push('');
   }
   if (r.latency?.channels || r.verify) {
@@ -181,4 +204,62 @@ function tables(rep: J): string {
     );
   }
   return out.join('\n') + '\n';
+}
+
+function smtpTables(sm: J): string[] {
+  const out: string[] = [];
+  const summary = sm.summary as J[];
+  const hasBase = summary.some((x) => x.medians['inboxd (baseline)']);
+  const cols = ['inboxd', ...(hasBase ? ['inboxd (baseline)'] : []), 'smtp-sink', 'MailDev', 'Haraka'];
+  out.push(
+    `### SMTP ingest (Postfix smtp-source; messages/s, median of ${sm.rounds} alternating runs, MB/s)`,
+    '',
+    `| sessions × size | connections | ${cols.join(' | ')} | inboxd ÷ sink | inboxd ÷ MailDev | inboxd ÷ Haraka |${hasBase ? ' new ÷ baseline |' : ''}`,
+    `| --- | --- |${' --- |'.repeat(cols.length + 3 + (hasBase ? 1 : 0))}`,
+  );
+  for (const x of summary) {
+    const cell = (n: string) => {
+      const f = x.medians[n];
+      return f ? `${f.perSecond.toLocaleString('en-US')} (${f.mbPerSecond} MB/s)` : '—';
+    };
+    const bold = x.sessions === 20 && x.size === 5120 ? '**' : '';
+    const ra = x.ratios;
+    out.push(
+      `| ${bold}${x.sessions} × ${x.size / 1024} KB${bold} | ${x.mode === 'new' ? 'new per message' : 'kept (-d)'} | ${cols.map(cell).join(' | ')} | ${ra.inboxdToSink ?? '—'} | ${ra.inboxdToMaildev ?? '—'} | ${ra.inboxdToHaraka ?? '—'} |${hasBase ? ` ${ra.newToBaseline ?? '—'} |` : ''}`,
+    );
+  }
+  out.push('');
+  const cpu = (sm.cpu as J[]).filter((c) => c.cell === '20 × 5 KB');
+  if (cpu.length) {
+    const heads = cpu.map((c) => `${c.target}, ${c.mode === 'new' ? 'new connection' : 'kept'}`);
+    const kinds = [...new Set(cpu.flatMap((c) => Object.keys(c.byKind)))];
+    out.push(
+      '### CPU per message by thread, 20 × 5 KB (µs; /proc/<pid>/task/*/stat before and after each measured run)',
+      '',
+      `| thread | ${heads.join(' | ')} |`,
+      `| --- |${' --- |'.repeat(heads.length)}`,
+    );
+    for (const k of kinds)
+      out.push(`| ${k} | ${cpu.map((c) => (c.byKind[k] ? `${c.byKind[k].us} (${c.byKind[k].threads})` : '—')).join(' | ')} |`);
+    out.push(`| whole process | ${cpu.map((c) => c.processUs).join(' | ')} |`, '');
+  }
+  for (const n of (sm.notes as string[]) ?? []) out.push(`- ${n}`);
+  if ((sm.notes as string[])?.length) out.push('');
+  return out;
+}
+
+function loneTable(lo: J): string[] {
+  const builds = lo.builds as J;
+  const base = builds['inboxd (baseline)'];
+  const out = [
+    `### Lone message latency (one message at a time, ${lo.messages} per build${base ? ', alternating between the two builds' : ''})`,
+    '',
+    `| end of DATA → | inboxd p50 / p90 / p99 / max |${base ? ' baseline p50 / p90 / p99 / max | new ÷ old (p50, p99) |' : ''}`,
+    `| --- | --- |${base ? ' --- | --- |' : ''}`,
+  ];
+  const f = (x: J) => `${x.p50ms} / ${x.p90ms} / ${x.p99ms} / ${x.maxMs} ms`;
+  for (const [m, v] of Object.entries(builds.inboxd as J))
+    out.push(`| ${m} | ${f(v as J)} |${base ? ` ${f(base[m])} | ${lo.ratios[m].p50}, ${lo.ratios[m].p99} |` : ''}`);
+  out.push('');
+  return out;
 }
