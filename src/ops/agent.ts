@@ -10,6 +10,7 @@ import { InboxId, inboxOf, principal, singleLine } from './common.ts';
 import { CallbackUrl, FullAddress, Label, LocalPart, TtlMinutes } from './inboxes.ts';
 import { op, type OpContext } from './op.ts';
 import { runSelfTest, SelfTestReport } from '../agent/autotest.ts';
+import { runLabel } from '../runs/service.ts';
 
 const presetOf = (s: string | null): PresetId | undefined => (isPresetId(s) ? s : undefined);
 
@@ -77,7 +78,9 @@ export const verify = op({
       throw new AppError('validation_failed', 'give label or runId, not both (runId sets the label to agent-{runId})', {
         errors: [{ path: 'runId', message: 'conflicts with label' }],
       });
-    const label = input.runId !== undefined ? `agent-${input.runId}` : input.label;
+    // The same label a run gets (agent-<runId>, under a scoped key's prefix when it needs one), so verify's inboxes
+    // and svc_start_run's share it.
+    const label = input.runId !== undefined ? runLabel(principal(ctx), input.runId) : input.label;
     if (input.inboxId !== undefined) {
       if (input.localPart !== undefined || input.address !== undefined || label !== undefined) {
         throw new AppError('validation_failed', 'with inboxId, verify waits on that inbox: leave out localPart, address, label and runId', {

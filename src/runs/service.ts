@@ -33,7 +33,7 @@ export interface StartRequest {
 }
 
 /** A scoped key's runs stay inside its prefix: the label is agent-<runId>, prefixed when the scope needs it. */
-function runLabel(p: Principal, runId: string): string {
+export function runLabel(p: Principal, runId: string): string {
   const label = `agent-${runId}`;
   return labelInScope(p.scope, label) ? label : `${p.scope.labelPrefix}${label}`;
 }

@@ -91,6 +91,13 @@ describe('bad input', () => {
     assert.equal(inbox.label, mine.label);
     const listed = (await json(await s.api('/v1/agent/runs', { key: other }), 200)).items.map((r: Json) => r.runId);
     assert.deepEqual(listed, [mine.runId]);
+    // svc_verify_signup / verify with the run's id gives the scoped key the run's own label, not a 403.
+    const verified = await json(
+      await s.api('/v1/agent/verify', { method: 'POST', key: other, json: { service: 'slack', runId: mine.runId } }),
+      200,
+    );
+    const made = await json(await s.api(`/v1/inboxes/${verified.email.inboxId}`, { key: other }), 200);
+    assert.equal(made.label, mine.label);
     const readOnly = await mintKey({ readOnly: true });
     assert.equal((await json(await start({ goal: 'ro', services: ['x'] }, readOnly), 403)).code, 'forbidden');
     assert.equal((await json(await s.api(`/v1/agent/runs/${run.runId}`, { key: readOnly }), 200)).runId, run.runId);
