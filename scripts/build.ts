@@ -4,7 +4,7 @@
 //   node scripts/build.ts --force       always rebuild
 //   node scripts/build.ts --entry /tmp/x/main.ts --out /tmp/x/app    build another entry (pipeline experiments)
 //
-// Steps (see /work/shared/TOOLCHAIN.md, "Single executable: Node SEA, not pkg"):
+// Steps (see the project TOOLCHAIN notes, "Single executable: Node SEA, not pkg"):
 //   1. esbuild bundles the entry into one CommonJS file (a SEA main must be CommonJS);
 //   2. `<node24> --experimental-sea-config sea-config.json` makes the blob (code cache + the better-sqlite3 addon as
 //      the asset "better_sqlite3.node"; src/store/sqlite-native.ts extracts and dlopens it at run time);
