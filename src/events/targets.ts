@@ -218,11 +218,24 @@ export function redactUrl(raw: string): string {
   return u.href;
 }
 
-/** A copy of an answer with every `callbackUrl` string in it redacted (the answers are small JSON trees). */
+/**
+ * The answer with every `callbackUrl` string in it redacted. Only the objects on the path to a changed URL are copied;
+ * an answer without one (most answers) comes back as it is, with nothing allocated.
+ */
 export function redactCallbackUrls<T>(value: T): T {
-  if (Array.isArray(value)) return value.map((v) => redactCallbackUrls(v)) as T;
+  if (Array.isArray(value)) {
+    let out: unknown[] | null = null;
+    for (let i = 0; i < value.length; i++) {
+      const r = redactCallbackUrls(value[i]);
+      if (r !== value[i]) (out ??= [...value])[i] = r;
+    }
+    return (out ?? value) as T;
+  }
   if (value === null || typeof value !== 'object' || Buffer.isBuffer(value)) return value;
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(value)) out[k] = k === 'callbackUrl' && typeof v === 'string' ? redactUrl(v) : redactCallbackUrls(v);
-  return out as T;
+  let out: Record<string, unknown> | null = null;
+  for (const [k, v] of Object.entries(value)) {
+    const r = k === 'callbackUrl' && typeof v === 'string' ? redactUrl(v) : redactCallbackUrls(v);
+    if (r !== v) (out ??= { ...(value as Record<string, unknown>) })[k] = r;
+  }
+  return (out ?? value) as T;
 }

@@ -1,8 +1,16 @@
 // Callback target rules (CONTRACT §5): every spelling of a loopback, private or unroutable address is refused,
 // both as a URL literal (inbox creation) and as a resolved address (right before each attempt).
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
-import { classifyAddress, embeddedIpv4, refuseUrl, resolveTarget, TargetRefused, type AddressClass } from '../../src/events/targets.ts';
+import { describe, it, test } from 'node:test';
+import {
+  classifyAddress,
+  embeddedIpv4,
+  redactCallbackUrls,
+  refuseUrl,
+  resolveTarget,
+  TargetRefused,
+  type AddressClass,
+} from '../../src/events/targets.ts';
 
 const STRICT = { allowHttp: true, allowPrivate: false };
 const LOOSE = { allowHttp: true, allowPrivate: true };
@@ -83,4 +91,22 @@ describe('callback target check', () => {
     assert.equal(embeddedIpv4('2606:4700::1111'), null);
     assert.match(refuseUrl('http://[64:ff9b::7f00:1]/', STRICT) ?? '', /IPv4 127\.0\.0\.1/);
   });
+});
+
+test('redactCallbackUrls copies only what it changes and never touches the original', () => {
+  const plain = { items: [{ inboxId: 'inb_1', label: null }], nextCursor: null };
+  assert.equal(redactCallbackUrls(plain), plain);
+  const secret = 'https://user:pw@hooks.example.com/in?token=abc';
+  const answer = {
+    items: [
+      { inboxId: 'inb_1', callbackUrl: secret },
+      { inboxId: 'inb_2', callbackUrl: null },
+    ],
+    nextCursor: null,
+  };
+  const out = redactCallbackUrls(answer);
+  assert.notEqual(out, answer);
+  assert.equal(answer.items[0]!.callbackUrl, secret);
+  assert.ok(!JSON.stringify(out).includes('pw@') && !JSON.stringify(out).includes('abc'));
+  assert.equal(out.items[1], answer.items[1]);
 });
