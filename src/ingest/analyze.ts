@@ -5,6 +5,7 @@ import crypto from 'node:crypto';
 import { extractVerification } from '../mail/extract/index.ts';
 import { parseMessage } from '../mail/parse.ts';
 import type { ParsedMessage } from '../mail/types.ts';
+import type { ContentTable } from '../store/schema.ts';
 
 export interface Analysis {
   parsed: ParsedMessage;
@@ -16,25 +17,8 @@ export interface Analysis {
   parseError: string | null;
 }
 
-/** The parsed columns of a `contents` row (migration 004), JSON already serialised. */
-export interface ContentFields {
-  from_address: string | null;
-  from_name: string | null;
-  to_json: string;
-  cc_json: string;
-  subject: string;
-  date: number | null;
-  message_id_header: string | null;
-  in_reply_to: string | null;
-  references_json: string;
-  text_body: string | null;
-  html_body: string | null;
-  headers_json: string;
-  attachment_count: number;
-  otp: string | null;
-  primary_link: string | null;
-  extraction_json: string;
-}
+/** The parsed columns of a `contents` row (migration 004), JSON already serialised: all but its key and size. */
+export type ContentFields = Omit<ContentTable, 'sha256' | 'size'>;
 
 /**
  * What ingest stores from an analysis: the row's columns as strings and the attachments. A worker thread sends only
