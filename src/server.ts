@@ -1,4 +1,5 @@
 // Composition root: opens the store, wires the services, starts the listeners, and stops them in order.
+import { ServedDomains } from './domains/served.ts';
 import fs from 'node:fs';
 import type http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -123,7 +124,8 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       analyzer,
       limits: () => config,
     });
-    const inboxes = new InboxService({ repo: new InboxRepo(store.db), messages, writer, bus, store, config, clock, log });
+    const served = new ServedDomains(config.domains, config.acceptAnyDomain);
+    const inboxes = new InboxService({ repo: new InboxRepo(store.db), messages, writer, bus, store, config, clock, log, served });
     const shutdown = new AbortController();
     const deliveries = new DeliveryRepo(store.db);
     const callbacks = new CallbackService({
@@ -137,6 +139,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     });
     const services: Services = {
       config,
+      served,
       log,
       clock,
       store,
@@ -189,7 +192,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
 
     // Stop order (cleanup runs front to back): sweeper, SMTP, HTTP, pending writes, callbacks, store, ingest workers.
     cleanup.splice(cleanup.indexOf(closeStore), 0, () => writer.drained());
-    const smtp = await startSmtpOrFail(config, ingest, log, (address) => inboxes.refusesMail(address), {
+    const smtp = await startSmtpOrFail(config, served, ingest, log, (address) => inboxes.refusesMail(address), {
       authenticate: (secret) => services.keyAuth.authenticate(secret),
       refusesSender: (p, address) => refusesSender(inboxes, p, address),
     });
@@ -279,6 +282,7 @@ async function refusesSender(inboxes: InboxService, p: Principal, address: strin
 
 async function startSmtpOrFail(
   config: Config,
+  served: ServedDomains,
   ingest: Ingest,
   log: Logger,
   refusesMail: (address: string) => Promise<string | null>,
@@ -295,15 +299,14 @@ async function startSmtpOrFail(
       {
         host: config.host,
         port: config.smtpPort,
-        domains: config.domains,
+        served,
         maxMessageBytes: config.maxMessageBytes,
         tlsCert: config.smtpTlsCert,
         tlsKey: config.smtpTlsKey,
-        hostname: config.domains[0]!,
+        hostname: served.primary,
         maxConnections: config.smtpMaxConnections,
         maxConnectionsPerIp: config.smtpMaxConnectionsPerIp,
         auth: config.smtpAuth,
-        acceptAnyDomain: config.acceptAnyDomain,
         maxSessionMs: config.smtpMaxSessionSeconds * 1000,
         maxCommands: config.smtpMaxCommands,
       },

@@ -4,6 +4,7 @@ import type { KeyAuth } from './auth/keys.ts';
 import type { RateLimiter } from './auth/rate-limit.ts';
 import type { RehearsalStore } from './agent/rehearsal.ts';
 import type { Config } from './config.ts';
+import type { ServedDomains } from './domains/served.ts';
 import type { Logger } from './log.ts';
 import type { Operation } from './ops/op.ts';
 import type { AuditRepo } from './store/audit.ts';
@@ -26,6 +27,8 @@ export interface Clock {
 
 export interface Services {
   config: Config;
+  /** The mail domains served: --domain plus verified custom domains (CONTRACT §10). */
+  served: ServedDomains;
   log: Logger;
   clock: Clock;
   store: Store;

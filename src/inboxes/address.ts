@@ -1,5 +1,6 @@
 // Addresses: generated local parts, and validation of ones a caller chooses (CONTRACT §2).
 import crypto from 'node:crypto';
+import type { ServedDomains } from '../domains/served.ts';
 import { AppError } from '../errors.ts';
 
 // RFC 5321 dot-atom, lower-cased; no quoted local parts (they are legal but no signup form accepts them).
@@ -28,13 +29,11 @@ export function validateLocalPart(raw: string, field = 'localPart'): string {
   return local;
 }
 
-/** Resolves the requested address (a local part, or a full address at a configured domain) or generates one. */
-/** `anyDomain` (--accept-any-domain): a full address may be at any well-formed domain, not just the configured ones. */
-export function resolveAddress(
-  req: { localPart?: string | undefined; address?: string | undefined },
-  domains: string[],
-  anyDomain = false,
-): string {
+/**
+ * Resolves the requested address (a local part, or a full address at a served domain) or generates one at the
+ * primary domain. With --accept-any-domain a full address may be at any well-formed domain.
+ */
+export function resolveAddress(req: { localPart?: string | undefined; address?: string | undefined }, served: ServedDomains): string {
   if (req.localPart !== undefined && req.address !== undefined) {
     throw new AppError('validation_failed', 'give either localPart or address, not both', {
       errors: [{ path: 'address', message: 'conflicts with localPart' }],
@@ -49,10 +48,10 @@ export function resolveAddress(
             .trim()
             .toLowerCase()
         : '';
-    if (!domains.includes(domain) && !(anyDomain && DOMAIN.test(domain))) {
+    if (!served.isServed(domain) && !(served.acceptAny && DOMAIN.test(domain))) {
       throw new AppError(
         'validation_failed',
-        `address must be at a configured mail domain (${domains.join(', ')}); got ${JSON.stringify(req.address)}`,
+        `address must be at a mail domain this inboxd serves (${served.describe()}); got ${JSON.stringify(req.address)}`,
         {
           errors: [{ path: 'address', message: 'domain not served by this inboxd' }],
         },
@@ -61,5 +60,5 @@ export function resolveAddress(
     return `${validateLocalPart(req.address.slice(0, at), 'address')}@${domain}`;
   }
   const local = req.localPart !== undefined ? validateLocalPart(req.localPart) : generateLocalPart();
-  return `${local}@${domains[0]}`;
+  return `${local}@${served.primary}`;
 }

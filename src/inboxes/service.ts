@@ -14,6 +14,7 @@ import type { Clock } from '../services.ts';
 import type { Store } from '../store/db.ts';
 import type { InboxRepo, InboxRow } from '../store/inboxes.ts';
 import type { MessageRepo } from '../store/messages.ts';
+import type { ServedDomains } from '../domains/served.ts';
 import { resolveAddress } from './address.ts';
 
 export const TTL_DEFAULT_MINUTES = 60;
@@ -46,6 +47,7 @@ export class InboxService {
   private readonly clock: Clock;
   private readonly log: Logger;
   private readonly refusals: RefusalLog;
+  private readonly served: ServedDomains;
 
   constructor(d: {
     repo: InboxRepo;
@@ -56,6 +58,7 @@ export class InboxService {
     config: Config;
     clock: Clock;
     log: Logger;
+    served: ServedDomains;
   }) {
     this.repo = d.repo;
     this.messages = d.messages;
@@ -65,13 +68,14 @@ export class InboxService {
     this.config = d.config;
     this.clock = d.clock;
     this.log = d.log;
+    this.served = d.served;
     this.refusals = new RefusalLog(d.log, () => d.clock.now());
   }
 
   /** `reuse`: an inbox this team already has at the requested address is returned instead of a 409 (open, verify). */
   async create(p: Principal, req: CreateInboxRequest, opts: { reuse?: boolean } = {}): Promise<CreatedInbox> {
     const label = this.scopedLabel(p, req.label);
-    const address = resolveAddress(req, this.config.domains, this.config.acceptAnyDomain);
+    const address = resolveAddress(req, this.served);
     if (req.callbackUrl !== undefined) {
       const why = refuseUrl(req.callbackUrl, {
         allowHttp: this.config.allowHttpCallbacks,

@@ -108,7 +108,7 @@ export const diagnose = op({
         `No mail has arrived. Make sure the form was submitted with exactly ${inbox.address} (check for typos and trailing spaces).`,
       );
       hints.push(
-        `This server accepts mail only for ${s.config.domains.join(', ')}; the sending service must be able to reach its SMTP port (or use svc_simulate_message to test).`,
+        `This server accepts mail only for ${s.served.describe()}; the sending service must be able to reach its SMTP port (or use svc_simulate_message to test).`,
       );
       hints.push('Some services send the mail only after an extra step in the browser (a captcha or a "send code" button).');
     } else {
@@ -121,7 +121,7 @@ export const diagnose = op({
       hints.push('If you filter with subjectContains or expectFrom, check the subjects and senders listed here.');
     }
     if (minutesLeft < 5) hints.push(`The inbox expires in ${minutesLeft} minute(s); create a new one if the flow takes longer.`);
-    return { inbox: inboxView(inbox), acceptsMailFor: s.config.domains, minutesLeft, messages: msgs, hints };
+    return { inbox: inboxView(inbox), acceptsMailFor: s.served.list(), minutesLeft, messages: msgs, hints };
   },
 });
 

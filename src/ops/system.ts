@@ -108,7 +108,7 @@ export const discovery = op({
       services: [...PRESET_IDS],
       tools: s.registry.flatMap((o) => (o.tool ? [o.tool.name] : [])),
       links: { openapi: `${base}/v1/openapi.json`, agent: `${base}/v1/agent`, health: `${base}/health`, mcp: `${base}/mcp` },
-      mail: { domains: s.config.domains },
+      mail: { domains: s.served.list() },
     };
   },
 });

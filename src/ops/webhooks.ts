@@ -120,13 +120,12 @@ export const inboundWebhook = op({
         `${provider}: ${candidates.length} recipients; at most ${MAX_RECIPIENTS} per message are accepted (as over SMTP)`,
         { errors: [{ path: 'recipients', message: `more than ${MAX_RECIPIENTS}` }] },
       );
-    const domains = new Set(s.config.domains);
     const rcpts: string[] = [];
     const rejected: Array<{ rcpt: string; reason: string }> = [];
     for (const rcpt of candidates) {
       const domain = rcpt.slice(rcpt.lastIndexOf('@') + 1);
-      if (!domains.has(domain) && !(s.config.acceptAnyDomain && domain)) {
-        rejected.push({ rcpt, reason: `relaying denied: inboxd accepts mail only for ${s.config.domains.join(', ')}` });
+      if (!s.served.accepts(domain)) {
+        rejected.push({ rcpt, reason: `relaying denied: inboxd accepts mail only for ${s.served.describe()}` });
         continue;
       }
       const refused = await s.inboxes.refusesMail(rcpt);

@@ -1,5 +1,6 @@
 // The SMTP listener: protocol policy only (who may send what, how much, how fast); the message itself goes to
 // ingest, and 250 is answered only once ingest has stored it durably.
+import type { ServedDomains } from '../domains/served.ts';
 import fs from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { SMTPServer, type SMTPServerDataStream, type SMTPServerOptions } from 'smtp-server';
@@ -12,7 +13,8 @@ import { patchSmtpConnection, smtpError } from './patches.ts';
 export interface SmtpOptions {
   host: string;
   port: number;
-  domains: string[];
+  /** The domains mail is accepted for (SMTP answers 550 relaying denied for others). */
+  served: ServedDomains;
   maxMessageBytes: number;
   tlsCert?: string | undefined;
   tlsKey?: string | undefined;
@@ -25,7 +27,6 @@ export interface SmtpOptions {
   /** SMTP AUTH: `any` accepts every credential, `required` only an API key as the password, `off` is not offered. */
   auth?: 'any' | 'required' | 'off';
   /** Keep mail for every domain (a sink for test environments); never relayed on. */
-  acceptAnyDomain?: boolean;
   /** Longest a session may last, and the commands it may send (0 = no limit); past either: 421 4.7.0. */
   maxSessionMs?: number;
   maxCommands?: number;
@@ -62,7 +63,7 @@ export async function startSmtp(
   patchSmtpConnection();
   const authMode = opts.auth ?? 'any';
   if (authMode === 'required' && !hooks) throw new Error('--smtp-auth required needs the key store');
-  const domains = new Set(opts.domains);
+  const served = opts.served;
   const tls = opts.tlsCert && opts.tlsKey ? { cert: fs.readFileSync(opts.tlsCert), key: fs.readFileSync(opts.tlsKey) } : null;
   const inFlight = new Set<Promise<unknown>>();
   const budget = new MemoryBudget(opts.maxBufferedBytes ?? Math.max(256 * 1024 * 1024, 2 * opts.maxMessageBytes));
@@ -132,10 +133,10 @@ export async function startSmtp(
         log.info('smtp recipient refused', { remote: session.remoteAddress, rcpt: addr, code, reason });
         callback(smtpError(code, reply));
       };
-      if (!domains.has(domain) && !(opts.acceptAnyDomain && domain !== ''))
+      if (!served.accepts(domain))
         return refuse(
           550,
-          `5.7.1 relaying denied: inboxd accepts mail only for ${[...domains].join(', ')}`,
+          `5.7.1 relaying denied: inboxd accepts mail only for ${served.describe()}`,
           'relaying denied: domain not served',
         );
       const principal = authMode === 'required' ? (session.user as unknown as Principal | undefined) : undefined;
