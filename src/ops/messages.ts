@@ -33,7 +33,9 @@ async function messageOf(ctx: OpContext, inboxId: string, messageId: string): Pr
  */
 async function openBlob(ctx: OpContext, sha256: string, what: 'raw message' | 'attachment', messageId: string) {
   try {
-    return await ctx.services.blobs.open(sha256);
+    // The size of the bytes actually there, not the one recorded at ingest: Content-Length must match the stream.
+    const { stream, size } = await ctx.services.blobs.open(sha256);
+    return { body: stream, size };
   } catch (e) {
     if (!(e instanceof BlobMissingError)) throw e;
     ctx.services.log.error(`${what} missing from the blob store`, { messageId, sha256 });
@@ -129,8 +131,7 @@ export const getRawMessage = op({
     return {
       kind: 'raw' as const,
       contentType: 'message/rfc822',
-      body: await openBlob(ctx, msg.raw_sha256, 'raw message', msg.id),
-      size: msg.size,
+      ...(await openBlob(ctx, msg.raw_sha256, 'raw message', msg.id)),
       headers: { 'Content-Disposition': `attachment; filename="${msg.id}.eml"`, 'X-Content-Type-Options': 'nosniff' },
     };
   },
@@ -187,8 +188,7 @@ export const getAttachment = op({
     return {
       kind: 'raw' as const,
       contentType: SAFE_TYPE.test(a.content_type) ? a.content_type : 'application/octet-stream',
-      body: await openBlob(ctx, a.sha256, 'attachment', msg.id),
-      size: a.size,
+      ...(await openBlob(ctx, a.sha256, 'attachment', msg.id)),
       headers: {
         'Content-Disposition': contentDisposition(a.filename, a.id),
         'X-Content-Type-Options': 'nosniff',

@@ -166,20 +166,21 @@ export class BlobStore {
    * The blob as a stream, opened before it is returned: a blob missing from disk (deleted by hand, a restore that
    * lost files) fails here with BlobMissingError instead of in the middle of a response.
    */
-  async open(sha256: string): Promise<Readable> {
+  async open(sha256: string): Promise<{ stream: Readable; size: number }> {
     const p = this.segments?.locate(sha256);
     if (p) {
       try {
-        return await this.segments!.open(p);
+        return { stream: await this.segments!.open(p), size: p.length };
       } catch (e) {
         const again = this.segments!.locate(sha256);
         if ((e as NodeJS.ErrnoException).code !== 'ENOENT' || !again || again.segment === p.segment) throw missing(e, sha256);
-        return this.segments!.open(again);
+        return { stream: await this.segments!.open(again), size: again.length };
       }
     }
     try {
       const fh = await fsp.open(this.pathOf(sha256), 'r');
-      return fh.createReadStream();
+      const { size } = await fh.stat();
+      return { stream: fh.createReadStream(), size };
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === 'ENOENT') throw new BlobMissingError(sha256);
       throw e;
@@ -205,7 +206,8 @@ export class BlobStore {
 }
 
 function missing(e: unknown, sha256: string): unknown {
-  return (e as NodeJS.ErrnoException).code === 'ENOENT' ? new BlobMissingError(sha256) : e;
+  const code = (e as NodeJS.ErrnoException).code;
+  return code === 'ENOENT' || code === 'ESHORT' ? new BlobMissingError(sha256) : e;
 }
 
 /** Whether the folder holds per-file blobs from before migration 010 (two-hex-digit folders with files in them). */

@@ -170,8 +170,23 @@ export class SegmentStore {
   }
 
   /** A stream of one blob, its file opened before it is returned (a missing segment fails here, not mid-response). */
+  /**
+   * A stream of exactly `p.length` bytes. A segment cut shorter than the index says (damaged by hand, a restore of an
+   * older copy) fails here with ENOENT-like `ESHORT`, before any byte of a response is sent: a stream that ended early
+   * would leave an HTTP client waiting for bytes its Content-Length promised.
+   */
   async open(p: Placement): Promise<Readable> {
     const fh = await fsp.open(this.fileOf(p.segment), 'r');
+    try {
+      const { size } = await fh.stat();
+      if (p.offset + p.length > size)
+        throw Object.assign(new Error(`segment ${p.segment} ends at ${size}, before its blob at ${p.offset}+${p.length}`), {
+          code: 'ESHORT',
+        });
+    } catch (e) {
+      await fh.close();
+      throw e;
+    }
     if (p.length === 0) {
       await fh.close();
       return Readable.from([]);
