@@ -192,7 +192,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
 
     // Stop order (cleanup runs front to back): sweeper, SMTP, HTTP, pending writes, callbacks, store, ingest workers.
     cleanup.splice(cleanup.indexOf(closeStore), 0, () => writer.drained());
-    const smtp = await startSmtpOrFail(config, served, ingest, log, (address) => inboxes.refusesMail(address), {
+    const smtp = await startSmtpOrFail(config, served, ingest, log, (address, tally) => inboxes.refusesMail(address, tally), {
       authenticate: (secret) => services.keyAuth.authenticate(secret),
       refusesSender: (p, address) => refusesSender(inboxes, p, address),
     });
@@ -285,7 +285,7 @@ async function startSmtpOrFail(
   served: ServedDomains,
   ingest: Ingest,
   log: Logger,
-  refusesMail: (address: string) => Promise<string | null>,
+  refusesMail: (address: string, tally: { total?: number }) => Promise<string | null>,
   hooks: SmtpAuthHooks,
 ): Promise<SmtpListener> {
   for (const [flag, file] of [

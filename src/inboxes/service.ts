@@ -138,8 +138,13 @@ export class InboxService {
   }
 
   /** Why mail to this address is refused (a plan limit), or null when it is welcome. */
-  async refusesMail(address: string): Promise<string | null> {
-    const refused = await rcptRefusal(this.store.db, address, this.config);
+  /**
+   * `tally` is shared by the recipients of one message (one SMTP transaction, one webhook call): each unclaimed
+   * recipient accepted counts towards the unclaimed total for the next, as the commit will count them, so a message
+   * is never accepted recipient by recipient and then refused whole at commit (which a sender would retry forever).
+   */
+  async refusesMail(address: string, tally?: { total?: number }): Promise<string | null> {
+    const refused = await rcptRefusal(this.store.db, address, this.config, tally);
     if (refused) this.refusals.note(refused, 'rcpt', 'smtp or webhook');
     return refused?.message ?? null;
   }

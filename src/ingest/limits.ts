@@ -130,7 +130,12 @@ export class RefusalLog {
 const seqAt = new WeakMap<Kysely<Database>, (v: { address: unknown }) => CompiledQuery>();
 
 /** The RCPT-time check: why mail to `address` is refused right now (a full inbox, full unclaimed storage), or null. */
-export async function rcptRefusal(db: Kysely<Database>, address: string, limits: MailLimits): Promise<MailRefused | null> {
+export async function rcptRefusal(
+  db: Kysely<Database>,
+  address: string,
+  limits: MailLimits,
+  tally: { total?: number } = {},
+): Promise<MailRefused | null> {
   let q = seqAt.get(db);
   if (!q) {
     q = precompile(['address'], (p) => db.selectFrom('inboxes').select('message_seq').where('address', '=', p.address).compile());
@@ -141,5 +146,5 @@ export async function rcptRefusal(db: Kysely<Database>, address: string, limits:
     const max = limits.maxMessagesPerInbox;
     return max > 0 && inbox.message_seq >= max ? mailboxFull(address, max) : null;
   }
-  return unclaimedRefusal(db, address, limits);
+  return unclaimedRefusal(db, address, limits, tally);
 }

@@ -122,13 +122,14 @@ export const inboundWebhook = op({
       );
     const rcpts: string[] = [];
     const rejected: Array<{ rcpt: string; reason: string }> = [];
+    const tally = {};
     for (const rcpt of candidates) {
       const domain = rcpt.slice(rcpt.lastIndexOf('@') + 1);
       if (!s.served.accepts(domain)) {
         rejected.push({ rcpt, reason: `relaying denied: inboxd accepts mail only for ${s.served.describe()}` });
         continue;
       }
-      const refused = await s.inboxes.refusesMail(rcpt);
+      const refused = await s.inboxes.refusesMail(rcpt, tally);
       if (refused) rejected.push({ rcpt, reason: refused });
       else rcpts.push(rcpt);
     }

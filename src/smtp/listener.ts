@@ -57,13 +57,15 @@ export async function startSmtp(
   opts: SmtpOptions,
   ingest: Ingest,
   log: Logger,
-  refusesMail: (address: string) => Promise<string | null> = async () => null,
+  refusesMail: (address: string, tally: { total?: number }) => Promise<string | null> = async () => null,
   hooks?: SmtpAuthHooks,
 ): Promise<SmtpListener> {
   patchSmtpConnection();
   const authMode = opts.auth ?? 'any';
   if (authMode === 'required' && !hooks) throw new Error('--smtp-auth required needs the key store');
   const served = opts.served;
+  /** Per SMTP transaction (smtp-server makes a new envelope at each MAIL FROM): unclaimed recipients accepted so far. */
+  const unclaimedTallies = new WeakMap<object, { total?: number }>();
   const tls = opts.tlsCert && opts.tlsKey ? { cert: fs.readFileSync(opts.tlsCert), key: fs.readFileSync(opts.tlsKey) } : null;
   const inFlight = new Set<Promise<unknown>>();
   const budget = new MemoryBudget(opts.maxBufferedBytes ?? Math.max(256 * 1024 * 1024, 2 * opts.maxMessageBytes));
@@ -140,7 +142,9 @@ export async function startSmtp(
           'relaying denied: domain not served',
         );
       const principal = authMode === 'required' ? (session.user as unknown as Principal | undefined) : undefined;
-      Promise.all([refusesMail(addr), principal ? hooks!.refusesSender(principal, addr) : null]).then(
+      let tally = unclaimedTallies.get(session.envelope);
+      if (!tally) unclaimedTallies.set(session.envelope, (tally = {}));
+      Promise.all([refusesMail(addr, tally), principal ? hooks!.refusesSender(principal, addr) : null]).then(
         ([full, outOfScope]) => {
           if (outOfScope) return refuse(550, `5.7.1 ${outOfScope}`, 'outside the key scope');
           if (full) return refuse(452, `4.2.2 ${full}`, 'mailbox full');

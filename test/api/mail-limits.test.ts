@@ -191,6 +191,41 @@ describe('unclaimed mail caps', () => {
   });
 });
 
+describe('unclaimed total cap with several recipients in one message', () => {
+  let s: TestServer;
+  before(async () => {
+    s = await startTestServer(['--max-unclaimed', '2']);
+  });
+  after(() => s.stop());
+
+  test('RCPT counts the recipients already accepted in the transaction: the one over the cap gets 452, the rest are delivered', async () => {
+    const inbox = await json(await s.api('/v1/inboxes', { method: 'POST', json: {} }), 201);
+    assert.match(await deliver(s.server.smtpPort, unique('first')), /^250 /); // 1 of 2 unclaimed
+    const c = await session(s.server.smtpPort);
+    try {
+      await c.cmd('EHLO t');
+      await c.cmd('MAIL FROM:<a@example.com>');
+      assert.match(await c.cmd(`RCPT TO:<${inbox.address}>`), /^250 /);
+      assert.match(await c.cmd(`RCPT TO:<${unique('second')}>`), /^250 /, 'fills the cap');
+      // Before the fix this RCPT passed too and the whole message was then refused at commit with 452 — a sender
+      // retrying it would loop, and the inbox recipient never got it.
+      assert.match(await c.cmd(`RCPT TO:<${unique('third')}>`), /^452 4\.2\.2 unclaimed mail storage is full/);
+      await c.cmd('DATA');
+      assert.match(await c.cmd('Subject: to three\r\n\r\nhello\r\n.'), /^250 /);
+      // A new transaction on the same connection starts a new count (and the cap is now full).
+      await c.cmd('MAIL FROM:<a@example.com>');
+      assert.match(await c.cmd(`RCPT TO:<${unique('fourth')}>`), /^452 4\.2\.2/);
+    } finally {
+      c.close();
+    }
+    const got = await json(await s.api(`/v1/inboxes/${inbox.inboxId}/messages`));
+    assert.deepEqual(
+      got.items.map((m: Json) => m.subject),
+      ['to three'],
+    );
+  });
+});
+
 describe('claim window', () => {
   let s: TestServer;
   let now = Date.UTC(2030, 0, 1);
