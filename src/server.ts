@@ -1,5 +1,6 @@
 // Composition root: opens the store, wires the services, starts the listeners, and stops them in order.
 import { ServedDomains } from './domains/served.ts';
+import { sweepOrphans } from './ingest/orphans.ts';
 import fs from 'node:fs';
 import type http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -216,6 +217,10 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
         })
       : null;
     const compact = () => compactor?.run() ?? Promise.resolve();
+    // Content and blobs left unreferenced by a stop between a delete and its collection: found once, in the background.
+    const orphanSweep = sweepOrphans(store.db, writer, shutdown.signal)
+      .then((r) => r.candidates > 0 && log.info('unreferenced content and blobs collected', { ...r }))
+      .catch((e: Error) => log.error('sweep of unreferenced content failed', { err: e }));
     const sweeper = setInterval(
       () =>
         void sweep()
@@ -226,6 +231,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     sweeper.unref();
     cleanup.unshift(async () => {
       clearInterval(sweeper);
+      await orphanSweep;
       await compactor?.idle();
     });
 
