@@ -202,15 +202,25 @@ export class DomainService {
     return this.get(p, id);
   }
 
-  /** Stops serving the domain, then removes its inboxes (with their mail), its unclaimed mail and the domain. */
+  /** Removes the domain and stops serving it, then removes its inboxes (with their mail) and its unclaimed mail. */
   async delete(p: Principal, id: string): Promise<{ row: DomainRow; inboxes: number; messages: number }> {
     const row = await this.get(p, id);
+    // The row goes first: a verify running at the same time then finds nothing to update and cannot serve it again.
+    await this.db.deleteFrom('domains').where('id', '=', row.id).execute();
     this.served.removeCustom(row.name);
     const suffix = `%@${row.name}`;
     let inboxes = 0;
     let messages = 0;
     for (;;) {
-      const batch = await this.db.selectFrom('inboxes').selectAll().where('address', 'like', suffix).limit(100).execute();
+      // The owner's inboxes only: another team's inboxes at the name can exist only from --accept-any-domain, and
+      // are theirs to delete.
+      const batch = await this.db
+        .selectFrom('inboxes')
+        .selectAll()
+        .where('address', 'like', suffix)
+        .where('team_id', '=', row.team_id)
+        .limit(100)
+        .execute();
       if (batch.length === 0) break;
       for (const inbox of batch) {
         messages += await this.messages.count(inbox.id);
@@ -234,7 +244,6 @@ export class DomainService {
       await this.writer.collect(shas);
       messages += ids.length;
     }
-    await this.db.deleteFrom('domains').where('id', '=', row.id).execute();
     this.log.info('custom domain deleted', { domainId: row.id, domain: row.name, inboxes, messages });
     return { row, inboxes, messages };
   }
