@@ -1,9 +1,11 @@
 // Every setting of the program, defined once: flag, environment variable, schema, default and help text.
 // Precedence: command-line flag > environment variable > default. A bad value is a usage error (exit 2)
 // whose one-line message names the flag.
+import net from 'node:net';
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 import { parseModels } from './ai/models.ts';
+import { parseSecretKey } from './lib/sealed.ts';
 
 const port = z.coerce.number().int('must be a whole number').min(0, 'must be 0-65535').max(65535, 'must be 0-65535');
 const flagBool = z.union([
@@ -431,6 +433,33 @@ export const OPTIONS = {
     schema: z.coerce.number().int('must be a whole number').min(1000, 'must be at least 1000').max(1_000_000, 'must be at most 1000000'),
     default: 20_000,
   },
+  mxHost: {
+    flag: '--mx-host',
+    env: 'INBOXD_MX_HOST',
+    arg: 'HOST',
+    help: 'the MX target custom domains are told to publish and checked against (default: the host of --base-url)',
+    schema: hostname.transform((h) => h.toLowerCase()),
+    default: undefined,
+  },
+  dnsServer: {
+    flag: '--dns-server',
+    env: 'INBOXD_DNS_SERVER',
+    arg: 'IP[:PORT]',
+    help: 'DNS server that custom domains are verified against, e.g. 10.0.0.53 or [fd00::53]:5353 (default: the system resolver)',
+    schema: z.string().superRefine((s, c) => {
+      if (dnsServerAddress(s) === null)
+        c.addIssue({ code: 'custom', message: 'must be an IP address with an optional port: 10.0.0.53, 10.0.0.53:5353, [fd00::53]:53' });
+    }),
+    default: undefined,
+  },
+  dnsTimeoutMs: {
+    flag: '--dns-timeout-ms',
+    env: 'INBOXD_DNS_TIMEOUT_MS',
+    arg: 'MS',
+    help: 'time limit of one DNS query when verifying a custom domain (each query is tried twice)',
+    schema: z.coerce.number().int('must be a whole number').min(50, 'must be at least 50').max(30_000, 'must be at most 30000'),
+    default: 2000,
+  },
 } satisfies Record<string, OptionDef>;
 
 export type OptionKey = keyof typeof OPTIONS;
@@ -477,6 +506,11 @@ export interface Config {
   models: string | undefined;
   modelTimeoutMs: number;
   modelMaxInputChars: number;
+  mxHost: string | undefined;
+  dnsServer: string | undefined;
+  dnsTimeoutMs: number;
+  /** From INBOXD_SECRET_KEY only: seals DKIM private keys (and later other credentials) at rest (src/lib/sealed.ts). */
+  secretKey: string | undefined;
   /** From INBOXD_OPENAI_API_KEY / INBOXD_ANTHROPIC_API_KEY only (secrets). */
   openaiApiKey: string | undefined;
   anthropicApiKey: string | undefined;
@@ -547,6 +581,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
   out.billingSecretKey = env.INBOXD_BILLING_SECRET_KEY || undefined;
   out.openaiApiKey = env.INBOXD_OPENAI_API_KEY || undefined;
   out.anthropicApiKey = env.INBOXD_ANTHROPIC_API_KEY || undefined;
+  out.secretKey = secretKeyFrom(env.INBOXD_SECRET_KEY);
   return out as unknown as Config;
 }
 
@@ -557,6 +592,27 @@ function adminKeyFrom(raw: string | undefined): string | undefined {
   throw new UsageError(
     `INBOXD_ADMIN_KEY must be 24 to 256 characters of A-Z a-z 0-9 . _ ~ + / = - (got ${raw.length} characters${/^[A-Za-z0-9._~+/=-]*$/.test(raw) ? '' : ', some outside that set'}); use e.g. "ibx_" + 32 random letters and digits, or unset it to have one generated`,
   );
+}
+
+/** A bad INBOXD_SECRET_KEY must stop the start: running on with plain keys would store secrets the operator meant sealed. */
+function secretKeyFrom(raw: string | undefined): string | undefined {
+  if (!raw) return undefined;
+  if (parseSecretKey(raw) !== null) return raw;
+  throw new UsageError(
+    'INBOXD_SECRET_KEY must be 32 random bytes as 64 hex digits or as base64 (44 characters); make one with: openssl rand -hex 32',
+  );
+}
+
+/** `--dns-server` as the `ip` or `[ip]:port` form node's Resolver.setServers takes, or null when it is not one. */
+export function dnsServerAddress(raw: string): string | null {
+  const s = raw.trim();
+  const v6 = /^\[([0-9a-f:.]+)\](?::(\d{1,5}))?$/i.exec(s);
+  const v4 = /^([0-9.]+)(?::(\d{1,5}))?$/.exec(s);
+  const m = v6 ?? v4;
+  const ip = m ? m[1]! : s;
+  const port = m?.[2] === undefined ? 53 : Number(m[2]);
+  if (net.isIP(ip) === 0 || port < 1 || port > 65535) return null;
+  return net.isIPv6(ip) ? `[${ip}]:${port}` : `${ip}:${port}`;
 }
 
 export function optionsHelp(): string {

@@ -1,6 +1,9 @@
 // Composition root: opens the store, wires the services, starts the listeners, and stops them in order.
 import { ServedDomains } from './domains/served.ts';
 import { sweepOrphans } from './ingest/orphans.ts';
+import { DomainService, relayHostOf } from './domains/service.ts';
+import { Sealer } from './lib/sealed.ts';
+import { dnsServerAddress } from './config.ts';
 import fs from 'node:fs';
 import type http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -138,9 +141,28 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       log,
       tuning: opts.events?.callbacks,
     });
+    const domains = new DomainService({
+      db: store.db,
+      served,
+      inboxes,
+      messages,
+      writer,
+      sealer: new Sealer(config.secretKey),
+      clock,
+      log,
+      settings: {
+        mxHost: () => config.mxHost ?? new URL(baseUrl).hostname,
+        spfHost: () => relayHostOf(config) ?? config.mxHost ?? new URL(baseUrl).hostname,
+        dnsServer: config.dnsServer === undefined ? null : dnsServerAddress(config.dnsServer),
+        dnsTimeoutMs: config.dnsTimeoutMs,
+      },
+    });
+    // Before SMTP starts, so mail for verified custom domains is accepted from the first connection.
+    await domains.load();
     const services: Services = {
       config,
       served,
+      domains,
       log,
       clock,
       store,

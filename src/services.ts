@@ -5,6 +5,7 @@ import type { RateLimiter } from './auth/rate-limit.ts';
 import type { RehearsalStore } from './agent/rehearsal.ts';
 import type { Config } from './config.ts';
 import type { ServedDomains } from './domains/served.ts';
+import type { DomainService } from './domains/service.ts';
 import type { Logger } from './log.ts';
 import type { Operation } from './ops/op.ts';
 import type { AuditRepo } from './store/audit.ts';
@@ -29,6 +30,8 @@ export interface Services {
   config: Config;
   /** The mail domains served: --domain plus verified custom domains (CONTRACT §10). */
   served: ServedDomains;
+  /** Custom domains: records, DNS verification, DKIM keys (`dkimFor`) (CONTRACT §10). */
+  domains: DomainService;
   log: Logger;
   clock: Clock;
   store: Store;

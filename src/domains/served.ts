@@ -5,7 +5,8 @@
 
 export class ServedDomains {
   private readonly configured: readonly string[];
-  private readonly custom = new Set<string>();
+  /** Verified custom domain → the team that owns it (null when added without one). */
+  private readonly custom = new Map<string, string | null>();
   /** `--accept-any-domain`: inbound mail and new inboxes may use any well-formed domain. */
   readonly acceptAny: boolean;
 
@@ -22,7 +23,7 @@ export class ServedDomains {
 
   /** Configured domains first, then verified custom domains. */
   list(): string[] {
-    return [...this.configured, ...[...this.custom].sort()];
+    return [...this.configured, ...[...this.custom.keys()].sort()];
   }
 
   /** True for a configured or verified custom domain (never because of --accept-any-domain). */
@@ -36,9 +37,19 @@ export class ServedDomains {
     return domain !== '' && (this.acceptAny || this.isServed(domain));
   }
 
-  /** A custom domain passed verification: it is served from now on. */
-  addCustom(domain: string): void {
-    this.custom.add(domain.toLowerCase());
+  /** True for a `--domain` one (custom domains cannot take these over). */
+  isConfigured(domain: string): boolean {
+    return this.configured.includes(domain.toLowerCase());
+  }
+
+  /** The team a verified custom domain belongs to; null for configured domains (every team may use them). */
+  ownerOf(domain: string): string | null {
+    return this.custom.get(domain.toLowerCase()) ?? null;
+  }
+
+  /** A custom domain passed verification: it is served from now on (inboxes at it only for `teamId`, when given). */
+  addCustom(domain: string, teamId: string | null = null): void {
+    this.custom.set(domain.toLowerCase(), teamId);
   }
 
   /** A custom domain was deleted (or lost verification): it is no longer served. */

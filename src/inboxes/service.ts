@@ -76,6 +76,12 @@ export class InboxService {
   async create(p: Principal, req: CreateInboxRequest, opts: { reuse?: boolean } = {}): Promise<CreatedInbox> {
     const label = this.scopedLabel(p, req.label);
     const address = resolveAddress(req, this.served);
+    // A verified custom domain serves its own team only (CONTRACT §10): nobody else receives that domain's mail.
+    const owner = this.served.ownerOf(address.slice(address.lastIndexOf('@') + 1));
+    if (owner !== null && owner !== p.teamId)
+      throw new AppError('validation_failed', `address ${address}: its domain is another team's custom domain; use a domain of your own`, {
+        errors: [{ path: 'address', message: 'domain belongs to another team' }],
+      });
     if (req.callbackUrl !== undefined) {
       const why = refuseUrl(req.callbackUrl, {
         allowHttp: this.config.allowHttpCallbacks,

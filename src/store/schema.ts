@@ -252,6 +252,7 @@ export interface Database {
   runs: RunTable;
   run_events: RunEventTable;
   segment_blobs: SegmentBlobTable;
+  domains: DomainTable;
 }
 
 /** Where a blob's bytes are in the segment files (migration 010, src/store/segments.ts). */
@@ -275,4 +276,24 @@ export interface VerifyMarkTable {
   message_id: string;
   seq: number;
   updated_at: number;
+}
+
+/** A custom mail domain of a team (migration 013, src/domains/). */
+export interface DomainTable {
+  id: string;
+  team_id: string;
+  name: string;
+  status: 'pending' | 'verified';
+  verification_token: string;
+  dkim_selector: string;
+  /** base64 DER (SubjectPublicKeyInfo): the `p=` of the DKIM record. */
+  dkim_public_key: string;
+  /** PEM, or sealed (src/lib/sealed.ts). Never leaves the server. */
+  dkim_private_key: string;
+  signing_ready: Generated<number>;
+  checks_json: string | null;
+  created_at: number;
+  created_by_key: string | null;
+  verified_at: number | null;
+  checked_at: number | null;
 }

@@ -33,6 +33,7 @@ const SAMPLES: Record<string, (f: Fixture) => Sample> = {
   'oauth.token': () => ({ body: { grant_type: 'client_credentials', client_secret: ADMIN_KEY } }),
   'runs.start': () => ({ body: { goal: 'matrix', services: ['github'] } }),
   'runs.report': () => ({ body: { stepId: '1.get_address', outcome: 'done' } }),
+  'domains.create': () => ({ body: { domain: 'matrix.example' } }),
 };
 
 let s: TestServer;

@@ -1,0 +1,330 @@
+// Custom mail domains (CONTRACT §10): add (with a DKIM key pair), verify over DNS, serve, sign, delete.
+import crypto from 'node:crypto';
+import { promisify } from 'node:util';
+import type { Kysely, Selectable } from 'kysely';
+import type { Principal } from '../auth/principal.ts';
+import { AppError } from '../errors.ts';
+import type { InboxService } from '../inboxes/service.ts';
+import type { IngestWriter } from '../ingest/writer.ts';
+import { newId, randomBase62 } from '../lib/ids.ts';
+import { SealedError, Sealer } from '../lib/sealed.ts';
+import type { Logger } from '../log.ts';
+import type { Clock } from '../services.ts';
+import type { MessageRepo } from '../store/messages.ts';
+import type { Database, DomainTable } from '../store/schema.ts';
+import { normalizeDomain } from './names.ts';
+import { DnsLookup, type ExpectedRecord, expectedRecords, judge, lookUp, type Purpose, type RecordCheck } from './records.ts';
+import type { ServedDomains } from './served.ts';
+
+export type DomainRow = Selectable<DomainTable>;
+
+/** What nodemailer's `dkim` option (and mailauth's signer) take. */
+export interface DkimKey {
+  domainName: string;
+  keySelector: string;
+  privateKey: string;
+}
+
+export interface DomainSettings {
+  /** The MX target (--mx-host, else the host of the base URL). */
+  mxHost(): string;
+  /** The host SPF must name: the relay's (--smtp-relay) when set, else the MX host. */
+  spfHost(): string;
+  dnsServer: string | null;
+  dnsTimeoutMs: number;
+}
+
+export interface DomainRecordView extends ExpectedRecord, RecordCheck {
+  /** `verified`: needed for the domain to be served · `signing`: needed for DKIM-signed outbound · null: advisory. */
+  requiredFor: 'verified' | 'signing' | null;
+}
+
+const REQUIRED: Record<Purpose, DomainRecordView['requiredFor']> = {
+  verification: 'verified',
+  mx: 'verified',
+  spf: 'signing',
+  dkim: 'signing',
+  dmarc: null,
+};
+
+const UNCHECKED: RecordCheck = { status: 'unchecked', foundValues: [], error: null, hint: null };
+
+const generateKeyPair = promisify(crypto.generateKeyPair);
+
+export class DomainService {
+  private readonly db: Kysely<Database>;
+  private readonly served: ServedDomains;
+  private readonly inboxes: InboxService;
+  private readonly messages: MessageRepo;
+  private readonly writer: IngestWriter;
+  private readonly sealer: Sealer;
+  private readonly clock: Clock;
+  private readonly log: Logger;
+  private readonly settings: DomainSettings;
+  /** Domains whose key could not be opened, so the warning is logged once per domain, not per message. */
+  private readonly warned = new Set<string>();
+
+  constructor(d: {
+    db: Kysely<Database>;
+    served: ServedDomains;
+    inboxes: InboxService;
+    messages: MessageRepo;
+    writer: IngestWriter;
+    sealer: Sealer;
+    clock: Clock;
+    log: Logger;
+    settings: DomainSettings;
+  }) {
+    this.db = d.db;
+    this.served = d.served;
+    this.inboxes = d.inboxes;
+    this.messages = d.messages;
+    this.writer = d.writer;
+    this.sealer = d.sealer;
+    this.clock = d.clock;
+    this.log = d.log;
+    this.settings = d.settings;
+  }
+
+  /** At start: verified domains are served again; keys stored plainly are sealed once a secret key is set. */
+  async load(): Promise<{ verified: number; total: number }> {
+    const rows = await this.db.selectFrom('domains').selectAll().execute();
+    for (const r of rows) if (r.status === 'verified') this.served.addCustom(r.name, r.team_id);
+    let sealed = 0;
+    let unopenable = 0;
+    for (const r of rows) {
+      if (this.sealer.enabled && !Sealer.isSealed(r.dkim_private_key)) {
+        const value = this.sealer.seal(r.dkim_private_key, r.id);
+        await this.db.updateTable('domains').set({ dkim_private_key: value }).where('id', '=', r.id).execute();
+        sealed++;
+      } else if (this.keyProblem(r) !== null) unopenable++;
+    }
+    if (rows.length > 0 && !this.sealer.enabled)
+      this.log.warn('DKIM private keys of custom domains are stored unencrypted in inboxd.db (set INBOXD_SECRET_KEY to seal them)', {
+        domains: rows.length,
+      });
+    if (sealed > 0) this.log.info('sealed DKIM private keys stored before INBOXD_SECRET_KEY was set', { domains: sealed });
+    if (unopenable > 0)
+      this.log.warn(
+        'DKIM private keys of some custom domains cannot be opened with the current INBOXD_SECRET_KEY (missing or changed); mail from them is sent unsigned until the old key is restored or the domain is added again',
+        { domains: unopenable },
+      );
+    return { verified: rows.filter((r) => r.status === 'verified').length, total: rows.length };
+  }
+
+  async create(p: Principal, rawName: string): Promise<DomainRow> {
+    const name = normalizeDomain(rawName);
+    if (this.served.isConfigured(name))
+      throw new AppError('conflict', `${name} is already served by this inboxd (--domain); inboxes can be created at it as it is`);
+    const existing = await this.db.selectFrom('domains').selectAll().where('name', '=', name).executeTakeFirst();
+    if (existing) throw this.taken(p, existing);
+    const { publicKey, privateKey } = await generateKeyPair('rsa', {
+      modulusLength: 2048,
+      publicKeyEncoding: { type: 'spki', format: 'der' },
+      privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+    });
+    const now = this.clock.now();
+    const id = newId('dom');
+    const row: DomainRow = {
+      id,
+      team_id: p.teamId,
+      name,
+      status: 'pending',
+      verification_token: randomBase62(32),
+      dkim_selector: `inboxd${new Date(now).toISOString().slice(0, 7).replace('-', '')}`,
+      dkim_public_key: publicKey.toString('base64'),
+      dkim_private_key: this.sealer.seal(privateKey, id),
+      signing_ready: 0,
+      checks_json: null,
+      created_at: now,
+      created_by_key: p.keyId,
+      verified_at: null,
+      checked_at: null,
+    };
+    try {
+      await this.db.insertInto('domains').values(row).execute();
+    } catch (e) {
+      if (!/UNIQUE constraint failed: domains.name/.test((e as Error).message)) throw e;
+      const other = await this.db.selectFrom('domains').selectAll().where('name', '=', name).executeTakeFirst();
+      throw other ? this.taken(p, other) : e;
+    }
+    this.log.info('custom domain added', { domainId: id, domain: name, teamId: p.teamId });
+    return row;
+  }
+
+  async list(p: Principal, limit: number, before?: { c: number; i: string }): Promise<DomainRow[]> {
+    let q = this.db.selectFrom('domains').selectAll().where('team_id', '=', p.teamId);
+    if (before)
+      q = q.where((eb) => eb.or([eb('created_at', '<', before.c), eb.and([eb('created_at', '=', before.c), eb('id', '<', before.i)])]));
+    return q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
+  }
+
+  /** The team's domain, else 404 (another team's domain is not revealed). */
+  async get(p: Principal, id: string): Promise<DomainRow> {
+    const row = await this.db.selectFrom('domains').selectAll().where('id', '=', id).where('team_id', '=', p.teamId).executeTakeFirst();
+    if (!row) throw new AppError('not_found', `no domain ${id} in this team (GET /v1/domains lists yours)`);
+    return row;
+  }
+
+  async verify(p: Principal, id: string): Promise<DomainRow> {
+    const row = await this.get(p, id);
+    const dns = new DnsLookup({ server: this.settings.dnsServer, timeoutMs: this.settings.dnsTimeoutMs });
+    const expected = this.expected(row);
+    const ctx = { mxHost: this.settings.mxHost(), spfHost: this.settings.spfHost() };
+    const checks = await Promise.all(expected.map(async (r) => [r.purpose, judge(r, await lookUp(dns, r), ctx)] as const));
+    const by = Object.fromEntries(checks) as Record<Purpose, RecordCheck>;
+    // A failed lookup is no answer: it changes nothing (a DNS outage must not stop serving a verified domain).
+    const decided = (...ps: Purpose[]) => ps.every((q) => by[q].error === null);
+    const ok = (...ps: Purpose[]) => ps.every((q) => by[q].status === 'found');
+    const status = decided('verification', 'mx') ? (ok('verification', 'mx') ? 'verified' : 'pending') : row.status;
+    const signing =
+      status !== 'verified' ? 0 : decided('dkim', 'spf') ? (ok('dkim', 'spf') ? 1 : 0) : row.status === 'verified' ? row.signing_ready : 0;
+    const now = this.clock.now();
+    const r = await this.db
+      .updateTable('domains')
+      .set({
+        status,
+        signing_ready: signing,
+        checks_json: JSON.stringify(by),
+        checked_at: now,
+        verified_at: status === 'verified' ? (row.status === 'verified' ? row.verified_at : now) : null,
+      })
+      .where('id', '=', row.id)
+      .executeTakeFirst();
+    if (Number(r.numUpdatedRows) === 0) throw new AppError('not_found', `domain ${id} was deleted while it was being verified`);
+    if (status === 'verified') this.served.addCustom(row.name, row.team_id);
+    else this.served.removeCustom(row.name);
+    if (status !== row.status)
+      this.log.info(status === 'verified' ? 'custom domain verified; now served' : 'custom domain failed verification; no longer served', {
+        domainId: row.id,
+        domain: row.name,
+      });
+    return this.get(p, id);
+  }
+
+  /** Removes the domain and stops serving it, then removes its inboxes (with their mail) and its unclaimed mail. */
+  async delete(p: Principal, id: string): Promise<{ row: DomainRow; inboxes: number; messages: number }> {
+    const row = await this.get(p, id);
+    // The row goes first: a verify running at the same time then finds nothing to update and cannot serve it again.
+    await this.db.deleteFrom('domains').where('id', '=', row.id).execute();
+    this.served.removeCustom(row.name);
+    const suffix = `%@${row.name}`;
+    let inboxes = 0;
+    let messages = 0;
+    for (;;) {
+      // The owner's inboxes only: another team's inboxes at the name can exist only from --accept-any-domain, and
+      // are theirs to delete.
+      const batch = await this.db
+        .selectFrom('inboxes')
+        .selectAll()
+        .where('address', 'like', suffix)
+        .where('team_id', '=', row.team_id)
+        .limit(100)
+        .execute();
+      if (batch.length === 0) break;
+      for (const inbox of batch) {
+        messages += await this.messages.count(inbox.id);
+        await this.inboxes.delete(inbox);
+        inboxes++;
+      }
+    }
+    for (;;) {
+      const ids = (
+        await this.db
+          .selectFrom('message_rows')
+          .select('id')
+          .where('inbox_id', 'is', null)
+          .where('rcpt', 'like', suffix)
+          .limit(500)
+          .execute()
+      ).map((m) => m.id);
+      if (ids.length === 0) break;
+      const shas = await this.messages.blobsOf({ messageIds: ids });
+      await this.writer.run(() => this.messages.deleteByIds(ids));
+      await this.writer.collect(shas);
+      messages += ids.length;
+    }
+    this.log.info('custom domain deleted', { domainId: row.id, domain: row.name, inboxes, messages });
+    return { row, inboxes, messages };
+  }
+
+  /**
+   * The signing key for mail from `domain`, or null: only a verified domain whose DKIM and SPF records matched at
+   * the last verify signs (a signature DNS cannot confirm would hurt delivery more than no signature).
+   */
+  async dkimFor(domain: string): Promise<DkimKey | null> {
+    const name = domain.trim().toLowerCase().replace(/\.$/, '');
+    const row = await this.db
+      .selectFrom('domains')
+      .selectAll()
+      .where('name', '=', name)
+      .where('status', '=', 'verified')
+      .where('signing_ready', '=', 1)
+      .executeTakeFirst();
+    if (!row) return null;
+    try {
+      return { domainName: row.name, keySelector: row.dkim_selector, privateKey: this.sealer.open(row.dkim_private_key, row.id) };
+    } catch (e) {
+      if (!(e instanceof SealedError)) throw e;
+      if (!this.warned.has(row.id)) {
+        this.warned.add(row.id);
+        this.log.warn('DKIM key of a custom domain cannot be opened; its mail goes out unsigned', { domain: row.name, reason: e.message });
+      }
+      return null;
+    }
+  }
+
+  /** The records to publish, with the last verify's result for each. */
+  records(row: DomainRow): DomainRecordView[] {
+    const last = row.checks_json ? (JSON.parse(row.checks_json) as Partial<Record<Purpose, RecordCheck>>) : {};
+    return this.expected(row).map((r) => ({ ...r, requiredFor: REQUIRED[r.purpose], ...(last[r.purpose] ?? UNCHECKED) }));
+  }
+
+  /** Why this domain does not sign, or null when it does. */
+  signingNote(row: DomainRow): string | null {
+    if (row.status !== 'verified') return 'the domain is not verified';
+    if (!row.signing_ready) return 'the DKIM and SPF records did not both match at the last verify; publish them and verify again';
+    return this.keyProblem(row);
+  }
+
+  private keyProblem(row: DomainRow): string | null {
+    try {
+      this.sealer.open(row.dkim_private_key, row.id);
+      return null;
+    } catch (e) {
+      if (e instanceof SealedError) return `the DKIM private key cannot be opened: ${e.message}`;
+      throw e;
+    }
+  }
+
+  private expected(row: DomainRow): ExpectedRecord[] {
+    return expectedRecords({
+      name: row.name,
+      token: row.verification_token,
+      selector: row.dkim_selector,
+      publicKey: row.dkim_public_key,
+      mxHost: this.settings.mxHost(),
+      spfHost: this.settings.spfHost(),
+    });
+  }
+
+  private taken(p: Principal, existing: DomainRow): AppError {
+    return new AppError(
+      'conflict',
+      existing.team_id === p.teamId
+        ? `${existing.name} is already added as ${existing.id}; verify or delete that one`
+        : `${existing.name} is held by another team; it can be added only after they delete it`,
+    );
+  }
+}
+
+/** The host of `--smtp-relay` (the outbound work adds that setting), for the SPF record; null without a relay. */
+export function relayHostOf(config: object): string | null {
+  const relay = (config as { smtpRelay?: unknown }).smtpRelay;
+  if (typeof relay !== 'string' || relay === '') return null;
+  try {
+    return new URL(relay).hostname.replace(/^\[|\]$/g, '').toLowerCase() || null;
+  } catch {
+    return null;
+  }
+}
