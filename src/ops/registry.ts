@@ -14,6 +14,7 @@ import { eventOps } from './events.ts';
 import { webhookOps } from './webhooks.ts';
 import { runOps } from './runs.ts';
 import { aiOps } from './ai.ts';
+import { consoleOps } from './console.ts';
 
 export const OPERATIONS: readonly Operation[] = [
   ...systemOps,
@@ -30,4 +31,5 @@ export const OPERATIONS: readonly Operation[] = [
   ...teamOps,
   ...oauthOps,
   ...accountOps,
+  ...consoleOps,
 ];
