@@ -2,7 +2,6 @@
 import { loadConfig, optionsHelp, UsageError } from './config.ts';
 import { startServer, StartError } from './server.ts';
 import { NAME, VERSION } from './version.ts';
-import { clientCommand, isClientCommand } from './client/index.ts';
 
 const HELP = `${NAME} ${VERSION} — disposable inboxes for AI agents and CI runs
 
@@ -52,7 +51,10 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(VERSION + '\n');
     return 0;
   }
-  if (isClientCommand(first)) return clientCommand(first, rest);
+  if (first === 'wait' || first === 'verify' || first === 'simulate' || first === 'send') {
+    const { clientCommand } = await import('./client/index.ts');
+    return clientCommand(first, rest);
+  }
   if (first === 'extract') {
     const { extractCommand } = await import('./cli/extract.ts');
     return extractCommand(rest);

@@ -24,10 +24,6 @@ const COMMANDS: Record<ClientCommand, { flags: Record<string, FlagSpec>; help: s
   send: { flags: SEND_FLAGS, help: SEND_HELP, run: sendCommand },
 };
 
-export function isClientCommand(name: string | undefined): name is ClientCommand {
-  return (CLIENT_COMMANDS as readonly string[]).includes(name ?? '');
-}
-
 export async function clientCommand(cmd: ClientCommand, argv: string[], io: Partial<Io> = {}): Promise<number> {
   const stdout = io.stdout ?? ((s: string) => process.stdout.write(s));
   const stderr = io.stderr ?? ((s: string) => process.stderr.write(s));
