@@ -208,6 +208,13 @@ export const OPTIONS = {
     schema: flagBool,
     default: false,
   },
+  metricsOpen: {
+    flag: '--metrics-open',
+    env: 'INBOXD_METRICS_OPEN',
+    help: 'serve GET /metrics without a key (for a Prometheus scraper on a trusted network); default: an unscoped admin key is required',
+    schema: flagBool,
+    default: false,
+  },
   allowPrivateCallbacks: {
     flag: '--allow-private-callbacks',
     env: 'INBOXD_ALLOW_PRIVATE_CALLBACKS',
@@ -518,6 +525,7 @@ export interface Config {
   segmentSizeMb: number;
   allowHttpCallbacks: boolean;
   allowPrivateCallbacks: boolean;
+  metricsOpen: boolean;
   auditRetentionDays: number;
   auditMaxRows: number;
   healthMinFreeMb: number;

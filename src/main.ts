@@ -12,6 +12,16 @@ Usage:
   ${NAME} extract (--preset 2fa|invoice|receipt | --schema FILE.json) FILE.eml
                                      print, as JSON, the structured fields the built-in engine extracts
                                      (the same answer as POST …/messages/:id/extract with engine builtin)
+  ${NAME} wait INBOX [--timeout S] [--subject T] …
+                                     wait for a message in a running server's inbox; print it as JSON
+  ${NAME} verify (--service NAME | --inbox INBOX) [--timeout S] …
+                                     get an address, or wait for the code/link of a signup mail (JSON)
+  ${NAME} simulate INBOX [--scenario otp|magic_link|…]
+                                     deliver a simulated message into an inbox (JSON)
+  ${NAME} send INBOX --to ADDR [--subject T] [--text T] [--attach FILE] …
+                                     send mail from an inbox (JSON)
+                                     (these four talk to a running server: --url / INBOXD_URL, --key / INBOXD_KEY;
+                                     exit 0 ok · 1 error · 2 usage · 3 timeout; ${NAME} COMMAND --help for each)
   ${NAME} --help | help                this text
   ${NAME} --version                    the version
 
@@ -41,6 +51,10 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(VERSION + '\n');
     return 0;
   }
+  if (first === 'wait' || first === 'verify' || first === 'simulate' || first === 'send') {
+    const { clientCommand } = await import('./client/index.ts');
+    return clientCommand(first, rest);
+  }
   if (first === 'extract') {
     const { extractCommand } = await import('./cli/extract.ts');
     return extractCommand(rest);
@@ -51,7 +65,7 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   if (first !== undefined && first !== 'serve' && !first.startsWith('-')) {
-    throw new UsageError(`unknown command '${first}' (commands: serve, extract, help)`);
+    throw new UsageError(`unknown command '${first}' (commands: serve, extract, wait, verify, simulate, send, help)`);
   }
   const config = loadConfig(serveArgs);
   const server = await startServer(config);

@@ -41,6 +41,10 @@ import { MessageRepo } from './store/messages.ts';
 import { VERSION } from './version.ts';
 import { type DataDirLock, DataDirError, lockDataDir, prepareDataDir } from './data-dir.ts';
 import { runRepo } from './runs/records.ts';
+import { Metrics } from './metrics/metrics.ts';
+import { metricsMiddleware } from './metrics/route.ts';
+import { StoreSizer } from './metrics/store-size.ts';
+import { waiterGate } from './inboxes/waiters.ts';
 
 /** A start-up failure with the one line to print and the exit code (CONTRACT §1: 2 = bad config, 1 = runtime). */
 export class StartError extends Error {
@@ -132,6 +136,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     const inboxes = new InboxService({ repo: new InboxRepo(store.db), messages, writer, bus, store, config, clock, log, served });
     const shutdown = new AbortController();
     const deliveries = new DeliveryRepo(store.db);
+    const metrics = new Metrics();
     const callbacks = new CallbackService({
       repo: deliveries,
       bus,
@@ -140,6 +145,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       now: () => clock.now(),
       log,
       tuning: opts.events?.callbacks,
+      onAttempt: (outcome) => metrics.callbackAttempt(outcome),
     });
     const domains = new DomainService({
       db: store.db,
@@ -183,6 +189,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       eventStreams: new EventStreams({ db: store.db, bus, log, tuning: opts.events?.sse }),
       callbacks,
       deliveries,
+      metrics,
       registry: OPERATIONS,
       baseUrl: () => baseUrl,
       startedAt: clock.now(),
@@ -197,7 +204,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
 
     // Connection caps and header timeouts are in src/http/listener.ts; answers (waits, SSE) may take as long as they need.
     const httpServer = createHttpServer(
-      createHttpApp(services, [mcpMiddleware(services)], opts.http).callback(),
+      createHttpApp(services, [mcpMiddleware(services), metricsMiddleware(services)], opts.http).callback(),
       {
         maxConnections: config.maxHttpConnections,
         maxConnectionsPerIp: config.maxHttpConnectionsPerIp,
@@ -215,11 +222,27 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
 
     // Stop order (cleanup runs front to back): sweeper, SMTP, HTTP, pending writes, callbacks, store, ingest workers.
     cleanup.splice(cleanup.indexOf(closeStore), 0, () => writer.drained());
-    const smtp = await startSmtpOrFail(config, served, ingest, log, (address, tally) => inboxes.refusesMail(address, tally), {
-      authenticate: (secret) => services.keyAuth.authenticate(secret),
-      refusesSender: (p, address) => refusesSender(inboxes, p, address),
-    });
+    const smtp = await startSmtpOrFail(
+      config,
+      served,
+      ingest,
+      log,
+      (address, tally) => inboxes.refusesMail(address, tally),
+      {
+        authenticate: (secret) => services.keyAuth.authenticate(secret),
+        refusesSender: (p, address) => refusesSender(inboxes, p, address),
+      },
+      metrics,
+    );
     cleanup.unshift(() => smtp.close());
+    const storeSizer = new StoreSizer({ dbFile: dbFile(config.dataDir), blobDir: blobs.root });
+    Object.assign(metrics.sources, {
+      smtpConnections: () => smtp.connections(),
+      waits: () => waiterGate(config).count(),
+      sseClients: () => services.eventStreams.count(),
+      callbacksPending: () => deliveries.pendingCount(),
+      storeSize: () => storeSizer.measure(),
+    });
 
     // Expired inboxes, old audit events and expired agent runs (with their timelines) go in one periodic sweep.
     const sweep = () =>
@@ -315,6 +338,7 @@ async function startSmtpOrFail(
   log: Logger,
   refusesMail: (address: string, tally: { total?: number }) => Promise<string | null>,
   hooks: SmtpAuthHooks,
+  metrics: Metrics,
 ): Promise<SmtpListener> {
   for (const [flag, file] of [
     ['--smtp-tls-cert', config.smtpTlsCert],
@@ -337,6 +361,7 @@ async function startSmtpOrFail(
         auth: config.smtpAuth,
         maxSessionMs: config.smtpMaxSessionSeconds * 1000,
         maxCommands: config.smtpMaxCommands,
+        metrics: metrics.smtp,
       },
       ingest,
       log,

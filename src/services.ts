@@ -21,6 +21,7 @@ import type { InboxService } from './inboxes/service.ts';
 import type { Ingest } from './ingest/ingest.ts';
 import type { IngestWriter } from './ingest/writer.ts';
 import type { MessageRepo } from './store/messages.ts';
+import type { Metrics } from './metrics/metrics.ts';
 
 export interface Clock {
   now(): number;
@@ -55,6 +56,8 @@ export interface Services {
   callbacks: CallbackService;
   /** Callback deliveries and their attempt log. */
   deliveries: DeliveryRepo;
+  /** Prometheus metrics of this server (GET /metrics). */
+  metrics: Metrics;
   /** Every operation, for the generated surfaces (discovery, OpenAPI, MCP). */
   registry: readonly Operation[];
   /** Public base URL without a trailing slash (CONTRACT §1 --base-url). */

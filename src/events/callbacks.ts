@@ -84,6 +84,8 @@ export class CallbackService {
   private pruneTimer: NodeJS.Timeout | null = null;
   private unsubscribe: (() => void) | null = null;
   private stopped = false;
+  /** Metrics hook: how each attempt ended (retry = failed, another attempt is due). */
+  private readonly onAttempt: (outcome: 'delivered' | 'retry' | 'failed' | 'gone' | 'refused') => void;
 
   constructor(d: {
     repo: DeliveryRepo;
@@ -93,7 +95,9 @@ export class CallbackService {
     now: () => number;
     log: Logger;
     tuning?: CallbackTuning | undefined;
+    onAttempt?: (outcome: 'delivered' | 'retry' | 'failed' | 'gone' | 'refused') => void;
   }) {
+    this.onAttempt = d.onAttempt ?? (() => undefined);
     this.repo = d.repo;
     this.bus = d.bus;
     this.render = d.render;
@@ -406,6 +410,7 @@ export class CallbackService {
       next = at + this.delays[attempt - 1]!;
       this.wakeAt(next);
     }
+    this.onAttempt(state === 'pending' ? 'retry' : state);
     await this.record({
       delivery: { id: row.id, state, attempts: attempt, next_attempt_at: next, updated_at: this.now() },
       attempt: {

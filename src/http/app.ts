@@ -6,6 +6,7 @@ import Router from '@koa/router';
 import { AppError, isAppError } from '../errors.ts';
 import type { Services } from '../services.ts';
 import { hostCheck } from './host-check.ts';
+import { operationLabel } from '../metrics/metrics.ts';
 import { mountOperations } from './mount.ts';
 import { sendProblem } from './problem.ts';
 import { webhookGate } from './webhook-gate.ts';
@@ -45,6 +46,7 @@ export function createHttpApp(services: Services, extra: Koa.Middleware[] = [], 
         // Nobody is left to answer; a client that hangs up mid-upload is no server error.
         aborted = true;
         ctx.respond = false;
+        services.metrics.httpRequest(operationLabel(ctx.state, ctx.path), ctx.res.headersSent ? ctx.res.statusCode : 499);
         return logAborted(ctx, services, started, requestId);
       }
       // The operation pipeline wraps unexpected errors as `internal` with the original as the cause.
@@ -77,6 +79,7 @@ export function createHttpApp(services: Services, extra: Koa.Middleware[] = [], 
       ms: Math.round((performance.now() - started) * 10) / 10,
       requestId,
     };
+    services.metrics.httpRequest(operationLabel(ctx.state, ctx.path), fields.status);
     if (ctx.status >= 500 && ctx.status !== 503) services.log.error('request', fields);
     else if (ctx.status === 503) services.log.warn('request', fields);
     else if (ctx.status >= 400) services.log.info('request', fields);

@@ -17,6 +17,7 @@ export function mountOperations(router: Router, services: Services): void {
     if (!o.http) continue;
     const method = o.http.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';
     router[method](o.http.path, async (ctx: Context) => {
+      ctx.state.operation = o.name; // the metrics label: the operation, never the raw path
       for (const [k, v] of Object.entries(o.http!.headers ?? {})) ctx.set(k, v);
       if (o.http!.errors !== 'oauth') return handle(ctx, o, services);
       try {

@@ -107,7 +107,7 @@ export const CallbackAttemptView = z.object({
   delivered: z.boolean(),
 });
 
-function attemptView(r: AttemptLogRow): z.infer<typeof CallbackAttemptView> {
+export function attemptView(r: AttemptLogRow): z.infer<typeof CallbackAttemptView> {
   return {
     deliveryId: r.delivery_id,
     messageId: r.message_id,

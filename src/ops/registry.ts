@@ -15,6 +15,7 @@ import { webhookOps } from './webhooks.ts';
 import { runOps } from './runs.ts';
 import { aiOps } from './ai.ts';
 import { domainOps } from './domains.ts';
+import { consoleOps } from './console.ts';
 
 export const OPERATIONS: readonly Operation[] = [
   ...systemOps,
@@ -32,4 +33,5 @@ export const OPERATIONS: readonly Operation[] = [
   ...oauthOps,
   ...accountOps,
   ...domainOps,
+  ...consoleOps,
 ];

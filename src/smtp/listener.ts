@@ -8,6 +8,7 @@ import type { Principal } from '../auth/principal.ts';
 import type { Ingest } from '../ingest/ingest.ts';
 import { isMailRefused } from '../ingest/limits.ts';
 import type { Logger } from '../log.ts';
+import type { SmtpMetrics, SmtpRejection } from '../metrics/metrics.ts';
 import { patchSmtpConnection, smtpError } from './patches.ts';
 
 export interface SmtpOptions {
@@ -30,6 +31,8 @@ export interface SmtpOptions {
   /** Longest a session may last, and the commands it may send (0 = no limit); past either: 421 4.7.0. */
   maxSessionMs?: number;
   maxCommands?: number;
+  /** Counters for GET /metrics (connections, stored messages, refusals by reason). */
+  metrics?: SmtpMetrics;
 }
 
 /** What `--smtp-auth required` needs from the key store and the inboxes. */
@@ -71,6 +74,7 @@ export async function startSmtp(
   const budget = new MemoryBudget(opts.maxBufferedBytes ?? Math.max(256 * 1024 * 1024, 2 * opts.maxMessageBytes));
   /** What each session's message in progress holds of the budget, released when it is stored or the client leaves. */
   const held = new Map<string, () => void>();
+  const m = opts.metrics;
 
   const options: SMTPServerOptions = {
     name: opts.hostname,
@@ -99,16 +103,20 @@ export async function startSmtp(
     ...({
       maxSessionMs: opts.maxSessionMs ?? 600_000,
       maxCommands: opts.maxCommands ?? 1000,
-      onSessionLimit: (remote: string, why: string) =>
-        log.info('smtp session closed at its limit', { remote, limit: why === 'lifetime' ? 'lifetime' : 'commands' }),
+      onSessionLimit: (remote: string, why: string) => {
+        m?.rejected('session_limit');
+        log.info('smtp session closed at its limit', { remote, limit: why === 'lifetime' ? 'lifetime' : 'commands' });
+      },
     } as object),
     onConnect(session, callback) {
+      m?.connected();
       log.debug('smtp connection', { session: session.id, remote: session.remoteAddress });
       callback();
     },
     onAuth(auth, session, callback) {
       if (authMode !== 'required') return callback(null, { user: auth.username ?? '' });
       const refuse = (why: string) => {
+        m?.rejected('auth_failed');
         log.info('smtp auth refused', { remote: session.remoteAddress, method: auth.method, reason: why });
         callback(smtpError(535, `5.7.8 authentication failed: ${why}`));
       };
@@ -131,7 +139,8 @@ export async function startSmtp(
       const addr = address.address.toLowerCase();
       const at = addr.lastIndexOf('@');
       const domain = at > 0 ? addr.slice(at + 1) : '';
-      const refuse = (code: number, reply: string, reason: string) => {
+      const refuse = (code: number, reply: string, reason: string, metric: SmtpRejection) => {
+        m?.rejected(metric);
         log.info('smtp recipient refused', { remote: session.remoteAddress, rcpt: addr, code, reason });
         callback(smtpError(code, reply));
       };
@@ -140,14 +149,15 @@ export async function startSmtp(
           550,
           `5.7.1 relaying denied: inboxd accepts mail only for ${served.describe()}`,
           'relaying denied: domain not served',
+          'relay_denied',
         );
       const principal = authMode === 'required' ? (session.user as unknown as Principal | undefined) : undefined;
       let tally = unclaimedTallies.get(session.envelope);
       if (!tally) unclaimedTallies.set(session.envelope, (tally = {}));
       Promise.all([refusesMail(addr, tally), principal ? hooks!.refusesSender(principal, addr) : null]).then(
         ([full, outOfScope]) => {
-          if (outOfScope) return refuse(550, `5.7.1 ${outOfScope}`, 'outside the key scope');
-          if (full) return refuse(452, `4.2.2 ${full}`, 'mailbox full');
+          if (outOfScope) return refuse(550, `5.7.1 ${outOfScope}`, 'outside the key scope', 'out_of_scope');
+          if (full) return refuse(452, `4.2.2 ${full}`, 'mailbox full', 'limit_reached');
           callback();
         },
         (e: Error) => {
@@ -189,13 +199,16 @@ export async function startSmtp(
       stream.on('end', () => {
         if (stream.sizeExceeded || size > opts.maxMessageBytes) {
           release();
+          m?.rejected('too_large');
           log.info('smtp message refused', { remote: session.remoteAddress, reason: 'too large', size, limit: opts.maxMessageBytes });
           return callback(smtpError(552, `5.3.4 message is ${size} bytes; the limit is ${opts.maxMessageBytes}`));
         }
         const rcpts = session.envelope.rcptTo.map((r) => r.address);
         const mailFrom = session.envelope.mailFrom ? session.envelope.mailFrom.address : null;
+        const t0 = performance.now();
         const work = ingest.accept({ raw: Buffer.concat(chunks, size), rcpts, mailFrom, source: 'smtp' }).then(
           (deliveries) => {
+            m?.stored(size, (performance.now() - t0) / 1000);
             log.info('smtp message stored', {
               messageIds: deliveries.map((d) => d.messageId),
               inboxIds: deliveries.map((d) => d.inboxId ?? 'unclaimed'),
@@ -207,6 +220,7 @@ export async function startSmtp(
           },
           (e: Error) => {
             // A limit reached while committing (parallel sessions raced for the last slot): temporary, like at RCPT.
+            m?.rejected(isMailRefused(e) ? 'limit_reached' : isOutOfSpace(e) ? 'storage_full' : 'storage_error');
             if (isMailRefused(e)) return callback(smtpError(452, e.smtpReply));
             log.error('could not store message', { err: e, size, remote: session.remoteAddress });
             if (isOutOfSpace(e)) callback(smtpError(452, '4.3.1 insufficient system storage; try again later'));

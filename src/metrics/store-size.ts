@@ -1,0 +1,61 @@
+// Bytes the data dir holds: the SQLite database (with its WAL and shared-memory files) and the blob folder (segment
+// files, blobs kept as files before migration 010, temp files). Walking the blob folder can touch many files on an
+// old store, so the answer is kept for a while: a scrape every few seconds costs one walk per CACHE_MS.
+import fs from 'node:fs/promises';
+import path from 'node:path';
+
+const CACHE_MS = 30_000;
+
+export interface StoreSize {
+  sqlite: number;
+  blobs: number;
+}
+
+export class StoreSizer {
+  private readonly dbFile: string;
+  private readonly blobDir: string;
+  private readonly now: () => number;
+  private cached: { at: number; size: Promise<StoreSize> } | null = null;
+
+  constructor(o: { dbFile: string; blobDir: string; now?: () => number }) {
+    this.dbFile = o.dbFile;
+    this.blobDir = o.blobDir;
+    this.now = o.now ?? Date.now;
+  }
+
+  measure(): Promise<StoreSize> {
+    const t = this.now();
+    if (!this.cached || t - this.cached.at >= CACHE_MS || t < this.cached.at) this.cached = { at: t, size: this.walk() };
+    return this.cached.size;
+  }
+
+  private async walk(): Promise<StoreSize> {
+    let sqlite = 0;
+    for (const suffix of ['', '-wal', '-shm']) sqlite += await sizeOf(this.dbFile + suffix);
+    return { sqlite, blobs: await dirSize(this.blobDir) };
+  }
+}
+
+async function sizeOf(file: string): Promise<number> {
+  try {
+    return (await fs.stat(file)).size;
+  } catch {
+    return 0; // not there (no WAL yet) or removed meanwhile
+  }
+}
+
+async function dirSize(dir: string): Promise<number> {
+  let entries: import('node:fs').Dirent[];
+  try {
+    entries = await fs.readdir(dir, { withFileTypes: true });
+  } catch {
+    return 0;
+  }
+  let total = 0;
+  for (const e of entries) {
+    const p = path.join(dir, e.name);
+    if (e.isDirectory()) total += await dirSize(p);
+    else if (e.isFile()) total += await sizeOf(p);
+  }
+  return total;
+}

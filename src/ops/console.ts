@@ -1,0 +1,132 @@
+// The console's aggregates (CONTRACT §16): what the browser console at / shows on its dashboard and inbox pages,
+// in one request each instead of dozens. Read-only, any key; everything is bounded to the key's team and label scope.
+// GET /v1/console/threads belongs to the threads module (src/ops/threads.ts), not here.
+import { z } from 'zod';
+import { redactUrl } from '../events/targets.ts';
+import { InboxId, inboxOf, principal } from './common.ts';
+import { callbackCounts, inboxCounts, messageCounts, recentMessages, topLabels } from './console-queries.ts';
+import { attemptView, CallbackAttemptView } from './events.ts';
+import { op } from './op.ts';
+import { seesCallbackSecrets } from './pipeline.ts';
+import { InboxView, inboxView, MessageSummary, messageSummary } from './views.ts';
+
+const iso = (ms: number) => new Date(ms).toISOString();
+const DAY_MS = 86_400_000;
+
+const MessageCounts = z.object({
+  received: z.number().int().describe('Messages received'),
+  receivedToday: z.number().int().describe('Messages received since dayStartedAt'),
+  verified: z.number().int().describe('Messages in which a code or a verification link was found'),
+  verifiedToday: z.number().int(),
+});
+
+const CallbackCounts = z.object({
+  delivered: z.number().int(),
+  pending: z.number().int().describe('Not tried yet'),
+  retrying: z.number().int().describe('Failed at least once; another attempt is due'),
+  failed: z.number().int().describe('Given up (failed, gone or refused)'),
+  failing: z.number().int().describe('retrying + failed'),
+});
+
+const withFailing = (c: { delivered: number; pending: number; retrying: number; failed: number }) => ({
+  ...c,
+  failing: c.retrying + c.failed,
+});
+
+export const consoleSummary = op({
+  name: 'console.summary',
+  summary: 'Console dashboard: counts, top labels and recent mail',
+  description:
+    "Inboxes, messages received (today and in total) and how many had a code or link, callback deliveries that are failing, the labels with the most mail, and the newest messages — all within the key's team and label scope. Today starts at 00:00 UTC.",
+  access: 'read',
+  http: { method: 'GET', path: '/v1/console/summary' },
+  input: z.strictObject({
+    recent: z.coerce.number().int().min(1).max(100).default(10).describe('How many recent messages (1-100, default 10)'),
+    labels: z.coerce.number().int().min(1).max(100).default(10).describe('How many top labels (1-100, default 10)'),
+  }),
+  output: z.object({
+    generatedAt: z.string(),
+    dayStartedAt: z.string().describe('Start of "today" for the *Today counts: 00:00 UTC'),
+    scope: z.object({ labelPrefix: z.string().nullable().describe("The key's label prefix; null: every inbox of the team") }),
+    inboxes: z.object({ total: z.number().int(), withCallback: z.number().int() }),
+    messages: MessageCounts,
+    callbacks: CallbackCounts,
+    topLabels: z.array(z.object({ label: z.string(), inboxes: z.number().int(), messages: z.number().int() })),
+    recentActivity: z.array(MessageSummary.extend({ address: z.string(), label: z.string().nullable() })),
+  }),
+  audit: false,
+  async handler(ctx, input) {
+    const p = principal(ctx);
+    const db = ctx.services.store.db;
+    const now = ctx.services.clock.now();
+    const dayStart = now - (now % DAY_MS);
+    const [inboxes, messages, callbacks, labels, recent] = await Promise.all([
+      inboxCounts(db, p),
+      messageCounts(db, p, dayStart),
+      callbackCounts(db, p),
+      topLabels(db, p, input.labels),
+      recentMessages(db, p, input.recent),
+    ]);
+    const base = ctx.services.baseUrl();
+    return {
+      generatedAt: iso(now),
+      dayStartedAt: iso(dayStart),
+      scope: { labelPrefix: p.scope.labelPrefix },
+      inboxes,
+      messages,
+      callbacks: withFailing(callbacks),
+      topLabels: labels,
+      recentActivity: recent.map((r) => ({ ...messageSummary(r, base), address: r.address, label: r.label })),
+    };
+  },
+});
+
+export const consoleInbox = op({
+  name: 'console.inbox',
+  summary: 'Console inbox page: the inbox, its recent mail and its callback deliveries',
+  description:
+    'One inbox (404 outside the key scope) with its newest messages and counts, and its callback: deliveries by state and the latest attempts (URL secrets redacted unless the key is an admin that may write).',
+  access: 'read',
+  http: { method: 'GET', path: '/v1/console/inboxes/:id' },
+  input: z.strictObject({
+    id: InboxId,
+    limit: z.coerce.number().int().min(1).max(100).default(20).describe('How many messages and callback attempts (1-100, default 20)'),
+  }),
+  output: z.object({
+    inbox: InboxView,
+    messages: z.object({ counts: MessageCounts, recent: z.array(MessageSummary) }),
+    callbacks: z.object({
+      callbackUrl: z.string().nullable(),
+      deliveries: CallbackCounts,
+      recentAttempts: z.array(CallbackAttemptView).describe('Newest first'),
+    }),
+    // THREADS (threads branch): `threads: listOf(ThreadView)` (the inbox's newest threads) goes here at merge.
+  }),
+  audit: false,
+  async handler(ctx, input) {
+    const p = principal(ctx);
+    const s = ctx.services;
+    const inbox = await inboxOf(ctx, input.id);
+    const now = s.clock.now();
+    const [counts, rows, deliveries, attempts] = await Promise.all([
+      messageCounts(s.store.db, p, now - (now % DAY_MS), inbox.id),
+      s.messages.list(inbox.id, input.limit),
+      callbackCounts(s.store.db, p, inbox.id),
+      s.deliveries.attempts(inbox.id, { limit: input.limit }),
+    ]);
+    const full = seesCallbackSecrets(p);
+    const base = s.baseUrl();
+    return {
+      inbox: inboxView(inbox),
+      messages: { counts, recent: rows.map((r) => messageSummary(r, base)) },
+      callbacks: {
+        callbackUrl: inbox.callback_url,
+        deliveries: withFailing(deliveries),
+        recentAttempts: attempts.map(attemptView).map((a) => (full ? a : { ...a, url: redactUrl(a.url) })),
+      },
+      // THREADS (threads branch): threads: the inbox's newest threads, from the threads module, go here at merge.
+    };
+  },
+});
+
+export const consoleOps = [consoleSummary, consoleInbox];
