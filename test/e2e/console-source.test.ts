@@ -2,12 +2,14 @@
 // and the page and assets carry the same headers as from the executable. A bundle that cannot be made is a clear
 // 503, tried again on the next request.
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import Koa from 'koa';
 import { consoleMiddleware } from '../../src/console/serve.ts';
 import type { Logger } from '../../src/log.ts';
+import { root } from '../helpers/console.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
 describe('console from source', () => {
@@ -72,4 +74,18 @@ test('a bundle that cannot be made answers 503 and is tried again on the next re
     server.closeAllConnections();
     await new Promise<void>((r) => server.close(() => r()));
   }
+});
+
+test('without chromium the browser tests fail under CI=true and are skipped otherwise', () => {
+  const run = (ci: string) => {
+    const env: NodeJS.ProcessEnv = { ...process.env, CI: ci, CHROMIUM_PATH: '/nonexistent/chromium', INBOXD_BINARY: '/nonexistent/inboxd' };
+    for (const k of Object.keys(env)) if (k.startsWith('NODE_TEST')) delete env[k];
+    return spawnSync(process.execPath, ['--test', 'test/e2e/console.test.ts'], { cwd: root, env, encoding: 'utf8', timeout: 60_000 });
+  };
+  const ci = run('true');
+  assert.notEqual(ci.status, 0, ci.stdout);
+  assert.match(ci.stdout + ci.stderr, /browser tests need chromium: \/nonexistent\/chromium not found/);
+  const local = run('');
+  assert.equal(local.status, 0, local.stdout + local.stderr);
+  assert.match(local.stdout, /browser console .*# \/nonexistent\/chromium not found/);
 });

@@ -113,6 +113,7 @@ describe('browser console', { skip: missing ?? false }, () => {
       subject: 'Your sign-in code',
       text: 'Hello,\n\nyour code is 482913. It expires in 10 minutes.\n',
       html: '<p>Hello,</p><p>your code is <b>482913</b>.</p>',
+      attachments: [{ filename: 'receipt.txt', content: 'paid in full\n', contentType: 'text/plain' }],
     });
     const item = await page.waitForSelector('[data-nav="messages"]');
     assert.match((await item.textContent()) ?? '', /Your sign-in code/);
@@ -126,6 +127,14 @@ describe('browser console', { skip: missing ?? false }, () => {
     // The text part marks the code where it appears.
     await page.click('[role="tab"]#tab-text');
     assert.equal(await page.textContent('pre.text mark'), '482913');
+    // Raw source through the .eml route, and the attachment as a download (both fetched with the key).
+    await page.click('[role="tab"]#tab-raw');
+    assert.match((await (await page.waitForSelector('pre.raw')).textContent()) ?? '', /^Subject: Your sign-in code\r?$/m);
+    await page.click('[role="tab"]#tab-attachments');
+    const [download] = await Promise.all([page.waitForEvent('download'), page.click('.attachments button')]);
+    assert.equal(download.suggestedFilename(), 'receipt.txt');
+    const saved = await download.path();
+    assert.equal(fs.readFileSync(saved, 'utf8'), 'paid in full\n');
   });
 
   test('hostile HTML: no script runs, no handler fires, no remote image loads until asked; the key and the page stay out of reach', async () => {
