@@ -6,7 +6,7 @@ import { api, ApiError, savedKey, setKey, whenUnauthorized } from './api.ts';
 import { Audit, Keys } from './admin.ts';
 import { AllThreads, Callbacks, Dashboard, InboxThreads, SearchView, Sidebar, ThreadView } from './lists.ts';
 import { MessageList, MessageView, useLiveMessages } from './mail.ts';
-import type { Inbox, Me } from './types.ts';
+import type { Inbox, InboxDetail, Me } from './types.ts';
 import { ago, CopyButton, ErrorNote, html, setAnnouncer, useApi } from './ui.ts';
 
 type Route =
@@ -190,7 +190,7 @@ function Console({ me, theme, toggleTheme, signOut }: { me: Me; theme: string; t
       <${Sidebar} label=${label} setLabel=${setLabel} currentInbox=${inboxId}
         searchText=${route.view === 'search' ? route.q : ''} onSearch=${search} />
       <main id="main" tabIndex="-1">
-        ${route.view === 'home' ? html`<${Dashboard} />` : ''}
+        ${route.view === 'home' ? html`<${Dashboard} setLabel=${setLabel} />` : ''}
         ${route.view === 'threads' ? html`<${AllThreads} />` : ''}
         ${route.view === 'search' ? html`<${SearchView} q=${route.q} inboxId=${route.inboxId} />` : ''}
         ${route.view === 'keys' ? html`<${Keys} />` : ''}
@@ -217,6 +217,14 @@ function InboxPage({
   const inbox = useApi<Inbox>(`v1/inboxes/${route.inboxId}`);
   const live = useLiveMessages(inbox.data);
   const i = inbox.data;
+  // Counts from the console aggregate, read again as mail arrives; a server without the route just shows none.
+  const detail = useApi<InboxDetail>(`v1/console/inboxes/${route.inboxId}?limit=1`);
+  const reloadDetail = detail.reload;
+  useEffect(() => {
+    if (live.items.length) reloadDetail();
+  }, [live.items.length, reloadDetail]);
+  const counts = detail.data?.messages?.counts;
+  const deliveries = detail.data?.callbacks?.deliveries;
   // Opened from the inbox list with the keyboard: focus moves into the inbox, so j/k walk its messages next.
   useEffect(() => {
     if (i && (document.activeElement as HTMLElement | null)?.dataset['nav'] === 'inboxes') document.getElementById('main')?.focus();
@@ -226,7 +234,11 @@ function InboxPage({
   return html`<div class="inbox">
     <header class="inbox-head">
       <h2><code id="inbox-address">${i.address}</code> <${CopyButton} text=${i.address} what="address" /></h2>
-      <p class="muted">${i.label ? html`label <span class="badge">${i.label}</span> · ` : ''}${i.messagesReceived} received · expires ${ago(i.expiresAt)}
+      <p class="muted">${i.label ? html`label <span class="badge">${i.label}</span> · ` : ''}${i.messagesReceived} received${counts ? ` · ${counts.verified} with a code or link` : ''}${
+        deliveries && (deliveries.failing || deliveries.delivered || deliveries.pending)
+          ? ` · callbacks ${deliveries.delivered} delivered, ${deliveries.failing} failing`
+          : ''
+      } · expires ${ago(i.expiresAt)}
         ${i.callbackUrl ? html` · callback <code>${i.callbackUrl}</code>` : ''}</p>
       <nav class="subnav" aria-label="Inbox views">
         ${sub(`Messages (${live.items.length})`, `#/inbox/${i.inboxId}`, route.sub === 'messages')}

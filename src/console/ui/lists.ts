@@ -1,9 +1,9 @@
 /// <reference lib="dom" />
 // The side bar (inboxes with a label filter and the search box), the dashboard, threads, search results and the
 // callback delivery log.
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { query } from './api.ts';
-import type { CallbackAttempt, Inbox, Page, SearchAnswer, Thread, ThreadDetail } from './types.ts';
+import type { CallbackAttempt, Inbox, Page, SearchAnswer, Summary, Thread, ThreadDetail } from './types.ts';
 import { ago, ErrorNote, html, Snippet, useApi, when, who } from './ui.ts';
 
 export function Sidebar({
@@ -20,9 +20,16 @@ export function Sidebar({
   onSearch: (q: string) => void;
 }) {
   const [draft, setDraft] = useState(label);
+  useEffect(() => setDraft(label), [label]);
   const [q, setQ] = useState(searchText);
   const [cursor, setCursor] = useState<string | null>(null);
   const page = useApi<Page<Inbox>>(`v1/inboxes${query({ label, limit: 100, cursor })}`);
+  // New inboxes (a CI run just started) show up without a click: the list is read again every 10 s while visible.
+  const reload = page.reload;
+  useEffect(() => {
+    const t = setInterval(() => document.visibilityState === 'visible' && reload(), 10_000);
+    return () => clearInterval(t);
+  }, [reload]);
   return html`<nav class="sidebar" aria-label="Inboxes">
     <form role="search" class="search" onSubmit=${(e: Event) => {
       e.preventDefault();
@@ -63,53 +70,62 @@ export function Sidebar({
   </nav>`;
 }
 
-/** GET /v1/console/summary: shown generically (numbers as tiles, lists as lists), so new fields need no UI change. */
-export function Dashboard() {
-  const s = useApi<Record<string, unknown>>('v1/console/summary');
+/** GET /v1/console/summary: counts, the busiest labels (a click filters the inbox list) and the newest mail. */
+export function Dashboard({ setLabel }: { setLabel: (l: string) => void }) {
+  const s = useApi<Summary>('v1/console/summary');
+  const d = s.data;
+  const tile = (value: number | undefined, key: string, sub?: string) =>
+    value === undefined
+      ? ''
+      : html`<div class="tile"><span class="value">${value}</span><span class="key">${key}</span>${sub ? html`<span class="key">${sub}</span>` : ''}</div>`;
   return html`<section class="dashboard" aria-label="Summary">
-    <h2>Overview</h2>
-    <p class="muted">Pick an inbox on the left (or press <kbd>j</kbd>/<kbd>k</kbd> in the list), search with <kbd>/</kbd>,
+    <h2>Overview${d?.scope?.labelPrefix ? html` <span class="muted">labels ${d.scope.labelPrefix}*</span>` : ''}</h2>
+    <p class="muted">Pick an inbox on the left (<kbd>j</kbd>/<kbd>k</kbd>, <kbd>Enter</kbd>), search with <kbd>/</kbd>,
       and press <kbd>?</kbd> for every shortcut.</p>
     <${ErrorNote} error=${s.error} what="the dashboard summary (GET /v1/console/summary)" />
-    ${s.data ? html`<${Summary} data=${s.data} />` : ''}
+    ${
+      d
+        ? html`<div class="tiles">
+            ${tile(d.inboxes?.total, 'inboxes', d.inboxes ? `${d.inboxes.withCallback} with a callback` : undefined)}
+            ${tile(d.messages?.receivedToday, 'received today', d.messages ? `${d.messages.received} in all` : undefined)}
+            ${tile(d.messages?.verifiedToday, 'with a code or link today', d.messages ? `${d.messages.verified} in all` : undefined)}
+            ${tile(d.callbacks?.failing, 'callbacks failing', d.callbacks ? `${d.callbacks.delivered} delivered, ${d.callbacks.pending} pending` : undefined)}
+          </div>
+          ${
+            d.topLabels?.length
+              ? html`<h3>Top labels</h3><table class="grid"><thead><tr><th>Label</th><th>Inboxes</th><th>Messages</th></tr></thead><tbody>
+                ${d.topLabels.map(
+                  (l) => html`<tr><td><button type="button" class="link-button" onClick=${() => setLabel(l.label)}>${l.label}</button></td>
+                    <td>${l.inboxes}</td><td>${l.messages}</td></tr>`,
+                )}</tbody></table>`
+              : ''
+          }
+          ${
+            d.recentActivity?.length
+              ? html`<h3>Recent mail</h3><ul class="items" data-list="recent">${d.recentActivity.map(
+                  (m) => html`<li key=${m.messageId}><a class="item" data-nav="recent" href=${`#/inbox/${m.inboxId}/m/${m.messageId}`}>
+                    <span class="row1"><span class="from">${who(m.from)}</span><time title=${m.receivedAt}>${ago(m.receivedAt)}</time></span>
+                    <span class="subject">${m.subject || '(no subject)'}</span>
+                    <span class="row3"><span class="muted">${m.address}</span>${m.label ? html`<span class="badge">${m.label}</span>` : ''}
+                      ${m.verification?.otp ? html`<span class="badge code">code ${m.verification.otp}</span>` : ''}
+                      ${m.verification?.primaryLink ? html`<span class="badge link">link</span>` : ''}</span>
+                  </a></li>`,
+                )}</ul>`
+              : ''
+          }`
+        : ''
+    }
   </section>`;
-}
-
-function words(key: string): string {
-  return key
-    .replace(/([a-z])([A-Z])/g, '$1 $2')
-    .replace(/_/g, ' ')
-    .toLowerCase();
-}
-
-function Summary({ data }: { data: Record<string, unknown> }) {
-  const tiles: Array<[string, string]> = [];
-  const lists: Array<[string, unknown[]]> = [];
-  const flat = (prefix: string, v: unknown) => {
-    if (typeof v === 'number' || typeof v === 'string' || typeof v === 'boolean') tiles.push([prefix, String(v)]);
-    else if (Array.isArray(v)) lists.push([prefix, v]);
-    else if (v && typeof v === 'object') for (const [k, x] of Object.entries(v)) flat(prefix ? `${prefix} ${words(k)}` : words(k), x);
-  };
-  flat('', data);
-  return html`<div class="tiles">${tiles.map(([k, v]) => html`<div class="tile"><span class="value">${v}</span><span class="key">${k}</span></div>`)}</div>
-    ${lists.map(([k, items]) => html`<h3>${k}</h3><ul class="plain">${items.slice(0, 20).map((it) => html`<li>${line(it)}</li>`)}</ul>`)}`;
-}
-
-function line(it: unknown): string {
-  if (it === null || typeof it !== 'object') return String(it);
-  return Object.entries(it as Record<string, unknown>)
-    .filter(([, v]) => v !== null && typeof v !== 'object')
-    .map(([k, v]) => `${words(k)}: ${String(v)}`)
-    .join(' · ');
 }
 
 function ThreadItems({ items, inboxId }: { items: Thread[]; inboxId?: string }) {
   if (!items.length) return html`<p class="empty">No threads yet.</p>`;
   return html`<ul class="items" data-list="threads">${items.map((t) => {
-    const ib = t.inboxId ?? inboxId ?? '';
+    const ib = t.inbox?.inboxId ?? t.inboxId ?? inboxId ?? '';
     return html`<li key=${t.threadId}><a class="item" data-nav="threads" data-thread-id=${t.threadId} href=${`#/inbox/${ib}/thread/${t.threadId}`}>
       <span class="row1"><span class="subject">${t.subject || '(no subject)'}</span><time title=${t.lastMessageAt}>${ago(t.lastMessageAt)}</time></span>
-      <span class="row3"><span class="badge">${t.messageCount} msg</span><span class="muted">${t.participants.map(who).join(', ')}</span></span>
+      <span class="row3"><span class="badge">${t.messageCount} msg</span>${t.inbox ? html`<span class="badge">${t.inbox.address}</span>` : ''}
+        <span class="muted">${(t.participants ?? []).map(who).join(', ')}</span></span>
       ${t.snippet ? html`<span class="muted snippet">${t.snippet}</span>` : ''}
     </a></li>`;
   })}</ul>`;
@@ -136,7 +152,7 @@ export function ThreadView({ inboxId, threadId }: { inboxId: string; threadId: s
     ${
       t.data
         ? html`<h2 id="message-subject" tabIndex="-1">${t.data.subject || '(no subject)'}</h2>
-          <p class="muted">${t.data.messageCount} messages · ${t.data.participants.map(who).join(', ')}</p>
+          <p class="muted">${t.data.messageCount ?? t.data.messages.length} messages · ${(t.data.participants ?? []).map(who).join(', ')}</p>
           <ol class="items thread">${t.data.messages.map(
             (m) => html`<li key=${m.messageId}><a class="item" data-nav="thread-messages" href=${`#/inbox/${inboxId}/m/${m.messageId}`}>
               <span class="row1"><span class="from">${who(m.from)}</span><time title=${m.receivedAt}>${when(m.receivedAt)}</time></span>

@@ -63,7 +63,8 @@ export interface Page<T> {
 export interface Thread {
   threadId: string;
   inboxId?: string;
-  address?: string;
+  /** /v1/console/threads: the inbox each thread is in. */
+  inbox?: { inboxId: string; address: string; label: string | null };
   subject: string;
   messageCount: number;
   participants: Array<Address | string>;
@@ -126,4 +127,35 @@ export interface AuditItem {
   target: string | null;
   outcome: string;
   sourceIp: string | null;
+}
+
+export interface MessageCounts {
+  received: number;
+  receivedToday: number;
+  verified: number;
+  verifiedToday: number;
+}
+
+export interface CallbackCounts {
+  delivered: number;
+  pending: number;
+  retrying: number;
+  failed: number;
+  failing: number;
+}
+
+/** GET /v1/console/summary (CONTRACT §16). */
+export interface Summary {
+  scope?: { labelPrefix: string | null };
+  inboxes?: { total: number; withCallback: number };
+  messages?: MessageCounts;
+  callbacks?: CallbackCounts;
+  topLabels?: Array<{ label: string; inboxes: number; messages: number }>;
+  recentActivity?: Array<MessageSummary & { address: string; label: string | null }>;
+}
+
+/** GET /v1/console/inboxes/:id: only the counts are used (the lists come from their own routes). */
+export interface InboxDetail {
+  messages?: { counts: MessageCounts };
+  callbacks?: { deliveries: CallbackCounts };
 }

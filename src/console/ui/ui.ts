@@ -169,9 +169,9 @@ export function safeHref(url: string | null | undefined): string | null {
   return url && /^https?:\/\//i.test(url) ? url : null;
 }
 
-/** A search snippet with its matches marked (`<mark>…</mark>`, or \u0002…\u0003), as text and <mark> nodes only. */
+/** A search snippet with its matches marked («…», or `<mark>…</mark>`), as text and <mark> nodes only. */
 export function Snippet({ text }: { text: string | null | undefined }) {
   if (!text) return null;
-  const parts = text.split(/<\/?mark>|\u0002|\u0003/);
+  const parts = text.split(/«|»|<\/?mark>/);
   return html`<span class="snippet">${parts.map((p, i) => (i % 2 === 1 ? html`<mark>${p}</mark>` : p))}</span>`;
 }
