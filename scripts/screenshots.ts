@@ -39,6 +39,9 @@ export async function takeScreenshots(outDir: string, bin = builtBinary()): Prom
         '<img src="https://tracker.example/open.gif" width="1" height="1" alt=""></div>',
     });
     const wait = await server.api(`/v1/inboxes/${inbox.inboxId}/wait?timeoutSeconds=10&subjectContains=verification`);
+    // The overview needs GET /v1/console/summary; a build without it gets no overview picture.
+    const summary = await fetch(`${server.base}/v1/console/summary`, { headers: { authorization: `Bearer ${ADMIN_KEY}` } });
+    await summary.arrayBuffer();
 
     for (const scheme of ['light', 'dark'] as const) {
       const ctx = await browser.newContext({ colorScheme: scheme, viewport: { width: 1360, height: 820 }, deviceScaleFactor: 1 });
@@ -52,6 +55,11 @@ export async function takeScreenshots(outDir: string, bin = builtBinary()): Prom
         await page.fill('#key', ADMIN_KEY);
         await page.press('#key', 'Enter');
         await page.waitForSelector('header.top');
+        if (scheme === 'light' && summary.ok) {
+          await page.waitForSelector('[data-nav="recent"]');
+          await page.screenshot({ path: path.join(outDir, 'overview.png') });
+          written.push('overview.png');
+        }
         await page.goto(`${server.base}/#/inbox/${inbox.inboxId}/m/${wait.messageId}`);
         const frame = await (await page.waitForSelector('iframe.preview-frame')).contentFrame();
         await frame?.waitForLoadState('load');
