@@ -47,13 +47,26 @@ export interface Running {
 }
 
 /** Starts `inboxd serve` on free ports with a known admin key; stop() ends it by its own pid and removes its dir. */
-export async function startServer(bin: string): Promise<Running> {
+export async function startServer(bin: string, extraArgs: string[] = []): Promise<Running> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'inboxd-console-e2e-'));
   const env: NodeJS.ProcessEnv = { ...process.env, INBOXD_ADMIN_KEY: ADMIN_KEY, INBOXD_NATIVE_CACHE_DIR: path.join(dir, 'native') };
   for (const k of Object.keys(env)) if (k === 'NODE_OPTIONS' || k.startsWith('NODE_TEST')) delete env[k];
   const child: ChildProcess = spawn(
     bin,
-    ['serve', '--http-port', '0', '--smtp-port', '0', '--host', '127.0.0.1', '--data-dir', path.join(dir, 'data'), '--log-level', 'warn'],
+    [
+      'serve',
+      '--http-port',
+      '0',
+      '--smtp-port',
+      '0',
+      '--host',
+      '127.0.0.1',
+      '--data-dir',
+      path.join(dir, 'data'),
+      '--log-level',
+      'warn',
+      ...extraArgs,
+    ],
     { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let out = '';
