@@ -194,7 +194,8 @@ describe('browser console', { skip: missing ?? false }, () => {
     const inbox = await newInbox('kbd-only');
     await server.api(`/v1/inboxes/${inbox.inboxId}/simulate`, { method: 'POST', body: { scenario: 'otp' } });
     const page = await open({ signIn: false });
-    // The key field has focus on load.
+    // The key field takes focus on load.
+    await page.waitForSelector('#key:focus');
     await page.keyboard.type(ADMIN_KEY);
     await page.keyboard.press('Enter');
     await page.waitForSelector('header.top');
@@ -204,6 +205,7 @@ describe('browser console', { skip: missing ?? false }, () => {
     assert.equal(await page.evaluate(() => (document.activeElement as HTMLElement).dataset['inboxId']), inbox.inboxId);
     await page.keyboard.press('Enter');
     await page.waitForSelector('[data-nav="messages"]');
+    await page.waitForFunction(() => document.activeElement?.id === 'main');
     await page.keyboard.press('j');
     await page.waitForSelector('.verification');
     const focused = await page.evaluate(() => {

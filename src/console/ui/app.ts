@@ -354,9 +354,12 @@ function useShortcuts(o: {
           break;
         case 'Escape':
           if (s.inboxId && /\/(m|thread)\//.test(location.hash)) {
-            const open = location.hash.split('/').pop();
-            location.hash = `#/inbox/${s.inboxId}`;
-            requestAnimationFrame(() => document.querySelector<HTMLElement>(`[data-message-id="${open}"]`)?.focus());
+            // Back to the list the item was opened from, with focus on that item.
+            const thread = location.hash.includes('/thread/');
+            const open = location.hash.split('/').pop() ?? '';
+            location.hash = thread ? `#/inbox/${s.inboxId}/threads` : `#/inbox/${s.inboxId}`;
+            const sel = thread ? `[data-thread-id="${CSS.escape(open)}"]` : `[data-message-id="${CSS.escape(open)}"]`;
+            requestAnimationFrame(() => document.querySelector<HTMLElement>(sel)?.focus());
           } else return;
           break;
         case 'c':
