@@ -17,6 +17,8 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
+// The browser console's script and stylesheet (src/console/bundle.ts makes the bundle and names the assets).
+import { bundleConsole, CONSOLE_CSS_ASSET, CONSOLE_JS_ASSET } from '../src/console/bundle.ts';
 
 const SENTINEL_FUSE = 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2';
 const NATIVE_ASSET_KEY = 'better_sqlite3.node'; // must match src/store/sqlite-native.ts
@@ -35,6 +37,10 @@ function fail(step: string, detail: string): never {
 function rel(p: string): string {
   const r = path.relative(process.cwd(), p);
   return r && !r.startsWith('..') ? r : p;
+}
+
+function kb(bytes: number): string {
+  return `${(bytes / 1024).toFixed(1)} KB`;
 }
 
 function mb(bytes: number): string {
@@ -125,6 +131,9 @@ async function main(): Promise<void> {
   // `new Worker(code, { eval: true })` (a SEA has no file on disk to start a worker from); see src/ingest/analyzer.ts.
   const workerEntry = path.join(root, 'src/ingest/analyze-worker.ts');
   const workerFile = path.join(path.dirname(bundleFile), WORKER_ASSET_KEY);
+  // Beside the main bundle, so `node dist/inboxd.cjs` finds them too (src/console/serve.ts).
+  const consoleJsFile = path.join(path.dirname(bundleFile), CONSOLE_JS_ASSET);
+  const consoleCssFile = path.join(path.dirname(bundleFile), CONSOLE_CSS_ASSET);
   const seaConfigFile = values.out ? `${out}.sea-config.json` : path.join(work, 'sea-config.json');
   const blobFile = values.out ? `${out}.sea-prep.blob` : path.join(work, 'sea-prep.blob');
   const stub = path.join(root, 'scripts/build/stub-supports-color.cjs');
@@ -172,7 +181,8 @@ async function main(): Promise<void> {
       target: 'node24',
       // The native addon is never bundled: the SEA carries it as an asset (see sqlite-native.ts). better-sqlite3's
       // own lookup uses a computed require() that esbuild leaves alone; this keeps any literal `.node` out too.
-      external: ['*.node'],
+      // esbuild itself: src/console/bundle.ts imports it only when running from source, never in the executable.
+      external: ['*.node', 'esbuild'],
       alias: { 'supports-color': stub },
       // ESM sources run as CommonJS in the bundle: give import.meta.* real values instead of esbuild's empty object.
       // Inside the SEA, __filename is the executable's own path.
@@ -190,17 +200,20 @@ async function main(): Promise<void> {
       metafile: true,
       logLevel: 'silent',
     } satisfies import('esbuild').BuildOptions;
-    const [result, workerResult] = await Promise.all([
+    const [result, workerResult, ui] = await Promise.all([
       esbuild.build({ ...common, entryPoints: [entry], outfile: bundleFile }),
       esbuild.build({ ...common, entryPoints: [workerEntry], outfile: workerFile, sourcemap: false }),
+      bundleConsole(),
     ]);
+    fs.writeFileSync(consoleJsFile, ui.js);
+    fs.writeFileSync(consoleCssFile, ui.css);
     for (const w of [...result.warnings, ...workerResult.warnings]) {
       const loc = w.location ? `${w.location.file}:${w.location.line}: ` : '';
       console.warn(`esbuild warning: ${loc}${w.text}`);
     }
     const inputCount = Object.keys(result.metafile?.inputs ?? {}).length;
     console.log(
-      `bundled ${rel(entry)} (${inputCount} modules) → ${rel(bundleFile)} ${mb(fs.statSync(bundleFile).size)}, worker → ${rel(workerFile)} ${mb(fs.statSync(workerFile).size)} in ${Math.round(performance.now() - t)} ms`,
+      `bundled ${rel(entry)} (${inputCount} modules) → ${rel(bundleFile)} ${mb(fs.statSync(bundleFile).size)}, worker → ${rel(workerFile)} ${mb(fs.statSync(workerFile).size)}, console ${kb(ui.js.length)} js + ${kb(ui.css.length)} css in ${Math.round(performance.now() - t)} ms`,
     );
   } catch (err) {
     const errors = (err as { errors?: { text: string; location?: { file: string; line: number } | null }[] }).errors;
@@ -225,7 +238,12 @@ async function main(): Promise<void> {
     // memory): measured RSS after 20,000 messages 390 MB instead of 570 MB, at the same ingest rate.
     execArgv: ['--max-semi-space-size=16'],
     execArgvExtension: 'cli',
-    assets: { [NATIVE_ASSET_KEY]: addon, [WORKER_ASSET_KEY]: workerFile },
+    assets: {
+      [NATIVE_ASSET_KEY]: addon,
+      [WORKER_ASSET_KEY]: workerFile,
+      [CONSOLE_JS_ASSET]: consoleJsFile,
+      [CONSOLE_CSS_ASSET]: consoleCssFile,
+    },
   };
   fs.writeFileSync(seaConfigFile, `${JSON.stringify(seaConfig, null, 2)}\n`);
   fs.rmSync(blobFile, { force: true });

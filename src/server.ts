@@ -13,6 +13,7 @@ import type { Config } from './config.ts';
 import { createHttpApp, type HttpLimits } from './http/app.ts';
 import { createHttpServer } from './http/listener.ts';
 import { mcpMiddleware } from './mcp/endpoint.ts';
+import { consoleMiddleware } from './console/serve.ts';
 import { createLogger, type Logger } from './log.ts';
 import { OPERATIONS } from './ops/registry.ts';
 import type { Clock, Services } from './services.ts';
@@ -204,7 +205,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
 
     // Connection caps and header timeouts are in src/http/listener.ts; answers (waits, SSE) may take as long as they need.
     const httpServer = createHttpServer(
-      createHttpApp(services, [mcpMiddleware(services), metricsMiddleware(services)], opts.http).callback(),
+      createHttpApp(services, [mcpMiddleware(services), metricsMiddleware(services), consoleMiddleware({ log })], opts.http).callback(),
       {
         maxConnections: config.maxHttpConnections,
         maxConnectionsPerIp: config.maxHttpConnectionsPerIp,

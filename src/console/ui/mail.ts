@@ -1,0 +1,287 @@
+/// <reference lib="dom" />
+// One inbox: its live message list (SSE), and the message view (verification panel, HTML preview, text, links,
+// headers, raw, attachments).
+import { useEffect, useMemo, useState } from 'preact/hooks';
+import { ApiError, api, apiBlob, pathOf, query, streamEvents } from './api.ts';
+import { linksOf, previewCsp, previewDocument, remoteImageCount } from './preview.ts';
+import type { Attachment, Inbox, Message, MessageSummary, Page } from './types.ts';
+import { ago, bytes, CopyButton, ErrorNote, html, safeHref, say, Tabs, useApi, when, who } from './ui.ts';
+
+type Live = 'connecting' | 'live' | 'reconnecting' | 'closed';
+
+/** The inbox's messages: the first page from the list route, then every new one as it arrives over SSE. */
+export interface LiveMessages {
+  items: MessageSummary[];
+  live: Live;
+  why: string;
+  error: Error | null;
+  /** Loads the next page of older messages; null when there is none. */
+  more: (() => void) | null;
+}
+
+export function useLiveMessages(inbox: Inbox | null): LiveMessages {
+  const [items, setItems] = useState<MessageSummary[]>([]);
+  const [next, setNext] = useState<string | null>(null);
+  const [live, setLive] = useState<Live>('connecting');
+  const [why, setWhy] = useState('');
+  const [error, setError] = useState<Error | null>(null);
+  const inboxId = inbox?.inboxId ?? null;
+  useEffect(() => {
+    if (!inbox) return;
+    setItems([]);
+    setLive('connecting');
+    setError(null);
+    let stop: (() => void) | null = null;
+    let gone = false;
+    const ctrl = new AbortController();
+    // The stream resumes after the sequence the inbox had when we asked; a message that lands between the two calls
+    // comes twice and is kept once.
+    const seq = String(inbox.messagesReceived);
+    api<Page<MessageSummary>>(`v1/inboxes/${inbox.inboxId}/messages?limit=100`, { signal: ctrl.signal }).then(
+      (page) => {
+        if (gone) return;
+        setItems((cur) => merge(cur, page.items));
+        setNext(page.nextCursor);
+        stop = streamEvents(`v1/inboxes/${inbox.inboxId}/events`, {
+          lastEventId: seq,
+          onEvent: (e) => {
+            if (e.event !== 'message.received') return;
+            try {
+              const m = JSON.parse(e.data) as MessageSummary;
+              setItems((cur) => merge(cur, [m]));
+              say(`New message: ${m.subject || '(no subject)'}`);
+            } catch {
+              // A frame that is not JSON: ignore it, the next one is independent.
+            }
+          },
+          onState: (s, w) => {
+            setLive(s);
+            setWhy(w ?? '');
+          },
+        });
+      },
+      (e: Error) => {
+        if (!gone) setError(e);
+      },
+    );
+    return () => {
+      gone = true;
+      ctrl.abort();
+      stop?.();
+    };
+  }, [inboxId]);
+  const more =
+    inbox && next
+      ? () => {
+          api<Page<MessageSummary>>(`v1/inboxes/${inbox.inboxId}/messages${query({ limit: 100, cursor: next })}`).then(
+            (page) => {
+              setItems((cur) => merge(cur, page.items));
+              setNext(page.nextCursor);
+            },
+            (e: Error) => setError(e),
+          );
+        }
+      : null;
+  return { items, live, why, error, more };
+}
+
+function merge(cur: MessageSummary[], add: MessageSummary[]): MessageSummary[] {
+  const seen = new Set(cur.map((m) => m.messageId));
+  const fresh = add.filter((m) => !seen.has(m.messageId));
+  if (!fresh.length) return cur;
+  return [...fresh, ...cur].sort((a, b) => b.receivedAt.localeCompare(a.receivedAt));
+}
+
+export function MessageList({ inbox, list, selected }: { inbox: Inbox; list: LiveMessages; selected: string | null }) {
+  const { items, live, why, error, more } = list;
+  return html`<section class="list" aria-label="Messages">
+    <div class="list-head">
+      <h2>Messages</h2>
+      <span class=${`live live-${live}`} role="status" title=${why}>${live === 'live' ? 'live' : live}${why ? `: ${why}` : ''}</span>
+    </div>
+    <${ErrorNote} error=${error} what="the messages" />
+    ${
+      items.length === 0 && !error
+        ? html`<p class="empty">No mail yet. Send mail to <code>${inbox.address}</code>; it appears here as it arrives.</p>`
+        : html`<ul class="items" data-list="messages">
+          ${items.map(
+            (m) => html`<li key=${m.messageId}>
+              <a href=${`#/inbox/${inbox.inboxId}/m/${m.messageId}`} class=${`item${m.messageId === selected ? ' current' : ''}`}
+                data-nav="messages" data-message-id=${m.messageId} aria-current=${m.messageId === selected ? 'page' : undefined}>
+                <span class="row1"><span class="from">${who(m.from)}</span><time title=${m.receivedAt}>${ago(m.receivedAt)}</time></span>
+                <span class="subject">${m.subject || '(no subject)'}</span>
+                <span class="row3">
+                  ${m.verification.otp ? html`<span class="badge code">code ${m.verification.otp}</span>` : ''}
+                  ${m.verification.primaryLink ? html`<span class="badge link">link</span>` : ''}
+                  ${m.attachmentCount ? html`<span class="badge">${m.attachmentCount} att.</span>` : ''}
+                  ${m.via !== 'smtp' ? html`<span class="badge muted">${m.via}</span>` : ''}
+                </span>
+              </a>
+            </li>`,
+          )}
+        </ul>`
+    }
+    ${more ? html`<p class="pager"><button type="button" onClick=${more}>Older messages</button></p>` : ''}
+  </section>`;
+}
+
+export function MessageView({
+  inboxId,
+  messageId,
+  tab,
+  setTab,
+  remote,
+  setRemote,
+}: {
+  inboxId: string;
+  messageId: string;
+  tab: string;
+  setTab: (t: string) => void;
+  remote: boolean;
+  setRemote: (r: boolean) => void;
+}) {
+  const msg = useApi<Message>(`v1/inboxes/${inboxId}/messages/${messageId}`);
+  const m = msg.data;
+  if (!m) {
+    return html`<section class="message" aria-label="Message">
+      ${msg.error ? html`<${ErrorNote} error=${msg.error} what="this message" />` : html`<p class="empty">Loading…</p>`}
+    </section>`;
+  }
+  const tabs = [
+    ...(m.html ? [{ id: 'html', label: 'HTML' }] : []),
+    { id: 'text', label: 'Text' },
+    { id: 'links', label: 'Links' },
+    { id: 'headers', label: 'Headers' },
+    { id: 'raw', label: 'Raw' },
+    { id: 'attachments', label: `Attachments (${m.attachments.length})` },
+  ];
+  const current = tabs.some((t) => t.id === tab) ? tab : tabs[0]!.id;
+  return html`<section class="message" aria-label="Message" data-message=${m.messageId}>
+    <header class="message-head">
+      <h2 id="message-subject" tabIndex="-1">${m.subject || '(no subject)'}</h2>
+      <dl class="meta">
+        <dt>From</dt><dd>${who(m.from)}</dd>
+        <dt>To</dt><dd>${m.to.map(who).join(', ') || '—'}</dd>
+        <dt>Received</dt><dd><time title=${m.receivedAt}>${when(m.receivedAt)}</time> · ${bytes(m.size)} · via ${m.via}</dd>
+      </dl>
+    </header>
+    <${VerificationPanel} m=${m} />
+    <${Tabs} tabs=${tabs} current=${current} onSelect=${setTab} label="Message parts">
+      ${current === 'html' && m.html ? html`<${HtmlPreview} html=${m.html} remote=${remote} setRemote=${setRemote} />` : ''}
+      ${current === 'text' ? html`<${TextPart} text=${m.text} otp=${m.verification.otp} />` : ''}
+      ${current === 'links' ? html`<${LinksPart} m=${m} />` : ''}
+      ${current === 'headers' ? html`<${HeadersPart} m=${m} />` : ''}
+      ${current === 'raw' ? html`<${RawPart} m=${m} />` : ''}
+      ${current === 'attachments' ? html`<${AttachmentsPart} items=${m.attachments} />` : ''}
+    </${Tabs}>
+  </section>`;
+}
+
+function VerificationPanel({ m }: { m: Message }) {
+  const { otp, primaryLink } = m.verification;
+  if (!otp && !primaryLink) {
+    return html`<div class="verification none" aria-label="Extracted">Nothing to extract: no code or verification link found.</div>`;
+  }
+  const href = safeHref(primaryLink);
+  return html`<div class="verification" aria-label="Extracted">
+    ${
+      otp
+        ? html`<div class="extract"><span class="label">Code</span><output class="otp" id="otp">${otp}</output>
+          <${CopyButton} text=${otp} what="code" hotkey="c" /></div>`
+        : ''
+    }
+    ${
+      primaryLink
+        ? html`<div class="extract"><span class="label">Link</span>
+          ${href ? html`<a class="primary-link" href=${href} target="_blank" rel="noopener noreferrer">${primaryLink}</a>` : html`<span class="primary-link">${primaryLink}</span>`}
+          <${CopyButton} text=${primaryLink} what="link" hotkey="l" /></div>`
+        : ''
+    }
+  </div>`;
+}
+
+function HtmlPreview({ html: body, remote, setRemote }: { html: string; remote: boolean; setRemote: (r: boolean) => void }) {
+  const blocked = useMemo(() => remoteImageCount(body), [body]);
+  const doc = useMemo(() => previewDocument(body, remote), [body, remote]);
+  return html`<div class="preview">
+    <div class="preview-bar">
+      <span>Sandboxed preview: scripts, forms and links inside it are off.</span>
+      <button type="button" aria-pressed=${remote ? 'true' : 'false'} onClick=${() => setRemote(!remote)} id="toggle-images"
+        title="Load remote images (i)">${remote ? 'Remote images on' : `Remote images off${blocked ? ` (${blocked} blocked)` : ''}`} <kbd>i</kbd></button>
+    </div>
+    <iframe key=${remote ? 'remote' : 'local'} title="Message HTML (sandboxed)" sandbox="" csp=${previewCsp(remote)}
+      referrerpolicy="no-referrer" srcdoc=${doc} class="preview-frame"></iframe>
+  </div>`;
+}
+
+function TextPart({ text, otp }: { text: string | null; otp: string | null }) {
+  if (!text) return html`<p class="empty">This message has no text part.</p>`;
+  // The extracted code is marked where it appears in the text.
+  const parts = otp ? text.split(otp) : [text];
+  return html`<pre class="text">${parts.map((p, i) => (i === 0 ? p : html`<mark class="otp-mark">${otp}</mark>${p}`))}</pre>`;
+}
+
+function LinksPart({ m }: { m: Message }) {
+  const links = useMemo(() => (m.html ? linksOf(m.html) : []), [m.html]);
+  const fromText = useMemo(
+    () => (m.text ? Array.from(new Set(m.text.match(/https?:\/\/[^\s<>"')\]]+/g) ?? [])).slice(0, 200) : []),
+    [m.text],
+  );
+  const all = links.length ? links : fromText.map((href) => ({ href, text: '' }));
+  if (!all.length) return html`<p class="empty">No links.</p>`;
+  return html`<ul class="links">${all.map(
+    (l) => html`<li><code>${l.href}</code>${l.text ? html` <span class="muted">${l.text}</span>` : ''}
+      ${l.href === m.verification.primaryLink ? html`<span class="badge link">primary</span>` : ''} <${CopyButton} text=${l.href} what="link" /></li>`,
+  )}</ul>`;
+}
+
+function HeadersPart({ m }: { m: Message }) {
+  return html`<table class="headers"><tbody>${m.headers.map((h) => html`<tr><th scope="row">${h.name}</th><td>${h.value}</td></tr>`)}</tbody></table>`;
+}
+
+const RAW_SHOWN = 2 * 1024 * 1024;
+
+function RawPart({ m }: { m: Message }) {
+  const [raw, setRaw] = useState<{ text: string; cut: boolean } | null>(null);
+  const [error, setError] = useState<Error | null>(null);
+  useEffect(() => {
+    const ctrl = new AbortController();
+    apiBlob(pathOf(m.rawUrl), ctrl.signal).then(
+      async (b) => setRaw({ text: await b.slice(0, RAW_SHOWN).text(), cut: b.size > RAW_SHOWN }),
+      (e: Error) => !ctrl.signal.aborted && setError(e),
+    );
+    return () => ctrl.abort();
+  }, [m.rawUrl]);
+  return html`<div>
+    <p><button type="button" onClick=${() => void download(pathOf(m.rawUrl), `${m.messageId}.eml`)}>Download .eml</button></p>
+    <${ErrorNote} error=${error} what="the raw message" />
+    ${raw ? html`<pre class="raw">${raw.text}</pre>${raw.cut ? html`<p class="note">Shown: the first 2 MB. Download for the rest.</p>` : ''}` : ''}
+  </div>`;
+}
+
+function AttachmentsPart({ items }: { items: Attachment[] }) {
+  if (!items.length) return html`<p class="empty">No attachments.</p>`;
+  return html`<ul class="attachments">${items.map(
+    (a) => html`<li><button type="button" onClick=${() => void download(pathOf(a.url), a.filename ?? a.attachmentId)}>Download</button>
+      <span>${a.filename ?? '(no name)'}</span> <span class="muted">${a.contentType} · ${bytes(a.size)}${a.disposition === 'inline' ? ' · inline' : ''}</span></li>`,
+  )}</ul>`;
+}
+
+/** Downloads go through fetch (the key is a header, not a cookie), then a short-lived blob: URL. */
+async function download(path: string, name: string): Promise<void> {
+  try {
+    const blob = await apiBlob(path);
+    // Served as a download of opaque bytes, never rendered in the console's origin.
+    const url = URL.createObjectURL(new Blob([blob], { type: 'application/octet-stream' }));
+    const a = document.createElement('a');
+    a.href = url;
+    a.download = name;
+    document.body.append(a);
+    a.click();
+    a.remove();
+    setTimeout(() => URL.revokeObjectURL(url), 10_000);
+    say(`Downloading ${name}`);
+  } catch (e) {
+    say(`Download failed: ${e instanceof ApiError ? e.message : String(e)}`);
+  }
+}
