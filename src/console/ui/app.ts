@@ -398,7 +398,8 @@ function move(step: number): void {
     active?.dataset['nav'] ??
     (document.querySelector('[data-nav="messages"]')
       ? 'messages'
-      : (document.querySelector('main [data-nav]') as HTMLElement | null)?.dataset['nav']) ??
+      : // The overview's recent mail is reached by Tab; there j/k walk the inbox list, as the overview says.
+        (document.querySelector('main [data-nav]:not([data-nav="recent"])') as HTMLElement | null)?.dataset['nav']) ??
     'inboxes';
   const items = Array.from(document.querySelectorAll<HTMLElement>(`[data-nav="${group}"]`));
   if (!items.length) return;
