@@ -14,6 +14,11 @@ import { eventOps } from './events.ts';
 import { webhookOps } from './webhooks.ts';
 import { runOps } from './runs.ts';
 import { aiOps } from './ai.ts';
+import { workspaceOps } from './workspace.ts';
+import { workspaceTaskOps } from './workspace-tasks.ts';
+import { workspaceExecOps } from './workspace-exec.ts';
+import { workspaceTodayOps } from './workspace-today.ts';
+import { workspaceMonitorOps } from './workspace-monitors.ts';
 
 export const OPERATIONS: readonly Operation[] = [
   ...systemOps,
@@ -27,6 +32,11 @@ export const OPERATIONS: readonly Operation[] = [
   ...eventOps,
   ...webhookOps,
   ...aiOps,
+  ...workspaceOps,
+  ...workspaceTaskOps,
+  ...workspaceExecOps,
+  ...workspaceTodayOps,
+  ...workspaceMonitorOps,
   ...teamOps,
   ...oauthOps,
   ...accountOps,
