@@ -167,7 +167,7 @@ export const deleteMonitorOp = op({
   http: { method: 'DELETE', path: '/v1/workspace/monitors/:id' },
   tool: {
     name: 'svc_workspace_delete_monitor',
-    description: 'Delete a monitor and its stored runs.',
+    description: 'Delete a monitor and all of its stored runs; the scheduler stops running it at once.',
     args: { monitorId: 'id' },
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
   },
