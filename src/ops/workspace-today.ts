@@ -229,7 +229,7 @@ export const decisionOp = op({
         if (!d.inbox_id || !d.message_id)
           throw new AppError('validation_failed', 'this draft is not about a stored message; it cannot be sent');
         const req = { inboxId: d.inbox_id, messageId: d.message_id, draftId: d.id, ...(input.text ? { text: input.text } : {}) };
-        const r = await executeReply(s, p, req, await resolveReply(s, p, req, engineConfig(s), ctx.signal));
+        const r = await executeReply(s, p, req, await resolveReply(s, p, req, engineConfig(s), ctx.signal), true);
         return done(r.outcome, r);
       }
       const status = input.decision === 'dismiss' ? 'dismissed' : 'snoozed';
@@ -262,7 +262,7 @@ export const decisionOp = op({
       const ref = { inboxId: inbox.id, messageId: input.id };
       if (input.decision === 'approve') {
         const req = { ...ref, ...(input.text ? { text: input.text } : {}) };
-        const r = await executeReply(s, p, req, await resolveReply(s, p, req, engineConfig(s), ctx.signal));
+        const r = await executeReply(s, p, req, await resolveReply(s, p, req, engineConfig(s), ctx.signal), true);
         return done(r.outcome, r);
       }
       if (input.decision === 'snooze') {

@@ -97,7 +97,14 @@ export async function resolveReply(
   return { inbox, source, thread, ctx, subject, engine };
 }
 
-export async function executeReply(s: Services, p: Principal, req: ExecuteRequest, r: Resolved): Promise<ExecuteResult> {
+/** `approvedByPerson`: a today-view approval; otherwise the reply is automatic and marked Auto-Submitted. */
+export async function executeReply(
+  s: Services,
+  p: Principal,
+  req: ExecuteRequest,
+  r: Resolved,
+  approvedByPerson = false,
+): Promise<ExecuteResult> {
   const db = wsDb(s);
   const policy = await getPolicy(db, p.teamId);
   const checks = evaluateRules(r.ctx);
@@ -188,6 +195,7 @@ export async function executeReply(s: Services, p: Principal, req: ExecuteReques
       messageId: base.messageId,
       text: base.text,
       ...(req.html !== undefined ? { html: req.html } : {}),
+      autoSubmitted: !approvedByPerson,
     });
   } catch (e) {
     await db.deleteFrom('workspace_sends').where('team_id', '=', p.teamId).where('source_message_id', '=', base.messageId).execute();

@@ -8,6 +8,11 @@ export interface WorkspaceReply {
   messageId: string;
   text: string;
   html?: string;
+  /**
+   * True when no person approved this reply (execute-reply under auto_send_safe / full_auto): the mailer should
+   * mark it `Auto-Submitted: auto-replied` (RFC 3834) so other agents and autoresponders do not answer it.
+   */
+  autoSubmitted?: boolean;
 }
 
 export interface WorkspaceMailer {

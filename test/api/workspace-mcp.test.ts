@@ -97,13 +97,26 @@ test('every workspace tool answers over MCP', async () => {
   assert.equal((await call('svc_workspace_get_policy')).mode, 'draft_only');
   assert.equal((await call('svc_workspace_model_status')).items.at(-1).provider, 'builtin');
   assert.equal((await call('svc_workspace_set_policy', { mode: 'draft_only', settings: { maxPerDay: 10 } })).settings.maxPerDay, 10);
-  const ex = await call('svc_workspace_execute_reply', { inboxId: inbox.inboxId, messageId: id, text: 'Friday works.', idempotencyKey: 'mcp-1' });
+  const ex = await call('svc_workspace_execute_reply', {
+    inboxId: inbox.inboxId,
+    messageId: id,
+    text: 'Friday works.',
+    idempotencyKey: 'mcp-1',
+  });
   assert.equal(ex.outcome, 'drafted');
-  assert.deepEqual(await call('svc_workspace_execute_reply', { inboxId: inbox.inboxId, messageId: id, text: 'Friday works.', idempotencyKey: 'mcp-1' }), ex);
+  assert.deepEqual(
+    await call('svc_workspace_execute_reply', { inboxId: inbox.inboxId, messageId: id, text: 'Friday works.', idempotencyKey: 'mcp-1' }),
+    ex,
+  );
   assert.ok((await call('svc_workspace_rules_status')).rules.length >= 10);
   const ev = await call('svc_workspace_rules_evaluate', { inboxId: inbox.inboxId, messageId: id, text: 'Friday works.' });
   assert.equal(ev.outcomes.auto_send_safe, 'sent');
-  const mon = await call('svc_workspace_create_monitor', { name: 'dinner', kind: 'expect_mail', inboxId: inbox.inboxId, subjectContains: 'dinner' });
+  const mon = await call('svc_workspace_create_monitor', {
+    name: 'dinner',
+    kind: 'expect_mail',
+    inboxId: inbox.inboxId,
+    subjectContains: 'dinner',
+  });
   assert.equal((await call('svc_workspace_list_monitors')).items.length, 1);
   assert.equal((await call('svc_workspace_run_monitor', { monitorId: mon.monitorId })).status, 'ok');
   assert.equal((await call('svc_workspace_list_monitor_runs', { monitorId: mon.monitorId })).items.length, 1);

@@ -36,7 +36,10 @@ function ctx(over: Partial<RuleContext> = {}, reply: Partial<RuleContext['reply'
   };
 }
 
-const failing = (c: RuleContext) => evaluateRules(c).filter((x) => !x.passed).map((x) => x.rule);
+const failing = (c: RuleContext) =>
+  evaluateRules(c)
+    .filter((x) => !x.passed)
+    .map((x) => x.rule);
 
 test('a plain, safe reply to a known sender passes every rule', () => {
   assert.deepEqual(failing(ctx()), []);
@@ -81,7 +84,12 @@ test('built-in engine: own words only, questions, dates resolved against the mes
   assert.equal(ownText('Yes.\n\nOn Mon, Bob wrote:\n> old?\n> text'), 'Yes.');
   assert.equal(ownText('Fine.\n-- \nBob\nCEO'), 'Fine.');
   const base = Date.parse('2026-11-18T10:00:00Z'); // a Wednesday
-  const d = Object.fromEntries(datesIn('Send it by Friday. Launch on March 3. Review 2026-12-01. Call tomorrow. Due 5th January 2027.', base).map((x) => [x.text, x.date]));
+  const d = Object.fromEntries(
+    datesIn('Send it by Friday. Launch on March 3. Review 2026-12-01. Call tomorrow. Due 5th January 2027.', base).map((x) => [
+      x.text,
+      x.date,
+    ]),
+  );
   assert.equal(d['by Friday'], '2026-11-20');
   assert.equal(d['March 3'], '2027-03-03', 'a month already past means next year');
   assert.equal(d['2026-12-01'], '2026-12-01');
