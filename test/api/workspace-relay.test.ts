@@ -111,6 +111,7 @@ test('auto_send_safe: only the safe reply is relayed, to the original sender', T
     assert.deepEqual(mail[0]!.to, ['ben@partner.example']);
     assert.match(mail[0]!.data, /Subject: Re: Meeting/);
     assert.match(mail[0]!.data, /Tuesday works\./);
+    assert.match(mail[0]!.data, /^Auto-Submitted: auto-replied/im, 'automatic replies are marked (RFC 3834)');
   });
 });
 

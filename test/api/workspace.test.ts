@@ -261,6 +261,13 @@ describe('reminders and actions', () => {
       await s.api('/v1/workspace/reminders/suggest', { method: 'POST', json: { messages: THREAD, me: 'me@inboxd.test' } }),
     );
     assert.ok(open.items.some((x: Json) => x.kind === 'needs_reply' && /capacity/.test(x.note)));
+    const inbox = await newInbox(s);
+    await deliver(s, { from: 'hal@x.example', to: inbox.address, subject: 'Specs', text: 'Which version do you run?' });
+    const fromInbox = await json(await s.api('/v1/workspace/reminders/suggest', { method: 'POST', json: { inboxId: inbox.inboxId } }));
+    assert.deepEqual(
+      fromInbox.items.map((x: Json) => [x.kind, x.inboxId]),
+      [['needs_reply', inbox.inboxId]],
+    );
     assert.equal((await json(await s.api('/v1/workspace/reminders'))).items.length, 0);
   });
 
