@@ -46,6 +46,7 @@ import { Metrics } from './metrics/metrics.ts';
 import { metricsMiddleware } from './metrics/route.ts';
 import { StoreSizer } from './metrics/store-size.ts';
 import { waiterGate } from './inboxes/waiters.ts';
+import { monitorScheduler, SCHEDULER_TICK_MS } from './workspace/monitors.ts';
 
 /** A start-up failure with the one line to print and the exit code (CONTRACT §1: 2 = bad config, 1 = runtime). */
 export class StartError extends Error {
@@ -280,6 +281,11 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       await orphanSweep;
       await compactor?.idle();
     });
+
+    // Workspace monitors run on their schedule; stopped before the store closes.
+    const monitors = monitorScheduler(services);
+    monitors.start(SCHEDULER_TICK_MS);
+    cleanup.splice(cleanup.indexOf(closeStore), 0, () => monitors.stop());
 
     // Last, so a failed start leaves no attempt running; messages stored meanwhile are found by its start-up check.
     // Stopped after pending writes (their deliveries get queued) and before the store closes.

@@ -22,6 +22,7 @@ import type { Ingest } from './ingest/ingest.ts';
 import type { IngestWriter } from './ingest/writer.ts';
 import type { MessageRepo } from './store/messages.ts';
 import type { Metrics } from './metrics/metrics.ts';
+import type { WorkspaceMailer } from './workspace/mailer.ts';
 
 export interface Clock {
   now(): number;
@@ -63,6 +64,8 @@ export interface Services {
   /** Public base URL without a trailing slash (CONTRACT §1 --base-url). */
   baseUrl(): string;
   startedAt: number;
+  /** How the workspace sends replies (the outbound feature wires it); absent → execute-reply answers 501. */
+  workspaceMailer?: WorkspaceMailer;
   /** Aborted when the server begins to stop: long waits and streams end with 503 instead of a cut connection. */
   shutdown: AbortSignal;
 }

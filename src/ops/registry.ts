@@ -16,6 +16,11 @@ import { runOps } from './runs.ts';
 import { aiOps } from './ai.ts';
 import { domainOps } from './domains.ts';
 import { consoleOps } from './console.ts';
+import { workspaceOps } from './workspace.ts';
+import { workspaceTaskOps } from './workspace-tasks.ts';
+import { workspaceExecOps } from './workspace-exec.ts';
+import { workspaceTodayOps } from './workspace-today.ts';
+import { workspaceMonitorOps } from './workspace-monitors.ts';
 
 export const OPERATIONS: readonly Operation[] = [
   ...systemOps,
@@ -29,6 +34,11 @@ export const OPERATIONS: readonly Operation[] = [
   ...eventOps,
   ...webhookOps,
   ...aiOps,
+  ...workspaceOps,
+  ...workspaceTaskOps,
+  ...workspaceExecOps,
+  ...workspaceTodayOps,
+  ...workspaceMonitorOps,
   ...teamOps,
   ...oauthOps,
   ...accountOps,

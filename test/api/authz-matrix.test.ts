@@ -34,6 +34,17 @@ const SAMPLES: Record<string, (f: Fixture) => Sample> = {
   'runs.start': () => ({ body: { goal: 'matrix', services: ['github'] } }),
   'runs.report': () => ({ body: { stepId: '1.get_address', outcome: 'done' } }),
   'domains.create': () => ({ body: { domain: 'matrix.example' } }),
+  'workspace.set_policy': () => ({ body: { mode: 'draft_only' } }),
+  'workspace.create_reminder': () => ({ body: { note: 'matrix', dueAt: new Date(Date.now() + 30 * 86_400_000).toISOString() } }),
+  'workspace.log_action': () => ({ body: { type: 'wait' } }),
+  'workspace.execute_reply': (f) => ({
+    body: { inboxId: f.inboxId, messageId: f.messageId, text: 'hi', idempotencyKey: `matrix-${Math.random()}` },
+    inbox: true,
+  }),
+  'workspace.execute_gmail_draft': () => ({ body: { text: 'hi' } }),
+  'workspace.execute_calendar_event': () => ({ body: { title: 't', start: '2030-01-01T09:00:00Z', end: '2030-01-01T10:00:00Z' } }),
+  'workspace.today_decision': () => ({ body: { decision: 'dismiss' } }),
+  'workspace.create_monitor': (f) => ({ body: { name: 'matrix', kind: 'expect_mail', inboxId: f.inboxId }, inbox: true }),
 };
 
 let s: TestServer;

@@ -12,6 +12,7 @@ import * as m007 from './007_hardening.ts';
 import * as m009 from './009_runs.ts';
 import * as m010 from './010_segments.ts';
 import * as m013 from './013_domains.ts';
+import * as m015 from './015_workspace.ts';
 
 export const MIGRATIONS: Record<string, Migration> = {
   '001_foundation': m001,
@@ -25,4 +26,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '009_runs': m009,
   '010_segments': m010,
   '013_domains': m013,
+  '015_workspace': m015,
 };

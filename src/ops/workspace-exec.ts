@@ -1,0 +1,181 @@
+// execute-reply (CONTRACT §13): policy-gated and idempotent with Stripe's semantics; and the Gmail-draft and
+// calendar-event tools, which need a provider account (CONTRACT §15) and answer not_configured until one exists.
+import { z } from 'zod';
+import { AppError, isAppError } from '../errors.ts';
+import { type ExecuteResult, executeReply, resolveReply } from '../workspace/execute.ts';
+import { claimKey, completeKey, releaseKey, requestHash } from '../workspace/idempotency.ts';
+import { wsDb } from '../workspace/tables.ts';
+import { InboxId, MessageId, principal } from './common.ts';
+import { op, type RawResult } from './op.ts';
+import { engineConfig, PreviewStatus, STATUS } from './workspace-common.ts';
+
+const IdempotencyKey = z
+  .string()
+  .min(1)
+  .max(255)
+  .regex(/^[\x21-\x7e]+$/, 'printable ASCII without spaces')
+  .describe('Idempotency key (or the Idempotency-Key header): the same key returns the first result for 24 hours');
+
+const ExecuteView = z.object({
+  status: PreviewStatus,
+  outcome: z.enum(['sent', 'drafted', 'blocked']).describe('sent; drafted (draft_only); blocked (a rule failed: kept as a draft)'),
+  mode: z.enum(['draft_only', 'auto_send_safe', 'full_auto']),
+  reasons: z.array(z.string()),
+  checks: z.array(z.object({ rule: z.string(), passed: z.boolean(), detail: z.string() })),
+  inboxId: z.string(),
+  messageId: z.string(),
+  threadId: z.string().nullable(),
+  to: z.string(),
+  subject: z.string(),
+  text: z.string(),
+  draftId: z.string().nullable(),
+  sentMessageId: z.string().nullable(),
+  deliveries: z.array(z.object({ rcpt: z.string(), state: z.string() })),
+  actionId: z.string(),
+  engine: z.enum(['request', 'draft', 'builtin', 'model']).describe('Where the text came from'),
+  idempotencyKey: z.string(),
+});
+
+function jsonAnswer(body: unknown, replayed: boolean, status?: number): RawResult {
+  return {
+    kind: 'raw',
+    contentType: 'application/json; charset=utf-8',
+    body: Buffer.from(JSON.stringify(body)),
+    json: body,
+    headers: { 'Idempotent-Replayed': String(replayed) },
+    ...(status ? { status } : {}),
+  };
+}
+
+export const executeReplyOp = op({
+  name: 'workspace.execute_reply',
+  summary: 'Execute a policy-gated, idempotent reply',
+  description: [
+    'Replies to a stored inbound message with `text`, a stored `draftId`, or (neither) a built-in/model draft. The team policy decides:',
+    'draft_only stores a draft and sends nothing; auto_send_safe sends only when every safety rule passes (else the draft is kept',
+    'and the action logged as blocked with the reasons); full_auto sends unless a hard rule fails. Needs an idempotency key (body',
+    '`idempotencyKey` or header `Idempotency-Key`): the same key returns the stored result (`Idempotent-Replayed: true`) and sends and',
+    'logs nothing again; the same key with another request is 409; a replay while the first runs is 409 with Retry-After. At most one',
+    'reply is ever sent per source message.',
+  ].join(' '),
+  access: 'write',
+  http: { method: 'POST', path: '/v1/workspace/execute-reply' },
+  tool: {
+    name: 'svc_workspace_execute_reply',
+    description:
+      'Reply to a received message under the workspace policy: inboxId, messageId, text (or draftId, or neither for a generated draft) and an idempotencyKey. Returns outcome sent / drafted / blocked with every safety check and reason. Under draft_only nothing is ever sent. Retrying with the same key is safe.',
+    annotations: { readOnlyHint: false, idempotentHint: true, openWorldHint: true },
+  },
+  input: z.strictObject({
+    inboxId: InboxId,
+    messageId: MessageId.describe('The received message to answer (msg_…)'),
+    text: z.string().min(1).max(100_000).optional().describe('The reply text; omit to use draftId or a generated draft'),
+    html: z.string().max(200_000).optional().describe('Optional HTML version of the reply'),
+    draftId: z.string().min(1).max(64).optional().describe('A stored draft (drf_…) of this message to send instead of text'),
+    idempotencyKey: IdempotencyKey.optional(),
+  }),
+  output: ExecuteView,
+  audit: { action: 'workspace.execute_reply', target: (i) => i.messageId },
+  async handler(ctx, input) {
+    const p = principal(ctx);
+    const s = ctx.services;
+    const header = ctx.request.header('idempotency-key');
+    if (header !== undefined && input.idempotencyKey !== undefined && header !== input.idempotencyKey)
+      throw new AppError('validation_failed', 'the Idempotency-Key header and idempotencyKey differ; give one', {
+        errors: [{ path: 'idempotencyKey', message: 'differs from the header' }],
+      });
+    const key = input.idempotencyKey ?? header;
+    const parsedKey = IdempotencyKey.safeParse(key);
+    if (!parsedKey.success)
+      throw new AppError(
+        'validation_failed',
+        key === undefined
+          ? 'an idempotency key is required: send the Idempotency-Key header or idempotencyKey (any unique string, ≤ 255 characters)'
+          : 'idempotencyKey: 1-255 printable ASCII characters without spaces',
+        { errors: [{ path: 'idempotencyKey', message: key === undefined ? 'required' : 'invalid' }] },
+      );
+    const req = { inboxId: input.inboxId, messageId: input.messageId, text: input.text, html: input.html, draftId: input.draftId };
+    const db = wsDb(s);
+    // The key is claimed before any work, so a concurrent replay finds it in flight (409) and cannot send twice.
+    const claim = await claimKey<ExecuteResult>(db, p.teamId, parsedKey.data, requestHash(req), s.clock.now());
+    if (claim.kind === 'replay') return jsonAnswer(claim.body, true, claim.status);
+    try {
+      const resolved = await resolveReply(s, p, req, engineConfig(s), ctx.signal);
+      const body = { status: STATUS, ...(await executeReply(s, p, req, resolved)), idempotencyKey: parsedKey.data };
+      await completeKey(db, p.teamId, parsedKey.data, 200, body);
+      return jsonAnswer(body, false);
+    } catch (e) {
+      // Errors are not remembered (Stripe keeps neither validation failures nor, here, 5xx/not_configured): a
+      // retry runs again, and the natural key still allows at most one send per message.
+      await releaseKey(db, p.teamId, parsedKey.data);
+      if (isAppError(e)) throw e;
+      throw new AppError('unavailable', `the reply could not be sent: ${(e as Error).message.slice(0, 300)}; retry with the same key`);
+    }
+  },
+});
+
+const NOT_CONNECTED = (what: string, tools: string) =>
+  `${what} needs a connected provider account and none is connected for this team (CONTRACT §15). Connect one with ${tools}, then retry; meanwhile svc_workspace_draft_reply keeps drafts inside inboxd.`;
+
+export const executeGmailDraftOp = op({
+  name: 'workspace.execute_gmail_draft',
+  summary: 'Create a draft in a connected Gmail/IMAP mailbox',
+  description: 'Answers 501 not_configured until a mailbox provider account is connected (svc_gmail_connect).',
+  access: 'write',
+  audit: false,
+  http: { method: 'POST', path: '/v1/workspace/execute-gmail-draft' },
+  tool: {
+    name: 'svc_workspace_execute_gmail_draft',
+    description:
+      'Put a reply draft into a connected Gmail or IMAP mailbox (never sends). Until a mailbox account is connected with svc_gmail_connect, answers not_configured saying how to connect.',
+    annotations: { readOnlyHint: false, idempotentHint: false, openWorldHint: true },
+  },
+  input: z.strictObject({
+    accountId: z.string().max(64).optional().describe('The connected mailbox account; default the only one'),
+    threadId: z.string().max(256).optional().describe('Provider thread to reply in'),
+    to: z.array(z.string().max(320)).max(50).optional().describe('Recipients'),
+    subject: z.string().max(998).optional().describe('Subject'),
+    text: z.string().max(100_000).describe('Draft text'),
+    idempotencyKey: IdempotencyKey.optional(),
+  }),
+  output: z.object({ status: PreviewStatus, draftId: z.string() }),
+  handler() {
+    throw new AppError(
+      'not_configured',
+      NOT_CONNECTED('svc_workspace_execute_gmail_draft', 'svc_gmail_connect (IMAP + SMTP or the Gmail API)'),
+    );
+  },
+});
+
+export const executeCalendarEventOp = op({
+  name: 'workspace.execute_calendar_event',
+  summary: 'Create an event in a connected calendar',
+  description: 'Answers 501 not_configured until a calendar account is connected (svc_calendar_connect).',
+  access: 'write',
+  audit: false,
+  http: { method: 'POST', path: '/v1/workspace/execute-calendar-event' },
+  tool: {
+    name: 'svc_workspace_execute_calendar_event',
+    description:
+      'Create an event (e.g. a meeting agreed in a thread) in a connected calendar. Until a CalDAV or Google Calendar account is connected with svc_calendar_connect, answers not_configured saying how to connect.',
+    annotations: { readOnlyHint: false, idempotentHint: false, openWorldHint: true },
+  },
+  input: z.strictObject({
+    accountId: z.string().max(64).optional().describe('The connected calendar account; default the only one'),
+    title: z.string().min(1).max(500).describe('Event title'),
+    start: z.iso.datetime({ offset: true }).describe('Start (ISO 8601)'),
+    end: z.iso.datetime({ offset: true }).describe('End (ISO 8601)'),
+    attendees: z.array(z.string().max(320)).max(100).optional().describe('Attendee addresses'),
+    description: z.string().max(10_000).optional().describe('Event description'),
+    idempotencyKey: IdempotencyKey.optional(),
+  }),
+  output: z.object({ status: PreviewStatus, eventId: z.string() }),
+  handler() {
+    throw new AppError(
+      'not_configured',
+      NOT_CONNECTED('svc_workspace_execute_calendar_event', 'svc_calendar_connect (CalDAV or the Google Calendar API)'),
+    );
+  },
+});
+
+export const workspaceExecOps = [executeReplyOp, executeGmailDraftOp, executeCalendarEventOp];

@@ -1,0 +1,23 @@
+// The one way the workspace sends mail: a narrow interface the outbound feature implements (POST
+// /v1/inboxes/:id/reply through its durable outbox, CONTRACT §9). Injected as `services.workspaceMailer`; without
+// it, a reply the policy would send is refused with 501 not_configured and logged as blocked.
+import type { Principal } from '../auth/principal.ts';
+
+export interface WorkspaceReply {
+  inboxId: string;
+  messageId: string;
+  text: string;
+  html?: string;
+  /**
+   * True when no person approved this reply (execute-reply under auto_send_safe / full_auto): the mailer should
+   * mark it `Auto-Submitted: auto-replied` (RFC 3834) so other agents and autoresponders do not answer it.
+   */
+  autoSubmitted?: boolean;
+}
+
+export interface WorkspaceMailer {
+  reply(p: Principal, req: WorkspaceReply): Promise<{ messageId: string; deliveries: Array<{ rcpt: string; state: string }> }>;
+}
+
+export const NO_MAILER =
+  'sending is not configured: this inboxd has no outbound mail service wired to the workspace (it needs the mail-out feature, CONTRACT §9); the reply was stored as a draft instead';
