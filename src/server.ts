@@ -37,6 +37,10 @@ import { MessageRepo } from './store/messages.ts';
 import { VERSION } from './version.ts';
 import { type DataDirLock, DataDirError, lockDataDir, prepareDataDir } from './data-dir.ts';
 import { runRepo } from './runs/records.ts';
+import { OutboxRepo } from './outbound/outbox.ts';
+import { type DkimFor, Relay } from './outbound/relay.ts';
+import { OutboundService } from './outbound/service.ts';
+import type { WorkerTuning } from './outbound/worker.ts';
 
 /** A start-up failure with the one line to print and the exit code (CONTRACT §1: 2 = bad config, 1 = runtime). */
 export class StartError extends Error {
@@ -63,6 +67,8 @@ export interface StartOptions {
   announce?: (line: string) => void;
   /** Event timing knobs for tests and benchmarks (retry delays, timeouts, heartbeat); never user settings. */
   events?: { callbacks?: CallbackTuning; sse?: SseTuning };
+  /** Outbound: relay retry schedule and timeouts (tests), and the DKIM key of a sending domain (src/domains/). */
+  outbound?: { tuning?: WorkerTuning; relayTimeoutMs?: number; dkimFor?: DkimFor };
   /** Request-body time limits (tests shorten them); the defaults are in src/http/app.ts. */
   http?: HttpLimits;
 }
@@ -137,8 +143,29 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       log,
       tuning: opts.events?.callbacks,
     });
+    const outbound = new OutboundService({
+      ingest,
+      outbox: new OutboxRepo(store.db),
+      blobs,
+      served,
+      sender: config.smtpRelay
+        ? new Relay({
+            url: config.smtpRelay,
+            user: config.smtpRelayUser,
+            password: config.smtpRelayPassword,
+            timeoutMs: opts.outbound?.relayTimeoutMs,
+          })
+        : null,
+      dkimFor: opts.outbound?.dkimFor ?? (() => null),
+      log,
+      now: () => clock.now(),
+      maxMessageBytes: () => config.maxMessageBytes,
+      maxSendsPerMinute: config.maxSendsPerMinute,
+      tuning: opts.outbound?.tuning,
+    });
     const services: Services = {
       config,
+      outbound,
       served,
       log,
       clock,
@@ -233,6 +260,8 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     // Stopped after pending writes (their deliveries get queued) and before the store closes.
     await callbacks.start();
     cleanup.splice(cleanup.indexOf(closeStore), 0, () => callbacks.stop());
+    await outbound.start();
+    cleanup.splice(cleanup.indexOf(closeStore), 0, () => outbound.stop());
 
     writePorts(config.dataDir, { http: httpPort, smtp: smtp.port });
     log.info('inboxd started', {

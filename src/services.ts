@@ -20,6 +20,7 @@ import type { InboxService } from './inboxes/service.ts';
 import type { Ingest } from './ingest/ingest.ts';
 import type { IngestWriter } from './ingest/writer.ts';
 import type { MessageRepo } from './store/messages.ts';
+import type { OutboundService } from './outbound/service.ts';
 
 export interface Clock {
   now(): number;
@@ -52,6 +53,8 @@ export interface Services {
   callbacks: CallbackService;
   /** Callback deliveries and their attempt log. */
   deliveries: DeliveryRepo;
+  /** Send and reply: local delivery, the outbox and its relay worker (CONTRACT §9). */
+  outbound: OutboundService;
   /** Every operation, for the generated surfaces (discovery, OpenAPI, MCP). */
   registry: readonly Operation[];
   /** Public base URL without a trailing slash (CONTRACT §1 --base-url). */

@@ -33,6 +33,8 @@ const SAMPLES: Record<string, (f: Fixture) => Sample> = {
   'oauth.token': () => ({ body: { grant_type: 'client_credentials', client_secret: ADMIN_KEY } }),
   'runs.start': () => ({ body: { goal: 'matrix', services: ['github'] } }),
   'runs.report': () => ({ body: { stepId: '1.get_address', outcome: 'done' } }),
+  'messages.send': () => ({ body: { to: 'matrix-peer@inboxd.test', subject: 'matrix', text: 'hello' } }),
+  'messages.reply': (f) => ({ body: { messageId: f.messageId, text: 'hello' } }),
 };
 
 let s: TestServer;
