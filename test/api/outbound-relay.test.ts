@@ -28,7 +28,13 @@ async function startDns(zone: Record<string, string>): Promise<{ port: number; c
       const q = request.questions[0]!;
       const value = zone[q.name.toLowerCase()];
       if (value !== undefined && q.type === dns2.Packet.TYPE.TXT)
-        response.answers.push({ name: q.name, type: dns2.Packet.TYPE.TXT, class: dns2.Packet.CLASS.IN, ttl: 60, data: chunks(value) } as never);
+        response.answers.push({
+          name: q.name,
+          type: dns2.Packet.TYPE.TXT,
+          class: dns2.Packet.CLASS.IN,
+          ttl: 60,
+          data: chunks(value),
+        } as never);
       send(response);
     },
   });
@@ -60,15 +66,23 @@ describe('through a relay, DKIM-signed', () => {
   before(async () => {
     relay = await startRelay();
     dns = await startDns({ 'sel1._domainkey.inboxd.test': `v=DKIM1; k=rsa; p=${publicKey}` });
-    s = await startTestServer(['--smtp-relay', relay.url], {}, {
-      outbound: {
-        ...FAST,
-        dkimFor: (domain) =>
-          domain === 'inboxd.test'
-            ? { domainName: 'inboxd.test', keySelector: 'sel1', privateKey: keys.privateKey.export({ type: 'pkcs8', format: 'pem' }) as string }
-            : null,
+    s = await startTestServer(
+      ['--smtp-relay', relay.url],
+      {},
+      {
+        outbound: {
+          ...FAST,
+          dkimFor: (domain) =>
+            domain === 'inboxd.test'
+              ? {
+                  domainName: 'inboxd.test',
+                  keySelector: 'sel1',
+                  privateKey: keys.privateKey.export({ type: 'pkcs8', format: 'pem' }) as string,
+                }
+              : null,
+        },
       },
-    });
+    );
   });
   after(async () => {
     await s.stop();
@@ -89,7 +103,9 @@ describe('through a relay, DKIM-signed', () => {
           text: 'Hallo Zoë,\nanbei der Bericht.',
           html: '<p>Hallo Zoë, anbei der <b>Bericht</b>.</p>',
           replyTo: 'team@example.com',
-          attachments: [{ filename: 'bericht.pdf', contentType: 'application/pdf', contentBase64: Buffer.from('%PDF-1.4 fake').toString('base64') }],
+          attachments: [
+            { filename: 'bericht.pdf', contentType: 'application/pdf', contentBase64: Buffer.from('%PDF-1.4 fake').toString('base64') },
+          ],
         },
       }),
       202,
@@ -144,10 +160,18 @@ describe('through a relay, DKIM-signed', () => {
     const original = Buffer.from(
       `From: Ann <ann@example.com>\r\nTo: ${inbox.address}\r\nCc: bob@example.com\r\nSubject: RE: Your order\r\nMessage-ID: <orig-2@example.com>\r\nReferences: <orig-1@example.com>\r\n\r\nWhere is it?\r\n`,
     );
-    const [d] = await s.server.services.ingest.accept({ raw: original, rcpts: [inbox.address], mailFrom: 'ann@example.com', source: 'smtp' });
+    const [d] = await s.server.services.ingest.accept({
+      raw: original,
+      rcpts: [inbox.address],
+      mailFrom: 'ann@example.com',
+      source: 'smtp',
+    });
     const before = relay.received.length;
     const sent = await json(
-      await s.api(`/v1/inboxes/${inbox.inboxId}/reply`, { method: 'POST', json: { messageId: d!.messageId, replyAll: true, text: 'On its way.' } }),
+      await s.api(`/v1/inboxes/${inbox.inboxId}/reply`, {
+        method: 'POST',
+        json: { messageId: d!.messageId, replyAll: true, text: 'On its way.' },
+      }),
       202,
     );
     assert.equal(sent.subject, 'RE: Your order');
@@ -206,7 +230,10 @@ describe('relay down', () => {
       const inbox = await json(await s.api('/v1/inboxes', { method: 'POST', json: {} }), 201);
       const local = await json(await s.api('/v1/inboxes', { method: 'POST', json: {} }), 201);
       const sent = await json(
-        await s.api(`/v1/inboxes/${inbox.inboxId}/send`, { method: 'POST', json: { to: ['far@example.com', local.address], text: 'hello' } }),
+        await s.api(`/v1/inboxes/${inbox.inboxId}/send`, {
+          method: 'POST',
+          json: { to: ['far@example.com', local.address], text: 'hello' },
+        }),
         202,
       );
       const far = sent.recipients.find((r: Json) => r.address === 'far@example.com');
@@ -246,7 +273,10 @@ describe('relay down', () => {
     const s = await startTestServer(['--smtp-relay', `smtp://127.0.0.1:${port}`], {}, { outbound: { tuning: { retryDelaysMs: [50] } } });
     try {
       const inbox = await json(await s.api('/v1/inboxes', { method: 'POST', json: {} }), 201);
-      const sent = await json(await s.api(`/v1/inboxes/${inbox.inboxId}/send`, { method: 'POST', json: { to: 'x@example.com', text: 'x' } }), 202);
+      const sent = await json(
+        await s.api(`/v1/inboxes/${inbox.inboxId}/send`, { method: 'POST', json: { to: 'x@example.com', text: 'x' } }),
+        202,
+      );
       const d = await waitUntil('failed', async () => {
         const x = (await deliveries(s, inbox.inboxId, sent.messageId))[0]!;
         return x.state === 'failed' && x;

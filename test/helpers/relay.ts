@@ -23,6 +23,8 @@ export interface TestRelay {
   held(): number;
   /** Answers every held DATA with 250 (they then count as received). */
   release(): void;
+  /** Forgets every held DATA without acknowledging it (the sender died meanwhile): it never counts as received. */
+  discard(): void;
   /** Resolves when `n` messages are held. */
   whenHeld(n: number): Promise<void>;
   /** Resolves when `n` messages were acknowledged. */
@@ -49,6 +51,9 @@ export async function startRelay(port = 0): Promise<TestRelay> {
         w.done();
       }
       notify();
+    },
+    discard() {
+      for (const w of waiting.splice(0)) w.done(Object.assign(new Error('discarded'), { responseCode: 451 }));
     },
     whenHeld: (n) => until(() => waiting.length >= n),
     whenReceived: (n) => until(() => r.received.length >= n),
