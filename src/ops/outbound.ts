@@ -70,16 +70,16 @@ const Body = {
   attachments: Attachments,
 };
 
+const Subject = z
+  .string()
+  .max(998)
+  .refine((v) => !HEADER_UNSAFE.test(v), { error: 'subject must not contain CR, LF, NUL or other control characters' });
+
 const SendFields = {
   to: Recipients.describe('Recipient address, or a list ("user@example.com" or "Name <user@example.com>")'),
   cc: Recipients.optional().describe('Cc recipients (same forms as to)'),
   bcc: Recipients.optional().describe('Bcc recipients: they get the message but are not written into it'),
-  subject: z
-    .string()
-    .max(998)
-    .refine((v) => !HEADER_UNSAFE.test(v), { error: 'subject must not contain CR, LF, NUL or other control characters' })
-    .default('')
-    .describe('Subject line'),
+  subject: Subject.default('').describe('Subject line'),
   replyTo: Recipients.optional().describe('Reply-To address(es) for answers to this message'),
   ...Body,
 };
@@ -271,7 +271,7 @@ export const sendTool = op({
     to: Recipients.optional().describe('New message: recipient address or list ("user@example.com" or "Name <user@example.com>")'),
     cc: Recipients.optional().describe('New message: Cc recipients'),
     bcc: Recipients.optional().describe('New message: Bcc recipients (not written into the message)'),
-    subject: SendFields.subject.optional().describe('New message: subject line'),
+    subject: Subject.optional().describe('New message: subject line'),
     replyTo: Recipients.optional().describe('New message: Reply-To address(es)'),
     ...Body,
   }),

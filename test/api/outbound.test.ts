@@ -236,3 +236,88 @@ describe('bad input: 400/403/404/413/501, nothing stored', () => {
     );
   });
 });
+
+/** The `message.received` events of an inbox's SSE stream (from Last-Event-ID 0: the replay included) until `n` came. */
+async function sseEvents(inboxId: string, n: number, lastEventId?: string): Promise<Array<{ event: string; data: Json }>> {
+  const ac = new AbortController();
+  const res = await s.api(`/v1/inboxes/${inboxId}/events`, {
+    headers: { accept: 'text/event-stream', ...(lastEventId ? { 'last-event-id': lastEventId } : {}) },
+    signal: ac.signal,
+  });
+  assert.equal(res.status, 200);
+  const reader = res.body!.getReader();
+  const out: Array<{ event: string; data: Json }> = [];
+  let buf = '';
+  const dec = new TextDecoder();
+  while (out.length < n) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    buf += dec.decode(value, { stream: true });
+    let i: number;
+    while ((i = buf.indexOf('\n\n')) >= 0) {
+      const frame = buf.slice(0, i);
+      buf = buf.slice(i + 2);
+      const event = /^event: (.*)$/m.exec(frame)?.[1];
+      const data = /^data: (.*)$/m.exec(frame)?.[1];
+      if (event && data) out.push({ event, data: JSON.parse(data) as Json });
+    }
+  }
+  ac.abort();
+  return out;
+}
+
+describe('events and MCP', () => {
+  test("SSE: the sender's stream shows no event for what it sent (live or replayed), only what it receives", async () => {
+    const a = await inbox();
+    const b = await inbox();
+    const live = sseEvents(a.inboxId, 1);
+    await new Promise((r) => setTimeout(r, 100));
+    const sent = await json(await send(a.inboxId, { to: b.address, text: 'first' }), 202);
+    const bId = sent.recipients[0].deliveredMessageId;
+    const back = await json(await reply(b.inboxId, { messageId: bId, text: 'answer' }), 202);
+    const [first] = await live;
+    assert.equal(first!.event, 'message.received');
+    assert.equal(first!.data.messageId, back.recipients[0].deliveredMessageId);
+    assert.equal(first!.data.direction, 'inbound');
+    const replayed = await sseEvents(a.inboxId, 1, '0');
+    assert.equal(replayed[0]!.data.messageId, back.recipients[0].deliveredMessageId);
+  });
+
+  test('svc_send_message sends, and with replyToMessageId replies', async () => {
+    const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
+    const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
+    const client = new Client({ name: 'outbound-test', version: '1.0.0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${s.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${s.key}` } } }),
+    );
+    try {
+      const a = await inbox();
+      const b = await inbox();
+      const tool = (await client.listTools()).tools.find((t) => t.name === 'svc_send_message')!;
+      assert.ok(tool.inputSchema.properties?.replyToMessageId);
+      const r1 = (await client.callTool({
+        name: 'svc_send_message',
+        arguments: { inboxId: a.inboxId, to: b.address, subject: 'via mcp', text: 'hi' },
+      })) as Json;
+      assert.equal(r1.isError, undefined, JSON.stringify(r1));
+      const sent = r1.structuredContent as Json;
+      assert.equal(sent.recipients[0].state, 'sent');
+      const bId = sent.recipients[0].deliveredMessageId;
+      const r2 = (await client.callTool({
+        name: 'svc_send_message',
+        arguments: { inboxId: b.inboxId, replyToMessageId: bId, text: 'back' },
+      })) as Json;
+      assert.equal(r2.isError, undefined, JSON.stringify(r2));
+      assert.equal((r2.structuredContent as Json).subject, 'Re: via mcp');
+      assert.equal((r2.structuredContent as Json).inReplyTo, sent.rfcMessageId);
+      const r3 = (await client.callTool({
+        name: 'svc_send_message',
+        arguments: { inboxId: b.inboxId, replyToMessageId: bId, to: 'x@inboxd.test', text: 'no' },
+      })) as Json;
+      assert.equal(r3.isError, true);
+      assert.match(JSON.stringify(r3.content), /leave out to/);
+    } finally {
+      await client.close();
+    }
+  });
+});
