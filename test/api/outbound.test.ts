@@ -321,3 +321,17 @@ describe('events and MCP', () => {
     }
   });
 });
+
+describe('unclaimed local recipients, counters', () => {
+  test('a local address without an inbox keeps the mail unclaimed; an inbox created later claims it', async () => {
+    const a = await inbox();
+    const before = (await json(await s.api('/v1/stats'))).totals.messagesSent as number;
+    const sent = await json(await send(a.inboxId, { to: 'later-claim@inboxd.test', subject: 'early', text: 'code 771234' }), 202);
+    assert.match(sent.recipients[0].response, /unclaimed/);
+    assert.equal(sent.recipients[0].state, 'sent');
+    const later = await inbox({ localPart: 'later-claim' });
+    const got = await json(await s.api(`/v1/inboxes/${later.inboxId}/wait?timeoutSeconds=5`));
+    assert.equal(got.messageId ?? got.message?.messageId, sent.recipients[0].deliveredMessageId);
+    assert.equal((await json(await s.api('/v1/stats'))).totals.messagesSent, before + 1);
+  });
+});
