@@ -4,6 +4,7 @@
 import type { Kysely, Transaction } from 'kysely';
 import { precompile } from '../store/prepared.ts';
 import type { EventBus } from '../events/bus.ts';
+import { AppError } from '../errors.ts';
 import { newId } from '../lib/ids.ts';
 import type { Logger } from '../log.ts';
 import { inlineAnalyzer, type Analyzer } from './analyzer.ts';
@@ -166,7 +167,11 @@ export class Ingest {
                 q.nextSeq({ address: sender, max: limits.maxMessagesPerInbox > 0 ? limits.maxMessagesPerInbox : Number.MAX_SAFE_INTEGER }),
               )
             ).rows[0];
-            if (!inbox) throw mailboxFull(sender, limits.maxMessagesPerInbox);
+            if (!inbox) {
+              if ((await trx.executeQuery(q.inboxAt({ address: sender }))).rows.length > 0)
+                throw mailboxFull(sender, limits.maxMessagesPerInbox);
+              throw new AppError('not_found', `the sending inbox ${sender} was deleted meanwhile; nothing was sent`);
+            }
             const id = newId('msg');
             const row = {
               id,

@@ -79,7 +79,8 @@ export function messageSummary(r: MessageSummaryRow, baseUrl: string): MessageSu
     attachmentCount: r.attachment_count,
     hasRaw: true,
     rawUrl: rawUrlOf(baseUrl, inboxId, r.id),
-    verification: { otp: r.otp, primaryLink: r.primary_link },
+    // A sent message is never the inbox's code: its own copy shows none (the recipients' copies do).
+    verification: r.direction === 'outbound' ? { otp: null, primaryLink: null } : { otp: r.otp, primaryLink: r.primary_link },
     via: r.source,
     direction: r.direction,
   };

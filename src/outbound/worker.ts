@@ -173,7 +173,9 @@ export class OutboundWorker {
     });
     await this.outbox.record(outcomes);
     for (const o of outcomes) {
-      const fields = { deliveryId: o.id, messageId: first.message_id, attempt: o.attempts, state: o.state, response: o.response };
+      // Relay answers often quote the address; logs name deliveries by id, not by recipient.
+      const response = o.response?.replace(/<?[^\s<>@]+@[^\s<>]+>?/g, '<address>') ?? null;
+      const fields = { deliveryId: o.id, messageId: first.message_id, attempt: o.attempts, state: o.state, response };
       if (o.state === 'sent') this.log.debug('outbound delivery relayed', fields);
       else if (o.state === 'queued')
         this.log.info('outbound delivery deferred; will retry', { ...fields, nextAttemptAt: o.next_attempt_at });

@@ -62,9 +62,11 @@ describe('a two-inbox conversation, no relay', () => {
       // Alice's copy: outbound, listed, its raw archived, its delivery states shown.
       const aliceList = await list(alice.inboxId);
       assert.deepEqual(
-        aliceList.map((m) => [m.messageId, m.direction]),
-        [[sent.messageId, 'outbound']],
+        aliceList.map((m) => [m.messageId, m.direction, m.verification.otp]),
+        [[sent.messageId, 'outbound', null]],
       );
+      const check = await s.server.services.messages.list(alice.inboxId, 5);
+      assert.equal(check[0]!.otp, '482913', 'the stored parse keeps it; only the views of the sent copy hide it');
       const aliceCopy = await json(await s.api(`/v1/inboxes/${alice.inboxId}/messages/${sent.messageId}`));
       assert.equal(aliceCopy.deliveries.length, 1);
       assert.equal(aliceCopy.deliveries[0].state, 'sent');
@@ -297,9 +299,13 @@ describe('events and MCP', () => {
       assert.ok(tool.inputSchema.properties?.replyToMessageId);
       const r1 = (await client.callTool({
         name: 'svc_send_message',
-        arguments: { inboxId: a.inboxId, to: b.address, subject: 'via mcp', text: 'hi' },
+        arguments: { inboxId: a.inboxId, to: b.address, subject: 'via mcp', text: 'Your code is 123987' },
       })) as Json;
       assert.equal(r1.isError, undefined, JSON.stringify(r1));
+      // svc_check_email on the sender: the sent code is neither its newest code nor shown in its latest list.
+      const check = (await client.callTool({ name: 'svc_check_email', arguments: { inboxId: a.inboxId } })) as Json;
+      assert.equal(check.isError, undefined, JSON.stringify(check));
+      assert.equal(JSON.stringify(check.structuredContent).includes('123987'), false, JSON.stringify(check.structuredContent));
       const sent = r1.structuredContent as Json;
       assert.equal(sent.recipients[0].state, 'sent');
       const bId = sent.recipients[0].deliveredMessageId;
@@ -333,5 +339,24 @@ describe('unclaimed local recipients, counters', () => {
     const got = await json(await s.api(`/v1/inboxes/${later.inboxId}/wait?timeoutSeconds=5`));
     assert.equal(got.messageId ?? got.message?.messageId, sent.recipients[0].deliveredMessageId);
     assert.equal((await json(await s.api('/v1/stats'))).totals.messagesSent, before + 1);
+  });
+});
+
+describe('--max-sends-per-minute', () => {
+  test('the team over its send rate gets 429 with Retry-After, and nothing is stored', async () => {
+    const t = await startTestServer(['--max-sends-per-minute', '2']);
+    try {
+      const a = await json(await t.api('/v1/inboxes', { method: 'POST', json: {} }), 201);
+      const go = () => t.api(`/v1/inboxes/${a.inboxId}/send`, { method: 'POST', json: { to: 'peer@inboxd.test', text: 'x' } });
+      await json(await go(), 202);
+      await json(await go(), 202);
+      const r = await go();
+      const p = await json(r, 429);
+      assert.match(p.detail, /--max-sends-per-minute/);
+      assert.ok(Number(r.headers.get('retry-after')) >= 1);
+      assert.equal((await json(await t.api(`/v1/inboxes/${a.inboxId}/messages`))).items.length, 2);
+    } finally {
+      await t.stop();
+    }
   });
 });
