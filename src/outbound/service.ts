@@ -5,7 +5,7 @@
 // deliveries then go out from the outbox, with retries on the callback schedule, and survive a restart.
 import type { Transaction } from 'kysely';
 import { AppError } from '../errors.ts';
-import { RETRY_DELAYS_MS } from '../events/callbacks.ts';
+import { RETRY_DELAYS_MS } from '../events/retry.ts';
 import type { Ingest } from '../ingest/ingest.ts';
 import { newId } from '../lib/ids.ts';
 import type { Logger } from '../log.ts';

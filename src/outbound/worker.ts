@@ -2,6 +2,7 @@
 // is the queue (rows due at `next_attempt_at`), a pass reads the due rows not in flight, a timer wakes the worker for
 // the next retry, and the retry schedule is the callbacks' one (about 5 s, 30 s, 2 min, 10 min, 30 min). Rows of
 // one message due together go to the relay as one SMTP transaction (one DATA, several RCPT).
+import { nextRetryAt } from '../events/retry.ts';
 import type { Logger } from '../log.ts';
 import type { BlobStore } from '../store/blobs.ts';
 import type { OutboundOutcome, OutboundRow, OutboxRepo } from './outbox.ts';
@@ -189,11 +190,9 @@ export class OutboundWorker {
     let state: OutboundRow['state'] = 'queued';
     let next: number | null = null;
     if (res.ok) state = 'sent';
-    else if (res.permanent || attempts > this.delays.length) state = 'failed';
-    else {
-      next = now + this.delays[attempts - 1]!;
-      this.wakeAt(next);
-    }
+    else if (!res.permanent) next = nextRetryAt(attempts, this.delays, now);
+    if (next !== null) this.wakeAt(next);
+    else if (!res.ok) state = 'failed';
     return { id: r.id, state, attempts, response: res.response, next_attempt_at: next, updated_at: now };
   }
 }
