@@ -100,6 +100,8 @@ describe('a two-inbox conversation, no relay', () => {
       assert.deepEqual(third.references, [sent.rfcMessageId, answered.rfcMessageId]);
       assert.equal(third.inReplyTo, answered.rfcMessageId);
       await json(await s.api(`/v1/inboxes/${bob.inboxId}/wait?timeoutSeconds=5&since=${gotId}`));
+      // LEAD (after the threads merge): both inboxes list one thread of 3 messages here —
+      // GET /v1/inboxes/:id/threads → items.length 1, items[0].messageCount 3, for alice and for bob.
       assert.deepEqual(
         (await list(bob.inboxId)).map((m) => m.direction),
         ['inbound', 'outbound', 'inbound'],
