@@ -30,7 +30,7 @@ export interface IngestRequest {
    */
   outbound?: {
     inboxAddress: string;
-    also: (trx: Transaction<Database>, stored: { senderMessageId: string; local: Delivery[] }) => Promise<void>;
+    also: (trx: Transaction<Database>, stored: { senderMessageId: string; local: Delivery[]; rawSha256: string }) => Promise<void>;
   };
 }
 
@@ -186,7 +186,7 @@ export class Ingest {
             };
             await trx.executeQuery(q.insertMessage(row));
             counters.add(inbox.team_id, 'messagesSent', 1);
-            await req.outbound.also(trx, { senderMessageId: id, local: out.map((o) => o.delivery) });
+            await req.outbound.also(trx, { senderMessageId: id, local: out.map((o) => o.delivery), rawSha256: rawSha });
             const { content_sha256: _c, ...envelope } = row;
             // Returned to the caller, never published (see IngestRequest.outbound).
             out.push({

@@ -184,7 +184,7 @@ export class OutboundService {
               kind: r.kind,
               route: r.route,
               mail_from: self,
-              raw_sha256: '',
+              raw_sha256: s.rawSha256,
               sender_domain: domainOf(self),
               state: r.route === 'local' ? 'sent' : 'queued',
               attempts: r.route === 'local' ? 1 : 0,
@@ -200,10 +200,6 @@ export class OutboundService {
               updated_at: now,
             };
           });
-          const sha = (
-            await trx.selectFrom('message_rows').select('content_sha256').where('id', '=', s.senderMessageId).executeTakeFirstOrThrow()
-          ).content_sha256;
-          for (const r of rows) r.raw_sha256 = sha;
           await this.outbox.insert(trx, rows);
         },
       },
