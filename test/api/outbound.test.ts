@@ -362,3 +362,23 @@ describe('--max-sends-per-minute', () => {
     }
   });
 });
+
+describe('--accept-any-domain', () => {
+  test('does not make other domains local: they need the relay (501 without one), served domains stay local', async () => {
+    const t = await startTestServer(['--accept-any-domain']);
+    try {
+      const a = await json(await t.api('/v1/inboxes', { method: 'POST', json: {} }), 201);
+      const other = await json(await t.api('/v1/inboxes', { method: 'POST', json: { address: 'sink@any-other.test' } }), 201);
+      const p = await json(await t.api(`/v1/inboxes/${a.inboxId}/send`, { method: 'POST', json: { to: other.address, text: 'x' } }), 501);
+      assert.match(p.detail, /--smtp-relay/);
+      assert.equal((await json(await t.api(`/v1/inboxes/${other.inboxId}/messages`))).items.length, 0);
+      const ok = await json(
+        await t.api(`/v1/inboxes/${a.inboxId}/send`, { method: 'POST', json: { to: 'peer@inboxd.test', text: 'x' } }),
+        202,
+      );
+      assert.equal(ok.recipients[0].route, 'local');
+    } finally {
+      await t.stop();
+    }
+  });
+});
