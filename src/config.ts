@@ -374,6 +374,13 @@ export const OPTIONS = {
       .refine((u) => ['', '/'].includes(new URL(u).pathname) && new URL(u).search === '', { error: 'must be only smtp[s]://host:port' }),
     default: undefined,
   },
+  smtpRelayTlsInsecure: {
+    flag: '--smtp-relay-tls-insecure',
+    env: 'INBOXD_SMTP_RELAY_TLS_INSECURE',
+    help: "accept the relay's TLS certificate unchecked (a lab relay with a self-signed one); default: verified against the system CAs and NODE_EXTRA_CA_CERTS",
+    schema: flagBool,
+    default: false,
+  },
   maxSendsPerMinute: {
     flag: '--max-sends-per-minute',
     env: 'INBOXD_MAX_SENDS_PER_MINUTE',
@@ -492,6 +499,7 @@ export interface Config {
   smtpAuth: 'any' | 'required' | 'off';
   acceptAnyDomain: boolean;
   smtpRelay: string | undefined;
+  smtpRelayTlsInsecure: boolean;
   /** From INBOXD_SMTP_RELAY_USER / INBOXD_SMTP_RELAY_PASSWORD only (a secret never belongs in argv). */
   smtpRelayUser: string | undefined;
   smtpRelayPassword: string | undefined;

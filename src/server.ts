@@ -154,6 +154,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
             user: config.smtpRelayUser,
             password: config.smtpRelayPassword,
             timeoutMs: opts.outbound?.relayTimeoutMs,
+            tlsInsecure: config.smtpRelayTlsInsecure,
           })
         : null,
       dkimFor: opts.outbound?.dkimFor ?? (() => null),

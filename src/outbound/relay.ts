@@ -30,6 +30,8 @@ export interface RelayOptions {
   maxConnections?: number;
   /** Connect, greeting and socket inactivity limit per attempt. */
   timeoutMs?: number;
+  /** Accept any certificate (--smtp-relay-tls-insecure). */
+  tlsInsecure?: boolean;
 }
 
 interface SmtpError extends Error {
@@ -67,9 +69,9 @@ export class Relay implements MailSender {
       greetingTimeout: timeout,
       socketTimeout: timeout,
       auth: o.user !== undefined ? { user: o.user, pass: o.password ?? '' } : undefined,
-      // STARTTLS is used whenever the relay offers it (nodemailer's default); a relay with a private CA or a
-      // self-signed certificate on a lab network must still work, so the certificate is not checked.
-      tls: { rejectUnauthorized: false },
+      // STARTTLS is used whenever the relay offers it (nodemailer's default), and the certificate is checked (the
+      // relay login and the mail must not go to whoever answers in its place) unless the operator says otherwise.
+      tls: { rejectUnauthorized: !o.tlsInsecure },
       logger: false,
       debug: false,
     });

@@ -34,6 +34,7 @@ async function start(dir: string, relayUrl: string): Promise<{ child: ChildProce
       'warn',
       '--smtp-relay',
       relayUrl,
+      '--smtp-relay-tls-insecure',
       '--max-sends-per-minute',
       '0',
     ],

@@ -67,7 +67,7 @@ describe('through a relay, DKIM-signed', () => {
     relay = await startRelay();
     dns = await startDns({ 'sel1._domainkey.inboxd.test': `v=DKIM1; k=rsa; p=${publicKey}` });
     s = await startTestServer(
-      ['--smtp-relay', relay.url],
+      ['--smtp-relay', relay.url, '--smtp-relay-tls-insecure'],
       {},
       {
         outbound: {
@@ -224,7 +224,11 @@ describe('relay down', () => {
     const port = probe.port;
     await probe.close();
     const dataDir = tempDir();
-    let s = await startTestServer(['--smtp-relay', `smtp://127.0.0.1:${port}`], {}, { dataDir, outbound: FAST });
+    let s = await startTestServer(
+      ['--smtp-relay', `smtp://127.0.0.1:${port}`, '--smtp-relay-tls-insecure'],
+      {},
+      { dataDir, outbound: FAST },
+    );
     let relay: TestRelay | null = null;
     try {
       const inbox = await json(await s.api('/v1/inboxes', { method: 'POST', json: {} }), 201);
@@ -249,7 +253,7 @@ describe('relay down', () => {
       await s.stop();
 
       relay = await startRelay(port);
-      s = await startTestServer(['--smtp-relay', `smtp://127.0.0.1:${port}`], {}, { dataDir, outbound: FAST });
+      s = await startTestServer(['--smtp-relay', `smtp://127.0.0.1:${port}`, '--smtp-relay-tls-insecure'], {}, { dataDir, outbound: FAST });
       await relay.whenReceived(1);
       const done = await waitUntil('sent', async () => {
         const d = (await deliveries(s, inbox.inboxId, sent.messageId)).find((x) => x.address === 'far@example.com')!;
@@ -285,6 +289,30 @@ describe('relay down', () => {
       assert.equal(d.nextAttemptAt, null);
     } finally {
       await s.stop();
+    }
+  });
+});
+
+describe('relay certificate', () => {
+  test('a relay whose STARTTLS certificate does not verify gets nothing: queued, the TLS error in response', async () => {
+    const relay = await startRelay();
+    const s = await startTestServer(['--smtp-relay', relay.url], {}, { outbound: { tuning: { retryDelaysMs: [60_000] } } });
+    try {
+      const inbox = await json(await s.api('/v1/inboxes', { method: 'POST', json: {} }), 201);
+      const sent = await json(
+        await s.api(`/v1/inboxes/${inbox.inboxId}/send`, { method: 'POST', json: { to: 'x@example.com', text: 'x' } }),
+        202,
+      );
+      const d = await waitUntil('a failed attempt', async () => {
+        const x = (await deliveries(s, inbox.inboxId, sent.messageId))[0]!;
+        return x.attempts >= 1 && x;
+      });
+      assert.equal(d.state, 'queued');
+      assert.match(d.response, /certificate/i);
+      assert.equal(relay.received.length, 0);
+    } finally {
+      await s.stop();
+      await relay.close();
     }
   });
 });
