@@ -370,6 +370,34 @@ export const OPTIONS = {
       .max(512 * 1024 * 1024, 'must be at most 536870912'),
     default: 256 * 1024,
   },
+  smtpRelay: {
+    flag: '--smtp-relay',
+    env: 'INBOXD_SMTP_RELAY',
+    arg: 'URL',
+    help: 'SMTP relay for sent mail to domains inboxd does not serve: smtp://host:port (STARTTLS when offered) or smtps://host:port; user and password only from INBOXD_SMTP_RELAY_USER / INBOXD_SMTP_RELAY_PASSWORD (without a relay, such sends get 501)',
+    schema: z
+      .url({ protocol: /^smtps?$/, error: 'must be smtp://host:port or smtps://host:port' })
+      .refine((u) => new URL(u).username === '' && new URL(u).password === '', {
+        error: 'must not contain a user or password (set INBOXD_SMTP_RELAY_USER and INBOXD_SMTP_RELAY_PASSWORD instead)',
+      })
+      .refine((u) => ['', '/'].includes(new URL(u).pathname) && new URL(u).search === '', { error: 'must be only smtp[s]://host:port' }),
+    default: undefined,
+  },
+  smtpRelayTlsInsecure: {
+    flag: '--smtp-relay-tls-insecure',
+    env: 'INBOXD_SMTP_RELAY_TLS_INSECURE',
+    help: "accept the relay's TLS certificate unchecked (a lab relay with a self-signed one); default: verified against the system CAs and NODE_EXTRA_CA_CERTS",
+    schema: flagBool,
+    default: false,
+  },
+  maxSendsPerMinute: {
+    flag: '--max-sends-per-minute',
+    env: 'INBOXD_MAX_SENDS_PER_MINUTE',
+    arg: 'N',
+    help: 'sends and replies per minute per team (0 = no limit); more get 429 with Retry-After',
+    schema: z.coerce.number().int('must be a whole number').min(0, 'must be 0 or more').max(1_000_000, 'must be at most 1000000'),
+    default: 600,
+  },
   logLevel: {
     flag: '--log-level',
     env: 'INBOXD_LOG_LEVEL',
@@ -506,6 +534,12 @@ export interface Config {
   webhookInflightBytes: number;
   smtpAuth: 'any' | 'required' | 'off';
   acceptAnyDomain: boolean;
+  smtpRelay: string | undefined;
+  smtpRelayTlsInsecure: boolean;
+  /** From INBOXD_SMTP_RELAY_USER / INBOXD_SMTP_RELAY_PASSWORD only (a secret never belongs in argv). */
+  smtpRelayUser: string | undefined;
+  smtpRelayPassword: string | undefined;
+  maxSendsPerMinute: number;
   smtpMaxSessionSeconds: number;
   smtpMaxCommands: number;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
@@ -585,6 +619,8 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
       '--inbound-webhooks mailgun needs INBOXD_MAILGUN_SIGNING_KEY (the HTTP webhook signing key from the Mailgun dashboard) to verify requests',
     );
   }
+  out.smtpRelayUser = env.INBOXD_SMTP_RELAY_USER || undefined;
+  out.smtpRelayPassword = env.INBOXD_SMTP_RELAY_PASSWORD || undefined;
   out.adminKey = adminKeyFrom(env.INBOXD_ADMIN_KEY);
   out.billingSecretKey = env.INBOXD_BILLING_SECRET_KEY || undefined;
   out.openaiApiKey = env.INBOXD_OPENAI_API_KEY || undefined;

@@ -47,6 +47,11 @@ import { metricsMiddleware } from './metrics/route.ts';
 import { StoreSizer } from './metrics/store-size.ts';
 import { waiterGate } from './inboxes/waiters.ts';
 import { monitorScheduler, SCHEDULER_TICK_MS } from './workspace/monitors.ts';
+import { OutboxRepo } from './outbound/outbox.ts';
+import { type DkimFor, Relay } from './outbound/relay.ts';
+import { OutboundService } from './outbound/service.ts';
+import { workspaceMailer } from './outbound/workspace-mailer.ts';
+import type { WorkerTuning } from './outbound/worker.ts';
 
 /** A start-up failure with the one line to print and the exit code (CONTRACT §1: 2 = bad config, 1 = runtime). */
 export class StartError extends Error {
@@ -73,6 +78,8 @@ export interface StartOptions {
   announce?: (line: string) => void;
   /** Event timing knobs for tests and benchmarks (retry delays, timeouts, heartbeat); never user settings. */
   events?: { callbacks?: CallbackTuning; sse?: SseTuning };
+  /** Outbound: relay retry schedule and timeouts (tests), and the DKIM key of a sending domain (src/domains/). */
+  outbound?: { tuning?: WorkerTuning; relayTimeoutMs?: number; dkimFor?: DkimFor };
   /** Request-body time limits (tests shorten them); the defaults are in src/http/app.ts. */
   http?: HttpLimits;
 }
@@ -167,8 +174,33 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     });
     // Before SMTP starts, so mail for verified custom domains is accepted from the first connection.
     await domains.load();
+    const outbox = new OutboxRepo(store.db);
+    const outbound = new OutboundService({
+      ingest,
+      outbox,
+      blobs,
+      served,
+      sender: config.smtpRelay
+        ? new Relay({
+            url: config.smtpRelay,
+            user: config.smtpRelayUser,
+            password: config.smtpRelayPassword,
+            timeoutMs: opts.outbound?.relayTimeoutMs,
+            tlsInsecure: config.smtpRelayTlsInsecure,
+          })
+        : null,
+      // Signed when the sending domain is a verified custom domain whose DKIM and SPF records matched (src/domains/).
+      dkimFor: opts.outbound?.dkimFor ?? ((domain) => domains.dkimFor(domain)),
+      log,
+      now: () => clock.now(),
+      maxMessageBytes: () => config.maxMessageBytes,
+      maxSendsPerMinute: config.maxSendsPerMinute,
+      tuning: opts.outbound?.tuning,
+    });
     const services: Services = {
       config,
+      outbound,
+      workspaceMailer: workspaceMailer({ inboxes, messages, outbound }),
       served,
       domains,
       log,
@@ -244,6 +276,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       sseClients: () => services.eventStreams.count(),
       callbacksPending: () => deliveries.pendingCount(),
       storeSize: () => storeSizer.measure(),
+      outbound: () => outbox.countByState(),
     });
 
     // Expired inboxes, old audit events and expired agent runs (with their timelines) go in one periodic sweep.
@@ -291,6 +324,8 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     // Stopped after pending writes (their deliveries get queued) and before the store closes.
     await callbacks.start();
     cleanup.splice(cleanup.indexOf(closeStore), 0, () => callbacks.stop());
+    await outbound.start();
+    cleanup.splice(cleanup.indexOf(closeStore), 0, () => outbound.stop());
 
     writePorts(config.dataDir, { http: httpPort, smtp: smtp.port });
     log.info('inboxd started', {

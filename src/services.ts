@@ -23,6 +23,7 @@ import type { IngestWriter } from './ingest/writer.ts';
 import type { MessageRepo } from './store/messages.ts';
 import type { Metrics } from './metrics/metrics.ts';
 import type { WorkspaceMailer } from './workspace/mailer.ts';
+import type { OutboundService } from './outbound/service.ts';
 
 export interface Clock {
   now(): number;
@@ -59,6 +60,8 @@ export interface Services {
   deliveries: DeliveryRepo;
   /** Prometheus metrics of this server (GET /metrics). */
   metrics: Metrics;
+  /** Send and reply: local delivery, the outbox and its relay worker (CONTRACT §9). */
+  outbound: OutboundService;
   /** Every operation, for the generated surfaces (discovery, OpenAPI, MCP). */
   registry: readonly Operation[];
   /** Public base URL without a trailing slash (CONTRACT §1 --base-url). */

@@ -5,7 +5,7 @@
 //   npm run bench                                   full run (the soak lasts 10 minutes)
 //   npm run bench -- --soak-seconds 60              shorter soak
 //   npm run bench -- --quick                        small counts everywhere (a smoke run, ~3 min)
-//   npm run bench -- --only smtp,latency            some benchmarks: smtp, latency, verify, api, scale, memory, startup
+//   npm run bench -- --only smtp,latency            some benchmarks: smtp, latency, verify, api, send, scale, memory, startup
 //   npm run bench -- --scale-messages 200000        a smaller store-scale run
 //   npm run bench -- --baseline /tmp/base           an earlier build (DIR/dist/inboxd) beside this one: SMTP ingest
 //                                                   and lone-message latency of both in the same run, new ÷ old
@@ -57,6 +57,7 @@ const BENCHES: Array<{ id: string; key: string; script: string; args: string[] }
   { id: 'latency', key: 'latency', script: 'latency.ts', args: ['--messages', quick ? '200' : '1000', ...src] },
   { id: 'verify', key: 'verify', script: 'verify-roundtrip.ts', args: ['--rounds', quick ? '100' : '300', ...src] },
   { id: 'api', key: 'api', script: 'api.ts', args: ['--seconds', quick ? '3' : '10', ...src] },
+  { id: 'send', key: 'send', script: 'send.ts', args: ['--messages', quick ? '500' : '3000', ...src] },
   { id: 'scale', key: 'scale', script: 'store-scale.ts', args: ['--messages', scale, ...src] },
   { id: 'memory', key: 'memory', script: 'memory.ts', args: ['--soak-seconds', soak, '--after', quick ? '20000' : '100000', ...src] },
 ];
@@ -168,6 +169,16 @@ function tables(rep: J): string {
     for (const [name, f] of Object.entries(r.api.endpoints as J))
       if (typeof f === 'object') out.push(`| ${name} | ${f.reqPerSec.toLocaleString('en-US')} | ${f.p50ms} ms | ${f.p99ms} ms |`);
     out.push('');
+  }
+  if (r.send?.localMessagesPerSecond) {
+    const x = r.send as J;
+    out.push(
+      '| sending | msg/s |',
+      '| --- | --- |',
+      `| local delivery (inbox → inbox, ${x.clients} clients) | ${x.localMessagesPerSecond} |`,
+      `| relay to Postfix smtp-sink (until relayed) | ${x.relayMessagesPerSecond} |`,
+      '',
+    );
   }
   if (r.scale?.stages) {
     out.push(

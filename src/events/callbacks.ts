@@ -19,10 +19,11 @@ import type { MessageSummaryRow } from '../store/messages.ts';
 import type { EventBus, InboxEvent } from './bus.ts';
 import { attemptDelivery } from './deliver.ts';
 import { webhookHeaders } from './signature.ts';
+import { nextRetryAt, RETRY_DELAYS_MS } from './retry.ts';
 import { systemResolver, type Resolver, type TargetPolicy } from './targets.ts';
 
-/** Delays before attempts 2-6: about 5 s, 30 s, 2 min, 10 min, 30 min (6 attempts in all). */
-export const RETRY_DELAYS_MS: readonly number[] = [5_000, 30_000, 120_000, 600_000, 1_800_000];
+// The schedule lives in retry.ts, shared with outbound mail; re-exported for the callers that import it from here.
+export { RETRY_DELAYS_MS };
 export const ATTEMPT_TIMEOUT_MS = 10_000;
 export const MAX_CONCURRENT = 64;
 /** Per receiving host: well below MAX_CONCURRENT, so slow hosts leave most places to the others. */
@@ -405,10 +406,10 @@ export class CallbackService {
     if (delivered) state = 'delivered';
     else if (status === 410) state = 'gone';
     else if (outcome.refused) state = 'refused';
-    else if (attempt > this.delays.length) state = 'failed';
     else {
-      next = at + this.delays[attempt - 1]!;
-      this.wakeAt(next);
+      next = nextRetryAt(attempt, this.delays, at);
+      if (next === null) state = 'failed';
+      else this.wakeAt(next);
     }
     this.onAttempt(state === 'pending' ? 'retry' : state);
     await this.record({

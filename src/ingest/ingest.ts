@@ -4,6 +4,7 @@
 import type { Kysely, Transaction } from 'kysely';
 import { precompile } from '../store/prepared.ts';
 import type { EventBus } from '../events/bus.ts';
+import { AppError } from '../errors.ts';
 import { newId } from '../lib/ids.ts';
 import type { Logger } from '../log.ts';
 import { inlineAnalyzer, type Analyzer } from './analyzer.ts';
@@ -20,8 +21,17 @@ export interface IngestRequest {
   /** Envelope recipients, already checked against the configured domains. */
   rcpts: string[];
   mailFrom: string | null;
-  /** smtp | simulate | webhook:<provider> */
+  /** smtp | simulate | webhook:<provider> | send */
   source: string;
+  /**
+   * Sending (src/outbound/): the sending inbox's own copy is stored too, as `direction: 'outbound'` (no event is
+   * published for it: it wakes no wait and fires no callback), and `also` writes the outbox rows in the same
+   * transaction. `rcpts` (the local recipients) may then be empty.
+   */
+  outbound?: {
+    inboxAddress: string;
+    also: (trx: Transaction<Database>, stored: { senderMessageId: string; local: Delivery[]; rawSha256: string }) => Promise<void>;
+  };
 }
 
 export interface Delivery {
@@ -29,6 +39,8 @@ export interface Delivery {
   messageId: string;
   /** Null when no inbox owns the address yet: the mail is kept unclaimed. */
   inboxId: string | null;
+  /** Set on the sender's own copy of a sent message (IngestRequest.outbound). */
+  direction?: 'outbound';
 }
 
 export class Ingest {
@@ -62,7 +74,7 @@ export class Ingest {
 
   async accept(req: IngestRequest): Promise<Delivery[]> {
     const rcpts = [...new Set(req.rcpts.map((r) => r.toLowerCase()))];
-    if (rcpts.length === 0) throw new Error('a message needs at least one recipient');
+    if (rcpts.length === 0 && !req.outbound) throw new Error('a message needs at least one recipient');
     const {
       content: fields,
       attachments: parsedAttachments,
@@ -135,6 +147,7 @@ export class Ingest {
               mail_from: req.mailFrom,
               source: req.source,
               content_sha256: rawSha,
+              direction: 'inbound' as 'inbound' | 'outbound',
             };
             await trx.executeQuery(q.insertMessage(row));
             const teamId = inbox?.team_id ?? '';
@@ -147,6 +160,41 @@ export class Ingest {
               row: { ...envelope, ...summaryContent, raw_sha256: rawSha },
             });
           }
+          if (req.outbound) {
+            const sender = req.outbound.inboxAddress;
+            const inbox = (
+              await trx.executeQuery<{ id: string; team_id: string; message_seq: number }>(
+                q.nextSeq({ address: sender, max: limits.maxMessagesPerInbox > 0 ? limits.maxMessagesPerInbox : Number.MAX_SAFE_INTEGER }),
+              )
+            ).rows[0];
+            if (!inbox) {
+              if ((await trx.executeQuery(q.inboxAt({ address: sender }))).rows.length > 0)
+                throw mailboxFull(sender, limits.maxMessagesPerInbox);
+              throw new AppError('not_found', `the sending inbox ${sender} was deleted meanwhile; nothing was sent`);
+            }
+            const id = newId('msg');
+            const row = {
+              id,
+              inbox_id: inbox.id,
+              rcpt: sender,
+              seq: inbox.message_seq,
+              received_at: receivedAt,
+              mail_from: req.mailFrom,
+              source: req.source,
+              content_sha256: rawSha,
+              direction: 'outbound' as const,
+            };
+            await trx.executeQuery(q.insertMessage(row));
+            counters.add(inbox.team_id, 'messagesSent', 1);
+            await req.outbound.also(trx, { senderMessageId: id, local: out.map((o) => o.delivery), rawSha256: rawSha });
+            const { content_sha256: _c, ...envelope } = row;
+            // Returned to the caller, never published (see IngestRequest.outbound).
+            out.push({
+              delivery: { rcpt: sender, messageId: id, inboxId: inbox.id, direction: 'outbound' },
+              teamId: inbox.team_id,
+              row: { ...envelope, ...summaryContent, raw_sha256: rawSha },
+            });
+          }
           return out;
         },
       })
@@ -155,7 +203,7 @@ export class Ingest {
         throw e;
       });
     for (const s of stored) {
-      if (s.delivery.inboxId && s.teamId)
+      if (s.delivery.inboxId && s.teamId && s.delivery.direction !== 'outbound')
         this.bus.publish({ type: 'message.received', inboxId: s.delivery.inboxId, teamId: s.teamId, message: s.row });
     }
     this.log.debug('message stored', { source: req.source, size: req.raw.length, deliveries: stored.map((s) => s.delivery) });
@@ -173,7 +221,7 @@ export class Ingest {
   }
 }
 
-const MESSAGE_COLUMNS = ['id', 'inbox_id', 'rcpt', 'seq', 'received_at', 'mail_from', 'source', 'content_sha256'] as const;
+const MESSAGE_COLUMNS = ['id', 'inbox_id', 'rcpt', 'seq', 'received_at', 'mail_from', 'source', 'content_sha256', 'direction'] as const;
 const CONTENT_COLUMNS = [
   'sha256',
   'from_address',

@@ -77,7 +77,14 @@ export const stats = op({
     activeInboxes: z.number().int(),
     storedMessages: z.number().int(),
     storedBytes: z.number().int(),
-    totals: z.object({ inboxesCreated: z.number().int(), messagesReceived: z.number().int(), bytesReceived: z.number().int() }).nullable(),
+    totals: z
+      .object({
+        inboxesCreated: z.number().int(),
+        messagesReceived: z.number().int(),
+        bytesReceived: z.number().int(),
+        messagesSent: z.number().int().describe('Messages sent or replied from the team’s inboxes'),
+      })
+      .nullable(),
   }),
   async handler(ctx) {
     const p = principal(ctx);
@@ -86,7 +93,12 @@ export const stats = op({
     let totals = null;
     if (p.scope.labelPrefix === null) {
       const c = await teamCounters(db, p.teamId);
-      totals = { inboxesCreated: c.inboxesCreated ?? 0, messagesReceived: c.messagesReceived ?? 0, bytesReceived: c.bytesReceived ?? 0 };
+      totals = {
+        inboxesCreated: c.inboxesCreated ?? 0,
+        messagesReceived: c.messagesReceived ?? 0,
+        bytesReceived: c.bytesReceived ?? 0,
+        messagesSent: c.messagesSent ?? 0,
+      };
     }
     return { scope: p.scope, ...live, totals };
   },

@@ -84,7 +84,9 @@ export const getMessage = op({
   output: MessageView,
   async handler(ctx, input) {
     const { msg } = await messageOf(ctx, input.id, input.messageId);
-    return messageView(msg, await ctx.services.messages.attachments(msg.id), ctx.services.baseUrl());
+    const view = messageView(msg, await ctx.services.messages.attachments(msg.id), ctx.services.baseUrl());
+    if (msg.direction === 'outbound') view.deliveries = await ctx.services.outbound.deliveriesOf(msg.id);
+    return view;
   },
 });
 

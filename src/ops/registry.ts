@@ -21,11 +21,13 @@ import { workspaceTaskOps } from './workspace-tasks.ts';
 import { workspaceExecOps } from './workspace-exec.ts';
 import { workspaceTodayOps } from './workspace-today.ts';
 import { workspaceMonitorOps } from './workspace-monitors.ts';
+import { outboundOps } from './outbound.ts';
 
 export const OPERATIONS: readonly Operation[] = [
   ...systemOps,
   ...inboxOps,
   ...messageOps,
+  ...outboundOps,
   ...agentOps,
   ...simulateOps,
   ...rehearsalOps,

@@ -49,7 +49,14 @@ export const MessageSummary = z.object({
   hasRaw: z.boolean(),
   rawUrl: z.string(),
   verification: Verification,
-  via: z.string().describe('How the message arrived: "smtp", "simulate", or "webhook:<provider>" (mail injected over an inbound webhook)'),
+  via: z
+    .string()
+    .describe(
+      'How the message arrived: "smtp", "simulate", "webhook:<provider>" (mail injected over an inbound webhook), or "send" (sent from an inboxd inbox)',
+    ),
+  direction: z
+    .enum(['inbound', 'outbound'])
+    .describe('"inbound": received by this inbox; "outbound": the copy of a message this inbox sent (never counted as received mail)'),
 });
 export type MessageSummary = z.infer<typeof MessageSummary>;
 
@@ -72,8 +79,10 @@ export function messageSummary(r: MessageSummaryRow, baseUrl: string): MessageSu
     attachmentCount: r.attachment_count,
     hasRaw: true,
     rawUrl: rawUrlOf(baseUrl, inboxId, r.id),
-    verification: { otp: r.otp, primaryLink: r.primary_link },
+    // A sent message is never the inbox's code: its own copy shows none (the recipients' copies do).
+    verification: r.direction === 'outbound' ? { otp: null, primaryLink: null } : { otp: r.otp, primaryLink: r.primary_link },
     via: r.source,
+    direction: r.direction,
   };
 }
 
@@ -102,6 +111,23 @@ export function attachmentView(a: AttachmentRow, inboxId: string, baseUrl: strin
   };
 }
 
+/** One recipient of a sent message and how its delivery stands (src/outbound/). */
+export const DeliveryView = z.object({
+  address: z.string(),
+  kind: z.enum(['to', 'cc', 'bcc']),
+  route: z.enum(['local', 'relay']).describe('local: delivered by inboxd itself (a domain it serves); relay: via --smtp-relay'),
+  state: z
+    .enum(['queued', 'sent', 'failed'])
+    .describe('queued: waiting for (another) relay attempt; sent: stored locally or accepted by the relay; failed: given up'),
+  attempts: z.number().int(),
+  response: z
+    .string()
+    .nullable()
+    .describe("The relay's last answer (or the error talking to it); for local recipients where the copy was stored"),
+  deliveredMessageId: z.string().nullable().describe('Local recipients: the id of the copy stored for them'),
+  nextAttemptAt: z.string().nullable(),
+});
+
 export const MessageView = MessageSummary.extend({
   date: z.string().nullable().describe('The Date header'),
   headerMessageId: z.string().nullable().describe('The Message-ID header'),
@@ -111,6 +137,10 @@ export const MessageView = MessageSummary.extend({
   html: z.string().nullable(),
   headers: z.array(z.object({ name: z.string(), value: z.string() })),
   attachments: z.array(AttachmentView),
+  deliveries: z
+    .array(DeliveryView)
+    .optional()
+    .describe('Outbound messages only: the delivery state of each recipient (queued, sent, failed with the relay answer)'),
 });
 export type MessageView = z.infer<typeof MessageView>;
 

@@ -144,6 +144,8 @@ export class DeliveryRepo {
       .select(['i.team_id', 'i.address', 'i.label', 'i.callback_url', 'i.callback_secret'])
       .where('i.callback_url', 'is not', null)
       .where('i.callback_secret', 'is not', null)
+      // Sent copies never fire message.received (src/outbound/).
+      .where('m.direction', '=', 'inbound')
       .where(({ not, exists, selectFrom }) =>
         not(
           exists(selectFrom('callback_deliveries as d').select('d.id').whereRef('d.message_id', '=', 'm.id').where('d.event', '=', event)),

@@ -31,6 +31,7 @@ export const SUMMARY_COLUMNS = [
   'otp',
   'primary_link',
   'source',
+  'direction',
 ] as const satisfies ReadonlyArray<keyof MessageSummaryRow>;
 
 // Fails to compile when MessageSummaryRow gains a column that the list above lacks.
@@ -50,9 +51,12 @@ export class MessageRepo {
     return q.orderBy('seq', 'desc').limit(limit).execute();
   }
 
-  /** Newest first, received after the given sequence number or time. */
+  /**
+   * Newest first, received after the given sequence number or time. Received mail only: this is what waits, verify,
+   * open, extract and check look at, and a sent message must never be handed out as the inbox's code.
+   */
   async after(inboxId: string, since: { seq?: number; time?: number }, limit: number): Promise<MessageSummaryRow[]> {
-    let q = this.db.selectFrom('messages').select(SUMMARY_COLUMNS).where('inbox_id', '=', inboxId);
+    let q = this.db.selectFrom('messages').select(SUMMARY_COLUMNS).where('inbox_id', '=', inboxId).where('direction', '=', 'inbound');
     if (since.seq !== undefined) q = q.where('seq', '>', since.seq);
     if (since.time !== undefined) q = q.where('received_at', '>', since.time);
     return q.orderBy('seq', 'desc').limit(limit).execute();
@@ -71,8 +75,16 @@ export class MessageRepo {
     return Number(r.n);
   }
 
+  /** The newest received (inbound) message. */
   async latest(inboxId: string): Promise<MessageRow | undefined> {
-    return this.db.selectFrom('messages').selectAll().where('inbox_id', '=', inboxId).orderBy('seq', 'desc').limit(1).executeTakeFirst();
+    return this.db
+      .selectFrom('messages')
+      .selectAll()
+      .where('inbox_id', '=', inboxId)
+      .where('direction', '=', 'inbound')
+      .orderBy('seq', 'desc')
+      .limit(1)
+      .executeTakeFirst();
   }
 
   async attachments(messageId: string): Promise<AttachmentRow[]> {

@@ -102,6 +102,8 @@ export interface MessageTable {
   primary_link: string | null;
   extraction_json: string;
   source: string;
+  /** 'inbound' (received) or 'outbound' (the sender's copy of a sent message, migration 011). */
+  direction: 'inbound' | 'outbound';
 }
 
 /** The `attachments` view: a content's attachment rows, once per message that references the content. */
@@ -127,6 +129,7 @@ export interface MessageRowTable {
   mail_from: string | null;
   source: string;
   content_sha256: string;
+  direction: Generated<'inbound' | 'outbound'>;
 }
 
 /** Everything parsed from one raw message, stored once however many recipients it had; keyed by the raw's sha256. */
@@ -253,6 +256,7 @@ export interface Database {
   run_events: RunEventTable;
   segment_blobs: SegmentBlobTable;
   domains: DomainTable;
+  outbound_deliveries: OutboundDeliveryTable;
 }
 
 /** Where a blob's bytes are in the segment files (migration 010, src/store/segments.ts). */
@@ -296,4 +300,31 @@ export interface DomainTable {
   created_by_key: string | null;
   verified_at: number | null;
   checked_at: number | null;
+}
+
+/** One recipient of a sent message (migration 011, src/outbound/). */
+export interface OutboundDeliveryTable {
+  id: string;
+  /** The sender's copy (direction 'outbound') in the sending inbox. */
+  message_id: string;
+  inbox_id: string;
+  team_id: string;
+  rcpt: string;
+  kind: 'to' | 'cc' | 'bcc';
+  /** local: stored by inboxd itself; relay: handed to --smtp-relay. */
+  route: 'local' | 'relay';
+  mail_from: string;
+  raw_sha256: string;
+  /** The sending address's domain, for DKIM. */
+  sender_domain: string;
+  state: 'queued' | 'sent' | 'failed';
+  attempts: number;
+  /** The relay's last answer (or the error), e.g. "550 5.1.1 no such user". */
+  response: string | null;
+  /** When the next attempt is due; null once the delivery is finished. */
+  next_attempt_at: number | null;
+  /** For a local recipient: the id of the copy stored for it. */
+  local_message_id: string | null;
+  created_at: number;
+  updated_at: number;
 }

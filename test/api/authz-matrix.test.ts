@@ -45,6 +45,8 @@ const SAMPLES: Record<string, (f: Fixture) => Sample> = {
   'workspace.execute_calendar_event': () => ({ body: { title: 't', start: '2030-01-01T09:00:00Z', end: '2030-01-01T10:00:00Z' } }),
   'workspace.today_decision': () => ({ body: { decision: 'dismiss' } }),
   'workspace.create_monitor': (f) => ({ body: { name: 'matrix', kind: 'expect_mail', inboxId: f.inboxId }, inbox: true }),
+  'messages.send': () => ({ body: { to: 'matrix-peer@inboxd.test', subject: 'matrix', text: 'hello' } }),
+  'messages.reply': (f) => ({ body: { messageId: f.messageId, text: 'hello' } }),
 };
 
 let s: TestServer;

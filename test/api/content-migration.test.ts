@@ -18,7 +18,10 @@ import fs from 'node:fs';
 
 const BEFORE_004 = ['001_foundation', '002_mail', '003_access', '003_events'];
 
-function legacyMessage(id: string, inboxId: string | null, rcpt: string, rawSha: string, over: Partial<MessageRow> = {}): MessageRow {
+/** Rows of the table before 004 (no `direction`: migration 011 adds it, 'inbound' for every old message). */
+type LegacyRow = Omit<MessageRow, 'direction'>;
+
+function legacyMessage(id: string, inboxId: string | null, rcpt: string, rawSha: string, over: Partial<LegacyRow> = {}): LegacyRow {
   return {
     id,
     inbox_id: inboxId,
@@ -129,7 +132,8 @@ test('a store from before 004 opens with the same answers, and copies share one 
 
     const s = await startTestServer([], {}, { dataDir });
     try {
-      const view = (m: MessageRow, atts: AttachmentRow[]) => JSON.parse(JSON.stringify(messageView(m, atts, s.server.services.baseUrl())));
+      const view = (m: LegacyRow, atts: AttachmentRow[]) =>
+        JSON.parse(JSON.stringify(messageView({ ...m, direction: 'inbound' }, atts, s.server.services.baseUrl())));
       assert.deepEqual(await json(await s.api('/v1/inboxes/inb_a/messages/msg_a')), view(ma, [aa]));
       assert.deepEqual(await json(await s.api('/v1/inboxes/inb_a/messages/msg_o')), view(mo, []));
       // The second copy shares the first copy's content, attachment rows included (same attachment id).

@@ -78,8 +78,14 @@ describe('GET /metrics', () => {
     // Every refusal reason is there from the start (at 0), so rate() works before the first refusal.
     assert.equal(m.get('inboxd_smtp_rejections_total')!.samples.length, 8);
     assert.ok(sampleValue(m, 'inboxd_store_bytes', { part: 'sqlite' })! > 0);
-    // No outbound mail service is wired on this branch: the family is there, without series.
-    assert.equal(m.get('inboxd_outbound_recipients')!.samples.length, 0);
+    // Every delivery state is there from the start.
+    assert.deepEqual(
+      m
+        .get('inboxd_outbound_recipients')!
+        .samples.map((x) => x.labels.state)
+        .sort(),
+      ['failed', 'queued', 'sent'],
+    );
   });
 
   test('SMTP mail moves the connection, message, byte and latency counters', async () => {
@@ -159,16 +165,15 @@ describe('GET /metrics', () => {
     await until(s, (m) => sampleValue(m, 'inboxd_callback_attempts_total', { outcome: 'delivered' })! >= 1, 'a delivered callback');
   });
 
-  test('the outbound gauge reports what its source says, by state', async () => {
-    s.server.services.metrics.sources.outbound = async () => ({ queued: 2, sent: 5 });
-    try {
-      const m = await scrape(s);
-      assert.equal(sampleValue(m, 'inboxd_outbound_recipients', { state: 'queued' }), 2);
-      assert.equal(sampleValue(m, 'inboxd_outbound_recipients', { state: 'sent' }), 5);
-      assert.equal(sampleValue(m, 'inboxd_outbound_recipients', { state: 'failed' }), 0);
-    } finally {
-      delete s.server.services.metrics.sources.outbound;
-    }
+  test('the outbound gauge counts sent recipients by delivery state', async () => {
+    const from = await createInbox(s);
+    const to = await createInbox(s);
+    const sentBefore = sampleValue(await scrape(s), 'inboxd_outbound_recipients', { state: 'sent' })!;
+    const r = await s.api(`/v1/inboxes/${from.inboxId}/send`, { method: 'POST', json: { to: to.address, subject: 'm', text: 'hi' } });
+    assert.equal(r.status, 202, await r.clone().text());
+    const m = await scrape(s);
+    assert.equal(sampleValue(m, 'inboxd_outbound_recipients', { state: 'sent' }), sentBefore + 1, 'a local recipient is sent at once');
+    assert.equal(sampleValue(m, 'inboxd_outbound_recipients', { state: 'queued' }), 0);
   });
 
   test('no key → 401, a member or read-only key → 403, a scoped admin → 403', async () => {

@@ -130,7 +130,7 @@ describe('draft_only never sends', () => {
 });
 
 describe('auto_send_safe and full_auto', () => {
-  test('auto_send_safe: a safe reply to a known sender would be sent → 501 without a mailer, logged blocked, key released', async () => {
+  test('auto_send_safe: a safe reply to an outside sender would be sent → 501 without a relay, logged blocked, key released', async () => {
     await setMode('auto_send_safe');
     const id = await knownSenderMail('Can we meet on Tuesday?');
     const k = key();
@@ -146,13 +146,13 @@ describe('auto_send_safe and full_auto', () => {
       501,
     );
     assert.equal(r.code, 'not_configured');
-    assert.match(r.detail, /no outbound mail service/);
+    assert.match(r.detail, /needs a relay: .*--smtp-relay/);
     const acts = await actionsOf(id);
     assert.deepEqual(
       acts.map((a) => a.type),
       ['blocked'],
     );
-    assert.match(acts[0]!.reasons[0], /^not_configured: /);
+    assert.match(acts[0]!.reasons[0], /^send_failed: .*needs a relay/);
     // not remembered: the same key runs again (still 501), it is not replayed
     await json(await exec({ inboxId: inbox.inboxId, messageId: id, text: 'Tuesday works, see you then.', idempotencyKey: k }), 501);
   });

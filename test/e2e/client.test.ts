@@ -213,9 +213,7 @@ describe('inboxd simulate', () => {
 });
 
 describe('inboxd send', () => {
-  test('sends from one inbox to another (local delivery) and wait finds it', {
-    todo: 'needs POST /v1/inboxes/:id/send (outbound branch)',
-  }, async () => {
+  test('sends from one inbox to another (local delivery) and wait finds it', async () => {
     const from = await createInbox();
     const to = await createInbox();
     const dir = tempDir();

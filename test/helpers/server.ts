@@ -29,6 +29,8 @@ export interface TestServerOptions {
   dataDir?: string;
   /** Event timing knobs (short retry delays, heartbeats) so tests need not sleep for minutes. */
   events?: StartOptions['events'];
+  /** Outbound relay knobs (retry schedule, timeouts) and the DKIM key lookup. */
+  outbound?: StartOptions['outbound'];
 }
 
 export async function startTestServer(
@@ -49,6 +51,7 @@ export async function startTestServer(
     announce: (l) => logs.push(l),
     ...(opts.clock ? { clock: opts.clock } : {}),
     ...(opts.events ? { events: opts.events } : {}),
+    ...(opts.outbound ? { outbound: opts.outbound } : {}),
   });
   const url = `http://127.0.0.1:${server.httpPort}`;
   return {

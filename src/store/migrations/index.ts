@@ -13,6 +13,7 @@ import * as m009 from './009_runs.ts';
 import * as m010 from './010_segments.ts';
 import * as m013 from './013_domains.ts';
 import * as m015 from './015_workspace.ts';
+import * as m011 from './011_outbound.ts';
 
 export const MIGRATIONS: Record<string, Migration> = {
   '001_foundation': m001,
@@ -27,4 +28,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '010_segments': m010,
   '013_domains': m013,
   '015_workspace': m015,
+  '011_outbound': m011,
 };

@@ -1,0 +1,274 @@
+// Sending from an inbox (CONTRACT §9). A send is routed per recipient: addresses at a domain inboxd serves are
+// delivered locally through the ingest path (exactly like SMTP mail: waits, SSE, callbacks and verify see them);
+// every other address goes through the operator's relay. The sender's copy (direction 'outbound'), the local copies
+// and the outbox rows are written in one ingest transaction, so an accepted send is never half stored; relay
+// deliveries then go out from the outbox, with retries on the callback schedule, and survive a restart.
+import type { Transaction } from 'kysely';
+import { AppError } from '../errors.ts';
+import { RETRY_DELAYS_MS } from '../events/retry.ts';
+import type { Ingest } from '../ingest/ingest.ts';
+import { newId } from '../lib/ids.ts';
+import type { Logger } from '../log.ts';
+import { composeMail, domainOf, type ComposeInput, type Mailbox } from '../mail/compose.ts';
+import type { ServedDomains } from '../domains/served.ts';
+import type { BlobStore } from '../store/blobs.ts';
+import type { InboxRow } from '../store/inboxes.ts';
+import type { Database } from '../store/schema.ts';
+import type { NewOutbound, OutboundRow, OutboxRepo } from './outbox.ts';
+import type { DkimFor, MailSender } from './relay.ts';
+import { OutboundWorker, type WorkerTuning } from './worker.ts';
+
+/** Recipients of one send, To, Cc and Bcc together: the RFC 5321 minimum a relay must take (§4.5.3.1.8). */
+export const MAX_RECIPIENTS = 100;
+
+export interface SendRequest {
+  inbox: InboxRow;
+  to: Mailbox[];
+  cc: Mailbox[];
+  bcc: Mailbox[];
+  replyTo: Mailbox[];
+  subject: string;
+  text: string | undefined;
+  html: string | undefined;
+  attachments: ComposeInput['attachments'];
+  inReplyTo: string | null;
+  references: string[];
+  /** For the log line: the key that sent. */
+  keyId: string | null;
+  /** Sent by the workspace with no person's approval: `Auto-Submitted: auto-replied` (RFC 3834). */
+  autoSubmitted?: boolean;
+}
+
+export interface RecipientState {
+  address: string;
+  kind: 'to' | 'cc' | 'bcc';
+  route: 'local' | 'relay';
+  state: 'queued' | 'sent' | 'failed';
+  attempts: number;
+  /** The relay's last answer (or the error talking to it); for local recipients where the copy went. */
+  response: string | null;
+  /** Local recipients: the id of the copy stored for them (null when no inbox owned the address: kept unclaimed). */
+  deliveredMessageId: string | null;
+  nextAttemptAt: string | null;
+}
+
+export interface SendResult {
+  messageId: string;
+  rfcMessageId: string;
+  inReplyTo: string | null;
+  references: string[];
+  recipients: RecipientState[];
+}
+
+export class OutboundService {
+  private readonly ingest: Ingest;
+  private readonly outbox: OutboxRepo;
+  private readonly served: ServedDomains;
+  private readonly sender: MailSender | null;
+  private readonly log: Logger;
+  private readonly now: () => number;
+  private readonly maxMessageBytes: () => number;
+  private readonly perMinute: number;
+  private window = 0;
+  private counts = new Map<string, number>();
+  readonly worker: OutboundWorker;
+
+  constructor(d: {
+    ingest: Ingest;
+    outbox: OutboxRepo;
+    blobs: BlobStore;
+    served: ServedDomains;
+    /** Null without --smtp-relay: then only local recipients can be sent to. */
+    sender: MailSender | null;
+    dkimFor: DkimFor;
+    log: Logger;
+    now: () => number;
+    maxMessageBytes: () => number;
+    maxSendsPerMinute: number;
+    tuning?: WorkerTuning | undefined;
+  }) {
+    this.ingest = d.ingest;
+    this.outbox = d.outbox;
+    this.served = d.served;
+    this.sender = d.sender;
+    this.log = d.log;
+    this.now = d.now;
+    this.maxMessageBytes = d.maxMessageBytes;
+    this.perMinute = d.maxSendsPerMinute;
+    this.worker = new OutboundWorker({
+      outbox: d.outbox,
+      blobs: d.blobs,
+      sender: d.sender,
+      dkimFor: d.dkimFor,
+      log: d.log,
+      now: d.now,
+      tuning: { retryDelaysMs: RETRY_DELAYS_MS, ...d.tuning },
+    });
+  }
+
+  get relayConfigured(): boolean {
+    return this.sender !== null;
+  }
+
+  async send(req: SendRequest): Promise<SendResult> {
+    const self = req.inbox.address.toLowerCase();
+    const recipients: Array<{ address: string; kind: 'to' | 'cc' | 'bcc'; route: 'local' | 'relay' }> = [];
+    const seen = new Set<string>();
+    for (const [kind, list] of [
+      ['to', req.to],
+      ['cc', req.cc],
+      ['bcc', req.bcc],
+    ] as const) {
+      for (const a of list) {
+        const address = a.address.toLowerCase();
+        if (seen.has(address)) continue;
+        seen.add(address);
+        // --accept-any-domain does not make a domain local: only served domains are (ServedDomains.isServed).
+        recipients.push({ address, kind, route: this.served.isServed(domainOf(address)) ? 'local' : 'relay' });
+      }
+    }
+    if (recipients.length === 0)
+      throw new AppError('validation_failed', 'a message needs at least one recipient in to, cc or bcc', {
+        errors: [{ path: 'to', message: 'at least one recipient is needed' }],
+      });
+    if (recipients.length > MAX_RECIPIENTS)
+      throw new AppError('validation_failed', `at most ${MAX_RECIPIENTS} recipients per message (to, cc and bcc together)`, {
+        errors: [{ path: 'to', message: `at most ${MAX_RECIPIENTS} recipients (to, cc and bcc together); got ${recipients.length}` }],
+      });
+    const external = recipients.filter((r) => r.route === 'relay');
+    if (external.length > 0 && !this.sender)
+      throw new AppError(
+        'not_configured',
+        `outbound mail to ${external[0]!.address}${external.length > 1 ? ` (and ${external.length - 1} more)` : ''} needs a relay: this server delivers only to ${this.served.describe()} without one; the operator sets --smtp-relay (INBOXD_SMTP_RELAY). Nothing was sent.`,
+      );
+    this.countSend(req.inbox.team_id);
+
+    const composed = await composeMail({
+      from: req.inbox.address,
+      to: req.to,
+      cc: req.cc,
+      bcc: req.bcc,
+      replyTo: req.replyTo,
+      subject: req.subject,
+      text: req.text,
+      html: req.html,
+      attachments: req.attachments,
+      inReplyTo: req.inReplyTo,
+      references: req.references,
+      date: new Date(this.now()),
+      autoSubmitted: req.autoSubmitted ?? false,
+    });
+    const max = this.maxMessageBytes();
+    if (composed.raw.length > max)
+      throw new AppError(
+        'payload_too_large',
+        `the composed message is ${composed.raw.length} bytes, over the ${max}-byte limit (--max-message-bytes); send smaller or fewer attachments`,
+      );
+
+    const now = this.now();
+    let rows: NewOutbound[] = [];
+    const stored = await this.ingest.accept({
+      raw: composed.raw,
+      rcpts: recipients.filter((r) => r.route === 'local').map((r) => r.address),
+      mailFrom: req.inbox.address,
+      source: 'send',
+      outbound: {
+        inboxAddress: req.inbox.address,
+        also: async (trx: Transaction<Database>, s) => {
+          const localIds = new Map(s.local.map((d) => [d.rcpt, d]));
+          rows = recipients.map((r) => {
+            const local = r.route === 'local' ? localIds.get(r.address) : undefined;
+            return {
+              id: newId('dlv'),
+              message_id: s.senderMessageId,
+              inbox_id: req.inbox.id,
+              team_id: req.inbox.team_id,
+              rcpt: r.address,
+              kind: r.kind,
+              route: r.route,
+              mail_from: self,
+              raw_sha256: s.rawSha256,
+              sender_domain: domainOf(self),
+              state: r.route === 'local' ? 'sent' : 'queued',
+              attempts: r.route === 'local' ? 1 : 0,
+              response:
+                r.route === 'local'
+                  ? local?.inboxId
+                    ? `stored in inbox ${local.inboxId}`
+                    : 'stored unclaimed (no inbox has this address yet)'
+                  : null,
+              next_attempt_at: r.route === 'local' ? null : now,
+              local_message_id: local?.messageId ?? null,
+              created_at: now,
+              updated_at: now,
+            };
+          });
+          await this.outbox.insert(trx, rows);
+        },
+      },
+    });
+    const senderCopy = stored.find((d) => d.direction === 'outbound')!;
+    this.log.info('message sent', {
+      inboxId: req.inbox.id,
+      messageId: senderCopy.messageId,
+      keyId: req.keyId,
+      local: recipients.length - external.length,
+      relay: external.length,
+      size: composed.raw.length,
+    });
+    if (external.length > 0) this.worker.poke();
+    return {
+      messageId: senderCopy.messageId,
+      rfcMessageId: composed.messageId,
+      inReplyTo: req.inReplyTo,
+      references: req.references,
+      recipients: rows.map((r) => recipientState(r as OutboundRow)),
+    };
+  }
+
+  async deliveriesOf(messageId: string): Promise<RecipientState[]> {
+    return (await this.outbox.ofMessage(messageId)).map(recipientState);
+  }
+
+  start(): Promise<void> {
+    return this.worker.start();
+  }
+
+  stop(): Promise<void> {
+    return this.worker.stop();
+  }
+
+  /** Sends per minute per team (--max-sends-per-minute), in one-minute windows in memory. */
+  private countSend(teamId: string): void {
+    if (this.perMinute <= 0) return;
+    const now = this.now();
+    const window = Math.floor(now / 60_000);
+    if (window !== this.window) {
+      this.window = window;
+      this.counts = new Map();
+    }
+    const n = (this.counts.get(teamId) ?? 0) + 1;
+    this.counts.set(teamId, n);
+    if (n > this.perMinute) {
+      const retryAfter = Math.max(1, Math.ceil(((window + 1) * 60_000 - now) / 1000));
+      throw new AppError(
+        'rate_limited',
+        `this team sent more than ${this.perMinute} messages this minute (--max-sends-per-minute); retry in ${retryAfter} s`,
+        { headers: { 'Retry-After': String(retryAfter) } },
+      );
+    }
+  }
+}
+
+export function recipientState(r: OutboundRow): RecipientState {
+  return {
+    address: r.rcpt,
+    kind: r.kind,
+    route: r.route,
+    state: r.state,
+    attempts: r.attempts,
+    response: r.response,
+    deliveredMessageId: r.local_message_id,
+    nextAttemptAt: r.next_attempt_at === null ? null : new Date(r.next_attempt_at).toISOString(),
+  };
+}
