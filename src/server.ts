@@ -33,6 +33,7 @@ import { startSmtp, type SmtpAuthHooks, type SmtpListener } from './smtp/listene
 import { labelInScope, type Principal } from './auth/principal.ts';
 import { InboxRepo } from './store/inboxes.ts';
 import { MessageRepo } from './store/messages.ts';
+import { ThreadRepo } from './threads/repo.ts';
 import { VERSION } from './version.ts';
 import { type DataDirLock, DataDirError, lockDataDir, prepareDataDir } from './data-dir.ts';
 import { runRepo } from './runs/records.ts';
@@ -123,7 +124,18 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       analyzer,
       limits: () => config,
     });
-    const inboxes = new InboxService({ repo: new InboxRepo(store.db), messages, writer, bus, store, config, clock, log });
+    const threads = new ThreadRepo(store.db, () => clock.now());
+    const inboxes = new InboxService({
+      repo: new InboxRepo(store.db),
+      messages,
+      writer,
+      bus,
+      store,
+      config,
+      clock,
+      log,
+      threads: threads.upkeep,
+    });
     const shutdown = new AbortController();
     const deliveries = new DeliveryRepo(store.db);
     const callbacks = new CallbackService({
@@ -151,6 +163,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       audit: new AuditRepo(store.db, { days: config.auditRetentionDays, maxRows: config.auditMaxRows }),
       inboxes,
       messages,
+      threads,
       ingest,
       writer,
       bus,

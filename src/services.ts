@@ -19,6 +19,7 @@ import type { InboxService } from './inboxes/service.ts';
 import type { Ingest } from './ingest/ingest.ts';
 import type { IngestWriter } from './ingest/writer.ts';
 import type { MessageRepo } from './store/messages.ts';
+import type { ThreadRepo } from './threads/repo.ts';
 
 export interface Clock {
   now(): number;
@@ -40,6 +41,8 @@ export interface Services {
   audit: AuditRepo;
   inboxes: InboxService;
   messages: MessageRepo;
+  /** Threads of inboxes: reads, claim and delete upkeep. */
+  threads: ThreadRepo;
   ingest: Ingest;
   writer: IngestWriter;
   bus: EventBus;

@@ -14,6 +14,7 @@ import type { Clock } from '../services.ts';
 import type { Store } from '../store/db.ts';
 import type { InboxRepo, InboxRow } from '../store/inboxes.ts';
 import type { MessageRepo } from '../store/messages.ts';
+import type { ThreadUpkeep } from '../threads/upkeep.ts';
 import { resolveAddress } from './address.ts';
 
 export const TTL_DEFAULT_MINUTES = 60;
@@ -46,6 +47,7 @@ export class InboxService {
   private readonly clock: Clock;
   private readonly log: Logger;
   private readonly refusals: RefusalLog;
+  private readonly threads: ThreadUpkeep | undefined;
 
   constructor(d: {
     repo: InboxRepo;
@@ -56,6 +58,8 @@ export class InboxService {
     config: Config;
     clock: Clock;
     log: Logger;
+    /** Threads claimed mail (src/threads/). */
+    threads?: ThreadUpkeep;
   }) {
     this.repo = d.repo;
     this.messages = d.messages;
@@ -65,6 +69,7 @@ export class InboxService {
     this.config = d.config;
     this.clock = d.clock;
     this.log = d.log;
+    this.threads = d.threads;
     this.refusals = new RefusalLog(d.log, () => d.clock.now());
   }
 
@@ -123,7 +128,10 @@ export class InboxService {
     // Mail that arrived shortly before the inbox existed is handed over now (through the writer, after pending
     // ingest): only within --unclaimed-claim-seconds, so mail planted long ago for a guessable address is not.
     const window = Math.min(this.config.unclaimedClaimSeconds * 1000, this.config.unclaimedTtlMinutes * 60_000);
-    const claimed = await this.writer.run(() => this.repo.claim(row.id, address, now - window, this.config.maxMessagesPerInbox));
+    const threads = this.threads;
+    const claimed = await this.writer.run(() =>
+      this.repo.claim(row.id, address, now - window, this.config.maxMessagesPerInbox, threads && ((trx, id) => threads.claimed(trx, id))),
+    );
     const inbox = (await this.repo.byId(row.id))!;
     if (claimed > 0) {
       this.log.info('inbox claimed unclaimed mail', { inboxId: row.id, claimed });

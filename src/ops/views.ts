@@ -50,6 +50,10 @@ export const MessageSummary = z.object({
   rawUrl: z.string(),
   verification: Verification,
   via: z.string().describe('How the message arrived: "smtp", "simulate", or "webhook:<provider>" (mail injected over an inbound webhook)'),
+  threadId: z
+    .string()
+    .nullable()
+    .describe('The conversation it belongs to (thr_…; GET /v1/inboxes/:id/threads/:threadId); null only for mail not yet in an inbox'),
 });
 export type MessageSummary = z.infer<typeof MessageSummary>;
 
@@ -74,6 +78,7 @@ export function messageSummary(r: MessageSummaryRow, baseUrl: string): MessageSu
     rawUrl: rawUrlOf(baseUrl, inboxId, r.id),
     verification: { otp: r.otp, primaryLink: r.primary_link },
     via: r.source,
+    threadId: r.thread_id,
   };
 }
 

@@ -31,6 +31,7 @@ export const SUMMARY_COLUMNS = [
   'otp',
   'primary_link',
   'source',
+  'thread_id',
 ] as const satisfies ReadonlyArray<keyof MessageSummaryRow>;
 
 // Fails to compile when MessageSummaryRow gains a column that the list above lacks.
