@@ -70,14 +70,15 @@ const PREFIX_WORDS = [
 ];
 
 // A prefix word, an optional counter (Re[2]:, Re(2):, Re^2:), optional spaces (French "RE :"), then a colon (also the
-// full-width one). "Réf." ends with a dot instead.
-const PREFIX = new RegExp(
-  `^(?:(?:${PREFIX_WORDS.join('|')})\\s*(?:\\[\\d{1,4}\\]|\\(\\d{1,4}\\)|\\^\\d{1,4})?\\s*[:：]|réf\\s*(?:\\.\\s*[:：]?|[:：]))\\s*`,
-  'iu',
-);
+// full-width one). "Réf." ends with a dot instead. A run of them ("Re: Fwd: Re: ") is matched at once.
+const ONE_PREFIX = `(?:(?:${PREFIX_WORDS.join('|')})\\s*(?:\\[\\d{1,4}\\]|\\(\\d{1,4}\\)|\\^\\d{1,4})?\\s*[:：]|réf\\s*(?:\\.\\s*[:：]?|[:：]))\\s*`;
+const PREFIX = new RegExp(`^${ONE_PREFIX}`, 'iu');
+const PREFIX_RUN = new RegExp(`^(?:${ONE_PREFIX})+`, 'iu');
 const WRAPPED_FORWARD = /^\[(?:fwd?|fw)\s*:\s*(.*)\]$/iu;
 const TRAILING_FORWARD = /\s*\((?:fwd?|fw)\)$/iu;
 const BLOB = /^\[[^\]]{0,100}\]\s*/u;
+/** What is left after the leading prefixes is looked at up to this length (the key is shorter still). */
+const MAX_SUBJECT = 2000;
 
 export interface SubjectParts {
   /** The subject without reply/forward prefixes, whitespace collapsed (a leading list tag such as "[dev]" stays). */
@@ -92,23 +93,23 @@ export function parseSubject(subject: string): SubjectParts {
   let s = subject.normalize('NFC').replace(/\s+/gu, ' ').trim();
   let reply = false;
   const tags: string[] = [];
-  // Bounded: each round removes something; a hostile "Re: Re: Re: …" of 64 KiB still ends in linear time.
-  for (let round = 0; round < 10_000; round++) {
-    const p = PREFIX.exec(s);
+  // Every round removes something, and each pattern is anchored and bounded, so a hostile subject costs linear time.
+  for (;;) {
+    const p = PREFIX_RUN.exec(s);
     if (p) {
       s = s.slice(p[0].length);
       reply = true;
-      continue;
     }
+    if (s.length > MAX_SUBJECT) s = s.slice(0, MAX_SUBJECT);
     const w = WRAPPED_FORWARD.exec(s);
     if (w) {
       s = w[1]!.trim();
       reply = true;
       continue;
     }
-    const t = TRAILING_FORWARD.exec(s);
+    const t = TRAILING_FORWARD.exec(s.slice(-8));
     if (t) {
-      s = s.slice(0, t.index);
+      s = s.slice(0, s.length - t[0].length).trimEnd();
       reply = true;
       continue;
     }
