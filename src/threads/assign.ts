@@ -3,7 +3,7 @@
 // so a reply whose parent arrives later (or a parent arriving after its reply) lands in the same thread; a message
 // that links two threads merges them. Without a known link, a reply/forward subject joins the inbox's most recent
 // thread with the same base subject. Every statement is compiled once and is an indexed point or range lookup.
-import type { CompiledQuery, Kysely } from 'kysely';
+import { type CompiledQuery, type Kysely, sql } from 'kysely';
 import { newId } from '../lib/ids.ts';
 import { linksOf, MAX_PARTICIPANTS, mergeParticipants, parseSubject, participantsOf } from '../mail/threads.ts';
 import { precompile } from '../store/prepared.ts';
@@ -80,15 +80,6 @@ const THREAD_COLUMNS = [
 
 function compile(db: Kysely<Database>) {
   return {
-    ref: precompile(['inbox', 'mid'], (p) =>
-      db
-        .selectFrom('thread_refs')
-        .select(['thread_id', 'phantom'])
-        .where('inbox_id', '=', p.inbox)
-        .where('message_id', '=', p.mid)
-        .compile(),
-    ),
-    thread: precompile(['id'], (p) => db.selectFrom('threads').select(THREAD_COLUMNS).where('id', '=', p.id).compile()),
     bySubject: precompile(['inbox', 'key'], (p) =>
       db
         .selectFrom('threads')
@@ -127,20 +118,6 @@ function compile(db: Kysely<Database>) {
         .where('id', '=', id)
         .compile();
     }),
-    setOwn: precompile(['inbox', 'mid', 'thread'], (p) =>
-      db
-        .insertInto('thread_refs')
-        .values({ inbox_id: p.inbox, message_id: p.mid, thread_id: p.thread, phantom: 0 })
-        .onConflict((oc) => oc.columns(['inbox_id', 'message_id']).doUpdateSet({ thread_id: p.thread, phantom: 0 }))
-        .compile(),
-    ),
-    setPhantom: precompile(['inbox', 'mid', 'thread'], (p) =>
-      db
-        .insertInto('thread_refs')
-        .values({ inbox_id: p.inbox, message_id: p.mid, thread_id: p.thread, phantom: 1 })
-        .onConflict((oc) => oc.columns(['inbox_id', 'message_id']).doUpdateSet({ thread_id: p.thread }))
-        .compile(),
-    ),
     moveMessages: precompile(['from', 'to'], (p) =>
       db.updateTable('message_rows').set({ thread_id: p.to }).where('thread_id', '=', p.from).compile(),
     ),
@@ -148,11 +125,69 @@ function compile(db: Kysely<Database>) {
       db.updateTable('thread_refs').set({ thread_id: p.to }).where('thread_id', '=', p.from).compile(),
     ),
     drop: precompile(['id'], (p) => db.deleteFrom('threads').where('id', '=', p.id).compile()),
+    /** Refs of n ids with their (live) threads, in one statement; one compiled form per n (at most 1 + MAX_PARENT_IDS). */
+    lookup: perArity((n) => {
+      const ids = keys('m', n);
+      return precompile(['inbox', ...ids], (p) =>
+        db
+          .selectFrom('thread_refs as r')
+          .innerJoin('threads as t', 't.id', 'r.thread_id')
+          .select(['r.message_id', 'r.phantom'])
+          .select(THREAD_COLUMNS.map((c) => `t.${c}` as const))
+          .where('r.inbox_id', '=', p.inbox!)
+          .where(
+            'r.message_id',
+            'in',
+            ids.map((k) => p[k]!),
+          )
+          .compile(),
+      );
+    }),
+    /**
+     * Points n ids at a thread in one statement. An own id (phantom 0) stays or becomes real; a referenced one keeps
+     * what it was (a real message's id stays real).
+     */
+    upsert: perArity((n) => {
+      const ids = keys('m', n);
+      const flags = keys('f', n);
+      return precompile(['inbox', 'thread', ...ids, ...flags], (p) =>
+        db
+          .insertInto('thread_refs')
+          .values(
+            ids.map((k, i) => ({
+              inbox_id: p.inbox!,
+              message_id: p[k]!,
+              thread_id: p.thread!,
+              phantom: p[flags[i]!] as unknown as number,
+            })),
+          )
+          .onConflict((oc) =>
+            oc.columns(['inbox_id', 'message_id']).doUpdateSet({
+              thread_id: sql.ref('excluded.thread_id'),
+              phantom: sql`case when excluded.phantom = 0 then 0 else thread_refs.phantom end`,
+            }),
+          )
+          .compile(),
+      );
+    }),
+  };
+}
+
+const keys = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => `${prefix}${i}`);
+
+/** Compiles a statement for n values on first use and keeps it. */
+function perArity<F>(make: (n: number) => F): (n: number) => F {
+  const cache = new Map<number, F>();
+  return (n) => {
+    let f = cache.get(n);
+    if (!f) cache.set(n, (f = make(n)));
+    return f;
   };
 }
 
 type Queries = ReturnType<typeof compile>;
 type Run = <R>(q: CompiledQuery) => Promise<R[]>;
+type Hit = ThreadRow & { message_id: string; phantom: number };
 
 /**
  * Assigns threads inside a transaction. One instance per store: the statements are compiled on first use (with
@@ -166,33 +201,34 @@ export class ThreadAssigner {
     this.now = now;
   }
 
-  /** Puts the message into its thread (creating or merging threads as needed) and returns the thread id. */
+  /**
+   * Puts the message into its thread (creating or merging threads as needed) and returns the thread id. Usually three
+   * statements: the lookup of all its ids at once, the thread's insert or update, and the refs' upsert.
+   */
   async assign(trx: Kysely<Database>, at: ThreadTarget, f: ThreadFields): Promise<string> {
     const q = (this.q ??= compile(trx));
     const run: Run = async <R>(c: CompiledQuery) => (await trx.executeQuery<R>(c)).rows;
     const inbox = at.inboxId;
-    const found = new Map<string, ThreadRow>();
-    const load = async (threadId: string): Promise<ThreadRow | undefined> =>
-      found.get(threadId) ?? (await run<ThreadRow>(q.thread({ id: threadId })))[0];
+    const ids = f.own ? [f.own, ...f.parents] : f.parents;
 
-    // Its own id already known: a reply to it came first (phantom), or the same message again.
-    let ownPhantom = false;
-    if (f.own) {
-      const r = (await run<{ thread_id: string; phantom: number }>(q.ref({ inbox, mid: f.own })))[0];
-      const t = r && (await load(r.thread_id));
-      if (t) {
-        found.set(t.id, t);
-        ownPhantom = r.phantom === 1;
-      }
+    const hits: Hit[] = [];
+    if (ids.length > 0) {
+      const values: Record<string, unknown> = { inbox };
+      for (const [i, id] of ids.entries()) values[`m${i}`] = id;
+      hits.push(...(await run<Hit>(q.lookup(ids.length)(values))));
     }
+    const found = new Map<string, ThreadRow>();
     // Ids whose ref already points at a live thread need no write below (a merge repoints them).
     const linked = new Set<string>();
-    for (const mid of f.parents) {
-      const r = (await run<{ thread_id: string }>(q.ref({ inbox, mid })))[0];
-      const t = r && (await load(r.thread_id));
-      if (!t) continue;
-      found.set(t.id, t);
-      linked.add(mid);
+    let ownPhantom = false;
+    let parentFound = false;
+    for (const h of hits) {
+      const { message_id, phantom, ...t } = h;
+      if (!found.has(t.id)) found.set(t.id, t);
+      linked.add(message_id);
+      // Its own id already known: a reply to it came first (phantom), or the same message again.
+      if (message_id === f.own) ownPhantom = phantom === 1;
+      else parentFound = true;
     }
 
     let target: ThreadRow | undefined;
@@ -228,7 +264,7 @@ export class ThreadAssigner {
       target = { id } as ThreadRow;
     } else {
       // The parent of messages already here, itself a reply to nothing known: it is the root, its subject names the thread.
-      const root = ownPhantom && linked.size === 0;
+      const root = ownPhantom && !parentFound;
       const participants = mergeParticipants(JSON.parse(target.participants_json) as string[], f.participants);
       const newest = at.receivedAt >= target.last_message_at;
       await run(
@@ -246,8 +282,16 @@ export class ThreadAssigner {
     }
 
     const thread = target.id;
-    if (f.own) await run(q.setOwn({ inbox, mid: f.own, thread }));
-    for (const mid of f.parents) if (!linked.has(mid)) await run(q.setPhantom({ inbox, mid, thread }));
+    // The own id always (it becomes real), and every referenced id not yet pointing at a live thread.
+    const write = ids.filter((id) => id === f.own || !linked.has(id));
+    if (write.length > 0) {
+      const values: Record<string, unknown> = { inbox, thread };
+      for (const [i, id] of write.entries()) {
+        values[`m${i}`] = id;
+        values[`f${i}`] = id === f.own ? 0 : 1;
+      }
+      await run(q.upsert(write.length)(values));
+    }
     return thread;
   }
 
