@@ -199,6 +199,16 @@ export function participantsOf(from: string | null, toJson: string, ccJson: stri
   return [...out].slice(0, max);
 }
 
+/** A stored participants list; anything unreadable counts as empty (threading must never refuse mail over it). */
+export function participantList(json: string): string[] {
+  try {
+    const v: unknown = JSON.parse(json);
+    return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
+  } catch {
+    return [];
+  }
+}
+
 /** `into` with the addresses of `more` it lacks appended, at most `max`; the same array when nothing was added. */
 export function mergeParticipants(into: string[], more: readonly string[], max = MAX_PARTICIPANTS): string[] {
   let out = into;

@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { AppError } from '../errors.ts';
 import { decodeCursor, pageOf } from '../lib/cursor.ts';
-import { snippetOf } from '../mail/threads.ts';
+import { participantList, snippetOf } from '../mail/threads.ts';
 import type { ActivityCursor, ConsoleThreadRow, ThreadRow } from '../threads/repo.ts';
 import { InboxId, inboxOf, principal } from './common.ts';
 import { op, type OpContext } from './op.ts';
@@ -36,18 +36,12 @@ const ConsoleThread = ThreadSummary.extend({
 });
 
 function threadSummary(r: ThreadRow): ThreadSummary {
-  let participants: string[] = [];
-  try {
-    participants = JSON.parse(r.participants_json) as string[];
-  } catch {
-    // an unreadable list shows as empty; the thread is still listed
-  }
   return {
     threadId: r.id,
     inboxId: r.inbox_id,
     subject: r.subject,
     messageCount: r.message_count,
-    participants,
+    participants: participantList(r.participants_json),
     firstMessageAt: iso(r.first_message_at),
     lastMessageAt: iso(r.last_message_at),
     lastMessageId: r.last_message_id,

@@ -5,7 +5,7 @@
 // thread with the same base subject. Every statement is compiled once and is an indexed point or range lookup.
 import { type CompiledQuery, type Kysely, sql } from 'kysely';
 import { newId } from '../lib/ids.ts';
-import { linksOf, MAX_PARTICIPANTS, mergeParticipants, parseSubject, participantsOf } from '../mail/threads.ts';
+import { linksOf, MAX_PARTICIPANTS, mergeParticipants, parseSubject, participantList, participantsOf } from '../mail/threads.ts';
 import { precompile } from '../store/prepared.ts';
 import type { Database } from '../store/schema.ts';
 
@@ -265,7 +265,7 @@ export class ThreadAssigner {
     } else {
       // The parent of messages already here, itself a reply to nothing known: it is the root, its subject names the thread.
       const root = ownPhantom && !parentFound;
-      const participants = mergeParticipants(JSON.parse(target.participants_json) as string[], f.participants);
+      const participants = mergeParticipants(participantList(target.participants_json), f.participants);
       const newest = at.receivedAt >= target.last_message_at;
       await run(
         q.update({
@@ -309,7 +309,7 @@ export class ThreadAssigner {
       base_subject: earlier.base_subject,
       message_count: into.message_count + from.message_count,
       participants_json: JSON.stringify(
-        mergeParticipants(JSON.parse(into.participants_json) as string[], JSON.parse(from.participants_json) as string[]),
+        mergeParticipants(participantList(into.participants_json), participantList(from.participants_json)),
       ),
       first_message_at: earlier.first_message_at,
       last_message_at: later.last_message_at,

@@ -194,6 +194,17 @@ describe('upkeep: deletes and claimed mail', () => {
     assert.equal(fresh[0].messageCount, 1);
   });
 
+  test('a damaged participants list never refuses mail: the thread takes the new message and starts the list over', async () => {
+    const ib = await inbox();
+    await mail(ib.address, 'Fragile', { id: 'k1@x.test' });
+    const [t] = (await threads(ib.inboxId)).items;
+    s.server.services.store.sqlite.prepare('update threads set participants_json = ? where id = ?').run('{not json', t.threadId);
+    await mail(ib.address, 'Re: Fragile', { id: 'k2@x.test', inReplyTo: 'k1@x.test' });
+    const after = await thread(ib.inboxId, t.threadId);
+    assert.equal(after.messageCount, 2);
+    assert.deepEqual(after.participants.sort(), [ib.address, 'sender@example.com']);
+  });
+
   test('deleting an inbox removes its threads', async () => {
     const ib = await inbox();
     await mail(ib.address, 'Bye', { id: 'g1@x.test' });

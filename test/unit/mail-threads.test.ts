@@ -8,6 +8,7 @@ import {
   mergeParticipants,
   messageIdsIn,
   parseSubject,
+  participantList,
   participantsOf,
   snippetOf,
 } from '../../src/mail/threads.ts';
@@ -103,6 +104,9 @@ test('participants: sender, To, Cc lower-cased and unique, bounded, never fooled
   const lots = JSON.stringify(Array.from({ length: 5000 }, (_, i) => ({ name: '', address: `u${i}@x` })));
   assert.equal(participantsOf(null, lots, '[]').length, 50);
   assert.deepEqual(mergeParticipants(['a'], ['b', 'a', 'c'], 2), ['a', 'b']);
+  assert.deepEqual(participantList('["a",1,"b"]'), ['a', 'b']);
+  assert.deepEqual(participantList('not json'), []);
+  assert.deepEqual(participantList('{}'), []);
   const same = ['a'];
   assert.equal(mergeParticipants(same, ['a']), same);
 });
