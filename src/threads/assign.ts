@@ -3,11 +3,11 @@
 // so a reply whose parent arrives later (or a parent arriving after its reply) lands in the same thread; a message
 // that links two threads merges them. Without a known link, a reply/forward subject joins the inbox's most recent
 // thread with the same base subject. Every statement is compiled once and is an indexed point or range lookup.
-import { type CompiledQuery, type Kysely, sql } from 'kysely';
+import type { CompiledQuery, Kysely } from 'kysely';
 import { newId } from '../lib/ids.ts';
 import { linksOf, MAX_PARTICIPANTS, mergeParticipants, parseSubject, participantList, participantsOf } from '../mail/threads.ts';
-import { precompile } from '../store/prepared.ts';
 import type { Database } from '../store/schema.ts';
+import { compileThreadQueries, type ThreadQueries, type ThreadRow } from './queries.ts';
 
 /** What threading needs from one message, computed once per message (not per recipient, not in the transaction). */
 export interface ThreadFields {
@@ -56,136 +56,6 @@ export interface ThreadTarget {
   receivedAt: number;
 }
 
-interface ThreadRow {
-  id: string;
-  subject: string;
-  base_subject: string;
-  message_count: number;
-  participants_json: string;
-  first_message_at: number;
-  last_message_at: number;
-  last_message_id: string | null;
-}
-
-const THREAD_COLUMNS = [
-  'id',
-  'subject',
-  'base_subject',
-  'message_count',
-  'participants_json',
-  'first_message_at',
-  'last_message_at',
-  'last_message_id',
-] as const;
-
-function compile(db: Kysely<Database>) {
-  return {
-    bySubject: precompile(['inbox', 'key'], (p) =>
-      db
-        .selectFrom('threads')
-        .select(THREAD_COLUMNS)
-        .where('inbox_id', '=', p.inbox)
-        .where('base_subject', '=', p.key)
-        .orderBy('last_message_at', 'desc')
-        .limit(1)
-        .compile(),
-    ),
-    insert: precompile(
-      [
-        'id',
-        'inbox_id',
-        'team_id',
-        'subject',
-        'base_subject',
-        'message_count',
-        'participants_json',
-        'first_message_at',
-        'last_message_at',
-        'last_message_id',
-        'created_at',
-      ],
-      (p) =>
-        db
-          .insertInto('threads')
-          .values(p as never)
-          .compile(),
-    ),
-    update: precompile(THREAD_COLUMNS, (p) => {
-      const { id, ...set } = p;
-      return db
-        .updateTable('threads')
-        .set(set as never)
-        .where('id', '=', id)
-        .compile();
-    }),
-    moveMessages: precompile(['from', 'to'], (p) =>
-      db.updateTable('message_rows').set({ thread_id: p.to }).where('thread_id', '=', p.from).compile(),
-    ),
-    moveRefs: precompile(['from', 'to'], (p) =>
-      db.updateTable('thread_refs').set({ thread_id: p.to }).where('thread_id', '=', p.from).compile(),
-    ),
-    drop: precompile(['id'], (p) => db.deleteFrom('threads').where('id', '=', p.id).compile()),
-    /** Refs of n ids with their (live) threads, in one statement; one compiled form per n (at most 1 + MAX_PARENT_IDS). */
-    lookup: perArity((n) => {
-      const ids = keys('m', n);
-      return precompile(['inbox', ...ids], (p) =>
-        db
-          .selectFrom('thread_refs as r')
-          .innerJoin('threads as t', 't.id', 'r.thread_id')
-          .select(['r.message_id', 'r.phantom'])
-          .select(THREAD_COLUMNS.map((c) => `t.${c}` as const))
-          .where('r.inbox_id', '=', p.inbox!)
-          .where(
-            'r.message_id',
-            'in',
-            ids.map((k) => p[k]!),
-          )
-          .compile(),
-      );
-    }),
-    /**
-     * Points n ids at a thread in one statement. An own id (phantom 0) stays or becomes real; a referenced one keeps
-     * what it was (a real message's id stays real).
-     */
-    upsert: perArity((n) => {
-      const ids = keys('m', n);
-      const flags = keys('f', n);
-      return precompile(['inbox', 'thread', ...ids, ...flags], (p) =>
-        db
-          .insertInto('thread_refs')
-          .values(
-            ids.map((k, i) => ({
-              inbox_id: p.inbox!,
-              message_id: p[k]!,
-              thread_id: p.thread!,
-              phantom: p[flags[i]!] as unknown as number,
-            })),
-          )
-          .onConflict((oc) =>
-            oc.columns(['inbox_id', 'message_id']).doUpdateSet({
-              thread_id: sql.ref('excluded.thread_id'),
-              phantom: sql`case when excluded.phantom = 0 then 0 else thread_refs.phantom end`,
-            }),
-          )
-          .compile(),
-      );
-    }),
-  };
-}
-
-const keys = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => `${prefix}${i}`);
-
-/** Compiles a statement for n values on first use and keeps it. */
-function perArity<F>(make: (n: number) => F): (n: number) => F {
-  const cache = new Map<number, F>();
-  return (n) => {
-    let f = cache.get(n);
-    if (!f) cache.set(n, (f = make(n)));
-    return f;
-  };
-}
-
-type Queries = ReturnType<typeof compile>;
 type Run = <R>(q: CompiledQuery) => Promise<R[]>;
 type Hit = ThreadRow & { message_id: string; phantom: number };
 
@@ -194,7 +64,7 @@ type Hit = ThreadRow & { message_id: string; phantom: number };
  * whatever transaction comes first; a compiled query is plain SQL text and parameters).
  */
 export class ThreadAssigner {
-  private q: Queries | null = null;
+  private q: ThreadQueries | null = null;
   private readonly now: () => number;
 
   constructor(now: () => number = Date.now) {
@@ -206,7 +76,7 @@ export class ThreadAssigner {
    * statements: the lookup of all its ids at once, the thread's insert or update, and the refs' upsert.
    */
   async assign(trx: Kysely<Database>, at: ThreadTarget, f: ThreadFields): Promise<string> {
-    const q = (this.q ??= compile(trx));
+    const q = (this.q ??= compileThreadQueries(trx));
     const run: Run = async <R>(c: CompiledQuery) => (await trx.executeQuery<R>(c)).rows;
     const inbox = at.inboxId;
     const ids = f.own ? [f.own, ...f.parents] : f.parents;
@@ -296,7 +166,7 @@ export class ThreadAssigner {
   }
 
   /** Moves `from`'s messages and refs into `into`, removes `from`, and returns `into` with the two combined. */
-  private async merge(run: Run, q: Queries, into: ThreadRow, from: ThreadRow): Promise<ThreadRow> {
+  private async merge(run: Run, q: ThreadQueries, into: ThreadRow, from: ThreadRow): Promise<ThreadRow> {
     await run(q.moveMessages({ from: from.id, to: into.id }));
     await run(q.moveRefs({ from: from.id, to: into.id }));
     await run(q.drop({ id: from.id }));
