@@ -21,9 +21,6 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('last_message_id', 'text')
     .addColumn('created_at', 'integer', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('threads_inbox_activity').on('threads').columns(['inbox_id', 'last_message_at', 'id']).execute();
-  await db.schema.createIndex('threads_inbox_subject').on('threads').columns(['inbox_id', 'base_subject', 'last_message_at']).execute();
-  await db.schema.createIndex('threads_team_activity').on('threads').columns(['team_id', 'last_message_at', 'id']).execute();
 
   await sql`create table thread_refs (
     inbox_id text not null references inboxes(id) on delete cascade,
@@ -32,13 +29,17 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     phantom integer not null,
     primary key (inbox_id, message_id)
   ) without rowid`.execute(db);
-  await db.schema.createIndex('thread_refs_thread').on('thread_refs').column('thread_id').execute();
 
   await db.schema.alterTable('message_rows').addColumn('thread_id', 'text').execute();
-  await db.schema.createIndex('message_rows_thread').on('message_rows').columns(['thread_id', 'seq']).execute();
 
   await recreateMessagesView(db);
   await threadStoredMail(db);
+  // Indexes last: building them once is faster than keeping them up to date row by row during the backfill.
+  await db.schema.createIndex('threads_inbox_activity').on('threads').columns(['inbox_id', 'last_message_at', 'id']).execute();
+  await db.schema.createIndex('threads_inbox_subject').on('threads').columns(['inbox_id', 'base_subject', 'last_message_at']).execute();
+  await db.schema.createIndex('threads_team_activity').on('threads').columns(['team_id', 'last_message_at', 'id']).execute();
+  await db.schema.createIndex('thread_refs_thread').on('thread_refs').column('thread_id').execute();
+  await db.schema.createIndex('message_rows_thread').on('message_rows').columns(['thread_id', 'seq']).execute();
 }
 
 /**
@@ -82,9 +83,57 @@ interface Conversation {
   first: number;
   last: number;
   lastId: string;
+  /** Set when merged into another conversation (refs are repointed lazily, through this). */
+  into?: Conversation;
+}
+
+function live(c: Conversation): Conversation {
+  while (c.into) c = c.into;
+  return c;
+}
+
+/** Rows written per statement, and rows gathered before they are written (bounds memory on a big store). */
+const CHUNK = 200;
+const FLUSH_ROWS = 20_000;
+
+async function insertRows(db: Kysely<unknown>, table: string, columns: string[], rows: unknown[][]): Promise<void> {
+  for (let i = 0; i < rows.length; i += CHUNK) {
+    const values = rows.slice(i, i + CHUNK).map((r) => sql`(${sql.join(r)})`);
+    await sql`insert into ${sql.table(table)} (${sql.join(columns.map((c) => sql.ref(c)))}) values ${sql.join(values)}`.execute(db);
+  }
 }
 
 async function threadStoredMail(db: Kysely<unknown>): Promise<void> {
+  // Written in multi-row statements: a store of 100,000 messages is threaded in seconds, not minutes.
+  const threadRows: unknown[][] = [];
+  const placed: unknown[][] = [];
+  const refRows: unknown[][] = [];
+  await sql`create temp table thread_of (id text primary key, thread_id text not null)`.execute(db);
+  const flush = async () => {
+    await insertRows(
+      db,
+      'threads',
+      [
+        'id',
+        'inbox_id',
+        'team_id',
+        'subject',
+        'base_subject',
+        'message_count',
+        'participants_json',
+        'first_message_at',
+        'last_message_at',
+        'last_message_id',
+        'created_at',
+      ],
+      threadRows.splice(0),
+    );
+    await insertRows(db, 'thread_refs', ['inbox_id', 'message_id', 'thread_id', 'phantom'], refRows.splice(0));
+    await insertRows(db, 'thread_of', ['id', 'thread_id'], placed.splice(0));
+    await sql`update message_rows set thread_id = (select t.thread_id from thread_of t where t.id = message_rows.id)
+      where id in (select id from thread_of)`.execute(db);
+    await sql`delete from thread_of`.execute(db);
+  };
   const inboxes = (await sql<{ id: string; team_id: string }>`select id, team_id from inboxes order by id`.execute(db)).rows;
   const now = Date.now();
   for (const inbox of inboxes) {
@@ -97,7 +146,7 @@ async function threadStoredMail(db: Kysely<unknown>): Promise<void> {
     if (rows.length === 0) continue;
     const refs = new Map<string, { thread: Conversation; phantom: boolean }>();
     const bySubject = new Map<string, Conversation>();
-    const live = new Set<Conversation>();
+    const made: Conversation[] = [];
     for (const r of rows) {
       let parsedRefs: string[] = [];
       try {
@@ -111,31 +160,30 @@ async function threadStoredMail(db: Kysely<unknown>): Promise<void> {
       const participants = participantsOf(r.from_address, r.to_json, r.cc_json);
       const found = new Set<Conversation>();
       const ownRef = own ? refs.get(own) : undefined;
-      if (ownRef) found.add(ownRef.thread);
+      if (ownRef) found.add(live(ownRef.thread));
       let linked = 0;
       for (const p of parents) {
         const hit = refs.get(p);
         if (hit) {
-          found.add(hit.thread);
+          found.add(live(hit.thread));
           linked++;
         }
       }
       let t: Conversation | undefined;
       if (found.size === 0) {
         const cand = s.reply && s.key ? bySubject.get(s.key) : undefined;
-        t = cand && live.has(cand) ? cand : undefined;
+        t = cand && live(cand);
       } else {
         const all = [...found];
         t = all.reduce((a, b) => (b.rows.length > a.rows.length || (b.rows.length === a.rows.length && b.first < a.first) ? b : a));
         for (const o of all) {
           if (o === t) continue;
           if (o.first < t.first) [t.subject, t.key] = [o.subject, o.key];
-          t.rows.push(...o.rows);
+          for (const id of o.rows) t.rows.push(id);
           t.participants = mergeParticipants(t.participants, o.participants);
           t.first = Math.min(t.first, o.first);
           if (o.last > t.last) [t.last, t.lastId] = [o.last, o.lastId];
-          for (const v of refs.values()) if (v.thread === o) v.thread = t;
-          live.delete(o);
+          o.into = t;
         }
       }
       if (!t) {
@@ -149,7 +197,7 @@ async function threadStoredMail(db: Kysely<unknown>): Promise<void> {
           last: r.received_at,
           lastId: r.id,
         };
-        live.add(t);
+        made.push(t);
       } else {
         if (ownRef?.phantom && linked === 0) [t.subject, t.key] = [r.subject, s.key];
         t.participants = mergeParticipants(t.participants, participants);
@@ -161,16 +209,26 @@ async function threadStoredMail(db: Kysely<unknown>): Promise<void> {
       if (own) refs.set(own, { thread: t, phantom: false });
       for (const p of parents) if (!refs.has(p)) refs.set(p, { thread: t, phantom: true });
     }
-    for (const t of live) {
-      await sql`insert into threads (id, inbox_id, team_id, subject, base_subject, message_count, participants_json,
-        first_message_at, last_message_at, last_message_id, created_at)
-        values (${t.id}, ${inbox.id}, ${inbox.team_id}, ${t.subject}, ${t.key}, ${t.rows.length}, ${JSON.stringify(t.participants)},
-        ${t.first}, ${t.last}, ${t.lastId}, ${now})`.execute(db);
-      for (const id of t.rows) await sql`update message_rows set thread_id = ${t.id} where id = ${id}`.execute(db);
+    for (const t of made) {
+      if (t.into) continue;
+      threadRows.push([
+        t.id,
+        inbox.id,
+        inbox.team_id,
+        t.subject,
+        t.key,
+        t.rows.length,
+        JSON.stringify(t.participants),
+        t.first,
+        t.last,
+        t.lastId,
+        now,
+      ]);
+      for (const id of t.rows) placed.push([id, t.id]);
     }
-    for (const [mid, v] of refs)
-      await sql`insert into thread_refs (inbox_id, message_id, thread_id, phantom) values (${inbox.id}, ${mid}, ${v.thread.id}, ${v.phantom ? 1 : 0})`.execute(
-        db,
-      );
+    for (const [mid, v] of refs) refRows.push([inbox.id, mid, live(v.thread).id, v.phantom ? 1 : 0]);
+    if (threadRows.length + placed.length + refRows.length > FLUSH_ROWS) await flush();
   }
+  await flush();
+  await sql`drop table thread_of`.execute(db);
 }
