@@ -13,6 +13,7 @@ import { DEFAULT_TEAM_ID } from '../../src/store/keys.ts';
 import { json, type Json } from '../helpers/http.ts';
 import { startTestServer, tempDir } from '../helpers/server.ts';
 import { sendMail } from '../helpers/smtp.ts';
+import { assertThreadInvariants } from '../helpers/threads.ts';
 
 const BEFORE_012 = Object.keys(MIGRATIONS).filter((k) => k < '012');
 
@@ -101,6 +102,11 @@ test('a store from before 012 opens with its mail in threads', async () => {
     const code2 = await put('inb_a', 'Your code', { id: 'c2@x' });
     // inb_b: the same Message-ID as inb_a's parent, in a thread of its own.
     const other = await put('inb_b', 'Plan', { id: 'p1@x' });
+    // inb_b: two threads that a later message links, merged by the backfill.
+    const m1 = await put('inb_b', 'First', { id: 'm1@x' });
+    const m2 = await put('inb_b', 'Second', { id: 'm2@x' });
+    await put('inb_b', 'Re: both', { id: 'm3@x', irt: 'm2@x', refs: ['m1@x', 'm2@x'] });
+    const m4 = await put('inb_b', 'Re: Second', { id: 'm4@x', irt: 'm2@x' });
     const unclaimed = await put(null, 'Plan', { id: 'p1@x' });
     await db.destroy();
 
@@ -129,9 +135,16 @@ test('a store from before 012 opens with its mail in threads', async () => {
       );
 
       const b = await threads('inb_b');
-      assert.equal(b.length, 1);
-      assert.equal(b[0]!.lastMessageId, other);
-      assert.notEqual(b[0]!.threadId, plan.threadId);
+      assert.deepEqual(
+        b.map((t) => [t.subject, t.messageCount, t.lastMessageId]),
+        [
+          ['First', 4, m4],
+          ['Plan', 1, other],
+        ],
+      );
+      assert.notEqual(b[1]!.threadId, plan.threadId);
+      const mergedMsgs = (await json(await s.api(`/v1/inboxes/inb_b/threads/${b[0]!.threadId}`))).messages.map((m: Json) => m.messageId);
+      assert.deepEqual(mergedMsgs.slice(0, 2), [m1, m2]);
       const msg = await json(await s.api(`/v1/inboxes/inb_a/messages/${parent}`));
       assert.equal(msg.threadId, plan.threadId);
       const sql = s.server.services.store.sqlite;
@@ -140,6 +153,7 @@ test('a store from before 012 opens with its mail in threads', async () => {
         (sql.prepare('select count(*) n from message_rows where inbox_id is not null and thread_id is null').get() as Json).n,
         0,
       );
+      assertThreadInvariants(sql);
 
       // New mail joins the migrated threads through the migrated Message-ID map.
       await sendMail(s.server.smtpPort, { to: 'a@inboxd.test', subject: 'Re: Plan', text: 'new', inReplyTo: '<p2@x>' });

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { json } from '../helpers/http.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { assertThreadInvariants } from '../helpers/threads.ts';
 
 let s: TestServer;
 before(async () => {
@@ -63,16 +64,7 @@ test('hostile threading input keeps threads consistent', async () => {
   assert.equal(merged.items[0].messageCount, 2001);
 
   const db = s.server.services.store.sqlite;
-  const q = (sql: string) => db.prepare(sql).all();
-  assert.deepEqual(
-    q(`select t.id from threads t where t.message_count <> (select count(*) from message_rows m where m.thread_id = t.id)`),
-    [],
-  );
-  assert.deepEqual(
-    q(`select m.id from message_rows m left join threads t on t.id = m.thread_id where m.inbox_id is not null and t.id is null`),
-    [],
-  );
-  assert.deepEqual(q(`select r.message_id from thread_refs r left join threads t on t.id = r.thread_id where t.id is null`), []);
+  assertThreadInvariants(db);
   const total = (db.prepare('select count(*) n from message_rows where inbox_id = ?').get(inbox.inboxId) as { n: number }).n;
   assert.equal(total, 2501);
 });
