@@ -47,7 +47,7 @@ export class InboxService {
   private readonly clock: Clock;
   private readonly log: Logger;
   private readonly refusals: RefusalLog;
-  private readonly threads: ThreadUpkeep | undefined;
+  private readonly threads: ThreadUpkeep;
 
   constructor(d: {
     repo: InboxRepo;
@@ -59,7 +59,7 @@ export class InboxService {
     clock: Clock;
     log: Logger;
     /** Threads claimed mail (src/threads/). */
-    threads?: ThreadUpkeep;
+    threads: ThreadUpkeep;
   }) {
     this.repo = d.repo;
     this.messages = d.messages;
@@ -128,9 +128,8 @@ export class InboxService {
     // Mail that arrived shortly before the inbox existed is handed over now (through the writer, after pending
     // ingest): only within --unclaimed-claim-seconds, so mail planted long ago for a guessable address is not.
     const window = Math.min(this.config.unclaimedClaimSeconds * 1000, this.config.unclaimedTtlMinutes * 60_000);
-    const threads = this.threads;
     const claimed = await this.writer.run(() =>
-      this.repo.claim(row.id, address, now - window, this.config.maxMessagesPerInbox, threads && ((trx, id) => threads.claimed(trx, id))),
+      this.repo.claim(row.id, address, now - window, this.config.maxMessagesPerInbox, (trx, id) => this.threads.claimed(trx, id)),
     );
     const inbox = (await this.repo.byId(row.id))!;
     if (claimed > 0) {
