@@ -39,6 +39,7 @@ import { startSmtp, type SmtpAuthHooks, type SmtpListener } from './smtp/listene
 import { labelInScope, type Principal } from './auth/principal.ts';
 import { InboxRepo } from './store/inboxes.ts';
 import { MessageRepo } from './store/messages.ts';
+import { ThreadRepo } from './threads/repo.ts';
 import { VERSION } from './version.ts';
 import { type DataDirLock, DataDirError, lockDataDir, prepareDataDir } from './data-dir.ts';
 import { runRepo } from './runs/records.ts';
@@ -142,7 +143,19 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       limits: () => config,
     });
     const served = new ServedDomains(config.domains, config.acceptAnyDomain);
-    const inboxes = new InboxService({ repo: new InboxRepo(store.db), messages, writer, bus, store, config, clock, log, served });
+    const threads = new ThreadRepo(store.db, () => clock.now());
+    const inboxes = new InboxService({
+      repo: new InboxRepo(store.db),
+      messages,
+      writer,
+      bus,
+      store,
+      config,
+      clock,
+      log,
+      served,
+      threads: threads.upkeep,
+    });
     const shutdown = new AbortController();
     const deliveries = new DeliveryRepo(store.db);
     const metrics = new Metrics();
@@ -217,6 +230,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       audit: new AuditRepo(store.db, { days: config.auditRetentionDays, maxRows: config.auditMaxRows }),
       inboxes,
       messages,
+      threads,
       ingest,
       writer,
       bus,

@@ -24,6 +24,7 @@ import type { MessageRepo } from './store/messages.ts';
 import type { Metrics } from './metrics/metrics.ts';
 import type { WorkspaceMailer } from './workspace/mailer.ts';
 import type { OutboundService } from './outbound/service.ts';
+import type { ThreadRepo } from './threads/repo.ts';
 
 export interface Clock {
   now(): number;
@@ -49,6 +50,8 @@ export interface Services {
   audit: AuditRepo;
   inboxes: InboxService;
   messages: MessageRepo;
+  /** Threads of inboxes: reads, claim and delete upkeep. */
+  threads: ThreadRepo;
   ingest: Ingest;
   writer: IngestWriter;
   bus: EventBus;

@@ -15,6 +15,7 @@ import type { Store } from '../store/db.ts';
 import type { InboxRepo, InboxRow } from '../store/inboxes.ts';
 import type { MessageRepo } from '../store/messages.ts';
 import type { ServedDomains } from '../domains/served.ts';
+import type { ThreadUpkeep } from '../threads/upkeep.ts';
 import { resolveAddress } from './address.ts';
 
 export const TTL_DEFAULT_MINUTES = 60;
@@ -48,6 +49,7 @@ export class InboxService {
   private readonly log: Logger;
   private readonly refusals: RefusalLog;
   private readonly served: ServedDomains;
+  private readonly threads: ThreadUpkeep;
 
   constructor(d: {
     repo: InboxRepo;
@@ -59,6 +61,8 @@ export class InboxService {
     clock: Clock;
     log: Logger;
     served: ServedDomains;
+    /** Threads claimed mail (src/threads/). */
+    threads: ThreadUpkeep;
   }) {
     this.repo = d.repo;
     this.messages = d.messages;
@@ -69,6 +73,7 @@ export class InboxService {
     this.clock = d.clock;
     this.log = d.log;
     this.served = d.served;
+    this.threads = d.threads;
     this.refusals = new RefusalLog(d.log, () => d.clock.now());
   }
 
@@ -133,7 +138,9 @@ export class InboxService {
     // Mail that arrived shortly before the inbox existed is handed over now (through the writer, after pending
     // ingest): only within --unclaimed-claim-seconds, so mail planted long ago for a guessable address is not.
     const window = Math.min(this.config.unclaimedClaimSeconds * 1000, this.config.unclaimedTtlMinutes * 60_000);
-    const claimed = await this.writer.run(() => this.repo.claim(row.id, address, now - window, this.config.maxMessagesPerInbox));
+    const claimed = await this.writer.run(() =>
+      this.repo.claim(row.id, address, now - window, this.config.maxMessagesPerInbox, (trx, id) => this.threads.claimed(trx, id)),
+    );
     const inbox = (await this.repo.byId(row.id))!;
     if (claimed > 0) {
       this.log.info('inbox claimed unclaimed mail', { inboxId: row.id, claimed });

@@ -14,6 +14,7 @@ import type { Extraction } from '../mail/extract/index.ts';
 import type { PresetId } from '../mail/presets.ts';
 import type { ParsedMessage } from '../mail/types.ts';
 import type { IngestWriter, PreparedBlob } from './writer.ts';
+import { ThreadAssigner, threadFieldsOf } from '../threads/assign.ts';
 import { isMailRefused, mailboxFull, NO_LIMITS, RefusalLog, unclaimedRefusal, type MailLimits } from './limits.ts';
 
 export interface IngestRequest {
@@ -52,6 +53,7 @@ export class Ingest {
   private readonly analyzer: Analyzer;
   private readonly limits: () => MailLimits;
   private readonly refusals: RefusalLog;
+  private readonly threads: ThreadAssigner;
 
   constructor(deps: {
     writer: IngestWriter;
@@ -70,6 +72,7 @@ export class Ingest {
     this.bus = deps.bus;
     this.log = deps.log;
     this.now = deps.now;
+    this.threads = new ThreadAssigner(deps.now);
   }
 
   async accept(req: IngestRequest): Promise<Delivery[]> {
@@ -97,6 +100,7 @@ export class Ingest {
     const content = { sha256: rawSha, size: req.raw.length, ...fields };
     const { sha256: _s, text_body: _t, html_body: _h, headers_json: _hj, extraction_json: _x, ...summaryContent } = content;
     const limits = this.limits();
+    const threadFields = threadFieldsOf(content);
 
     const stored = await this.writer
       .store({
@@ -138,6 +142,10 @@ export class Ingest {
               if (refused) throw refused;
             }
             const id = newId('msg');
+            // Mail of an inbox joins its thread here, in this transaction; unclaimed mail is threaded when claimed.
+            const threadId = inbox
+              ? await this.threads.assign(trx, { inboxId: inbox.id, teamId: inbox.team_id, messageId: id, receivedAt }, threadFields)
+              : null;
             const row = {
               id,
               inbox_id: inbox?.id ?? null,
@@ -148,6 +156,7 @@ export class Ingest {
               source: req.source,
               content_sha256: rawSha,
               direction: 'inbound' as 'inbound' | 'outbound',
+              thread_id: threadId,
             };
             await trx.executeQuery(q.insertMessage(row));
             const teamId = inbox?.team_id ?? '';
@@ -173,6 +182,12 @@ export class Ingest {
               throw new AppError('not_found', `the sending inbox ${sender} was deleted meanwhile; nothing was sent`);
             }
             const id = newId('msg');
+            // Sent and received mail share threads: the sender's copy joins its conversation like any message.
+            const threadId = await this.threads.assign(
+              trx,
+              { inboxId: inbox.id, teamId: inbox.team_id, messageId: id, receivedAt },
+              threadFields,
+            );
             const row = {
               id,
               inbox_id: inbox.id,
@@ -183,6 +198,7 @@ export class Ingest {
               source: req.source,
               content_sha256: rawSha,
               direction: 'outbound' as const,
+              thread_id: threadId,
             };
             await trx.executeQuery(q.insertMessage(row));
             counters.add(inbox.team_id, 'messagesSent', 1);
@@ -221,7 +237,18 @@ export class Ingest {
   }
 }
 
-const MESSAGE_COLUMNS = ['id', 'inbox_id', 'rcpt', 'seq', 'received_at', 'mail_from', 'source', 'content_sha256', 'direction'] as const;
+const MESSAGE_COLUMNS = [
+  'id',
+  'inbox_id',
+  'rcpt',
+  'seq',
+  'received_at',
+  'mail_from',
+  'source',
+  'content_sha256',
+  'direction',
+  'thread_id',
+] as const;
 const CONTENT_COLUMNS = [
   'sha256',
   'from_address',

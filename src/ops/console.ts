@@ -1,6 +1,7 @@
 // The console's aggregates (CONTRACT §16): what the browser console at / shows on its dashboard and inbox pages,
 // in one request each instead of dozens. Read-only, any key; everything is bounded to the key's team and label scope.
 // GET /v1/console/threads belongs to the threads module (src/ops/threads.ts), not here.
+import { threadSummary, ThreadSummary } from './threads.ts';
 import { z } from 'zod';
 import { redactUrl } from '../events/targets.ts';
 import { InboxId, inboxOf, principal } from './common.ts';
@@ -100,7 +101,7 @@ export const consoleInbox = op({
       deliveries: CallbackCounts,
       recentAttempts: z.array(CallbackAttemptView).describe('Newest first'),
     }),
-    // THREADS (threads branch): `threads: listOf(ThreadView)` (the inbox's newest threads) goes here at merge.
+    threads: z.array(ThreadSummary).describe('Its newest threads, by last activity (GET /v1/inboxes/:id/threads pages them all)'),
   }),
   audit: false,
   async handler(ctx, input) {
@@ -108,11 +109,12 @@ export const consoleInbox = op({
     const s = ctx.services;
     const inbox = await inboxOf(ctx, input.id);
     const now = s.clock.now();
-    const [counts, rows, deliveries, attempts] = await Promise.all([
+    const [counts, rows, deliveries, attempts, threads] = await Promise.all([
       messageCounts(s.store.db, p, now - (now % DAY_MS), inbox.id),
       s.messages.list(inbox.id, input.limit),
       callbackCounts(s.store.db, p, inbox.id),
       s.deliveries.attempts(inbox.id, { limit: input.limit }),
+      s.threads.list(inbox.id, input.limit),
     ]);
     const full = seesCallbackSecrets(p);
     const base = s.baseUrl();
@@ -124,7 +126,7 @@ export const consoleInbox = op({
         deliveries: withFailing(deliveries),
         recentAttempts: attempts.map(attemptView).map((a) => (full ? a : { ...a, url: redactUrl(a.url) })),
       },
-      // THREADS (threads branch): threads: the inbox's newest threads, from the threads module, go here at merge.
+      threads: threads.map(threadSummary),
     };
   },
 });

@@ -4,7 +4,7 @@ import { AppError } from '../errors.ts';
 import { decodeCursor, pageOf } from '../lib/cursor.ts';
 import { BlobMissingError } from '../store/blobs.ts';
 import type { InboxRow } from '../store/inboxes.ts';
-import type { MessageRow } from '../store/messages.ts';
+import { MessageRepo, type MessageRow } from '../store/messages.ts';
 import { AttachmentId, InboxId, inboxOf, MessageId } from './common.ts';
 import { op, type OpContext } from './op.ts';
 import {
@@ -212,7 +212,8 @@ export const deleteMessage = op({
     const { inbox, msg } = await messageOf(ctx, input.id, input.messageId);
     const s = ctx.services;
     const shas = await s.messages.blobsOf({ messageIds: [msg.id] });
-    await s.writer.run(() => s.messages.delete(inbox.id, msg.id));
+    // Its thread is recounted in the same transaction (an emptied thread goes).
+    await s.writer.run(() => s.threads.upkeep.removing([msg.thread_id], (trx) => new MessageRepo(trx).delete(inbox.id, msg.id)));
     await s.writer.collect(shas);
     return { deleted: true as const, messageId: msg.id };
   },

@@ -22,12 +22,14 @@ import { workspaceExecOps } from './workspace-exec.ts';
 import { workspaceTodayOps } from './workspace-today.ts';
 import { workspaceMonitorOps } from './workspace-monitors.ts';
 import { outboundOps } from './outbound.ts';
+import { threadOps } from './threads.ts';
 
 export const OPERATIONS: readonly Operation[] = [
   ...systemOps,
   ...inboxOps,
   ...messageOps,
   ...outboundOps,
+  ...threadOps,
   ...agentOps,
   ...simulateOps,
   ...rehearsalOps,

@@ -57,6 +57,10 @@ export const MessageSummary = z.object({
   direction: z
     .enum(['inbound', 'outbound'])
     .describe('"inbound": received by this inbox; "outbound": the copy of a message this inbox sent (never counted as received mail)'),
+  threadId: z
+    .string()
+    .nullable()
+    .describe('The conversation it belongs to (thr_…; GET /v1/inboxes/:id/threads/:threadId); null only for mail not yet in an inbox'),
 });
 export type MessageSummary = z.infer<typeof MessageSummary>;
 
@@ -83,6 +87,7 @@ export function messageSummary(r: MessageSummaryRow, baseUrl: string): MessageSu
     verification: r.direction === 'outbound' ? { otp: null, primaryLink: null } : { otp: r.otp, primaryLink: r.primary_link },
     via: r.source,
     direction: r.direction,
+    threadId: r.thread_id,
   };
 }
 

@@ -1,5 +1,5 @@
 // Inbox rows. Label-scope filtering happens in SQL so a scoped key never even loads another label's inbox.
-import type { Kysely, Selectable } from 'kysely';
+import type { Kysely, Selectable, Transaction } from 'kysely';
 import type { Database, InboxTable } from './schema.ts';
 
 export type InboxRow = Selectable<InboxTable>;
@@ -62,9 +62,16 @@ export class InboxRepo {
 
   /**
    * Hands unclaimed mail for this address (received since `since`) to the inbox, at most `max` messages (the
-   * newest; 0 = all), oldest first so the sequence follows arrival; returns how many.
+   * newest; 0 = all), oldest first so the sequence follows arrival; returns how many. `onClaimed` runs for each
+   * message in the same transaction, after it is the inbox's (threads join it there).
    */
-  async claim(inboxId: string, address: string, since: number, max = 0): Promise<number> {
+  async claim(
+    inboxId: string,
+    address: string,
+    since: number,
+    max = 0,
+    onClaimed?: (trx: Transaction<Database>, messageId: string) => Promise<void>,
+  ): Promise<number> {
     return this.db.transaction().execute(async (trx) => {
       let q = trx
         .selectFrom('message_rows')
@@ -84,6 +91,7 @@ export class InboxRepo {
           .returning('message_seq')
           .executeTakeFirstOrThrow();
         await trx.updateTable('message_rows').set({ inbox_id: inboxId, seq: inbox.message_seq }).where('id', '=', r.id).execute();
+        if (onClaimed) await onClaimed(trx, r.id);
       }
       return rows.length;
     });

@@ -32,6 +32,7 @@ export const SUMMARY_COLUMNS = [
   'primary_link',
   'source',
   'direction',
+  'thread_id',
 ] as const satisfies ReadonlyArray<keyof MessageSummaryRow>;
 
 // Fails to compile when MessageSummaryRow gains a column that the list above lacks.

@@ -104,6 +104,8 @@ export interface MessageTable {
   source: string;
   /** 'inbound' (received) or 'outbound' (the sender's copy of a sent message, migration 011). */
   direction: 'inbound' | 'outbound';
+  /** The message's thread (migration 012); null while the mail is unclaimed. */
+  thread_id: string | null;
 }
 
 /** The `attachments` view: a content's attachment rows, once per message that references the content. */
@@ -130,6 +132,8 @@ export interface MessageRowTable {
   source: string;
   content_sha256: string;
   direction: Generated<'inbound' | 'outbound'>;
+  /** Set in the ingest transaction (or at claim) for mail of an inbox (migration 012). */
+  thread_id: Generated<string | null>;
 }
 
 /** Everything parsed from one raw message, stored once however many recipients it had; keyed by the raw's sha256. */
@@ -257,6 +261,35 @@ export interface Database {
   segment_blobs: SegmentBlobTable;
   domains: DomainTable;
   outbound_deliveries: OutboundDeliveryTable;
+  threads: ThreadTable;
+  thread_refs: ThreadRefTable;
+}
+
+/** A conversation in one inbox (migration 012, src/threads/). Counts and times follow its messages. */
+export interface ThreadTable {
+  id: string;
+  inbox_id: string;
+  team_id: string;
+  /** Subject of its root message as written. */
+  subject: string;
+  /** Lower-cased base subject (src/mail/threads.ts parseSubject): what subject fallback compares. */
+  base_subject: string;
+  message_count: number;
+  /** JSON array of lower-cased addresses (senders and recipients), at most 50. */
+  participants_json: string;
+  first_message_at: number;
+  last_message_at: number;
+  /** The newest message (its text gives the snippet). */
+  last_message_id: string | null;
+  created_at: number;
+}
+
+/** Message-ID → thread per inbox, for ids seen as a message's own (phantom 0) or only referenced (phantom 1). */
+export interface ThreadRefTable {
+  inbox_id: string;
+  message_id: string;
+  thread_id: string;
+  phantom: number;
 }
 
 /** Where a blob's bytes are in the segment files (migration 010, src/store/segments.ts). */

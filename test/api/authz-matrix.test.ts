@@ -16,6 +16,7 @@ interface Fixture {
   inboxId: string;
   messageId: string;
   attachmentId: string;
+  threadId: string;
 }
 interface Sample {
   query?: Record<string, string>;
@@ -103,7 +104,8 @@ async function fixture(): Promise<Fixture> {
   );
   const [d] = await s.server.services.ingest.accept({ raw, rcpts: [inbox.address], mailFrom: 'a@example.com', source: 'test' });
   const atts = await s.server.services.messages.attachments(d!.messageId);
-  return { inboxId: inbox.inboxId, messageId: d!.messageId, attachmentId: atts[0]!.id };
+  const msg = await s.server.services.messages.get(inbox.inboxId, d!.messageId);
+  return { inboxId: inbox.inboxId, messageId: d!.messageId, attachmentId: atts[0]!.id, threadId: msg!.thread_id! };
 }
 
 function needsSample(o: Operation): boolean {
@@ -148,9 +150,11 @@ test('authorization matrix: every operation × every caller', async () => {
               ? f.messageId
               : p === 'attachmentId'
                 ? f.attachmentId
-                : p === 'provider'
-                  ? 'raw'
-                  : 'x';
+                : p === 'threadId'
+                  ? f.threadId
+                  : p === 'provider'
+                    ? 'raw'
+                    : 'x';
         path = path.replace(`:${p}`, v);
       }
       const qs = sample.query ? '?' + new URLSearchParams(sample.query).toString() : '';

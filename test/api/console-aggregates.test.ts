@@ -130,8 +130,12 @@ describe('console aggregates', () => {
     assert.equal(body.callbacks.deliveries.failed, 1);
     assert.equal(body.callbacks.recentAttempts[0].statusCode, 410);
     assert.equal(body.callbacks.recentAttempts[0].url, goneUrl);
+    assert.equal(body.threads.length, 1, 'its one message is one thread');
+    assert.equal(body.threads[0].messageCount, 1);
+    assert.equal(body.threads[0].lastMessageId, body.messages.recent[0].messageId);
     const one = await get(`/v1/console/inboxes/${inboxes.a1!.inboxId}?limit=1`);
     assert.equal(one.body.messages.recent.length, 1);
+    assert.equal(one.body.threads.length, 1, 'limit bounds the threads too');
     assert.equal(one.body.messages.counts.received, 2);
     assert.equal(one.body.callbacks.callbackUrl, null);
     assert.equal((await get('/v1/console/inboxes/inb_doesnotexist')).status, 404);

@@ -18,8 +18,8 @@ import fs from 'node:fs';
 
 const BEFORE_004 = ['001_foundation', '002_mail', '003_access', '003_events'];
 
-/** Rows of the table before 004 (no `direction`: migration 011 adds it, 'inbound' for every old message). */
-type LegacyRow = Omit<MessageRow, 'direction'>;
+/** A row of the pre-004 `messages` table (011 added `direction`, 'inbound' for every old message; 012 threads). */
+type LegacyRow = Omit<MessageRow, 'direction' | 'thread_id'>;
 
 function legacyMessage(id: string, inboxId: string | null, rcpt: string, rawSha: string, over: Partial<LegacyRow> = {}): LegacyRow {
   return {
@@ -132,12 +132,19 @@ test('a store from before 004 opens with the same answers, and copies share one 
 
     const s = await startTestServer([], {}, { dataDir });
     try {
-      const view = (m: LegacyRow, atts: AttachmentRow[]) =>
-        JSON.parse(JSON.stringify(messageView({ ...m, direction: 'inbound' }, atts, s.server.services.baseUrl())));
-      assert.deepEqual(await json(await s.api('/v1/inboxes/inb_a/messages/msg_a')), view(ma, [aa]));
-      assert.deepEqual(await json(await s.api('/v1/inboxes/inb_a/messages/msg_o')), view(mo, []));
+      // The answer as computed from the old row, plus the thread migration 012 gave the message.
+      const same = async (path: string, m: LegacyRow, atts: AttachmentRow[]) => {
+        const got = await json(await s.api(path));
+        assert.match(got.threadId, /^thr_/);
+        const want = JSON.parse(
+          JSON.stringify(messageView({ ...m, direction: 'inbound', thread_id: got.threadId }, atts, s.server.services.baseUrl())),
+        );
+        assert.deepEqual(got, want);
+      };
+      await same('/v1/inboxes/inb_a/messages/msg_a', ma, [aa]);
+      await same('/v1/inboxes/inb_a/messages/msg_o', mo, []);
       // The second copy shares the first copy's content, attachment rows included (same attachment id).
-      assert.deepEqual(await json(await s.api('/v1/inboxes/inb_b/messages/msg_b')), view(mb, [{ ...aa, message_id: 'msg_b' }]));
+      await same('/v1/inboxes/inb_b/messages/msg_b', mb, [{ ...aa, message_id: 'msg_b' }]);
       const list = await json(await s.api('/v1/inboxes/inb_a/messages'));
       assert.deepEqual(
         list.items.map((i: { messageId: string }) => i.messageId),

@@ -100,8 +100,17 @@ describe('a two-inbox conversation, no relay', () => {
       assert.deepEqual(third.references, [sent.rfcMessageId, answered.rfcMessageId]);
       assert.equal(third.inReplyTo, answered.rfcMessageId);
       await json(await s.api(`/v1/inboxes/${bob.inboxId}/wait?timeoutSeconds=5&since=${gotId}`));
-      // LEAD (after the threads merge): both inboxes list one thread of 3 messages here —
-      // GET /v1/inboxes/:id/threads → items.length 1, items[0].messageCount 3, for alice and for bob.
+      // Both inboxes hold the whole conversation as one thread of 3 (sent and received copies together).
+      for (const who of [alice, bob]) {
+        const threads = await json(await s.api(`/v1/inboxes/${who.inboxId}/threads`));
+        assert.equal(threads.items.length, 1, `${who.address}: ${JSON.stringify(threads.items)}`);
+        assert.equal(threads.items[0].messageCount, 3);
+        const t = await json(await s.api(`/v1/inboxes/${who.inboxId}/threads/${threads.items[0].threadId}`));
+        assert.deepEqual(
+          t.messages.map((m: { subject: string }) => m.subject),
+          ['Grüße — your code', 'Re: Grüße — your code', 'Re: Grüße — your code'],
+        );
+      }
       assert.deepEqual(
         (await list(bob.inboxId)).map((m) => m.direction),
         ['inbound', 'outbound', 'inbound'],

@@ -134,7 +134,7 @@ describe('hub, summaries and drafts', () => {
     assert.equal(r2.status, 413, 'a body over the JSON limit is refused before parsing');
   });
 
-  test('stored threads by threadId', { todo: 'needs thread_id (threads branch)' }, async () => {
+  test('stored threads by threadId', async () => {
     const inbox = await newInbox(s);
     await deliver(s, { from: 'carol@x.example', to: inbox.address, subject: 'Plan', text: 'Can we meet on Monday?', messageId: 'p1@x' });
     const id2 = await deliver(s, {

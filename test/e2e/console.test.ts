@@ -350,7 +350,7 @@ describe('browser console', { skip: missing ?? false }, () => {
     assert.match((await page.textContent('#message-subject')) ?? '', /Quarterly zebra report/);
   });
 
-  test('threads: a reply joins its thread, listed per inbox and across inboxes, oldest message first', { todo: TODO_BRANCH }, async () => {
+  test('threads: a reply joins its thread, listed per inbox and across inboxes, oldest message first', async () => {
     const inbox = await newInbox('threads-e2e');
     const first = await sendMail(server.smtpPort, { to: inbox.address, subject: 'Plans for Friday', text: 'lunch?' });
     await sendMail(server.smtpPort, {

@@ -14,6 +14,7 @@ import * as m010 from './010_segments.ts';
 import * as m013 from './013_domains.ts';
 import * as m015 from './015_workspace.ts';
 import * as m011 from './011_outbound.ts';
+import * as m012 from './012_threads.ts';
 
 export const MIGRATIONS: Record<string, Migration> = {
   '001_foundation': m001,
@@ -29,4 +30,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '013_domains': m013,
   '015_workspace': m015,
   '011_outbound': m011,
+  '012_threads': m012,
 };
