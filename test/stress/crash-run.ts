@@ -58,10 +58,15 @@ async function session(
 }
 
 /** Runs one round; `killAfterMs` is how long after the sessions start the server is SIGKILLed. */
+/**
+ * `fromFirstAck`: the kill timer starts at the round's first acknowledged message instead of at the sessions' start,
+ * so a slow, busy machine (a cold restart under load) still kills mid-ingest rather than before anything was stored.
+ */
 export async function crashRound(
   state: CrashState,
   killAfterMs: number,
   sessions = 20,
+  opts: { fromFirstAck?: boolean } = {},
 ): Promise<{ ackedThisRound: number; total: number; storedRows: number }> {
   const round = state.round++;
   let srv = await startChild(state.dir);
@@ -69,6 +74,11 @@ export async function crashRound(
   const before = state.acked.size;
   let stopped = false;
   const clients = Array.from({ length: sessions }, (_, c) => session(srv.smtp, c, round, state.inboxes[c]!, state.acked, () => stopped));
+  if (opts.fromFirstAck)
+    for (let waited = 0; state.acked.size === before; waited += 10) {
+      if (waited > 60_000) throw new Error(`round ${round}: no message acknowledged within 60 s of the start`);
+      await sleep(10);
+    }
   await sleep(killAfterMs);
   await srv.kill();
   stopped = true;
