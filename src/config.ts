@@ -4,6 +4,7 @@
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 import { parseModels } from './ai/models.ts';
+import { parseEmbeddings } from './search/embeddings.ts';
 
 const port = z.coerce.number().int('must be a whole number').min(0, 'must be 0-65535').max(65535, 'must be 0-65535');
 const flagBool = z.union([
@@ -431,6 +432,28 @@ export const OPTIONS = {
     schema: z.coerce.number().int('must be a whole number').min(1000, 'must be at least 1000').max(1_000_000, 'must be at most 1000000'),
     default: 20_000,
   },
+  embeddings: {
+    flag: '--embeddings',
+    env: 'INBOXD_EMBEDDINGS',
+    arg: 'PROVIDER:MODEL@URL',
+    help: 'embeddings model for semantic and hybrid search (openai = any OpenAI-compatible /v1/embeddings, or ollama); unset = keyword search only',
+    schema: z.string().superRefine((s, c) => {
+      try {
+        parseEmbeddings(s);
+      } catch (e) {
+        c.addIssue({ code: 'custom', message: (e as Error).message.replace(/^--(models|embeddings): /, '') });
+      }
+    }),
+    default: undefined,
+  },
+  embeddingsRetrySeconds: {
+    flag: '--embeddings-retry-seconds',
+    env: 'INBOXD_EMBEDDINGS_RETRY_SECONDS',
+    arg: 'S',
+    help: 'first wait before embeddings are retried after the model failed (doubles per failure, at most 10 minutes)',
+    schema: z.coerce.number().int('must be a whole number').min(1, 'must be at least 1').max(600, 'must be at most 600'),
+    default: 30,
+  },
 } satisfies Record<string, OptionDef>;
 
 export type OptionKey = keyof typeof OPTIONS;
@@ -477,6 +500,8 @@ export interface Config {
   models: string | undefined;
   modelTimeoutMs: number;
   modelMaxInputChars: number;
+  embeddings: string | undefined;
+  embeddingsRetrySeconds: number;
   /** From INBOXD_OPENAI_API_KEY / INBOXD_ANTHROPIC_API_KEY only (secrets). */
   openaiApiKey: string | undefined;
   anthropicApiKey: string | undefined;

@@ -36,6 +36,8 @@ import { MessageRepo } from './store/messages.ts';
 import { VERSION } from './version.ts';
 import { type DataDirLock, DataDirError, lockDataDir, prepareDataDir } from './data-dir.ts';
 import { runRepo } from './runs/records.ts';
+import { SearchService } from './search/service.ts';
+import { parseEmbeddings } from './search/embeddings.ts';
 
 /** A start-up failure with the one line to print and the exit code (CONTRACT §1: 2 = bad config, 1 = runtime). */
 export class StartError extends Error {
@@ -125,6 +127,18 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     });
     const inboxes = new InboxService({ repo: new InboxRepo(store.db), messages, writer, bus, store, config, clock, log });
     const shutdown = new AbortController();
+    const search = new SearchService({
+      db: store.db,
+      writer,
+      bus,
+      log,
+      embeddings: config.embeddings
+        ? {
+            cfg: { link: parseEmbeddings(config.embeddings), timeoutMs: config.modelTimeoutMs, apiKey: config.openaiApiKey },
+            retryMs: config.embeddingsRetrySeconds * 1000,
+          }
+        : undefined,
+    });
     const deliveries = new DeliveryRepo(store.db);
     const callbacks = new CallbackService({
       repo: deliveries,
@@ -151,6 +165,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       audit: new AuditRepo(store.db, { days: config.auditRetentionDays, maxRows: config.auditMaxRows }),
       inboxes,
       messages,
+      search,
       ingest,
       writer,
       bus,
@@ -230,6 +245,9 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     // Stopped after pending writes (their deliveries get queued) and before the store closes.
     await callbacks.start();
     cleanup.splice(cleanup.indexOf(closeStore), 0, () => callbacks.stop());
+    // Queued index rows (claims, mail older than the index) and the embeddings queue run in the background.
+    await search.start();
+    cleanup.splice(cleanup.indexOf(closeStore), 0, () => search.stop());
 
     writePorts(config.dataDir, { http: httpPort, smtp: smtp.port });
     log.info('inboxd started', {

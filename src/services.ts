@@ -19,6 +19,7 @@ import type { InboxService } from './inboxes/service.ts';
 import type { Ingest } from './ingest/ingest.ts';
 import type { IngestWriter } from './ingest/writer.ts';
 import type { MessageRepo } from './store/messages.ts';
+import type { SearchService } from './search/service.ts';
 
 export interface Clock {
   now(): number;
@@ -40,6 +41,8 @@ export interface Services {
   audit: AuditRepo;
   inboxes: InboxService;
   messages: MessageRepo;
+  /** Full-text and semantic search (src/search/). */
+  search: SearchService;
   ingest: Ingest;
   writer: IngestWriter;
   bus: EventBus;

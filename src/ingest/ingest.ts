@@ -3,6 +3,7 @@
 // durably stored; the SMTP listener answers 250 only then.
 import type { Kysely, Transaction } from 'kysely';
 import { precompile } from '../store/prepared.ts';
+import { indexMessage, searchDoc } from '../search/indexer.ts';
 import type { EventBus } from '../events/bus.ts';
 import { newId } from '../lib/ids.ts';
 import type { Logger } from '../log.ts';
@@ -85,6 +86,11 @@ export class Ingest {
     const content = { sha256: rawSha, size: req.raw.length, ...fields };
     const { sha256: _s, text_body: _t, html_body: _h, headers_json: _hj, extraction_json: _x, ...summaryContent } = content;
     const limits = this.limits();
+    // The full-text document (HTML as text, CJK split into words) is built once per message, outside the transaction.
+    const doc = searchDoc(
+      content,
+      parsedAttachments.map((a) => a.filename),
+    );
 
     const stored = await this.writer
       .store({
@@ -137,6 +143,7 @@ export class Ingest {
               content_sha256: rawSha,
             };
             await trx.executeQuery(q.insertMessage(row));
+            if (inbox) await indexMessage(trx, id, doc);
             const teamId = inbox?.team_id ?? '';
             counters.add(teamId, 'messagesReceived', 1);
             counters.add(teamId, 'bytesReceived', req.raw.length);

@@ -14,11 +14,13 @@ import { eventOps } from './events.ts';
 import { webhookOps } from './webhooks.ts';
 import { runOps } from './runs.ts';
 import { aiOps } from './ai.ts';
+import { searchOps } from './search.ts';
 
 export const OPERATIONS: readonly Operation[] = [
   ...systemOps,
   ...inboxOps,
   ...messageOps,
+  ...searchOps,
   ...agentOps,
   ...simulateOps,
   ...rehearsalOps,

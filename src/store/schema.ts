@@ -252,6 +252,10 @@ export interface Database {
   runs: RunTable;
   run_events: RunEventTable;
   segment_blobs: SegmentBlobTable;
+  search_fts: SearchFtsTable;
+  search_pending: SearchPendingTable;
+  search_vectors: SearchVectorTable;
+  search_embed_state: SearchEmbedStateTable;
 }
 
 /** Where a blob's bytes are in the segment files (migration 010, src/store/segments.ts). */
@@ -275,4 +279,35 @@ export interface VerifyMarkTable {
   message_id: string;
   seq: number;
   updated_at: number;
+}
+
+/** Full-text rows of messages (migration 014, src/search/): contentless FTS5, rowid = message_rows.rowid. */
+export interface SearchFtsTable {
+  rowid: number;
+  scope: string;
+  subject: string;
+  sender: string;
+  rcpts: string;
+  body: string;
+  files: string;
+  label: string;
+}
+
+/** Message rows (by rowid) still to be written into search_fts: claimed mail, and mail older than the index. */
+export interface SearchPendingTable {
+  rid: number;
+}
+
+/** One int8 vector per content for semantic search (migration 014). */
+export interface SearchVectorTable {
+  content_sha256: string;
+  model: string;
+  vec: Uint8Array;
+}
+
+/** How far each embeddings model got through `contents` (by rowid); its vector size once known. */
+export interface SearchEmbedStateTable {
+  model: string;
+  dim: number | null;
+  last_rowid: number;
 }

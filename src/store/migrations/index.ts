@@ -11,6 +11,7 @@ import * as m006 from './006_webhooks.ts';
 import * as m007 from './007_hardening.ts';
 import * as m009 from './009_runs.ts';
 import * as m010 from './010_segments.ts';
+import * as m014 from './014_search.ts';
 
 export const MIGRATIONS: Record<string, Migration> = {
   '001_foundation': m001,
@@ -23,4 +24,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '007_hardening': m007,
   '009_runs': m009,
   '010_segments': m010,
+  '014_search': m014,
 };

@@ -1,0 +1,134 @@
+// Running a compiled query. The scope (team, label prefix, inbox, label) is ANDed in as tokens of the FTS row, so
+// every query is an intersection of posting lists, and the engine reads only rows of the caller's scope.
+// Keyword: bm25 over the newest RANK_WINDOW matches (ranking every match of a common word at 1M messages costs
+// half a second; the newest matches are what a mail sink is searched for), ties broken by recency.
+// Semantic: cosine similarity of the query's vector against the stored int8 vectors of the newest SCAN_CAP
+// messages in scope (a bounded exact scan, see README "Search").
+import { sql, type Kysely } from 'kysely';
+import type { Database } from '../store/schema.ts';
+import { ftsString, type CompiledQuery } from './query.ts';
+import { hexToken } from './text.ts';
+import { similarity } from './embeddings.ts';
+
+export const RANK_WINDOW = 5000;
+export const SCAN_CAP = 20_000;
+
+export interface SearchScope {
+  teamId: string;
+  /** The key's label scope: labels starting with this (null: every label). */
+  labelPrefix: string | null;
+  inboxId?: string | undefined;
+  /** Exact label (the `label` parameter). */
+  label?: string | undefined;
+}
+
+export interface Hit {
+  rid: number;
+  id: string;
+  score: number;
+}
+
+/** Keyset position in a keyword ranking: score and rowid of the last row shown, and the newest rowid ranked. */
+export interface KeywordCursor {
+  s: number;
+  r: number;
+  hi: number;
+}
+
+function scopeExpr(scope: SearchScope): string[] {
+  const parts = [`scope : ${ftsString(hexToken('t', scope.teamId))}`];
+  if (scope.inboxId !== undefined) parts.push(`scope : ${ftsString(hexToken('i', scope.inboxId))}`);
+  if (scope.labelPrefix !== null) parts.push(`scope : ${ftsString(hexToken('l', scope.labelPrefix))}*`);
+  if (scope.label !== undefined) parts.push(`scope : ${ftsString(hexToken('l', scope.label))}`);
+  return parts;
+}
+
+/** The full MATCH expression: scope AND terms, then each excluded term with NOT. */
+export function matchExpr(scope: SearchScope, terms: string | null, not: string[]): string {
+  let e = [...scopeExpr(scope), ...(terms ? [`(${terms})`] : [])].join(' AND ');
+  for (const n of not) e = `(${e}) NOT (${n})`;
+  return e;
+}
+
+function timeFilters(q: CompiledQuery) {
+  const parts = [];
+  if (q.after !== null) parts.push(sql`m.received_at >= ${q.after}`);
+  if (q.before !== null) parts.push(sql`m.received_at < ${q.before}`);
+  return parts;
+}
+
+// Weights per column: scope, subject, sender, rcpts, body, files, label.
+const BM25 = sql.raw('bm25(search_fts, 0, 4, 2, 1.5, 1, 2, 1)');
+
+/**
+ * One page of keyword hits (`limit + 1` rows when more follow). `score` is -bm25: higher is better. Without
+ * free words the order is newest first (score 0).
+ */
+export async function keywordPage(
+  db: Kysely<Database>,
+  scope: SearchScope,
+  q: CompiledQuery,
+  limit: number,
+  cursor: KeywordCursor | undefined,
+  window = RANK_WINDOW,
+): Promise<{ hits: Hit[]; hi: number }> {
+  const expr = matchExpr(scope, q.match, q.not);
+  const time = timeFilters(q);
+  const hiFilter = cursor ? sql`and f.rowid <= ${cursor.hi}` : sql``;
+  const join = time.length ? sql`join message_rows m on m.rowid = f.rowid` : sql``;
+  const where = time.length ? sql`and ${sql.join(time, sql` and `)}` : sql``;
+  const score = q.match ? sql`-${BM25}` : sql`0`;
+  const after = cursor ? sql`where (c.score < ${cursor.s} or (c.score = ${cursor.s} and c.rid < ${cursor.r}))` : sql``;
+  const rows = await sql<{ rid: number; id: string; score: number }>`
+    select c.rid, r.id, c.score from (
+      select f.rowid as rid, ${score} as score from search_fts f ${join}
+      where search_fts match ${expr} ${hiFilter} ${where}
+      order by f.rowid desc limit ${window}
+    ) c join message_rows r on r.rowid = c.rid
+    ${after}
+    order by c.score desc, c.rid desc limit ${limit + 1}`.execute(db);
+  const hi = cursor?.hi ?? rows.rows.reduce((m, r) => Math.max(m, r.rid), 0);
+  return { hits: rows.rows.map((r) => ({ rid: r.rid, id: r.id, score: r.score })), hi: cursor?.hi ?? (rows.rows.length ? hi : 0) };
+}
+
+/** Semantic ranking of the newest SCAN_CAP messages in scope that pass the query's operators and time filters. */
+export async function semanticRank(
+  db: Kysely<Database>,
+  scope: SearchScope,
+  q: CompiledQuery,
+  model: string,
+  qv: Float32Array,
+  top: number,
+  hi?: number,
+): Promise<Hit[]> {
+  const expr = matchExpr(scope, q.filter, q.not);
+  const time = timeFilters(q);
+  const where = time.length ? sql`where ${sql.join(time, sql` and `)}` : sql``;
+  const hiFilter = hi !== undefined ? sql`and rowid <= ${hi}` : sql``;
+  const rows = await sql<{ rid: number; id: string; vec: Buffer }>`
+    select c.rid, m.id, v.vec from (
+      select rowid as rid from search_fts where search_fts match ${expr} ${hiFilter} order by rowid desc limit ${SCAN_CAP}
+    ) c join message_rows m on m.rowid = c.rid
+    join search_vectors v on v.content_sha256 = m.content_sha256 and v.model = ${model}
+    ${where}`.execute(db);
+  const scored: Hit[] = [];
+  for (const r of rows.rows) {
+    if (r.vec.byteLength !== qv.length) continue;
+    const v = new Int8Array(r.vec.buffer, r.vec.byteOffset, r.vec.byteLength);
+    scored.push({ rid: r.rid, id: r.id, score: similarity(qv, v) });
+  }
+  scored.sort((a, b) => b.score - a.score || b.rid - a.rid);
+  return scored.slice(0, top);
+}
+
+/** Reciprocal rank fusion (k = 60) of ranked lists; ties go to the newer message. */
+export function fuse(lists: Hit[][], k = 60): Hit[] {
+  const by = new Map<number, Hit>();
+  for (const list of lists)
+    list.forEach((h, rank) => {
+      const cur = by.get(h.rid) ?? { rid: h.rid, id: h.id, score: 0 };
+      cur.score += 1 / (k + rank + 1);
+      by.set(h.rid, cur);
+    });
+  return [...by.values()].sort((a, b) => b.score - a.score || b.rid - a.rid);
+}

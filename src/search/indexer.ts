@@ -1,0 +1,110 @@
+// Writing the full-text index. New mail is indexed inside the ingest writer's group-committed transaction (one
+// precompiled INSERT per delivered copy, called from Ingest.accept), so a message is searchable the moment its 250
+// is sent. Rows queued in `search_pending` (claimed mail, and mail stored before migration 014) are indexed by
+// drain(), in small write-queue steps between ingest batches. Deletion is done by triggers (migration 014).
+import { sql, type Kysely, type Transaction } from 'kysely';
+import type { IngestWriter } from '../ingest/writer.ts';
+import type { Logger } from '../log.ts';
+import { precompile } from '../store/prepared.ts';
+import type { Database } from '../store/schema.ts';
+import { type DocSource, type SearchDoc, searchDoc } from './text.ts';
+
+export { searchDoc };
+
+const DOC_KEYS = ['id', 'flags', 'subject', 'sender', 'rcpts', 'body', 'files'] as const;
+
+// The scope tokens come from the inbox row in SQL: t<hex team> i<hex inbox> l<hex label> (see text.ts hexToken).
+function compileInsert(db: Kysely<Database>) {
+  return precompile(DOC_KEYS, (p) =>
+    sql`insert into search_fts (rowid, scope, subject, sender, rcpts, body, files, label)
+      select m.rowid,
+        ${p.flags} || ' t' || lower(hex(i.team_id)) || ' i' || lower(hex(i.id)) || ' l' || lower(hex(coalesce(i.label, ''))),
+        ${p.subject}, ${p.sender}, ${p.rcpts}, ${p.body}, ${p.files}, coalesce(i.label, '')
+      from message_rows m join inboxes i on i.id = m.inbox_id where m.id = ${p.id}`.compile(db),
+  );
+}
+
+let insertStmt: ReturnType<typeof compileInsert> | null = null;
+
+/** Indexes one stored message row (a copy delivered to an inbox) in the caller's transaction. */
+export async function indexMessage(trx: Transaction<Database> | Kysely<Database>, messageId: string, doc: SearchDoc): Promise<void> {
+  insertStmt ??= compileInsert(trx);
+  await trx.executeQuery(insertStmt({ id: messageId, ...doc }));
+}
+
+const DRAIN_BATCH = 200;
+
+type PendingRow = DocSource & { rid: number; id: string; files: string | null };
+
+/** Indexes the queued rows (claims, older mail) in steps through the write queue. One drain runs at a time. */
+export class PendingIndexer {
+  private readonly db: Kysely<Database>;
+  private readonly writer: IngestWriter;
+  private readonly log: Logger;
+  private running: Promise<number> | null = null;
+  private again = false;
+
+  constructor(d: { db: Kysely<Database>; writer: IngestWriter; log: Logger }) {
+    this.db = d.db;
+    this.writer = d.writer;
+    this.log = d.log;
+  }
+
+  /** Starts a drain (or schedules one more after the running one); resolves with the rows indexed. */
+  drain(): Promise<number> {
+    if (this.running) {
+      this.again = true;
+      return this.running;
+    }
+    this.running = this.loop().finally(() => {
+      this.running = null;
+      if (this.again) {
+        this.again = false;
+        void this.drain();
+      }
+    });
+    return this.running;
+  }
+
+  /** Resolves when no drain is running. */
+  async idle(): Promise<void> {
+    while (this.running) await this.running.catch(() => undefined);
+  }
+
+  private async loop(): Promise<number> {
+    let total = 0;
+    try {
+      for (;;) {
+        const n = await this.writer.run(() => this.step());
+        total += n;
+        if (n < DRAIN_BATCH) break;
+      }
+      if (total > 0) this.log.info('search index caught up', { indexed: total });
+    } catch (e) {
+      this.log.error('search indexing of queued messages failed; it is retried at the next start or claim', { err: e as Error });
+    }
+    return total;
+  }
+
+  private async step(): Promise<number> {
+    const pending = await this.db.selectFrom('search_pending').select('rid').orderBy('rid').limit(DRAIN_BATCH).execute();
+    if (pending.length === 0) return 0;
+    const rids = pending.map((p) => p.rid);
+    const rows = (
+      await sql<PendingRow>`select m.rowid as rid, m.id, c.subject, c.from_name, c.from_address, c.to_json, c.cc_json,
+        c.text_body, c.html_body, c.otp, c.attachment_count,
+        (select group_concat(coalesce(a.filename, ''), ' ') from content_attachments a where a.content_sha256 = c.sha256) as files
+      from message_rows m join contents c on c.sha256 = m.content_sha256
+      where m.inbox_id is not null and m.rowid in (${sql.join(rids)})`.execute(this.db)
+    ).rows;
+    const docs = rows.map((r) => ({ r, doc: searchDoc(r, r.files ? [r.files] : []) }));
+    await this.db.transaction().execute(async (trx) => {
+      for (const { r, doc } of docs) {
+        await sql`delete from search_fts where rowid = ${r.rid}`.execute(trx);
+        await indexMessage(trx, r.id, doc);
+      }
+      await trx.deleteFrom('search_pending').where('rid', 'in', rids).execute();
+    });
+    return rids.length;
+  }
+}

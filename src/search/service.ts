@@ -1,0 +1,171 @@
+// Search (CONTRACT §11): keyword (FTS5, bm25), semantic (embeddings) and hybrid (reciprocal rank fusion), each
+// inside the caller's scope. Without an embeddings model, or when the model cannot answer right now, semantic
+// and hybrid requests get keyword results with `semantic: false` — never an error.
+import type { Kysely } from 'kysely';
+import type { EventBus } from '../events/bus.ts';
+import type { IngestWriter } from '../ingest/writer.ts';
+import type { Logger } from '../log.ts';
+import { SUMMARY_COLUMNS, type MessageSummaryRow } from '../store/messages.ts';
+import type { Database } from '../store/schema.ts';
+import { EmbedQueue } from './embed-queue.ts';
+import { embed, type EmbeddingsConfig, normalize } from './embeddings.ts';
+import { fuse, type Hit, keywordPage, type KeywordCursor, type SearchScope, semanticRank } from './engine.ts';
+import { PendingIndexer } from './indexer.ts';
+import { compileQuery, parseQuery } from './query.ts';
+import { bodyText, snippet } from './text.ts';
+
+export type SearchMode = 'keyword' | 'semantic' | 'hybrid';
+
+/** Hybrid and semantic answers page through at most this many of the best matches. */
+export const FUSED_TOP = 200;
+const HYBRID_DEPTH = 100;
+
+export type SearchCursor = ({ k: 1 } & KeywordCursor) | { o: number; hi: number };
+
+export interface SearchResult {
+  rows: Array<{ row: MessageSummaryRow; snippet: string | null; score: number }>;
+  next: SearchCursor | null;
+  mode: SearchMode;
+  semantic: boolean;
+}
+
+export class SearchService {
+  private readonly db: Kysely<Database>;
+  private readonly log: Logger;
+  readonly pending: PendingIndexer;
+  readonly embeddings: EmbedQueue | null;
+  private readonly queryVectors = new Map<string, Float32Array>();
+
+  constructor(d: {
+    db: Kysely<Database>;
+    writer: IngestWriter;
+    bus: EventBus;
+    log: Logger;
+    embeddings?: { cfg: EmbeddingsConfig; retryMs: number } | undefined;
+  }) {
+    this.db = d.db;
+    this.log = d.log;
+    this.pending = new PendingIndexer({ db: d.db, writer: d.writer, log: d.log });
+    this.embeddings = d.embeddings ? new EmbedQueue({ db: d.db, writer: d.writer, log: d.log, ...d.embeddings }) : null;
+    // Published after commit: claimed mail (queued by a trigger) is indexed, new mail embedded.
+    let soon: NodeJS.Immediate | null = null;
+    d.bus.subscribeAll((e) => {
+      if (e.type !== 'message.received' || soon) return;
+      soon = setImmediate(() => {
+        soon = null;
+        void this.pending.drain();
+        this.embeddings?.kick();
+      });
+    });
+  }
+
+  async start(): Promise<void> {
+    void this.pending.drain();
+    await this.embeddings?.start();
+  }
+
+  async stop(): Promise<void> {
+    await this.embeddings?.stop();
+    await this.pending.idle();
+  }
+
+  async search(req: {
+    scope: SearchScope;
+    q: string;
+    mode: SearchMode;
+    limit: number;
+    cursor?: SearchCursor | undefined;
+    now: number;
+  }): Promise<SearchResult> {
+    const compiled = compileQuery(parseQuery(req.q, req.now));
+    const { scope, limit, cursor } = req;
+    let qv: Float32Array | null = null;
+    if (req.mode !== 'keyword' && compiled.text.trim() !== '' && this.embeddings && (!cursor || !('k' in cursor)))
+      qv = await this.queryVector(compiled.text);
+    let hits: Hit[];
+    let next: SearchCursor | null = null;
+    let mode: SearchMode = req.mode;
+    if (qv === null || this.embeddings === null) {
+      mode = 'keyword';
+      const page = await keywordPage(this.db, scope, compiled, limit, cursor && 'k' in cursor ? cursor : undefined);
+      hits = page.hits.slice(0, limit);
+      const last = hits.at(-1);
+      if (page.hits.length > limit && last) next = { k: 1, s: last.score, r: last.rid, hi: page.hi };
+    } else {
+      const offset = cursor && 'o' in cursor ? cursor.o : 0;
+      const hi = cursor && 'o' in cursor ? cursor.hi : undefined;
+      const sem = await semanticRank(
+        this.db,
+        scope,
+        compiled,
+        this.embeddings.model,
+        qv,
+        req.mode === 'hybrid' ? HYBRID_DEPTH : FUSED_TOP,
+        hi,
+      );
+      let ranked = sem;
+      if (req.mode === 'hybrid') {
+        const kw = compiled.match
+          ? (await keywordPage(this.db, scope, compiled, HYBRID_DEPTH, hi === undefined ? undefined : { s: Infinity, r: hi + 1, hi })).hits
+          : [];
+        ranked = fuse([kw, sem]);
+      }
+      ranked = ranked.slice(0, FUSED_TOP);
+      const newest = hi ?? ranked.reduce((m, h) => Math.max(m, h.rid), 0);
+      hits = ranked.slice(offset, offset + limit);
+      if (offset + limit < ranked.length) next = { o: offset + limit, hi: newest };
+    }
+    const rows = await this.rowsOf(hits.map((h) => h.id));
+    return {
+      rows: hits.flatMap((h) => {
+        const r = rows.get(h.id);
+        if (!r) return [];
+        const body = bodyText(r.text_body, r.html_body);
+        const snip = snippet(body, compiled.terms) ?? snippet(r.subject, compiled.terms);
+        const { text_body: _t, html_body: _h, ...row } = r;
+        return [{ row, snippet: snip, score: Math.round(h.score * 1e6) / 1e6 }];
+      }),
+      next,
+      mode,
+      semantic: mode !== 'keyword',
+    };
+  }
+
+  /** The query's vector (cached per text), or null when the model cannot give one now. */
+  private async queryVector(text: string): Promise<Float32Array | null> {
+    const q = this.embeddings!;
+    const cached = this.queryVectors.get(text);
+    if (cached) return cached;
+    try {
+      const [v] = await embed(q.cfg, [text.slice(0, 2000)]);
+      if (!v || (q.dim !== null && v.length !== q.dim)) {
+        this.log.warn('the embeddings model answered a query vector of the wrong size; keyword results given', {
+          model: q.model,
+          expected: q.dim,
+          got: v?.length ?? 0,
+        });
+        return null;
+      }
+      const n = normalize(v);
+      if (this.queryVectors.size >= 256) this.queryVectors.delete(this.queryVectors.keys().next().value!);
+      this.queryVectors.set(text, n);
+      return n;
+    } catch (e) {
+      this.log.warn('the embeddings model could not embed the query; keyword results given', {
+        model: q.model,
+        error: (e as Error).message,
+      });
+      return null;
+    }
+  }
+
+  private async rowsOf(ids: string[]): Promise<Map<string, MessageSummaryRow & { text_body: string | null; html_body: string | null }>> {
+    if (ids.length === 0) return new Map();
+    const rows = await this.db
+      .selectFrom('messages')
+      .select([...SUMMARY_COLUMNS, 'text_body', 'html_body'])
+      .where('id', 'in', ids)
+      .execute();
+    return new Map(rows.map((r) => [r.id, r]));
+  }
+}
