@@ -294,7 +294,7 @@ function searchTables(r: J): string[] {
   }
   if (r.ingest)
     out.push(
-      `SMTP ingest with the index: ${r.ingest.withIndexPerSecond} msg/s; without (${r.ingest.baselineCommit}): ${r.ingest.baselinePerSecond} msg/s; ratio ${r.ingest.ratio} (medians of ${r.ingest.runs.index.length} alternating runs, ${r.ingest.connections} connections, ${r.ingest.messagesPerRun} messages of ~${r.ingest.bodyKb} KB each)`,
+      `SMTP ingest with the index: ${r.ingest.withIndexPerSecond} msg/s; without (${r.ingest.baselineCommit}): ${r.ingest.baselinePerSecond} msg/s; ratio ${r.ingest.ratio} (medians of ${r.ingest.runs.index.length} alternating runs, ${r.ingest.connections} connections, ${r.ingest.messagesPerRun} messages of ~${r.ingest.bodyKb} KB each); server CPU per message ${r.ingest.cpuUsPerMsgWithIndex} µs with, ${r.ingest.cpuUsPerMsgBaseline} µs without (${r.ingest.cpuRatio})`,
       '',
     );
   return out;

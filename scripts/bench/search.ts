@@ -224,7 +224,13 @@ function thisSource(): string {
   return wrapper;
 }
 
-async function ingestRun(binary: string, total: number): Promise<number> {
+/** CPU seconds (user + system) the process has used so far, from /proc (all threads). */
+function cpuSeconds(pid: number): number {
+  const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(f[11]) + Number(f[12])) / 100;
+}
+
+async function ingestRun(binary: string, total: number): Promise<{ rate: number; cpuUsPerMsg: number }> {
   const srv = await startInboxd([], { binary });
   try {
     const inboxes: string[] = [];
@@ -234,6 +240,7 @@ async function ingestRun(binary: string, total: number): Promise<number> {
       );
     const conns = await Promise.all(Array.from({ length: 20 }, () => SmtpSession.open(srv.smtp)));
     let next = 0;
+    const cpu0 = cpuSeconds(srv.child.pid!);
     const t0 = performance.now();
     await Promise.all(
       conns.map(async (c, k) => {
@@ -247,8 +254,9 @@ async function ingestRun(binary: string, total: number): Promise<number> {
       }),
     );
     const rate = total / ((performance.now() - t0) / 1000);
+    const cpu = cpuSeconds(srv.child.pid!) - cpu0;
     for (const c of conns) c.close();
-    return Math.round(rate);
+    return { rate: Math.round(rate), cpuUsPerMsg: Math.round((cpu * 1e6) / total) };
   } finally {
     await srv.stop();
   }
@@ -258,13 +266,24 @@ async function ingest(): Promise<void> {
   const total = Number(values['ingest-messages']);
   const builds = { index: thisSource(), baseline: baselineSource(values['baseline-commit']) };
   const runs: Record<string, number[]> = { index: [], baseline: [] };
+  const cpu: Record<string, number[]> = { index: [], baseline: [] };
   for (let r = 0; r < Number(values['ingest-runs']); r++)
-    for (const k of r % 2 === 0 ? (['index', 'baseline'] as const) : (['baseline', 'index'] as const))
-      runs[k]!.push(await ingestRun(builds[k], total));
+    for (const k of r % 2 === 0 ? (['index', 'baseline'] as const) : (['baseline', 'index'] as const)) {
+      const one = await ingestRun(builds[k], total);
+      runs[k]!.push(one.rate);
+      cpu[k]!.push(one.cpuUsPerMsg);
+    }
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
   const withIndex = median(runs.index!);
   const without = median(runs.baseline!);
+  // On a shared machine the rates swing with the neighbours' load; the server's CPU time per message does much less.
+  const cpuIndex = median(cpu.index!);
+  const cpuBase = median(cpu.baseline!);
   figures.ingest = {
+    cpu,
+    cpuUsPerMsgWithIndex: cpuIndex,
+    cpuUsPerMsgBaseline: cpuBase,
+    cpuRatio: round(cpuBase / cpuIndex, 3),
     messagesPerRun: total,
     connections: 20,
     bodyKb: 5,
@@ -276,7 +295,7 @@ async function ingest(): Promise<void> {
     load1: machine().load1,
   };
   lines.push(
-    `SMTP ingest, 20 connections, ~5 KB: with index ${withIndex} msg/s, without (${values['baseline-commit']}) ${without} msg/s, ratio ${round(withIndex / without, 3)}; runs ${JSON.stringify(runs)}`,
+    `SMTP ingest, 20 connections, ~5 KB: with index ${withIndex} msg/s, without (${values['baseline-commit']}) ${without} msg/s, ratio ${round(withIndex / without, 3)}; runs ${JSON.stringify(runs)}; server CPU per message ${cpuIndex} µs with the index, ${cpuBase} µs without (throughput ratio if CPU-bound ${round(cpuBase / cpuIndex, 3)}); ${JSON.stringify(cpu)}`,
   );
 }
 

@@ -43,8 +43,13 @@ const SearchOutput = z.object({
 const isCursor = (v: unknown): v is SearchCursor => {
   if (typeof v !== 'object' || v === null) return false;
   const c = v as Record<string, unknown>;
-  if (c.k === 1) return typeof c.s === 'number' && Number.isInteger(c.r) && Number.isInteger(c.hi);
-  return Number.isInteger(c.o) && (c.o as number) >= 0 && Number.isInteger(c.hi);
+  return (
+    Number.isInteger(c.o) &&
+    (c.o as number) >= 0 &&
+    (c.o as number) <= 10_000 &&
+    Number.isInteger(c.hi) &&
+    ['keyword', 'semantic', 'hybrid'].includes(c.m as string)
+  );
 };
 
 async function run(ctx: OpContext, scope: SearchScope, input: { q: string; mode: SearchMode; limit: number; cursor?: string | undefined }) {

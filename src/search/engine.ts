@@ -28,13 +28,6 @@ export interface Hit {
   score: number;
 }
 
-/** Keyset position in a keyword ranking: score and rowid of the last row shown, and the newest rowid ranked. */
-export interface KeywordCursor {
-  s: number;
-  r: number;
-  hi: number;
-}
-
 function scopeExpr(scope: SearchScope): string[] {
   const parts = [`scope : ${ftsString(hexToken('t', scope.teamId))}`];
   if (scope.inboxId !== undefined) parts.push(`scope : ${ftsString(hexToken('i', scope.inboxId))}`);
@@ -61,34 +54,34 @@ function timeFilters(q: CompiledQuery) {
 const BM25 = sql.raw('bm25(search_fts, 0, 4, 2, 1.5, 1, 2, 1)');
 
 /**
- * One page of keyword hits (`limit + 1` rows when more follow). `score` is -bm25: higher is better. Without
- * free words the order is newest first (score 0).
+ * One page of keyword hits (`limit + 1` rows when more follow), from `offset` in the ranking of the newest `window`
+ * matches with rowid <= `hi` (pinned by the first page, so mail arriving meanwhile does not shift later pages).
+ * `score` is -bm25: higher is better. Without free words or operators the order is newest first (score 0).
  */
 export async function keywordPage(
   db: Kysely<Database>,
   scope: SearchScope,
   q: CompiledQuery,
   limit: number,
-  cursor: KeywordCursor | undefined,
+  offset: number,
+  hi: number | undefined,
   window = RANK_WINDOW,
 ): Promise<{ hits: Hit[]; hi: number }> {
   const expr = matchExpr(scope, q.match, q.not);
   const time = timeFilters(q);
-  const hiFilter = cursor ? sql`and f.rowid <= ${cursor.hi}` : sql``;
+  const hiFilter = hi !== undefined ? sql`and f.rowid <= ${hi}` : sql``;
   const join = time.length ? sql`join message_rows m on m.rowid = f.rowid` : sql``;
   const where = time.length ? sql`and ${sql.join(time, sql` and `)}` : sql``;
   const score = q.match ? sql`-${BM25}` : sql`0`;
-  const after = cursor ? sql`where (c.score < ${cursor.s} or (c.score = ${cursor.s} and c.rid < ${cursor.r}))` : sql``;
   const rows = await sql<{ rid: number; id: string; score: number }>`
     select c.rid, r.id, c.score from (
       select f.rowid as rid, ${score} as score from search_fts f ${join}
       where search_fts match ${expr} ${hiFilter} ${where}
       order by f.rowid desc limit ${window}
     ) c join message_rows r on r.rowid = c.rid
-    ${after}
-    order by c.score desc, c.rid desc limit ${limit + 1}`.execute(db);
-  const hi = cursor?.hi ?? rows.rows.reduce((m, r) => Math.max(m, r.rid), 0);
-  return { hits: rows.rows.map((r) => ({ rid: r.rid, id: r.id, score: r.score })), hi: cursor?.hi ?? (rows.rows.length ? hi : 0) };
+    order by c.score desc, c.rid desc limit ${limit + 1} offset ${offset}`.execute(db);
+  const newest = rows.rows.reduce((m, r) => Math.max(m, r.rid), 0);
+  return { hits: rows.rows.map((r) => ({ rid: r.rid, id: r.id, score: r.score })), hi: hi ?? newest };
 }
 
 /** Semantic ranking of the newest SCAN_CAP messages in scope that pass the query's operators and time filters. */

@@ -9,7 +9,7 @@ import { SUMMARY_COLUMNS, type MessageSummaryRow } from '../store/messages.ts';
 import type { Database } from '../store/schema.ts';
 import { EmbedQueue } from './embed-queue.ts';
 import { embed, type EmbeddingsConfig, normalize } from './embeddings.ts';
-import { fuse, type Hit, keywordPage, type KeywordCursor, type SearchScope, semanticRank } from './engine.ts';
+import { fuse, type Hit, keywordPage, type SearchScope, semanticRank } from './engine.ts';
 import { PendingIndexer } from './indexer.ts';
 import { compileQuery, parseQuery } from './query.ts';
 import { bodyText, snippet } from './text.ts';
@@ -20,7 +20,12 @@ export type SearchMode = 'keyword' | 'semantic' | 'hybrid';
 export const FUSED_TOP = 200;
 const HYBRID_DEPTH = 100;
 
-export type SearchCursor = ({ k: 1 } & KeywordCursor) | { o: number; hi: number };
+/** Where the next page starts: the offset, the newest row ranked (pinned by page 1) and the ranking page 1 used. */
+export interface SearchCursor {
+  o: number;
+  hi: number;
+  m: SearchMode;
+}
 
 export interface SearchResult {
   rows: Array<{ row: MessageSummaryRow; snippet: string | null; score: number }>;
@@ -79,41 +84,31 @@ export class SearchService {
   }): Promise<SearchResult> {
     const compiled = compileQuery(parseQuery(req.q, req.now));
     const { scope, limit, cursor } = req;
+    const offset = cursor?.o ?? 0;
+    const hi = cursor?.hi;
+    // Later pages keep the ranking of the first one (a keyword first page stays keyword if the model is back).
+    const wanted = cursor?.m ?? req.mode;
     let qv: Float32Array | null = null;
-    if (req.mode !== 'keyword' && compiled.text.trim() !== '' && this.embeddings && (!cursor || !('k' in cursor)))
-      qv = await this.queryVector(compiled.text);
+    if (wanted !== 'keyword' && compiled.text.trim() !== '' && this.embeddings) qv = await this.queryVector(compiled.text);
     let hits: Hit[];
     let next: SearchCursor | null = null;
-    let mode: SearchMode = req.mode;
+    let mode: SearchMode = wanted;
     if (qv === null || this.embeddings === null) {
       mode = 'keyword';
-      const page = await keywordPage(this.db, scope, compiled, limit, cursor && 'k' in cursor ? cursor : undefined);
+      const page = await keywordPage(this.db, scope, compiled, limit, offset, hi);
       hits = page.hits.slice(0, limit);
-      const last = hits.at(-1);
-      if (page.hits.length > limit && last) next = { k: 1, s: last.score, r: last.rid, hi: page.hi };
+      if (page.hits.length > limit) next = { o: offset + limit, hi: page.hi, m: mode };
     } else {
-      const offset = cursor && 'o' in cursor ? cursor.o : 0;
-      const hi = cursor && 'o' in cursor ? cursor.hi : undefined;
-      const sem = await semanticRank(
-        this.db,
-        scope,
-        compiled,
-        this.embeddings.model,
-        qv,
-        req.mode === 'hybrid' ? HYBRID_DEPTH : FUSED_TOP,
-        hi,
-      );
+      const sem = await semanticRank(this.db, scope, compiled, this.embeddings.model, qv, mode === 'hybrid' ? HYBRID_DEPTH : FUSED_TOP, hi);
       let ranked = sem;
-      if (req.mode === 'hybrid') {
-        const kw = compiled.match
-          ? (await keywordPage(this.db, scope, compiled, HYBRID_DEPTH, hi === undefined ? undefined : { s: Infinity, r: hi + 1, hi })).hits
-          : [];
+      if (mode === 'hybrid') {
+        const kw = compiled.match ? (await keywordPage(this.db, scope, compiled, HYBRID_DEPTH, 0, hi)).hits.slice(0, HYBRID_DEPTH) : [];
         ranked = fuse([kw, sem]);
       }
       ranked = ranked.slice(0, FUSED_TOP);
       const newest = hi ?? ranked.reduce((m, h) => Math.max(m, h.rid), 0);
       hits = ranked.slice(offset, offset + limit);
-      if (offset + limit < ranked.length) next = { o: offset + limit, hi: newest };
+      if (offset + limit < ranked.length) next = { o: offset + limit, hi: newest, m: mode };
     }
     const rows = await this.rowsOf(hits.map((h) => h.id));
     return {
