@@ -13,7 +13,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { IngestWriter } from '../../src/ingest/writer.ts';
 import { newId } from '../../src/lib/ids.ts';
 import { createLogger } from '../../src/log.ts';
-import { indexMessage, searchDoc } from '../../src/search/indexer.ts';
+import { indexContent, searchDoc } from '../../src/search/indexer.ts';
 import { BlobStore } from '../../src/store/blobs.ts';
 import { dbFile, openStore } from '../../src/store/db.ts';
 import { MessageRepo } from '../../src/store/messages.ts';
@@ -97,7 +97,7 @@ async function generate(dataDir: string, inboxes: Array<{ inboxId: string; addre
               content_sha256: content.sha256,
             })
             .execute();
-          await indexMessage(trx, id, doc);
+          await indexContent(trx, content.sha256, doc, true);
         },
       }),
     );

@@ -3,7 +3,7 @@
 // durably stored; the SMTP listener answers 250 only then.
 import type { Kysely, Transaction } from 'kysely';
 import { precompile } from '../store/prepared.ts';
-import { indexMessage, searchDoc } from '../search/indexer.ts';
+import { indexContent, searchDoc } from '../search/indexer.ts';
 import type { EventBus } from '../events/bus.ts';
 import { newId } from '../lib/ids.ts';
 import type { Logger } from '../log.ts';
@@ -143,7 +143,6 @@ export class Ingest {
               content_sha256: rawSha,
             };
             await trx.executeQuery(q.insertMessage(row));
-            if (inbox) await indexMessage(trx, id, doc);
             const teamId = inbox?.team_id ?? '';
             counters.add(teamId, 'messagesReceived', 1);
             counters.add(teamId, 'bytesReceived', req.raw.length);
@@ -154,6 +153,7 @@ export class Ingest {
               row: { ...envelope, ...summaryContent, raw_sha256: rawSha },
             });
           }
+          if (out.some((o) => o.delivery.inboxId)) await indexContent(trx, rawSha, doc, Number(fresh.numAffectedRows ?? 0) > 0);
           return out;
         },
       })

@@ -1,5 +1,7 @@
-// Running a compiled query. The scope (team, label prefix, inbox, label) is ANDed in as tokens of the FTS row, so
-// every query is an intersection of posting lists, and the engine reads only rows of the caller's scope.
+// Running a compiled query. The scope (team, label prefix, inbox, label) is ANDed in as tokens of the FTS row (one
+// row per stored content, with the scope of all its copies), so every query is an intersection of posting lists;
+// the contents found are then joined to their message rows under the exact scope in SQL, which alone decides what
+// the caller sees (a content shared with another inbox or label matches by token, and is filtered out here).
 // Keyword: bm25 over the newest RANK_WINDOW matches (ranking every match of a common word at 1M messages costs
 // half a second; the newest matches are what a mail sink is searched for), ties broken by recency.
 // Semantic: cosine similarity of the query's vector against the stored int8 vectors of the newest SCAN_CAP
@@ -43,11 +45,16 @@ export function matchExpr(scope: SearchScope, terms: string | null, not: string[
   return e;
 }
 
-function timeFilters(q: CompiledQuery) {
-  const parts = [];
+/** The exact conditions on a message row `m` and its inbox `i`: scope, required labels, dates. */
+function rowFilters(scope: SearchScope, q: CompiledQuery) {
+  const parts = [sql`i.team_id = ${scope.teamId}`];
+  if (scope.inboxId !== undefined) parts.push(sql`m.inbox_id = ${scope.inboxId}`);
+  if (scope.labelPrefix !== null) parts.push(sql`i.label >= ${scope.labelPrefix} and i.label < ${`${scope.labelPrefix}\u{10FFFF}`}`);
+  if (scope.label !== undefined) parts.push(sql`i.label = ${scope.label}`);
+  for (const l of q.labels) parts.push(sql`i.label = ${l}`);
   if (q.after !== null) parts.push(sql`m.received_at >= ${q.after}`);
   if (q.before !== null) parts.push(sql`m.received_at < ${q.before}`);
-  return parts;
+  return sql.join(parts, sql` and `);
 }
 
 // Weights per column: scope, subject, sender, rcpts, body, files, label.
@@ -68,23 +75,23 @@ export async function keywordPage(
   window = RANK_WINDOW,
 ): Promise<{ hits: Hit[]; hi: number }> {
   const expr = matchExpr(scope, q.match, q.not);
-  const time = timeFilters(q);
   const hiFilter = hi !== undefined ? sql`and f.rowid <= ${hi}` : sql``;
-  const join = time.length ? sql`join message_rows m on m.rowid = f.rowid` : sql``;
-  const where = time.length ? sql`and ${sql.join(time, sql` and `)}` : sql``;
   const score = q.match ? sql`-${BM25}` : sql`0`;
-  const rows = await sql<{ rid: number; id: string; score: number }>`
-    select c.rid, r.id, c.score from (
-      select f.rowid as rid, ${score} as score from search_fts f ${join}
-      where search_fts match ${expr} ${hiFilter} ${where}
+  const rows = await sql<{ rid: number; cid: number; id: string; score: number }>`
+    select m.rowid as rid, c.cid, m.id, c.score from (
+      select f.rowid as cid, ${score} as score from search_fts f
+      where search_fts match ${expr} ${hiFilter}
       order by f.rowid desc limit ${window}
-    ) c join message_rows r on r.rowid = c.rid
-    order by c.score desc, c.rid desc limit ${limit + 1} offset ${offset}`.execute(db);
-  const newest = rows.rows.reduce((m, r) => Math.max(m, r.rid), 0);
+    ) c join contents ct on ct.rowid = c.cid
+    join message_rows m on m.content_sha256 = ct.sha256
+    join inboxes i on i.id = m.inbox_id
+    where ${rowFilters(scope, q)}
+    order by c.score desc, m.rowid desc limit ${limit + 1} offset ${offset}`.execute(db);
+  const newest = rows.rows.reduce((m, r) => Math.max(m, r.cid), 0);
   return { hits: rows.rows.map((r) => ({ rid: r.rid, id: r.id, score: r.score })), hi: hi ?? newest };
 }
 
-/** Semantic ranking of the newest SCAN_CAP messages in scope that pass the query's operators and time filters. */
+/** Semantic ranking of the newest SCAN_CAP contents in scope that pass the query's operators, per message row. */
 export async function semanticRank(
   db: Kysely<Database>,
   scope: SearchScope,
@@ -93,25 +100,27 @@ export async function semanticRank(
   qv: Float32Array,
   top: number,
   hi?: number,
-): Promise<Hit[]> {
+): Promise<{ hits: Hit[]; hi: number }> {
   const expr = matchExpr(scope, q.filter, q.not);
-  const time = timeFilters(q);
-  const where = time.length ? sql`where ${sql.join(time, sql` and `)}` : sql``;
   const hiFilter = hi !== undefined ? sql`and rowid <= ${hi}` : sql``;
-  const rows = await sql<{ rid: number; id: string; vec: Buffer }>`
-    select c.rid, m.id, v.vec from (
-      select rowid as rid from search_fts where search_fts match ${expr} ${hiFilter} order by rowid desc limit ${SCAN_CAP}
-    ) c join message_rows m on m.rowid = c.rid
-    join search_vectors v on v.content_sha256 = m.content_sha256 and v.model = ${model}
-    ${where}`.execute(db);
+  const rows = await sql<{ rid: number; cid: number; id: string; vec: Buffer }>`
+    select m.rowid as rid, c.cid, m.id, v.vec from (
+      select rowid as cid from search_fts where search_fts match ${expr} ${hiFilter} order by rowid desc limit ${SCAN_CAP}
+    ) c join contents ct on ct.rowid = c.cid
+    join search_vectors v on v.content_sha256 = ct.sha256 and v.model = ${model}
+    join message_rows m on m.content_sha256 = ct.sha256
+    join inboxes i on i.id = m.inbox_id
+    where ${rowFilters(scope, q)}`.execute(db);
   const scored: Hit[] = [];
+  let newest = 0;
   for (const r of rows.rows) {
+    newest = Math.max(newest, r.cid);
     if (r.vec.byteLength !== qv.length) continue;
     const v = new Int8Array(r.vec.buffer, r.vec.byteOffset, r.vec.byteLength);
     scored.push({ rid: r.rid, id: r.id, score: similarity(qv, v) });
   }
   scored.sort((a, b) => b.score - a.score || b.rid - a.rid);
-  return scored.slice(0, top);
+  return { hits: scored.slice(0, top), hi: hi ?? newest };
 }
 
 /** Reciprocal rank fusion (k = 60) of ranked lists; ties go to the newer message. */

@@ -1,7 +1,8 @@
 // Writing the full-text index. New mail is indexed inside the ingest writer's group-committed transaction (one
-// precompiled INSERT per delivered copy, called from Ingest.accept), so a message is searchable the moment its 250
-// is sent. Rows queued in `search_pending` (claimed mail, and mail stored before migration 014) are indexed by
-// drain(), in small write-queue steps between ingest batches. Deletion is done by triggers (migration 014).
+// precompiled INSERT per stored content, called from Ingest.accept once its message rows exist), so a message is
+// searchable the moment its 250 is sent. Contents queued in `search_pending` (claimed mail, and mail stored before
+// migration 014) are indexed by drain(), in small write-queue steps between ingest batches. Rows are deleted with
+// their content by a trigger (migration 014).
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { IngestWriter } from '../ingest/writer.ts';
 import type { Logger } from '../log.ts';
@@ -11,30 +12,49 @@ import { type DocSource, type SearchDoc, searchDoc } from './text.ts';
 
 export { searchDoc };
 
-const DOC_KEYS = ['id', 'flags', 'subject', 'sender', 'rcpts', 'body', 'files'] as const;
+const DOC_KEYS = ['sha', 'flags', 'subject', 'sender', 'rcpts', 'body', 'files'] as const;
 
-// The scope tokens come from the inbox row in SQL: t<hex team> i<hex inbox> l<hex label> (see text.ts hexToken).
-function compileInsert(db: Kysely<Database>) {
-  return precompile(DOC_KEYS, (p) =>
-    sql`insert into search_fts (rowid, scope, subject, sender, rcpts, body, files, label)
-      select m.rowid,
-        ${p.flags} || ' t' || lower(hex(i.team_id)) || ' i' || lower(hex(i.id)) || ' l' || lower(hex(coalesce(i.label, ''))),
-        ${p.subject}, ${p.sender}, ${p.rcpts}, ${p.body}, ${p.files}, coalesce(i.label, '')
-      from message_rows m join inboxes i on i.id = m.inbox_id where m.id = ${p.id}`.compile(db),
-  );
+// The scope tokens come from the inboxes of the content's copies, in SQL: t<hex team> i<hex inbox> l<hex label> (see
+// text.ts hexToken); the label column holds the labels' words.
+function compile(db: Kysely<Database>) {
+  return {
+    insert: precompile(DOC_KEYS, (p) =>
+      sql`insert into search_fts (rowid, scope, subject, sender, rcpts, body, files, label)
+        select c.rowid,
+          ${p.flags} || coalesce((select group_concat(tok, '') from (select distinct ' t' || lower(hex(i.team_id)) || ' i' || lower(hex(i.id))
+            || ' l' || lower(hex(coalesce(i.label, ''))) as tok
+            from message_rows m join inboxes i on i.id = m.inbox_id where m.content_sha256 = c.sha256)), ''),
+          ${p.subject}, ${p.sender}, ${p.rcpts}, ${p.body}, ${p.files},
+          coalesce((select group_concat(distinct i.label) from message_rows m join inboxes i on i.id = m.inbox_id
+            where m.content_sha256 = c.sha256), '')
+        from contents c where c.sha256 = ${p.sha}`.compile(db),
+    ),
+    remove: precompile(['sha'], (p) =>
+      sql`delete from search_fts where rowid = (select rowid from contents where sha256 = ${p.sha})`.compile(db),
+    ),
+  };
 }
 
-let insertStmt: ReturnType<typeof compileInsert> | null = null;
+let stmts: ReturnType<typeof compile> | null = null;
 
-/** Indexes one stored message row (a copy delivered to an inbox) in the caller's transaction. */
-export async function indexMessage(trx: Transaction<Database> | Kysely<Database>, messageId: string, doc: SearchDoc): Promise<void> {
-  insertStmt ??= compileInsert(trx);
-  await trx.executeQuery(insertStmt({ id: messageId, ...doc }));
+/**
+ * Indexes one stored content with the scope of all its message rows, in the caller's transaction. `fresh`: the
+ * content was inserted by this transaction (else its row exists and is replaced, to add the new copies' scope).
+ */
+export async function indexContent(
+  trx: Transaction<Database> | Kysely<Database>,
+  sha: string,
+  doc: SearchDoc,
+  fresh: boolean,
+): Promise<void> {
+  stmts ??= compile(trx);
+  if (!fresh) await trx.executeQuery(stmts.remove({ sha }));
+  await trx.executeQuery(stmts.insert({ sha, ...doc }));
 }
 
 const DRAIN_BATCH = 200;
 
-type PendingRow = DocSource & { rid: number; id: string; files: string | null };
+type PendingRow = DocSource & { rid: number; sha256: string; files: string | null };
 
 /** Indexes the queued rows (claims, older mail) in steps through the write queue. One drain runs at a time. */
 export class PendingIndexer {
@@ -93,17 +113,17 @@ export class PendingIndexer {
     if (pending.length === 0) return 0;
     const rids = pending.map((p) => p.rid);
     const rows = (
-      await sql<PendingRow>`select m.rowid as rid, m.id, c.subject, c.from_name, c.from_address, c.to_json, c.cc_json,
+      await sql<PendingRow>`select c.rowid as rid, c.sha256, c.subject, c.from_name, c.from_address, c.to_json, c.cc_json,
         c.text_body, c.html_body, c.otp, c.attachment_count,
         (select group_concat(coalesce(a.filename, ''), ' ') from content_attachments a where a.content_sha256 = c.sha256) as files
-      from message_rows m join contents c on c.sha256 = m.content_sha256
-      where m.inbox_id is not null and m.rowid in (${sql.join(rids)})`.execute(this.db)
+      from contents c where c.rowid in (${sql.join(rids)})`.execute(this.db)
     ).rows;
     const docs = rows.map((r) => ({ r, doc: searchDoc(r, r.files ? [r.files] : []) }));
     await this.db.transaction().execute(async (trx) => {
       for (const { r, doc } of docs) {
-        await sql`delete from search_fts where rowid = ${r.rid}`.execute(trx);
-        await indexMessage(trx, r.id, doc);
+        // Deleting a row that is not there costs a tombstone in a contentless-delete table: only when it is.
+        const had = await sql<{ n: number }>`select count(*) as n from search_fts_docsize where id = ${r.rid}`.execute(trx);
+        await indexContent(trx, r.sha256, doc, Number(had.rows[0]?.n ?? 0) === 0);
       }
       await trx.deleteFrom('search_pending').where('rid', 'in', rids).execute();
     });

@@ -264,6 +264,8 @@ export interface CompiledQuery {
   terms: string[];
   /** The free text of the query (no operators), for the semantic embedding. */
   text: string;
+  /** Labels the query requires (label: outside OR and negation), checked per message row in SQL too. */
+  labels: string[];
 }
 
 export function compileQuery(p: ParsedQuery): CompiledQuery {
@@ -274,6 +276,7 @@ export function compileQuery(p: ParsedQuery): CompiledQuery {
   let before: number | null = null;
   const terms: string[] = [];
   const text: string[] = [];
+  const labels: string[] = [];
   for (const group of p.groups) {
     const parts: string[] = [];
     let free = false;
@@ -296,6 +299,8 @@ export function compileQuery(p: ParsedQuery): CompiledQuery {
         }
       }
     }
+    const only = group[0]!;
+    if (group.length === 1 && !only.negated && only.atom.kind === 'label') labels.push(only.atom.label);
     const expr = parts.length === 1 ? parts[0]! : parts.length > 1 ? `(${parts.join(' OR ')})` : null;
     if (expr === null) continue;
     and.push(expr);
@@ -309,5 +314,6 @@ export function compileQuery(p: ParsedQuery): CompiledQuery {
     before,
     terms: terms.filter(Boolean),
     text: text.join(' '),
+    labels,
   };
 }

@@ -52,13 +52,19 @@ export class SearchService {
     this.log = d.log;
     this.pending = new PendingIndexer({ db: d.db, writer: d.writer, log: d.log });
     this.embeddings = d.embeddings ? new EmbedQueue({ db: d.db, writer: d.writer, log: d.log, ...d.embeddings }) : null;
-    // Published after commit: claimed mail (queued by a trigger) is indexed, new mail embedded.
+    // Published after commit. New mail is embedded. Claimed mail (queued by a trigger) is indexed: a claim hands
+    // an inbox created a moment ago its first messages, so only an inbox's first message (seq 1) costs a look at
+    // the queue — never each message of a busy inbox.
     let soon: NodeJS.Immediate | null = null;
+    let drain = false;
     d.bus.subscribeAll((e) => {
-      if (e.type !== 'message.received' || soon) return;
+      if (e.type !== 'message.received') return;
+      if (e.message.seq === 1) drain = true;
+      if (soon || (!drain && !this.embeddings)) return;
       soon = setImmediate(() => {
         soon = null;
-        void this.pending.drain();
+        if (drain) void this.pending.drain();
+        drain = false;
         this.embeddings?.kick();
       });
     });
@@ -100,13 +106,14 @@ export class SearchService {
       if (page.hits.length > limit) next = { o: offset + limit, hi: page.hi, m: mode };
     } else {
       const sem = await semanticRank(this.db, scope, compiled, this.embeddings.model, qv, mode === 'hybrid' ? HYBRID_DEPTH : FUSED_TOP, hi);
-      let ranked = sem;
+      let ranked = sem.hits;
+      let newest = sem.hi;
       if (mode === 'hybrid') {
-        const kw = compiled.match ? (await keywordPage(this.db, scope, compiled, HYBRID_DEPTH, 0, hi)).hits.slice(0, HYBRID_DEPTH) : [];
-        ranked = fuse([kw, sem]);
+        const kw = compiled.match ? await keywordPage(this.db, scope, compiled, HYBRID_DEPTH, 0, hi) : { hits: [], hi: 0 };
+        ranked = fuse([kw.hits.slice(0, HYBRID_DEPTH), sem.hits]);
+        newest = hi ?? Math.max(newest, kw.hi);
       }
       ranked = ranked.slice(0, FUSED_TOP);
-      const newest = hi ?? ranked.reduce((m, h) => Math.max(m, h.rid), 0);
       hits = ranked.slice(offset, offset + limit);
       if (offset + limit < ranked.length) next = { o: offset + limit, hi: newest, m: mode };
     }

@@ -146,7 +146,7 @@ describe('durability', () => {
       await t.stop();
       // Undo migration 014 as if the mail had arrived before it, then start: the migration indexes it.
       const db = new BetterSqlite3(path.join(dir, 'inboxd.db'));
-      for (const x of ['trigger search_content_deleted', 'trigger search_row_moved', 'trigger search_row_deleted']) db.exec(`drop ${x}`);
+      for (const x of ['trigger search_content_deleted', 'trigger search_row_moved']) db.exec(`drop ${x}`);
       for (const x of ['search_embed_state', 'search_vectors', 'search_pending', 'search_fts']) db.exec(`drop table ${x}`);
       db.prepare("delete from kysely_migration where name = '014_search'").run();
       db.close();

@@ -177,6 +177,44 @@ describe('scope', () => {
     assert.equal(viaParam.status, 404);
   });
 
+  test('one message to two inboxes: indexed once, each copy seen only in its own scope', async () => {
+    const x = await createInbox({ label: 'shared-x' });
+    const y = await createInbox({ label: 'private-y' });
+    const r = await sendMail(s.server.smtpPort, { to: [x.address, y.address], subject: 'capybara shared', text: 'one content' });
+    assert.match(r.response, /^250 /);
+    const count = s.server.services.store.sqlite
+      .prepare("select count(*) as n from search_fts where search_fts match 'capybara'")
+      .get() as {
+      n: number;
+    };
+    assert.equal(count.n, 1, 'one FTS row for the shared content');
+    const all = await search('capybara');
+    assert.deepEqual(all.items.map((i: Json) => i.inboxId).sort(), [x.inboxId, y.inboxId].sort());
+    assert.deepEqual(
+      (await search('capybara label:shared-x')).items.map((i: Json) => i.inboxId),
+      [x.inboxId],
+    );
+    assert.deepEqual(
+      (await search('capybara', `&inboxId=${y.inboxId}`)).items.map((i: Json) => i.inboxId),
+      [y.inboxId],
+    );
+    const scoped = await json(
+      await s.api('/v1/team/keys', { method: 'POST', json: { label: 'xonly', scope: { labelPrefix: 'shared-' } } }),
+      201,
+    );
+    assert.deepEqual(
+      (await search('capybara', '', scoped.key)).items.map((i: Json) => i.inboxId),
+      [x.inboxId],
+    );
+    assert.deepEqual((await search('capybara label:private-y', '', scoped.key)).items, []);
+    // The copy in y goes with its inbox; x's copy stays searchable.
+    await s.api(`/v1/inboxes/${y.inboxId}`, { method: 'DELETE' });
+    assert.deepEqual(
+      (await search('capybara')).items.map((i: Json) => i.inboxId),
+      [x.inboxId],
+    );
+  });
+
   test('another team sees nothing (team token in every query)', async () => {
     const r = await s.server.services.search.search({
       scope: { teamId: 'team_someone_else', labelPrefix: null },
