@@ -6,7 +6,8 @@ import { after, before, describe, test } from 'node:test';
 import { startFakeEmbeddings, type FakeEmbeddings } from '../helpers/fake-embeddings.ts';
 import { sendMail } from '../helpers/smtp.ts';
 import { json, type Json } from '../helpers/http.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { startTestServer, tempDir, type TestServer } from '../helpers/server.ts';
+import fs from 'node:fs';
 
 let fake: FakeEmbeddings;
 before(async () => {
@@ -158,6 +159,35 @@ describe('embeddings server failures', () => {
       assert.equal(badMode.status, 400);
     } finally {
       await s.stop();
+    }
+  });
+
+  test('backfill: mail stored before --embeddings was set is embedded after a restart with it', async () => {
+    fake.mode = 'ok';
+    const dir = tempDir();
+    try {
+      let s = await startTestServer([], {}, { dataDir: dir });
+      const ib = await json(await s.api('/v1/inboxes', { method: 'POST', json: { ttlMinutes: 600 } }), 201);
+      const id = await deliver(s, ib.address, 'Old mail', 'The outstanding balance is overdue.');
+      await s.stop();
+      s = await startTestServer(
+        ['--embeddings', `openai:test-embed@${fake.base}`, '--embeddings-retry-seconds', '1', '--model-timeout-ms', '300'],
+        {},
+        { dataDir: dir },
+      );
+      try {
+        await embedded(s);
+        const r = await search(s, 'unpaid bill', 'semantic');
+        assert.equal(r.semantic, true);
+        assert.deepEqual(
+          r.items.map((i: Json) => i.messageId),
+          [id],
+        );
+      } finally {
+        await s.stop();
+      }
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
     }
   });
 
