@@ -33,6 +33,8 @@ const SAMPLES: Record<string, (f: Fixture) => Sample> = {
   'oauth.token': () => ({ body: { grant_type: 'client_credentials', client_secret: ADMIN_KEY } }),
   'runs.start': () => ({ body: { goal: 'matrix', services: ['github'] } }),
   'runs.report': () => ({ body: { stepId: '1.get_address', outcome: 'done' } }),
+  'messages.search': () => ({ query: { q: 'hello' }, inbox: true }),
+  'messages.search_all': () => ({ query: { q: 'hello' } }),
 };
 
 let s: TestServer;
