@@ -22,6 +22,8 @@ export interface SearchScope {
   inboxId?: string | undefined;
   /** Exact label (the `label` parameter). */
   label?: string | undefined;
+  /** The team is the only one in the store: its token would match every row and is left out of the MATCH. */
+  soleTeam?: boolean | undefined;
 }
 
 export interface Hit {
@@ -30,17 +32,23 @@ export interface Hit {
   score: number;
 }
 
-function scopeExpr(scope: SearchScope): string[] {
-  const parts = [`scope : ${ftsString(hexToken('t', scope.teamId))}`];
-  if (scope.inboxId !== undefined) parts.push(`scope : ${ftsString(hexToken('i', scope.inboxId))}`);
-  if (scope.labelPrefix !== null) parts.push(`scope : ${ftsString(hexToken('l', scope.labelPrefix))}*`);
+/**
+ * The narrowest scope tokens: an inbox's token alone (it implies the team and label), else the label or prefix and
+ * the team. bm25 reads the whole posting list of every phrase of the MATCH (for its IDF), so a token that matches
+ * nearly every row costs a pass over the index; the exact scope is enforced in SQL anyway (rowFilters).
+ */
+function scopeExpr(scope: SearchScope, hasTerms: boolean): string[] {
+  if (scope.inboxId !== undefined) return [`scope : ${ftsString(hexToken('i', scope.inboxId))}`];
+  const parts: string[] = [];
   if (scope.label !== undefined) parts.push(`scope : ${ftsString(hexToken('l', scope.label))}`);
+  else if (scope.labelPrefix !== null) parts.push(`scope : ${ftsString(hexToken('l', scope.labelPrefix))}*`);
+  if (!scope.soleTeam || (parts.length === 0 && !hasTerms)) parts.push(`scope : ${ftsString(hexToken('t', scope.teamId))}`);
   return parts;
 }
 
 /** The full MATCH expression: scope AND terms, then each excluded term with NOT. */
 export function matchExpr(scope: SearchScope, terms: string | null, not: string[]): string {
-  let e = [...scopeExpr(scope), ...(terms ? [`(${terms})`] : [])].join(' AND ');
+  let e = [...scopeExpr(scope, terms !== null), ...(terms ? [`(${terms})`] : [])].join(' AND ');
   for (const n of not) e = `(${e}) NOT (${n})`;
   return e;
 }
@@ -82,9 +90,9 @@ export async function keywordPage(
       select f.rowid as cid, ${score} as score from search_fts f
       where search_fts match ${expr} ${hiFilter}
       order by f.rowid desc limit ${window}
-    ) c join contents ct on ct.rowid = c.cid
-    join message_rows m on m.content_sha256 = ct.sha256
-    join inboxes i on i.id = m.inbox_id
+    ) c cross join contents ct on ct.rowid = c.cid
+    cross join message_rows m on m.content_sha256 = ct.sha256
+    cross join inboxes i on i.id = m.inbox_id
     where ${rowFilters(scope, q)}
     order by c.score desc, m.rowid desc limit ${limit + 1} offset ${offset}`.execute(db);
   const newest = rows.rows.reduce((m, r) => Math.max(m, r.cid), 0);
@@ -106,10 +114,10 @@ export async function semanticRank(
   const rows = await sql<{ rid: number; cid: number; id: string; vec: Buffer }>`
     select m.rowid as rid, c.cid, m.id, v.vec from (
       select rowid as cid from search_fts where search_fts match ${expr} ${hiFilter} order by rowid desc limit ${SCAN_CAP}
-    ) c join contents ct on ct.rowid = c.cid
-    join search_vectors v on v.content_sha256 = ct.sha256 and v.model = ${model}
-    join message_rows m on m.content_sha256 = ct.sha256
-    join inboxes i on i.id = m.inbox_id
+    ) c cross join contents ct on ct.rowid = c.cid
+    cross join search_vectors v on v.content_sha256 = ct.sha256 and v.model = ${model}
+    cross join message_rows m on m.content_sha256 = ct.sha256
+    cross join inboxes i on i.id = m.inbox_id
     where ${rowFilters(scope, q)}`.execute(db);
   const scored: Hit[] = [];
   let newest = 0;

@@ -89,7 +89,8 @@ export class SearchService {
     now: number;
   }): Promise<SearchResult> {
     const compiled = compileQuery(parseQuery(req.q, req.now));
-    const { scope, limit, cursor } = req;
+    const { limit, cursor } = req;
+    const scope = { ...req.scope, soleTeam: await this.soleTeam(req.now) };
     const offset = cursor?.o ?? 0;
     const hi = cursor?.hi;
     // Later pages keep the ranking of the first one (a keyword first page stays keyword if the model is back).
@@ -131,6 +132,16 @@ export class SearchService {
       mode,
       semantic: mode !== 'keyword',
     };
+  }
+
+  private teams: { at: number; sole: boolean } | null = null;
+  /** Whether the store has one team (checked at most once a minute; a wrong answer costs speed, never scope). */
+  private async soleTeam(now: number): Promise<boolean> {
+    if (!this.teams || now - this.teams.at > 60_000) {
+      const r = await this.db.selectFrom('teams').select('id').limit(2).execute();
+      this.teams = { at: now, sole: r.length <= 1 };
+    }
+    return this.teams.sole;
   }
 
   /** The query's vector (cached per text), or null when the model cannot give one now. */
