@@ -67,11 +67,25 @@ function rowFilters(scope: SearchScope, q: CompiledQuery) {
 
 // Weights per column: scope, subject, sender, rcpts, body, files, label.
 const BM25 = sql.raw('bm25(search_fts, 0, 4, 2, 1.5, 1, 2, 1)');
+/** bm25 reads every posting of every phrase of the query (for its IDF): above this many, newest first instead. */
+export const BM25_MAX_POSTINGS = 20_000;
+
+async function postingsAtMost(db: Kysely<Database>, expr: string, max: number): Promise<boolean> {
+  const r = await sql<{
+    n: number;
+  }>`select count(*) as n from (select rowid from search_fts where search_fts match ${expr} limit ${max + 1})`.execute(db);
+  return Number(r.rows[0]?.n ?? 0) <= max;
+}
+
+export type Ranking = 'bm25' | 'newest';
 
 /**
  * One page of keyword hits (`limit + 1` rows when more follow), from `offset` in the ranking of the newest `window`
  * matches with rowid <= `hi` (pinned by the first page, so mail arriving meanwhile does not shift later pages).
- * `score` is -bm25: higher is better. Without free words or operators the order is newest first (score 0).
+ * Ranking: bm25 (`score` = -bm25, higher is better), ties newest first, when every phrase of the query matches at
+ * most BM25_MAX_POSTINGS stored messages. bm25 reads each phrase's whole posting list for its IDF, so a word found in
+ * most mail would cost a pass over the index per query (~40 ms per such word at 1M messages) to order rows that all
+ * contain it: such queries, and queries of operators only, come newest first (score 0), which costs O(page).
  */
 export async function keywordPage(
   db: Kysely<Database>,
@@ -81,22 +95,34 @@ export async function keywordPage(
   offset: number,
   hi: number | undefined,
   window = RANK_WINDOW,
-): Promise<{ hits: Hit[]; hi: number }> {
+): Promise<{ hits: Hit[]; hi: number; ranking: Ranking }> {
   const expr = matchExpr(scope, q.match, q.not);
   const hiFilter = hi !== undefined ? sql`and f.rowid <= ${hi}` : sql``;
-  const score = q.match ? sql`-${BM25}` : sql`0`;
-  const rows = await sql<{ rid: number; cid: number; id: string; score: number }>`
+  let ranking: Ranking = q.match ? 'bm25' : 'newest';
+  if (ranking === 'bm25')
+    for (const p of [...scopeExpr(scope, true), ...q.parts, ...q.not])
+      if (!(await postingsAtMost(db, p, BM25_MAX_POSTINGS))) {
+        ranking = 'newest';
+        break;
+      }
+  const score = ranking === 'bm25' ? sql`-${BM25}` : sql`0`;
+  const run = (w: number) =>
+    sql<{ rid: number; cid: number; id: string; score: number }>`
     select m.rowid as rid, c.cid, m.id, c.score from (
       select f.rowid as cid, ${score} as score from search_fts f
       where search_fts match ${expr} ${hiFilter}
-      order by f.rowid desc limit ${window}
+      order by f.rowid desc limit ${w}
     ) c cross join contents ct on ct.rowid = c.cid
     cross join message_rows m on m.content_sha256 = ct.sha256
     cross join inboxes i on i.id = m.inbox_id
     where ${rowFilters(scope, q)}
     order by c.score desc, m.rowid desc limit ${limit + 1} offset ${offset}`.execute(db);
-  const newest = rows.rows.reduce((m, r) => Math.max(m, r.cid), 0);
-  return { hits: rows.rows.map((r) => ({ rid: r.rid, id: r.id, score: r.score })), hi: hi ?? newest };
+  // Newest first needs only the top of the window; the whole window is read if the exact filters dropped too many.
+  const small = Math.min(window, (offset + limit + 1) * 2 + 50);
+  let rows = (await run(ranking === 'newest' ? small : window)).rows;
+  if (ranking === 'newest' && small < window && rows.length < limit + 1) rows = (await run(window)).rows;
+  const newest = rows.reduce((m, r) => Math.max(m, r.cid), 0);
+  return { hits: rows.map((r) => ({ rid: r.rid, id: r.id, score: r.score })), hi: hi ?? newest, ranking };
 }
 
 /** Semantic ranking of the newest SCAN_CAP contents in scope that pass the query's operators, per message row. */

@@ -266,6 +266,8 @@ export interface CompiledQuery {
   text: string;
   /** Labels the query requires (label: outside OR and negation), checked per message row in SQL too. */
   labels: string[];
+  /** The ANDed parts of `match`, one FTS5 expression each. */
+  parts: string[];
 }
 
 export function compileQuery(p: ParsedQuery): CompiledQuery {
@@ -315,5 +317,6 @@ export function compileQuery(p: ParsedQuery): CompiledQuery {
     terms: terms.filter(Boolean),
     text: text.join(' '),
     labels,
+    parts: and,
   };
 }
