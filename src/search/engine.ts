@@ -95,13 +95,14 @@ export async function keywordPage(
   offset: number,
   hi: number | undefined,
   window = RANK_WINDOW,
+  maxPostings = BM25_MAX_POSTINGS,
 ): Promise<{ hits: Hit[]; hi: number; ranking: Ranking }> {
   const expr = matchExpr(scope, q.match, q.not);
   const hiFilter = hi !== undefined ? sql`and f.rowid <= ${hi}` : sql``;
   let ranking: Ranking = q.match ? 'bm25' : 'newest';
   if (ranking === 'bm25')
     for (const p of [...scopeExpr(scope, true), ...q.parts, ...q.not])
-      if (!(await postingsAtMost(db, p, BM25_MAX_POSTINGS))) {
+      if (!(await postingsAtMost(db, p, maxPostings))) {
         ranking = 'newest';
         break;
       }

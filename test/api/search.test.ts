@@ -4,6 +4,8 @@ import { after, before, describe, test } from 'node:test';
 import { sendMail } from '../helpers/smtp.ts';
 import { json, type Json } from '../helpers/http.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { keywordPage } from '../../src/search/engine.ts';
+import { compileQuery, parseQuery } from '../../src/search/query.ts';
 
 let s: TestServer;
 let a: Json;
@@ -88,6 +90,23 @@ describe('query language over real mail', () => {
     assert.equal(item.from.address, 'billing@shop.example');
     // The message that says invoice four times (subject and body) ranks first.
     assert.equal(r.items[0].messageId, sent.other);
+  });
+
+  test('bm25 unless a word is in too many messages: then newest first', async () => {
+    const db = s.server.services.store.db;
+    const teamId = (await db.selectFrom('inboxes').select('team_id').executeTakeFirstOrThrow()).team_id;
+    const q = compileQuery(parseQuery('invoice', Date.now()));
+    const ranked = await keywordPage(db, { teamId, labelPrefix: null }, q, 10, 0, undefined);
+    assert.equal(ranked.ranking, 'bm25');
+    assert.equal(ranked.hits[0]!.id, sent.other, 'four times invoice first');
+    // With the threshold at one posting, "invoice" (in two messages) is too common: newest first, score 0.
+    const newest = await keywordPage(db, { teamId, labelPrefix: null }, q, 10, 0, undefined, 5000, 1);
+    assert.equal(newest.ranking, 'newest');
+    assert.deepEqual(
+      newest.hits.map((h) => h.id),
+      [sent.other, sent.invoice],
+    );
+    assert.ok(newest.hits.every((h) => h.score === 0));
   });
 
   test('AND of words, phrases, negation, OR', async () => {
