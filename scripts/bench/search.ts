@@ -3,7 +3,7 @@
 // the FTS rows with ingest's own statements), then SMTP ingest with the index against a build without it (the same
 // load, alternating runs, in one process tree).
 //   node scripts/bench/search.ts [--messages 1000000] [--inboxes 1000] [--baseline-commit 8d9e04e] [--ingest-messages 4000]
-//     [--skip-scale] [--skip-ingest] [--source]
+//     [--skip-scale] [--skip-ingest] [--skip-vectors] [--source]
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -14,6 +14,8 @@ import { IngestWriter } from '../../src/ingest/writer.ts';
 import { newId } from '../../src/lib/ids.ts';
 import { createLogger } from '../../src/log.ts';
 import { indexContent, searchDoc } from '../../src/search/indexer.ts';
+import { normalize, quantize, similarity } from '../../src/search/embeddings.ts';
+import { SCAN_CAP } from '../../src/search/engine.ts';
 import { BlobStore } from '../../src/store/blobs.ts';
 import { dbFile, openStore } from '../../src/store/db.ts';
 import { MessageRepo } from '../../src/store/messages.ts';
@@ -28,6 +30,7 @@ const { values } = parseArgs({
     'ingest-runs': { type: 'string', default: '3' },
     'skip-scale': { type: 'boolean', default: false },
     'skip-ingest': { type: 'boolean', default: false },
+    'skip-vectors': { type: 'boolean', default: false },
     source: { type: 'boolean', default: false },
   },
 });
@@ -299,6 +302,24 @@ async function ingest(): Promise<void> {
   );
 }
 
+/** The semantic scan's arithmetic: SCAN_CAP stored int8 vectors of 768 numbers scored against a query, in process. */
+function vectors(): void {
+  const dim = 768;
+  const stored = Array.from({ length: SCAN_CAP }, () => quantize(Float32Array.from({ length: dim }, () => rnd() - 0.5)));
+  const q = normalize(Float32Array.from({ length: dim }, () => rnd() - 0.5));
+  const times: number[] = [];
+  for (let r = 0; r < 25; r++) {
+    const t0 = performance.now();
+    let best = -1;
+    for (const v of stored) best = Math.max(best, similarity(q, v));
+    if (r >= 5) times.push(performance.now() - t0);
+  }
+  times.sort((a, b) => a - b);
+  figures.vectorScan = { vectors: SCAN_CAP, dim, p50ms: round(percentile(times, 50)), minMs: round(times[0]!), load1: machine().load1 };
+  lines.push(`semantic scan of ${SCAN_CAP} int8 vectors × ${dim}: p50 ${round(percentile(times, 50))} ms, best ${round(times[0]!)} ms`);
+}
+
+if (!values['skip-vectors']) vectors();
 if (!values['skip-scale']) await scale();
 if (!values['skip-ingest']) await ingest();
 report('search', figures, lines);
