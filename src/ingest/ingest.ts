@@ -86,7 +86,7 @@ export class Ingest {
     const content = { sha256: rawSha, size: req.raw.length, ...fields };
     const { sha256: _s, text_body: _t, html_body: _h, headers_json: _hj, extraction_json: _x, ...summaryContent } = content;
     const limits = this.limits();
-    // The full-text document (HTML as text, CJK split into words) is built once per message, outside the transaction.
+    // The full-text document (HTML as text, CJK as character pairs) is built once per message, outside the transaction.
     const doc = searchDoc(
       content,
       parsedAttachments.map((a) => a.filename),
