@@ -6,6 +6,7 @@ import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 import { parseModels } from './ai/models.ts';
 import { parseSecretKey } from './lib/sealed.ts';
+import { parseEmbeddings } from './search/embeddings.ts';
 
 const port = z.coerce.number().int('must be a whole number').min(0, 'must be 0-65535').max(65535, 'must be 0-65535');
 const flagBool = z.union([
@@ -495,6 +496,28 @@ export const OPTIONS = {
     schema: z.coerce.number().int('must be a whole number').min(50, 'must be at least 50').max(30_000, 'must be at most 30000'),
     default: 2000,
   },
+  embeddings: {
+    flag: '--embeddings',
+    env: 'INBOXD_EMBEDDINGS',
+    arg: 'PROVIDER:MODEL@URL',
+    help: 'embeddings model for semantic and hybrid search (openai = any OpenAI-compatible /v1/embeddings, or ollama); unset = keyword search only',
+    schema: z.string().superRefine((s, c) => {
+      try {
+        parseEmbeddings(s);
+      } catch (e) {
+        c.addIssue({ code: 'custom', message: (e as Error).message.replace(/^--(models|embeddings): /, '') });
+      }
+    }),
+    default: undefined,
+  },
+  embeddingsRetrySeconds: {
+    flag: '--embeddings-retry-seconds',
+    env: 'INBOXD_EMBEDDINGS_RETRY_SECONDS',
+    arg: 'S',
+    help: 'first wait before embeddings are retried after the model failed (doubles per failure, at most 10 minutes)',
+    schema: z.coerce.number().int('must be a whole number').min(1, 'must be at least 1').max(600, 'must be at most 600'),
+    default: 30,
+  },
 } satisfies Record<string, OptionDef>;
 
 export type OptionKey = keyof typeof OPTIONS;
@@ -552,6 +575,8 @@ export interface Config {
   dnsTimeoutMs: number;
   /** From INBOXD_SECRET_KEY only: seals DKIM private keys (and later other credentials) at rest (src/lib/sealed.ts). */
   secretKey: string | undefined;
+  embeddings: string | undefined;
+  embeddingsRetrySeconds: number;
   /** From INBOXD_OPENAI_API_KEY / INBOXD_ANTHROPIC_API_KEY only (secrets). */
   openaiApiKey: string | undefined;
   anthropicApiKey: string | undefined;

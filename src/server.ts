@@ -53,6 +53,8 @@ import { type DkimFor, Relay } from './outbound/relay.ts';
 import { OutboundService } from './outbound/service.ts';
 import { workspaceMailer } from './outbound/workspace-mailer.ts';
 import type { WorkerTuning } from './outbound/worker.ts';
+import { SearchService } from './search/service.ts';
+import { parseEmbeddings } from './search/embeddings.ts';
 
 /** A start-up failure with the one line to print and the exit code (CONTRACT §1: 2 = bad config, 1 = runtime). */
 export class StartError extends Error {
@@ -157,6 +159,18 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       threads: threads.upkeep,
     });
     const shutdown = new AbortController();
+    const search = new SearchService({
+      db: store.db,
+      writer,
+      bus,
+      log,
+      embeddings: config.embeddings
+        ? {
+            cfg: { link: parseEmbeddings(config.embeddings), timeoutMs: config.modelTimeoutMs, apiKey: config.openaiApiKey },
+            retryMs: config.embeddingsRetrySeconds * 1000,
+          }
+        : undefined,
+    });
     const deliveries = new DeliveryRepo(store.db);
     const metrics = new Metrics();
     const callbacks = new CallbackService({
@@ -231,6 +245,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       inboxes,
       messages,
       threads,
+      search,
       ingest,
       writer,
       bus,
@@ -340,6 +355,9 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     cleanup.splice(cleanup.indexOf(closeStore), 0, () => callbacks.stop());
     await outbound.start();
     cleanup.splice(cleanup.indexOf(closeStore), 0, () => outbound.stop());
+    // Queued index rows (claims, mail older than the index) and the embeddings queue run in the background.
+    await search.start();
+    cleanup.splice(cleanup.indexOf(closeStore), 0, () => search.stop());
 
     writePorts(config.dataDir, { http: httpPort, smtp: smtp.port });
     log.info('inboxd started', {

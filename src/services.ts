@@ -25,6 +25,7 @@ import type { Metrics } from './metrics/metrics.ts';
 import type { WorkspaceMailer } from './workspace/mailer.ts';
 import type { OutboundService } from './outbound/service.ts';
 import type { ThreadRepo } from './threads/repo.ts';
+import type { SearchService } from './search/service.ts';
 
 export interface Clock {
   now(): number;
@@ -52,6 +53,8 @@ export interface Services {
   messages: MessageRepo;
   /** Threads of inboxes: reads, claim and delete upkeep. */
   threads: ThreadRepo;
+  /** Full-text and semantic search (src/search/). */
+  search: SearchService;
   ingest: Ingest;
   writer: IngestWriter;
   bus: EventBus;

@@ -7,6 +7,7 @@
 //   npm run bench -- --quick                        small counts everywhere (a smoke run, ~3 min)
 //   npm run bench -- --only smtp,latency            some benchmarks: smtp, latency, verify, api, send, scale, memory, startup
 //   npm run bench -- --scale-messages 200000        a smaller store-scale run
+//   npm run bench -- --only search --search-messages 100000   the search benchmark (query p50/p99, ingest ± index)
 //   npm run bench -- --baseline /tmp/base           an earlier build (DIR/dist/inboxd) beside this one: SMTP ingest
 //                                                   and lone-message latency of both in the same run, new ÷ old
 //   npm run bench -- --baseline-commit 0f34437      the same, building that commit into .bench/baseline-<commit> first
@@ -25,6 +26,7 @@ const { values } = parseArgs({
     only: { type: 'string' },
     'soak-seconds': { type: 'string' },
     'scale-messages': { type: 'string' },
+    'search-messages': { type: 'string' },
     source: { type: 'boolean', default: false },
     baseline: { type: 'string' },
     'baseline-commit': { type: 'string' },
@@ -59,6 +61,12 @@ const BENCHES: Array<{ id: string; key: string; script: string; args: string[] }
   { id: 'api', key: 'api', script: 'api.ts', args: ['--seconds', quick ? '3' : '10', ...src] },
   { id: 'send', key: 'send', script: 'send.ts', args: ['--messages', quick ? '500' : '3000', ...src] },
   { id: 'scale', key: 'scale', script: 'store-scale.ts', args: ['--messages', scale, ...src] },
+  {
+    id: 'search',
+    key: 'search',
+    script: 'search.ts',
+    args: ['--messages', quick ? '50000' : (values['search-messages'] ?? '1000000'), ...(quick ? ['--ingest-messages', '1000'] : [])],
+  },
   { id: 'memory', key: 'memory', script: 'memory.ts', args: ['--soak-seconds', soak, '--after', quick ? '20000' : '100000', ...src] },
 ];
 const only = values.only ? new Set(values.only.split(',')) : null;
@@ -193,6 +201,7 @@ function tables(rep: J): string {
       );
     out.push(`| ratio (p50) | | ${r.scale.ratios.lookup}× | ${r.scale.ratios.list}× | ${r.scale.ratios.waitWake}× | |`, '');
   }
+  if (r.search?.scale || r.search?.ingest) out.push(...searchTables(r.search as J));
   if (r.memory) {
     const mm = r.memory as J;
     out.push('### Memory (RSS)', '', '| state | RSS |', '| --- | --- |', `| idle | ${mm.idleRssMb} MB |`);
@@ -272,5 +281,32 @@ function loneTable(lo: J): string[] {
   for (const [m, v] of Object.entries(builds.inboxd as J))
     out.push(`| ${m} | ${f(v as J)} |${base ? ` ${f(base[m])} | ${lo.ratios[m].p50}, ${lo.ratios[m].p99} |` : ''}`);
   out.push('');
+  return out;
+}
+
+function searchTables(r: J): string[] {
+  const out: string[] = [];
+  const kinds = ['commonWordAll', 'rareWordAll', 'twoWordsOneInbox', 'phraseAll', 'operatorsAll'];
+  if (r.scale?.stages) {
+    out.push(
+      `### Search (${r.scale.inboxes} inboxes; messages generated through the store layer; p50 / p99 over HTTP)`,
+      '',
+      `| messages | db (FTS) | ${kinds.join(' | ')} |`,
+      `| --- | --- | ${kinds.map(() => '---').join(' | ')} |`,
+    );
+    for (const st of r.scale.stages as J[])
+      out.push(
+        `| ${st.messages.toLocaleString('en-US')} | ${st.dbMb} MB (${st.ftsMb} MB) | ${kinds.map((k) => `${st[k].p50ms} / ${st[k].p99ms} ms`).join(' | ')} |`,
+      );
+    const [a, b] = r.scale.stages as J[];
+    if (a && b && a !== b)
+      out.push(`| ratio (p50) | | ${kinds.map((k) => `${Math.round((b[k].p50ms / a[k].p50ms) * 10) / 10}×`).join(' | ')} |`);
+    out.push('');
+  }
+  if (r.ingest)
+    out.push(
+      `SMTP ingest with the index: ${r.ingest.withIndexPerSecond} msg/s; without (${r.ingest.baselineCommit}): ${r.ingest.baselinePerSecond} msg/s; ratio ${r.ingest.ratio} (medians of ${r.ingest.runs.index.length} alternating runs, ${r.ingest.connections} connections, ${r.ingest.messagesPerRun} messages of ~${r.ingest.bodyKb} KB each); server CPU per message ${r.ingest.cpuUsPerMsgWithIndex} µs with, ${r.ingest.cpuUsPerMsgBaseline} µs without (${r.ingest.cpuRatio})`,
+      '',
+    );
   return out;
 }

@@ -3,6 +3,7 @@
 // durably stored; the SMTP listener answers 250 only then.
 import type { Kysely, Transaction } from 'kysely';
 import { precompile } from '../store/prepared.ts';
+import { indexContent, searchDoc } from '../search/indexer.ts';
 import type { EventBus } from '../events/bus.ts';
 import { AppError } from '../errors.ts';
 import { newId } from '../lib/ids.ts';
@@ -101,6 +102,11 @@ export class Ingest {
     const { sha256: _s, text_body: _t, html_body: _h, headers_json: _hj, extraction_json: _x, ...summaryContent } = content;
     const limits = this.limits();
     const threadFields = threadFieldsOf(content);
+    // The full-text document (HTML as text, CJK as character pairs) is built once per message, outside the transaction.
+    const doc = searchDoc(
+      content,
+      parsedAttachments.map((a) => a.filename),
+    );
 
     const stored = await this.writer
       .store({
@@ -211,6 +217,7 @@ export class Ingest {
               row: { ...envelope, ...summaryContent, raw_sha256: rawSha },
             });
           }
+          if (out.some((o) => o.delivery.inboxId)) await indexContent(trx, rawSha, doc, Number(fresh.numAffectedRows ?? 0) > 0);
           return out;
         },
       })

@@ -23,6 +23,7 @@ import { workspaceTodayOps } from './workspace-today.ts';
 import { workspaceMonitorOps } from './workspace-monitors.ts';
 import { outboundOps } from './outbound.ts';
 import { threadOps } from './threads.ts';
+import { searchOps } from './search.ts';
 
 export const OPERATIONS: readonly Operation[] = [
   ...systemOps,
@@ -30,6 +31,7 @@ export const OPERATIONS: readonly Operation[] = [
   ...messageOps,
   ...outboundOps,
   ...threadOps,
+  ...searchOps,
   ...agentOps,
   ...simulateOps,
   ...rehearsalOps,

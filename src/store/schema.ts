@@ -263,6 +263,10 @@ export interface Database {
   outbound_deliveries: OutboundDeliveryTable;
   threads: ThreadTable;
   thread_refs: ThreadRefTable;
+  search_fts: SearchFtsTable;
+  search_pending: SearchPendingTable;
+  search_vectors: SearchVectorTable;
+  search_embed_state: SearchEmbedStateTable;
 }
 
 /** A conversation in one inbox (migration 012, src/threads/). Counts and times follow its messages. */
@@ -360,4 +364,35 @@ export interface OutboundDeliveryTable {
   local_message_id: string | null;
   created_at: number;
   updated_at: number;
+}
+
+/** Full-text rows of messages (migration 014, src/search/): contentless FTS5, rowid = message_rows.rowid. */
+export interface SearchFtsTable {
+  rowid: number;
+  scope: string;
+  subject: string;
+  sender: string;
+  rcpts: string;
+  body: string;
+  files: string;
+  label: string;
+}
+
+/** Message rows (by rowid) still to be written into search_fts: claimed mail, and mail older than the index. */
+export interface SearchPendingTable {
+  rid: number;
+}
+
+/** One int8 vector per content for semantic search (migration 014). */
+export interface SearchVectorTable {
+  content_sha256: string;
+  model: string;
+  vec: Uint8Array;
+}
+
+/** How far each embeddings model got through `contents` (by rowid); its vector size once known. */
+export interface SearchEmbedStateTable {
+  model: string;
+  dim: number | null;
+  last_rowid: number;
 }

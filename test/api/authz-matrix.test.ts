@@ -48,6 +48,8 @@ const SAMPLES: Record<string, (f: Fixture) => Sample> = {
   'workspace.create_monitor': (f) => ({ body: { name: 'matrix', kind: 'expect_mail', inboxId: f.inboxId }, inbox: true }),
   'messages.send': () => ({ body: { to: 'matrix-peer@inboxd.test', subject: 'matrix', text: 'hello' } }),
   'messages.reply': (f) => ({ body: { messageId: f.messageId, text: 'hello' } }),
+  'messages.search': () => ({ query: { q: 'hello' }, inbox: true }),
+  'messages.search_all': () => ({ query: { q: 'hello' } }),
 };
 
 let s: TestServer;

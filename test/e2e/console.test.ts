@@ -12,7 +12,6 @@ import { takeScreenshots } from '../../scripts/screenshots.ts';
 import { ADMIN_KEY, builtBinary, chromiumMissing, launchChromium, recorder, type Running, startServer } from '../helpers/console.ts';
 
 const missing = chromiumMissing();
-const TODO_BRANCH = 'needs the search/threads branch';
 
 describe('browser console', { skip: missing ?? false }, () => {
   let server: Running;
@@ -332,7 +331,7 @@ describe('browser console', { skip: missing ?? false }, () => {
     await page.waitForSelector('.message-head');
   });
 
-  test('search finds a message by its words and opens it', { todo: TODO_BRANCH }, async () => {
+  test('search finds a message by its words and opens it', async () => {
     const inbox = await newInbox('search-e2e');
     await sendMail(server.smtpPort, { to: inbox.address, subject: 'Quarterly zebra report', text: 'the zebra numbers are in' });
     await server.api(`/v1/inboxes/${inbox.inboxId}/wait?timeoutSeconds=10`);

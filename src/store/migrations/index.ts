@@ -15,6 +15,7 @@ import * as m013 from './013_domains.ts';
 import * as m015 from './015_workspace.ts';
 import * as m011 from './011_outbound.ts';
 import * as m012 from './012_threads.ts';
+import * as m014 from './014_search.ts';
 
 export const MIGRATIONS: Record<string, Migration> = {
   '001_foundation': m001,
@@ -31,4 +32,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '015_workspace': m015,
   '011_outbound': m011,
   '012_threads': m012,
+  '014_search': m014,
 };

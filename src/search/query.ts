@@ -1,0 +1,322 @@
+// The search query language (CONTRACT §11): a tokenizer and a small grammar, compiled into an FTS5 MATCH
+// expression made only of double-quoted strings (so nothing typed is FTS5 syntax: NEAR(, *, ^, col: and quotes
+// are text) plus SQL time filters. Grammar (OR binds tighter than the implicit AND, as in Gmail):
+//   query := group+        group := unary ( "OR" unary )*        unary := "-"? atom
+//   atom  := word | "phrase" | name ":" (word | "phrase")
+import { AppError } from '../errors.ts';
+import { hexToken, isSingleCjk, segmentCjkQuery } from './text.ts';
+
+export const MAX_QUERY_CHARS = 1000;
+export const MAX_TERMS = 32;
+
+export type Field = 'any' | 'from' | 'to' | 'subject';
+export type Atom =
+  | { kind: 'text'; field: Field; text: string; phrase: boolean }
+  | { kind: 'label'; label: string }
+  | { kind: 'has'; what: 'attachment' | 'code' | 'link' }
+  | { kind: 'time'; op: 'before' | 'after'; at: number };
+
+export interface Term {
+  atom: Atom;
+  negated: boolean;
+  pos: number;
+}
+
+/** AND of groups; a group is an OR of terms (usually one). */
+export interface ParsedQuery {
+  groups: Term[][];
+}
+
+const OPERATORS = ['from', 'to', 'subject', 'label', 'has', 'before', 'after'] as const;
+const HAS = ['attachment', 'code', 'link'] as const;
+
+/** A malformed query: 400 naming the problem and the (1-based) character where it is. */
+export function queryError(message: string, pos?: number): AppError {
+  const where = pos === undefined ? '' : ` (at character ${pos + 1})`;
+  return new AppError('validation_failed', `q: ${message}${where}`, { errors: [{ path: 'q', message: message + where }] });
+}
+
+interface Lexeme {
+  kind: 'word' | 'phrase' | 'or' | 'minus';
+  text: string;
+  pos: number;
+  /** For a word that is `name:value`: the operator name, and the value (a word or a phrase). */
+  op?: { name: string; value: string; phrase: boolean; valuePos: number };
+}
+
+function readPhrase(q: string, open: number): { text: string; end: number } {
+  const close = q.indexOf('"', open + 1);
+  if (close < 0) throw queryError('unclosed quote: add the closing " or remove the opening one', open);
+  return { text: q.slice(open + 1, close), end: close + 1 };
+}
+
+function lex(q: string): Lexeme[] {
+  const out: Lexeme[] = [];
+  let i = 0;
+  while (i < q.length) {
+    const c = q[i]!;
+    if (/\s/.test(c)) {
+      i++;
+      continue;
+    }
+    if (c === '"') {
+      const p = readPhrase(q, i);
+      out.push({ kind: 'phrase', text: p.text, pos: i });
+      i = p.end;
+      continue;
+    }
+    if (c === '-' || c === '!') {
+      if (i + 1 >= q.length || /\s/.test(q[i + 1]!)) throw queryError(`'${c}' must be followed by the term it excludes (no space)`, i);
+      out.push({ kind: 'minus', text: c, pos: i });
+      i++;
+      continue;
+    }
+    let j = i;
+    while (j < q.length && !/\s/.test(q[j]!) && q[j] !== '"') j++;
+    const word = q.slice(i, j);
+    const m = /^([A-Za-z][A-Za-z-]*):(.*)$/.exec(word);
+    if (m && !m[2]!.startsWith('//')) {
+      const name = m[1]!.toLowerCase();
+      if (!(OPERATORS as readonly string[]).includes(name))
+        throw queryError(
+          `unknown operator '${m[1]}:'; use one of ${OPERATORS.map((o) => o + ':').join(' ')}, or quote it to search the text`,
+          i,
+        );
+      let value = m[2]!;
+      let phrase = false;
+      const valuePos = i + m[1]!.length + 1;
+      if (value === '' && q[j] === '"') {
+        const p = readPhrase(q, j);
+        value = p.text;
+        phrase = true;
+        j = p.end;
+      }
+      if (value.trim() === '') throw queryError(`'${m[1]}:' needs a value (e.g. ${example(name)})`, i);
+      out.push({ kind: 'word', text: word, pos: i, op: { name, value, phrase, valuePos } });
+    } else if (word === 'OR') out.push({ kind: 'or', text: word, pos: i });
+    else out.push({ kind: 'word', text: word, pos: i });
+    i = j;
+  }
+  return out;
+}
+
+function example(op: string): string {
+  switch (op) {
+    case 'has':
+      return 'has:attachment';
+    case 'before':
+    case 'after':
+      return `${op}:2026-11-20, ${op}:2026-11-20T14:00, ${op}:3d`;
+    case 'label':
+      return 'label:ci-42';
+    default:
+      return `${op}:alice@example.com or ${op}:"Alice Smith"`;
+  }
+}
+
+const RELATIVE = /^(\d{1,6})(m|min|h|d|w)$/i;
+const UNIT_MS: Record<string, number> = { m: 60_000, min: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
+
+/** A date (2026-11-20, UTC midnight), a date and time (2026-11-20T14:00[:00][Z|±hh:mm]), a time today (14:00, UTC) or a relative age (2h, 3d). */
+export function parseWhen(v: string, now: number): number | null {
+  const rel = RELATIVE.exec(v);
+  if (rel) return now - Number(rel[1]) * UNIT_MS[rel[2]!.toLowerCase()]!;
+  if (/^\d{4}-\d{2}-\d{2}$/.test(v)) return strictDate(`${v}T00:00:00Z`, v);
+  const dt = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}(?::\d{2})?)(Z|[+-]\d{2}:\d{2})?$/.exec(v);
+  if (dt) return strictDate(`${dt[1]}T${dt[2]!.length === 5 ? dt[2] + ':00' : dt[2]}${dt[3] ?? 'Z'}`, dt[1]!);
+  const t = /^(\d{2}):(\d{2})$/.exec(v);
+  if (t) {
+    const h = Number(t[1]);
+    const m = Number(t[2]);
+    if (h > 23 || m > 59) return null;
+    const d = new Date(now);
+    return Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate(), h, m);
+  }
+  return null;
+}
+
+function strictDate(iso: string, day: string): number | null {
+  const ms = Date.parse(iso);
+  // Date.parse accepts 2026-02-31 as March 3rd; a date that does not round-trip is refused.
+  if (Number.isNaN(ms) || new Date(Date.parse(`${day}T00:00:00Z`)).toISOString().slice(0, 10) !== day) return null;
+  return ms;
+}
+
+function atomOf(l: Lexeme, now: number): Atom | null {
+  if (l.kind === 'phrase') return { kind: 'text', field: 'any', text: l.text, phrase: true };
+  if (!l.op) return { kind: 'text', field: 'any', text: l.text, phrase: false };
+  const { name, value, phrase, valuePos } = l.op;
+  switch (name) {
+    case 'from':
+    case 'to':
+    case 'subject':
+      return { kind: 'text', field: name, text: value, phrase };
+    case 'label':
+      return { kind: 'label', label: value };
+    case 'has': {
+      const v = value.toLowerCase().replace(/s$/, '');
+      if (!(HAS as readonly string[]).includes(v))
+        throw queryError(`has:${value} is not known; use has:attachment, has:code or has:link`, valuePos);
+      return { kind: 'has', what: v as (typeof HAS)[number] };
+    }
+    default: {
+      const at = parseWhen(value, now);
+      if (at === null)
+        throw queryError(
+          `${name}:${value} is not a date, time or age; use e.g. ${name}:2026-11-20, ${name}:2026-11-20T14:00, ${name}:14:00 or ${name}:3d (m, h, d, w)`,
+          valuePos,
+        );
+      return { kind: 'time', op: name as 'before' | 'after', at };
+    }
+  }
+}
+
+export function parseQuery(q: string, now: number): ParsedQuery {
+  if (q.length > MAX_QUERY_CHARS) throw queryError(`the query is ${q.length} characters; the limit is ${MAX_QUERY_CHARS} — shorten it`);
+  const lx = lex(q);
+  const groups: Term[][] = [];
+  let i = 0;
+  let terms = 0;
+  const unary = (): Term => {
+    const l = lx[i];
+    if (!l) throw queryError('the query ends where a term was expected', q.length);
+    if (l.kind === 'or') throw queryError('OR needs a term on each side', l.pos);
+    let negated = false;
+    let tok = l;
+    if (l.kind === 'minus') {
+      negated = true;
+      i++;
+      const n = lx[i];
+      if (!n || n.kind === 'or' || n.kind === 'minus') throw queryError(`'${l.text}' must be followed by the term it excludes`, l.pos);
+      tok = n;
+    }
+    i++;
+    if (++terms > MAX_TERMS) throw queryError(`more than ${MAX_TERMS} terms; the limit is ${MAX_TERMS}`, tok.pos);
+    const atom = atomOf(tok, now);
+    if (!atom) throw queryError('unexpected term', tok.pos);
+    if (atom.kind === 'time' && negated)
+      return { atom: { ...atom, op: atom.op === 'before' ? 'after' : 'before' }, negated: false, pos: tok.pos };
+    return { atom, negated, pos: l.pos };
+  };
+  while (i < lx.length) {
+    const group = [unary()];
+    while (lx[i]?.kind === 'or') {
+      const orPos = lx[i]!.pos;
+      i++;
+      if (i >= lx.length) throw queryError('OR needs a term on each side', orPos);
+      group.push(unary());
+    }
+    if (group.length > 1)
+      for (const t of group) {
+        if (t.negated) throw queryError('a negated term cannot be one side of OR; move it out of the OR', t.pos);
+        if (t.atom.kind === 'time') throw queryError('before:/after: cannot be one side of OR', t.pos);
+      }
+    groups.push(group);
+  }
+  const meaningful = groups.some((g) => g.some((t) => t.atom.kind !== 'text' || hasWords(t.atom.text)));
+  if (!meaningful) throw queryError('nothing to search for: give words, "a phrase" or an operator such as from:');
+  return { groups };
+}
+
+const WORDISH = /[\p{L}\p{N}]/u;
+function hasWords(s: string): boolean {
+  return WORDISH.test(s);
+}
+
+/** An FTS5 string literal: the text between double quotes, quotes doubled. FTS5 reads nothing in it as syntax. */
+export function ftsString(s: string): string {
+  return `"${s.replace(/"/g, '""')}"`;
+}
+
+const COLUMN: Record<Field, string> = {
+  any: '{subject sender rcpts body files label}',
+  from: 'sender',
+  to: 'rcpts',
+  subject: 'subject',
+};
+
+function atomMatch(a: Atom): string | null {
+  switch (a.kind) {
+    case 'text':
+      if (!hasWords(a.text)) return null;
+      if (isSingleCjk(a.text.trim())) return `${COLUMN[a.field]} : ${ftsString(a.text.trim())}*`;
+      return `${COLUMN[a.field]} : ${ftsString(segmentCjkQuery(a.text).trim())}`;
+    case 'label':
+      return `scope : ${ftsString(hexToken('l', a.label))}`;
+    case 'has':
+      return `scope : ${ftsString(a.what === 'attachment' ? 'xatt' : a.what === 'code' ? 'xcode' : 'xlink')}`;
+    default:
+      return null;
+  }
+}
+
+export interface CompiledQuery {
+  /** FTS5 expression of the user's terms (null when there are only time filters). */
+  match: string | null;
+  /** The same without free words and phrases: the operators only (semantic search filters with it). */
+  filter: string | null;
+  /** Excluded terms, each an FTS5 expression, applied with NOT. */
+  not: string[];
+  /** received_at >= after and < before. */
+  after: number | null;
+  before: number | null;
+  /** Words and phrases to mark in snippets and to embed for semantic search. */
+  terms: string[];
+  /** The free text of the query (no operators), for the semantic embedding. */
+  text: string;
+  /** Labels the query requires (label: outside OR and negation), checked per message row in SQL too. */
+  labels: string[];
+  /** The ANDed parts of `match`, one FTS5 expression each. */
+  parts: string[];
+}
+
+export function compileQuery(p: ParsedQuery): CompiledQuery {
+  const and: string[] = [];
+  const filter: string[] = [];
+  const not: string[] = [];
+  let after: number | null = null;
+  let before: number | null = null;
+  const terms: string[] = [];
+  const text: string[] = [];
+  const labels: string[] = [];
+  for (const group of p.groups) {
+    const parts: string[] = [];
+    let free = false;
+    for (const t of group) {
+      const a = t.atom;
+      if (a.kind === 'time') {
+        if (a.op === 'after') after = Math.max(after ?? a.at, a.at);
+        else before = Math.min(before ?? a.at, a.at);
+        continue;
+      }
+      const m = atomMatch(a);
+      if (m === null) continue;
+      if (t.negated) not.push(m);
+      else {
+        parts.push(m);
+        if (a.kind === 'text') {
+          terms.push(...(a.phrase ? [a.text] : [a.text.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, '')]));
+          if (a.field === 'any' || a.field === 'subject') text.push(a.text);
+          if (a.field === 'any') free = true;
+        }
+      }
+    }
+    const only = group[0]!;
+    if (group.length === 1 && !only.negated && only.atom.kind === 'label') labels.push(only.atom.label);
+    const expr = parts.length === 1 ? parts[0]! : parts.length > 1 ? `(${parts.join(' OR ')})` : null;
+    if (expr === null) continue;
+    and.push(expr);
+    if (!free) filter.push(expr);
+  }
+  return {
+    match: and.length ? and.join(' AND ') : null,
+    filter: filter.length ? filter.join(' AND ') : null,
+    not,
+    after,
+    before,
+    terms: terms.filter(Boolean),
+    text: text.join(' '),
+    labels,
+    parts: and,
+  };
+}
