@@ -36,7 +36,6 @@ import { Ingest } from './ingest/ingest.ts';
 import { createAnalyzer } from './ingest/analyzer.ts';
 import { IngestWriter } from './ingest/writer.ts';
 import { startSmtp, type SmtpAuthHooks, type SmtpListener } from './smtp/listener.ts';
-import { labelInScope, type Principal } from './auth/principal.ts';
 import { InboxRepo } from './store/inboxes.ts';
 import { MessageRepo } from './store/messages.ts';
 import { ThreadRepo } from './threads/repo.ts';
@@ -227,7 +226,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     const services: Services = {
       config,
       outbound,
-      workspaceMailer: workspaceMailer({ inboxes, messages, outbound }),
+      workspaceMailer: workspaceMailer({ inboxes, messages, outbound, scopedDelivery: config.smtpAuth === 'required' }),
       served,
       domains,
       log,
@@ -293,7 +292,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       (address, tally) => inboxes.refusesMail(address, tally),
       {
         authenticate: (secret) => services.keyAuth.authenticate(secret),
-        refusesSender: (p, address) => refusesSender(inboxes, p, address),
+        refusesSender: (p, address) => inboxes.refusesSender(p, address),
       },
       metrics,
     );
@@ -394,16 +393,6 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
 }
 
 const SWEEP_INTERVAL_MS = 30_000;
-
-/**
- * With `--smtp-auth required`, a key delivers to an address that has no inbox yet (kept unclaimed, as for anyone) or
- * to an inbox of its own team inside its label scope; it cannot plant mail in other teams' or other runs' inboxes.
- */
-async function refusesSender(inboxes: InboxService, p: Principal, address: string): Promise<string | null> {
-  const inbox = await inboxes.byAddress(address);
-  if (!inbox || (inbox.team_id === p.teamId && labelInScope(p.scope, inbox.label))) return null;
-  return `key ${p.keyId} may not deliver to ${address}: its inbox is outside the key's team or label scope`;
-}
 
 async function startSmtpOrFail(
   config: Config,

@@ -162,6 +162,17 @@ export class InboxService {
     return refused?.message ?? null;
   }
 
+  /**
+   * With `--smtp-auth required`, a key delivers (over SMTP, or by a send to a local address) to an address that has no
+   * inbox yet (kept unclaimed, as for anyone) or to an inbox of its own team inside its label scope; it cannot plant
+   * mail in other teams' or other runs' inboxes. Null when allowed, else why not.
+   */
+  async refusesSender(p: Principal, address: string): Promise<string | null> {
+    const inbox = await this.repo.byAddress(address);
+    if (!inbox || (inbox.team_id === p.teamId && labelInScope(p.scope, inbox.label))) return null;
+    return `key ${p.keyId} may not deliver to ${address}: its inbox is outside the key's team or label scope`;
+  }
+
   /** The inbox at an address, whoever owns it (for the open rehearsal page only). */
   async byAddress(address: string): Promise<InboxRow | undefined> {
     return this.repo.byAddress(address);

@@ -150,8 +150,16 @@ async function doSend(ctx: OpContext, inbox: InboxRow, input: z.output<z.ZodObje
     inReplyTo: null,
     references: [],
     keyId: principal(ctx).keyId,
+    ...deliveryGuard(ctx),
   });
   return result(inbox, input.subject, r);
+}
+
+/** Under `--smtp-auth required` a key reaches only its own scope's inboxes, by SMTP and by a local send alike. */
+function deliveryGuard(ctx: OpContext): { mayNotDeliverTo?: (address: string) => Promise<string | null> } {
+  if (ctx.services.config.smtpAuth !== 'required') return {};
+  const p = principal(ctx);
+  return { mayNotDeliverTo: (address) => ctx.services.inboxes.refusesSender(p, address) };
 }
 
 async function doReply(ctx: OpContext, inbox: InboxRow, input: z.output<z.ZodObject<typeof ReplyFields>>) {
@@ -163,7 +171,7 @@ async function doReply(ctx: OpContext, inbox: InboxRow, input: z.output<z.ZodObj
     replyAll: input.replyAll,
     attachments: decodeAttachments(ctx, input.attachments),
   });
-  const r = await ctx.services.outbound.send({ ...req, keyId: principal(ctx).keyId });
+  const r = await ctx.services.outbound.send({ ...req, keyId: principal(ctx).keyId, ...deliveryGuard(ctx) });
   return result(inbox, req.subject, r);
 }
 

@@ -37,6 +37,11 @@ export interface SendRequest {
   keyId: string | null;
   /** Sent by the workspace with no person's approval: `Auto-Submitted: auto-replied` (RFC 3834). */
   autoSubmitted?: boolean;
+  /**
+   * Why the caller may not deliver to a local recipient (`--smtp-auth required`: only its own scope, as over SMTP),
+   * or null. Checked for every local recipient before anything is stored; one refusal refuses the send (403).
+   */
+  mayNotDeliverTo?: (address: string) => Promise<string | null>;
 }
 
 export interface RecipientState {
@@ -135,6 +140,11 @@ export class OutboundService {
       throw new AppError('validation_failed', `at most ${MAX_RECIPIENTS} recipients per message (to, cc and bcc together)`, {
         errors: [{ path: 'to', message: `at most ${MAX_RECIPIENTS} recipients (to, cc and bcc together); got ${recipients.length}` }],
       });
+    if (req.mayNotDeliverTo)
+      for (const r of recipients.filter((x) => x.route === 'local')) {
+        const why = await req.mayNotDeliverTo(r.address);
+        if (why) throw new AppError('forbidden', `${why} (--smtp-auth required); nothing was sent`);
+      }
     const external = recipients.filter((r) => r.route === 'relay');
     if (external.length > 0 && !this.sender)
       throw new AppError(

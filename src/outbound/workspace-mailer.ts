@@ -8,7 +8,13 @@ import type { WorkspaceMailer } from '../workspace/mailer.ts';
 import { buildReply } from './reply.ts';
 import type { OutboundService } from './service.ts';
 
-export function workspaceMailer(d: { inboxes: InboxService; messages: MessageRepo; outbound: OutboundService }): WorkspaceMailer {
+export function workspaceMailer(d: {
+  inboxes: InboxService;
+  messages: MessageRepo;
+  outbound: OutboundService;
+  /** `--smtp-auth required`: local recipients only inside the key's scope, as for POST …/reply. */
+  scopedDelivery: boolean;
+}): WorkspaceMailer {
   return {
     async reply(p: Principal, req) {
       const inbox = await d.inboxes.get(p, req.inboxId);
@@ -18,6 +24,7 @@ export function workspaceMailer(d: { inboxes: InboxService; messages: MessageRep
         ...buildReply(inbox, original, { text: req.text, html: req.html, replyAll: false, attachments: [] }),
         keyId: p.keyId,
         autoSubmitted: req.autoSubmitted ?? false,
+        ...(d.scopedDelivery ? { mayNotDeliverTo: (address: string) => d.inboxes.refusesSender(p, address) } : {}),
       });
       return { messageId: r.messageId, deliveries: r.recipients.map((x) => ({ rcpt: x.address, state: x.state })) };
     },

@@ -168,6 +168,24 @@ describe('--smtp-auth required', () => {
       d.join('\n'),
     );
   });
+
+  test('a send to a local address obeys the same rule: the scoped key cannot plant mail in another scope by POST …/send', async () => {
+    const scoped = await mint(s, { label: 'run-send', role: 'member', scope: { labelPrefix: 'run-7' } });
+    const from = await createInbox(s, { label: 'run-7-from' });
+    const mine = await createInbox(s, { label: 'run-7-to' });
+    const other = await createInbox(s, { label: 'run-8-x' });
+    const send = (to: string) =>
+      s.api(`/v1/inboxes/${from.inboxId}/send`, { method: 'POST', key: scoped, json: { to, subject: 's', text: 'code 123456' } });
+    assert.equal((await send(mine.address)).status, 202);
+    assert.equal((await send('nobody-yet-7@inboxd.test')).status, 202, 'unclaimed addresses, as over SMTP');
+    const refused = await send(other.address);
+    assert.equal(refused.status, 403);
+    assert.match(
+      ((await refused.json()) as Json).detail,
+      /may not deliver to .*outside the key's team or label scope \(--smtp-auth required\); nothing was sent/,
+    );
+    assert.equal((await json(await s.api(`/v1/inboxes/${other.inboxId}/messages`))).items.length, 0, 'nothing stored for it');
+  });
 });
 
 describe('--accept-any-domain and the mail-in log', () => {
