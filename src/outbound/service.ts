@@ -3,6 +3,7 @@
 // every other address goes through the operator's relay. The sender's copy (direction 'outbound'), the local copies
 // and the outbox rows are written in one ingest transaction, so an accepted send is never half stored; relay
 // deliveries then go out from the outbox, with retries on the callback schedule, and survive a restart.
+import { RateLimiter } from '../auth/rate-limit.ts';
 import type { Transaction } from 'kysely';
 import { AppError } from '../errors.ts';
 import { RETRY_DELAYS_MS } from '../events/retry.ts';
@@ -73,9 +74,8 @@ export class OutboundService {
   private readonly log: Logger;
   private readonly now: () => number;
   private readonly maxMessageBytes: () => number;
-  private readonly perMinute: number;
-  private window = 0;
-  private counts = new Map<string, number>();
+  /** Sends per minute per team (--max-sends-per-minute). */
+  private readonly sends: RateLimiter;
   readonly worker: OutboundWorker;
 
   constructor(d: {
@@ -99,7 +99,11 @@ export class OutboundService {
     this.log = d.log;
     this.now = d.now;
     this.maxMessageBytes = d.maxMessageBytes;
-    this.perMinute = d.maxSendsPerMinute;
+    this.sends = new RateLimiter(
+      d.maxSendsPerMinute,
+      d.now,
+      (n) => `this team sent more than ${n} messages this minute (--max-sends-per-minute)`,
+    );
     this.worker = new OutboundWorker({
       outbox: d.outbox,
       blobs: d.blobs,
@@ -151,7 +155,7 @@ export class OutboundService {
         'not_configured',
         `outbound mail to ${external[0]!.address}${external.length > 1 ? ` (and ${external.length - 1} more)` : ''} needs a relay: this server delivers only to ${this.served.describe()} without one; the operator sets --smtp-relay (INBOXD_SMTP_RELAY). Nothing was sent.`,
       );
-    this.countSend(req.inbox.team_id);
+    this.sends.hit(req.inbox.team_id);
 
     const composed = await composeMail({
       from: req.inbox.address,
@@ -246,27 +250,6 @@ export class OutboundService {
 
   stop(): Promise<void> {
     return this.worker.stop();
-  }
-
-  /** Sends per minute per team (--max-sends-per-minute), in one-minute windows in memory. */
-  private countSend(teamId: string): void {
-    if (this.perMinute <= 0) return;
-    const now = this.now();
-    const window = Math.floor(now / 60_000);
-    if (window !== this.window) {
-      this.window = window;
-      this.counts = new Map();
-    }
-    const n = (this.counts.get(teamId) ?? 0) + 1;
-    this.counts.set(teamId, n);
-    if (n > this.perMinute) {
-      const retryAfter = Math.max(1, Math.ceil(((window + 1) * 60_000 - now) / 1000));
-      throw new AppError(
-        'rate_limited',
-        `this team sent more than ${this.perMinute} messages this minute (--max-sends-per-minute); retry in ${retryAfter} s`,
-        { headers: { 'Retry-After': String(retryAfter) } },
-      );
-    }
   }
 }
 
