@@ -8,7 +8,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { openStore } from '../../src/store/db.ts';
-import { ThreadAssigner, type ThreadFields, threadFieldsOf } from '../../src/threads/assign.ts';
+import { type ThreadFields, threadFieldsOf } from '../../src/mail/threads.ts';
+import { ThreadAssigner } from '../../src/threads/assign.ts';
 
 const { values } = parseArgs({ options: { messages: { type: 'string', default: '10000' } } });
 const N = Number(values.messages);

@@ -4,7 +4,9 @@
 import crypto from 'node:crypto';
 import { extractVerification } from '../mail/extract/index.ts';
 import { parseMessage } from '../mail/parse.ts';
+import { type ThreadFields, threadFieldsOf } from '../mail/threads.ts';
 import type { ParsedMessage } from '../mail/types.ts';
+import { type SearchDoc, searchDoc } from '../search/text.ts';
 import type { ContentTable } from '../store/schema.ts';
 
 export interface Analysis {
@@ -21,11 +23,15 @@ export interface Analysis {
 export type ContentFields = Omit<ContentTable, 'sha256' | 'size'>;
 
 /**
- * What ingest stores from an analysis: the row's columns as strings and the attachments. A worker thread sends only
- * this back, so the main thread neither deserialises the parse's object tree nor serialises it to JSON again.
+ * What ingest stores from an analysis: the row's columns as strings and the attachments, plus what threading and the
+ * full-text index need (pure functions of the parse, so they are made here, in the worker, and not on the main
+ * thread that runs SMTP and the SQLite commit). A worker thread sends only this back, so the main thread neither
+ * deserialises the parse's object tree nor serialises it to JSON again.
  */
 export interface StoredAnalysis {
   content: ContentFields;
+  threadFields: ThreadFields;
+  searchDoc: SearchDoc;
   attachments: ParsedMessage['attachments'];
   rawSha256: string;
   attachmentSha256: string[];
@@ -34,25 +40,31 @@ export interface StoredAnalysis {
 
 export function forStorage(a: Analysis): StoredAnalysis {
   const { parsed, extraction } = a;
+  const content: ContentFields = {
+    from_address: parsed.from?.address.toLowerCase() ?? null,
+    from_name: parsed.from?.name || null,
+    to_json: JSON.stringify(parsed.to),
+    cc_json: JSON.stringify(parsed.cc),
+    subject: parsed.subject,
+    date: parsed.date && !Number.isNaN(parsed.date.getTime()) ? parsed.date.getTime() : null,
+    message_id_header: parsed.messageId,
+    in_reply_to: parsed.inReplyTo,
+    references_json: JSON.stringify(parsed.references),
+    text_body: parsed.text,
+    html_body: parsed.html,
+    headers_json: JSON.stringify(parsed.headers),
+    attachment_count: parsed.attachments.length,
+    otp: extraction.otp,
+    primary_link: extraction.primaryLink,
+    extraction_json: JSON.stringify(extraction),
+  };
   return {
-    content: {
-      from_address: parsed.from?.address.toLowerCase() ?? null,
-      from_name: parsed.from?.name || null,
-      to_json: JSON.stringify(parsed.to),
-      cc_json: JSON.stringify(parsed.cc),
-      subject: parsed.subject,
-      date: parsed.date && !Number.isNaN(parsed.date.getTime()) ? parsed.date.getTime() : null,
-      message_id_header: parsed.messageId,
-      in_reply_to: parsed.inReplyTo,
-      references_json: JSON.stringify(parsed.references),
-      text_body: parsed.text,
-      html_body: parsed.html,
-      headers_json: JSON.stringify(parsed.headers),
-      attachment_count: parsed.attachments.length,
-      otp: extraction.otp,
-      primary_link: extraction.primaryLink,
-      extraction_json: JSON.stringify(extraction),
-    },
+    content,
+    threadFields: threadFieldsOf(content),
+    searchDoc: searchDoc(
+      content,
+      parsed.attachments.map((x) => x.filename),
+    ),
     attachments: parsed.attachments,
     rawSha256: a.rawSha256,
     attachmentSha256: a.attachmentSha256,

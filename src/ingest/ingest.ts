@@ -3,7 +3,7 @@
 // durably stored; the SMTP listener answers 250 only then.
 import type { Kysely, Transaction } from 'kysely';
 import { precompile } from '../store/prepared.ts';
-import { indexContent, searchDoc } from '../search/indexer.ts';
+import { indexContent } from '../search/indexer.ts';
 import type { EventBus } from '../events/bus.ts';
 import { AppError } from '../errors.ts';
 import { newId } from '../lib/ids.ts';
@@ -15,7 +15,7 @@ import type { Extraction } from '../mail/extract/index.ts';
 import type { PresetId } from '../mail/presets.ts';
 import type { ParsedMessage } from '../mail/types.ts';
 import type { IngestWriter, PreparedBlob } from './writer.ts';
-import { ThreadAssigner, threadFieldsOf } from '../threads/assign.ts';
+import { ThreadAssigner } from '../threads/assign.ts';
 import { isMailRefused, mailboxFull, NO_LIMITS, RefusalLog, unclaimedRefusal, type MailLimits } from './limits.ts';
 
 export interface IngestRequest {
@@ -81,6 +81,9 @@ export class Ingest {
     if (rcpts.length === 0 && !req.outbound) throw new Error('a message needs at least one recipient');
     const {
       content: fields,
+      // What threading and the full-text row need: made in the analysis (the worker thread), not here.
+      threadFields,
+      searchDoc: doc,
       attachments: parsedAttachments,
       rawSha256: rawSha,
       attachmentSha256,
@@ -101,12 +104,6 @@ export class Ingest {
     const content = { sha256: rawSha, size: req.raw.length, ...fields };
     const { sha256: _s, text_body: _t, html_body: _h, headers_json: _hj, extraction_json: _x, ...summaryContent } = content;
     const limits = this.limits();
-    const threadFields = threadFieldsOf(content);
-    // The full-text document (HTML as text, CJK as character pairs) is built once per message, outside the transaction.
-    const doc = searchDoc(
-      content,
-      parsedAttachments.map((a) => a.filename),
-    );
 
     const stored = await this.writer
       .store({

@@ -226,3 +226,42 @@ export function snippetOf(text: string | null, max = 160): string {
   const s = lines.join(' ').replace(/\s+/gu, ' ').trim();
   return s.length > max ? `${s.slice(0, max - 1).trimEnd()}…` : s;
 }
+
+/** What threading needs from one message, computed once per message (not per recipient, not in the transaction). */
+export interface ThreadFields {
+  own: string | null;
+  parents: string[];
+  subject: string;
+  key: string;
+  reply: boolean;
+  participants: string[];
+}
+
+/** From the stored (serialised) content columns of a message. */
+export function threadFieldsOf(c: {
+  message_id_header: string | null;
+  in_reply_to: string | null;
+  references_json: string;
+  subject: string;
+  from_address: string | null;
+  to_json: string;
+  cc_json: string;
+}): ThreadFields {
+  let refs: string[] = [];
+  try {
+    const v: unknown = JSON.parse(c.references_json);
+    if (Array.isArray(v)) refs = v.filter((x): x is string => typeof x === 'string');
+  } catch {
+    // a message stored without parsed references threads by its other headers
+  }
+  const { own, parents } = linksOf(c.message_id_header, c.in_reply_to, refs);
+  const s = parseSubject(c.subject);
+  return {
+    own,
+    parents,
+    subject: c.subject,
+    key: s.key,
+    reply: s.reply,
+    participants: participantsOf(c.from_address, c.to_json, c.cc_json),
+  };
+}

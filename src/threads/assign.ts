@@ -5,48 +5,9 @@
 // thread with the same base subject. Every statement is compiled once and is an indexed point or range lookup.
 import type { CompiledQuery, Kysely } from 'kysely';
 import { newId } from '../lib/ids.ts';
-import { linksOf, MAX_PARTICIPANTS, mergeParticipants, parseSubject, participantList, participantsOf } from '../mail/threads.ts';
+import { MAX_PARTICIPANTS, mergeParticipants, participantList, type ThreadFields } from '../mail/threads.ts';
 import type { Database } from '../store/schema.ts';
 import { compileThreadQueries, type ThreadQueries, type ThreadRow } from './queries.ts';
-
-/** What threading needs from one message, computed once per message (not per recipient, not in the transaction). */
-export interface ThreadFields {
-  own: string | null;
-  parents: string[];
-  subject: string;
-  key: string;
-  reply: boolean;
-  participants: string[];
-}
-
-/** From the stored (serialised) content columns of a message. */
-export function threadFieldsOf(c: {
-  message_id_header: string | null;
-  in_reply_to: string | null;
-  references_json: string;
-  subject: string;
-  from_address: string | null;
-  to_json: string;
-  cc_json: string;
-}): ThreadFields {
-  let refs: string[] = [];
-  try {
-    const v: unknown = JSON.parse(c.references_json);
-    if (Array.isArray(v)) refs = v.filter((x): x is string => typeof x === 'string');
-  } catch {
-    // a message stored without parsed references threads by its other headers
-  }
-  const { own, parents } = linksOf(c.message_id_header, c.in_reply_to, refs);
-  const s = parseSubject(c.subject);
-  return {
-    own,
-    parents,
-    subject: c.subject,
-    key: s.key,
-    reply: s.reply,
-    participants: participantsOf(c.from_address, c.to_json, c.cc_json),
-  };
-}
 
 export interface ThreadTarget {
   inboxId: string;

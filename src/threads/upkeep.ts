@@ -4,7 +4,8 @@
 import type { Kysely, Transaction } from 'kysely';
 import { mergeParticipants, participantsOf } from '../mail/threads.ts';
 import type { Database } from '../store/schema.ts';
-import { ThreadAssigner, threadFieldsOf } from './assign.ts';
+import { threadFieldsOf } from '../mail/threads.ts';
+import { ThreadAssigner } from './assign.ts';
 
 /** Messages read to rebuild a thread's participants after a delete (the list holds at most 50 anyway). */
 const PARTICIPANT_SCAN = 1000;
