@@ -3,6 +3,7 @@
 // Ingest only pushes onto an in-memory list from its bus event; rows are written and requests made later, with
 // bounded concurrency overall and per receiving host (host:port, not the URL string: a slow receiver behind many
 // paths is still one host), so a slow or dead receiver delays neither ingest nor other hosts' callbacks.
+import { Pump } from '../lib/pump.ts';
 import http from 'node:http';
 import https from 'node:https';
 import { newId } from '../lib/ids.ts';
@@ -74,8 +75,10 @@ export class CallbackService {
   private serveSeq = 0;
   private toRecord: Array<{ r: AttemptRecord; resolve: () => void; reject: (e: unknown) => void }> = [];
   /** The running dispatch pass, if any (stop waits for it: it reads the store). */
-  private pumping: Promise<void> | null = null;
-  private pumpAgain = false;
+  private readonly pumper = new Pump(
+    () => this.fill(),
+    (e) => this.log.error('callback dispatch failed', { err: e }),
+  );
   private timer: NodeJS.Timeout | null = null;
   private timerAt = 0;
   /** Fresh deliveries, due now, not yet started (their rows are already in the store). */
@@ -140,7 +143,7 @@ export class CallbackService {
     this.stopped = true;
     await this.flushing;
     await this.flush();
-    await this.pumping;
+    await this.pumper.idle();
     if (this.timer) clearTimeout(this.timer);
     if (this.pruneTimer) clearInterval(this.pruneTimer);
     const all = [...this.inFlight.values()];
@@ -246,19 +249,7 @@ export class CallbackService {
   /** Starts every due delivery there is room for. */
   private pump(): void {
     if (this.stopped) return;
-    if (this.pumping) {
-      this.pumpAgain = true;
-      return;
-    }
-    this.pumping = this.fill()
-      .catch((e: Error) => this.log.error('callback dispatch failed', { err: e }))
-      .finally(() => {
-        this.pumping = null;
-        if (this.pumpAgain) {
-          this.pumpAgain = false;
-          this.pump();
-        }
-      });
+    this.pumper.run();
   }
 
   private fullTargets(): string[] {
@@ -278,7 +269,7 @@ export class CallbackService {
    */
   private async fill(): Promise<void> {
     for (;;) {
-      this.pumpAgain = false;
+      this.pumper.clearPending();
       if (this.stopped) return;
       const perHost = this.perTarget();
       const fresh = this.roundRobin([...this.ready.values()]);

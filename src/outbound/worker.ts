@@ -2,6 +2,7 @@
 // is the queue (rows due at `next_attempt_at`), a pass reads the due rows not in flight, a timer wakes the worker for
 // the next retry, and the retry schedule is the callbacks' one (about 5 s, 30 s, 2 min, 10 min, 30 min). Rows of
 // one message due together go to the relay as one SMTP transaction (one DATA, several RCPT).
+import { Pump } from '../lib/pump.ts';
 import { nextRetryAt } from '../events/retry.ts';
 import type { Logger } from '../log.ts';
 import type { BlobStore } from '../store/blobs.ts';
@@ -27,8 +28,10 @@ export class OutboundWorker {
   /** Row id → the attempt carrying it. */
   private readonly inFlight = new Map<string, Promise<void>>();
   private attempts = new Set<Promise<void>>();
-  private pumping: Promise<void> | null = null;
-  private again = false;
+  private readonly pump = new Pump(
+    () => this.fill(),
+    (e) => this.log.error('outbound dispatch failed', { err: e }),
+  );
   private timer: NodeJS.Timeout | null = null;
   private timerAt = 0;
   private stopped = false;
@@ -66,7 +69,7 @@ export class OutboundWorker {
     if (this.stopped) return;
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
-    await this.pumping;
+    await this.pump.idle();
     const all = [...this.attempts];
     if (all.length > 0) await Promise.race([Promise.all(all), new Promise<void>((r) => setTimeout(r, graceMs).unref())]);
     this.sender?.close();
@@ -76,19 +79,7 @@ export class OutboundWorker {
   /** Look at the store for due rows (a send was queued, a place freed, a retry fell due). */
   poke(): void {
     if (this.stopped || !this.sender) return;
-    if (this.pumping) {
-      this.again = true;
-      return;
-    }
-    this.pumping = this.fill()
-      .catch((e: Error) => this.log.error('outbound dispatch failed', { err: e }))
-      .finally(() => {
-        this.pumping = null;
-        if (this.again) {
-          this.again = false;
-          this.poke();
-        }
-      });
+    this.pump.run();
   }
 
   inFlightCount(): number {
@@ -97,7 +88,7 @@ export class OutboundWorker {
 
   private async fill(): Promise<void> {
     for (;;) {
-      this.again = false;
+      this.pump.clearPending();
       if (this.stopped || this.attempts.size >= this.maxConcurrent) return;
       const rows = await this.outbox.due(this.now(), 500, [...this.inFlight.keys()]);
       if (this.stopped) return;
@@ -118,7 +109,8 @@ export class OutboundWorker {
       if (rows.length === 500) continue;
       const next = await this.outbox.nextDueAt([...this.inFlight.keys()]);
       if (next !== null) this.wakeAt(next);
-      if (!this.again) return;
+      // A poke during this pass makes the pump run another one.
+      return;
     }
   }
 
