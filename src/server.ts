@@ -3,6 +3,7 @@ import { ServedDomains } from './domains/served.ts';
 import { sweepOrphans } from './ingest/orphans.ts';
 import { DomainService, relayHostOf } from './domains/service.ts';
 import { Sealer } from './lib/sealed.ts';
+import { ProviderAccounts } from './providers/accounts.ts';
 import { dnsServerAddress } from './config.ts';
 import fs from 'node:fs';
 import type http from 'node:http';
@@ -182,13 +183,14 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       tuning: opts.events?.callbacks,
       onAttempt: (outcome) => metrics.callbackAttempt(outcome),
     });
+    const sealer = new Sealer(config.secretKey);
     const domains = new DomainService({
       db: store.db,
       served,
       inboxes,
       messages,
       writer,
-      sealer: new Sealer(config.secretKey),
+      sealer,
       clock,
       log,
       settings: {
@@ -252,6 +254,8 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       callbacks,
       deliveries,
       metrics,
+      sealer,
+      providers: new ProviderAccounts({ db: store.db, sealer, now: () => clock.now() }),
       registry: OPERATIONS,
       baseUrl: () => baseUrl,
       startedAt: clock.now(),

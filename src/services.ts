@@ -26,6 +26,8 @@ import type { WorkspaceMailer } from './workspace/mailer.ts';
 import type { OutboundService } from './outbound/service.ts';
 import type { ThreadRepo } from './threads/repo.ts';
 import type { SearchService } from './search/service.ts';
+import type { Sealer } from './lib/sealed.ts';
+import type { ProviderAccounts } from './providers/accounts.ts';
 
 export interface Clock {
   now(): number;
@@ -68,6 +70,10 @@ export interface Services {
   metrics: Metrics;
   /** Send and reply: local delivery, the outbox and its relay worker (CONTRACT §9). */
   outbound: OutboundService;
+  /** Seals secrets at rest with INBOXD_SECRET_KEY (disabled when it is unset). */
+  sealer: Sealer;
+  /** Connected mailbox and calendar accounts (CONTRACT §15, src/providers/). */
+  providers: ProviderAccounts;
   /** Every operation, for the generated surfaces (discovery, OpenAPI, MCP). */
   registry: readonly Operation[];
   /** Public base URL without a trailing slash (CONTRACT §1 --base-url). */

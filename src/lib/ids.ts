@@ -36,7 +36,22 @@ function timePart(ms: number): string {
   return out;
 }
 
-export type IdPrefix = 'inb' | 'msg' | 'att' | 'thr' | 'key' | 'cli' | 'tok' | 'dom' | 'rem' | 'act' | 'run' | 'team' | 'dlv';
+export type IdPrefix =
+  | 'inb'
+  | 'msg'
+  | 'att'
+  | 'thr'
+  | 'key'
+  | 'cli'
+  | 'tok'
+  | 'dom'
+  | 'rem'
+  | 'act'
+  | 'run'
+  | 'team'
+  | 'dlv'
+  | 'pac'
+  | 'evt';
 
 /**
  * Opaque identifier with a type prefix (CONTRACT §3), e.g. `inb_0Lq3xV2a…`: 8 characters of creation time, then 12

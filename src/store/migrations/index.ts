@@ -16,6 +16,7 @@ import * as m015 from './015_workspace.ts';
 import * as m011 from './011_outbound.ts';
 import * as m012 from './012_threads.ts';
 import * as m014 from './014_search.ts';
+import * as m016 from './016_providers.ts';
 
 export const MIGRATIONS: Record<string, Migration> = {
   '001_foundation': m001,
@@ -33,4 +34,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '011_outbound': m011,
   '012_threads': m012,
   '014_search': m014,
+  '016_providers': m016,
 };
