@@ -1,9 +1,43 @@
 // Which SQL engine a Kysely handle speaks (CONTRACT §8: the dialect is a setting). Queries stay in the query builder;
 // where the engines truly differ (full-text search, upserts that ignore, time arithmetic) code asks this once.
-import { type Kysely, PostgresAdapter } from 'kysely';
+import {
+  type KyselyPlugin,
+  type Kysely,
+  OperationNodeTransformer,
+  PostgresAdapter,
+  type DataTypeNode,
+  type PluginTransformQueryArgs,
+  type PluginTransformResultArgs,
+  type QueryResult,
+  type RootOperationNode,
+  type UnknownRow,
+} from 'kysely';
 
 export type Dialect = 'sqlite' | 'postgres';
 
 export function dialectOf(db: Kysely<unknown> | Kysely<never>): Dialect {
   return (db as Kysely<unknown>).getExecutor().adapter instanceof PostgresAdapter ? 'postgres' : 'sqlite';
+}
+
+/**
+ * The one schema convention the migrations share across engines: they declare `integer` (times are milliseconds
+ * since 1970, beyond a 32-bit integer) and `blob`; on PostgreSQL those become `bigint` and `bytea`. SQLite gives
+ * `integer` 64 bits already, so one migration text serves both.
+ */
+class PostgresTypes extends OperationNodeTransformer {
+  protected override transformDataType(node: DataTypeNode): DataTypeNode {
+    if (node.dataType === 'integer') return { ...node, dataType: 'bigint' };
+    if (node.dataType === 'blob') return { ...node, dataType: 'bytea' };
+    return node;
+  }
+}
+
+export class PostgresTypesPlugin implements KyselyPlugin {
+  private readonly t = new PostgresTypes();
+  transformQuery(args: PluginTransformQueryArgs): RootOperationNode {
+    return this.t.transformNode(args.node);
+  }
+  async transformResult(args: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
+    return args.result;
+  }
 }
