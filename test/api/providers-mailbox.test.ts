@@ -5,13 +5,13 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { callErr, callOk, mcpClient } from '../helpers/mailbox-mcp.ts';
 import { ADMIN_KEY, startTestServer, type TestServer } from '../helpers/server.ts';
 import { deliver, mintKey, newInbox } from '../helpers/workspace-mail.ts';
 
 type Json = Record<string, any>;
-export const GMAIL_TOOLS = [
+const GMAIL_TOOLS = [
   'svc_gmail_status',
   'svc_gmail_connect',
   'svc_gmail_list_accounts',
@@ -22,23 +22,6 @@ export const GMAIL_TOOLS = [
   'svc_gmail_get_settings',
   'svc_gmail_set_settings',
 ];
-
-export async function mcpClient(url: string, key: string): Promise<Client> {
-  const transport = new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${key}` } } });
-  const c = new Client({ name: 'mailbox-test', version: '1.0.0' });
-  await c.connect(transport);
-  return c;
-}
-export async function callOk(c: Client, name: string, args: Json = {}): Promise<Json> {
-  const r = (await c.callTool({ name, arguments: args })) as Json;
-  assert.ok(!r.isError, `${name}: ${JSON.stringify(r.content)}`);
-  return r.structuredContent as Json;
-}
-export async function callErr(c: Client, name: string, args: Json = {}): Promise<string> {
-  const r = (await c.callTool({ name, arguments: args })) as Json;
-  assert.equal(r.isError, true, `${name} should fail: ${JSON.stringify(r.structuredContent)}`);
-  return r.content[0].text as string;
-}
 
 let s: TestServer;
 let admin: Client;

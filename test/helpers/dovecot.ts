@@ -108,6 +108,12 @@ namespace inbox {
     special_use = \\Sent
   }
 }
+# No brute-force penalty: a test's deliberate wrong password must not slow (or time out) the logins after it.
+service anvil {
+  unix_listener anvil-auth-penalty {
+    mode = 0
+  }
+}
 service imap-login {
   inet_listener imap {
     address = 127.0.0.1
