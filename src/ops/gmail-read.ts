@@ -16,7 +16,9 @@ export const AccountId = z
   .string()
   .min(1)
   .max(64)
-  .describe('The mailbox: a connected account id (pac_…) or "local" for inboxd’s own inboxes; default the only connected account, else local');
+  .describe(
+    'The mailbox: a connected account id (pac_…) or "local" for inboxd’s own inboxes; default the only connected account, else local',
+  );
 
 /** "local" or the id of the account the call names (checked: it exists, and a scoped key may not use it). */
 export async function resolveAccountId(s: Services, p: Principal, accountId: string | undefined): Promise<string> {
@@ -235,7 +237,8 @@ export const gmailDigest = op({
       const settings = await getSettings(s.store.db, p.teamId, m.accountId);
       const now = s.clock.now();
       const since = i.since ? Date.parse(i.since) : now - settings.digestWindowHours * 3600_000;
-      if (since > now) throw new AppError('validation_failed', 'since is in the future', { errors: [{ path: 'since', message: 'in the future' }] });
+      if (since > now)
+        throw new AppError('validation_failed', 'since is in the future', { errors: [{ path: 'since', message: 'in the future' }] });
       const items = await triage(s, p, m, { folder: i.folder, limit: i.limit, since });
       return {
         accountId: m.accountId,

@@ -43,7 +43,10 @@ export const gmailStatus = op({
   output: z.object({
     configured: z.boolean().describe('At least one remote mailbox account is connected'),
     local: z.object(LOCAL),
-    defaultAccount: z.string().nullable().describe('What the tools use without accountId: the only account, "local" with none, null with several'),
+    defaultAccount: z
+      .string()
+      .nullable()
+      .describe('What the tools use without accountId: the only account, "local" with none, null with several'),
     accounts: z.array(Account),
   }),
   async handler(ctx) {
@@ -175,7 +178,11 @@ export const gmailSetSettings = op({
   },
   input: z.strictObject({
     accountId: AccountId.optional(),
-    triageRules: z.array(TriageRule).max(100).optional().describe('Replaces the rules: each {from | domain | subjectContains, category, reason?}'),
+    triageRules: z
+      .array(TriageRule)
+      .max(100)
+      .optional()
+      .describe('Replaces the rules: each {from | domain | subjectContains, category, reason?}'),
     digestWindowHours: z.number().int().min(1).max(744).optional().describe('Default look-back of svc_gmail_digest in hours (1-744)'),
     signature: z.string().max(2000).nullable().optional().describe('Signature appended to drafts; null removes it'),
     timezone: Timezone.optional(),
@@ -190,4 +197,12 @@ export const gmailSetSettings = op({
   },
 });
 
-export const gmailOps = [gmailStatus, gmailConnect, gmailListAccounts, gmailDisconnect, ...gmailReadOps, gmailGetSettings, gmailSetSettings];
+export const gmailOps = [
+  gmailStatus,
+  gmailConnect,
+  gmailListAccounts,
+  gmailDisconnect,
+  ...gmailReadOps,
+  gmailGetSettings,
+  gmailSetSettings,
+];

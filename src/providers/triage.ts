@@ -30,7 +30,8 @@ export interface Triaged {
   evidence: Evidence;
 }
 
-const RECEIPT = /\b(receipt|invoice|order confirm\w*|your order|order (?:#|no\.?|number)|payment (?:received|confirm\w*)|purchase confirm\w*|billing statement|refund)\b/i;
+const RECEIPT =
+  /\b(receipt|invoice|order confirm\w*|your order|order (?:#|no\.?|number)|payment (?:received|confirm\w*)|purchase confirm\w*|billing statement|refund)\b/i;
 const NOREPLY = /^(?:no-?reply|do-?not-?reply|notifications?|notify|alerts?|mailer-daemon|postmaster|bounces?|automated)[+.\-_@]/i;
 const REQUEST =
   /\?|\b(?:can you|could you|would you|will you|please|let me know|are you (?:able|free|available)|what do you think|thoughts\b|get back to me|your (?:feedback|input|approval))/i;
@@ -97,13 +98,16 @@ export function classify(t: ThreadDetail, rules: TriageRule[], trustedHosts: rea
   });
 
   const rule = ruleMatch(rules, lastIn ?? last, subject);
-  if (rule) return out(rule.r.category, rule.r.reason ?? `your triage rule ${rule.i + 1} (${rule.what})`, { rule: rule.i + 1, matched: rule.what });
+  if (rule)
+    return out(rule.r.category, rule.r.reason ?? `your triage rule ${rule.i + 1} (${rule.what})`, { rule: rule.i + 1, matched: rule.what });
   if (lastIn) {
     const x = extractVerification(toParsed(lastIn), { trustedHosts });
     if (x.otp || x.primaryLink)
       return out(
         'verification',
-        x.otp ? `a one-time code from ${lastIn.from?.address ?? 'the sender'}` : `a verification link from ${lastIn.from?.address ?? 'the sender'}`,
+        x.otp
+          ? `a one-time code from ${lastIn.from?.address ?? 'the sender'}`
+          : `a verification link from ${lastIn.from?.address ?? 'the sender'}`,
         { code: x.otp, link: x.primaryLink },
       );
     const h = lastIn.headers;
@@ -116,17 +120,34 @@ export function classify(t: ThreadDetail, rules: TriageRule[], trustedHosts: rea
     }
   }
   if (last?.fromMe)
-    return out('waiting', `you wrote last${last.date ? ` (${last.date})` : ''} and nobody has answered yet`, { from: last.from?.address ?? null });
+    return out('waiting', `you wrote last${last.date ? ` (${last.date})` : ''} and nobody has answered yet`, {
+      from: last.from?.address ?? null,
+    });
   if (!lastIn) return out('fyi', 'nothing received in this thread');
   const m = RECEIPT.exec(subject);
   if (m) return out('receipt', `a receipt or order mail (subject says "${m[0]}")`, { matched: m[0] });
   const auto = (lastIn.headers['auto-submitted'] ?? '').trim().toLowerCase();
   if ((auto && auto !== 'no') || NOREPLY.test(lastIn.from?.address ?? ''))
-    return out('notification', auto && auto !== 'no' ? `automated mail (Auto-Submitted: ${auto})` : `sent from an automated address (${lastIn.from?.address})`, {
-      ...(auto && auto !== 'no' ? { header: `Auto-Submitted: ${auto}` } : {}),
-    });
-  const ask = REQUEST.exec(lastIn.text.split(/\r?\n/).filter((l) => !l.trimStart().startsWith('>')).join('\n').slice(0, 5000));
-  if (ask) return out('needs_reply', `${lastIn.from?.address ?? 'the sender'} asks or requests something ("${ask[0].trim() || '?'}") and you have not answered`, { matched: ask[0] });
+    return out(
+      'notification',
+      auto && auto !== 'no' ? `automated mail (Auto-Submitted: ${auto})` : `sent from an automated address (${lastIn.from?.address})`,
+      {
+        ...(auto && auto !== 'no' ? { header: `Auto-Submitted: ${auto}` } : {}),
+      },
+    );
+  const ask = REQUEST.exec(
+    lastIn.text
+      .split(/\r?\n/)
+      .filter((l) => !l.trimStart().startsWith('>'))
+      .join('\n')
+      .slice(0, 5000),
+  );
+  if (ask)
+    return out(
+      'needs_reply',
+      `${lastIn.from?.address ?? 'the sender'} asks or requests something ("${ask[0].trim() || '?'}") and you have not answered`,
+      { matched: ask[0] },
+    );
   return out('fyi', 'no question or request for you, not a list or automated mail');
 }
 

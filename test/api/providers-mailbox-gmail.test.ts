@@ -22,7 +22,14 @@ before(async () => {
   g = await startGmailFake('ada@gmail.test');
   s = await startTestServer(['--gmail-api-base', g.url, '--google-token-url', g.tokenUrl], { INBOXD_SECRET_KEY: SECRET });
   mcp = await mcpClient(s.url, ADMIN_KEY);
-  g.addMessage({ threadId: 'thr-lunch', from: 'Bob <bob@corp.test>', to: 'ada@gmail.test', subject: 'Lunch on Friday?', text: 'Could we do lunch on Friday?', date: new Date(t0) });
+  g.addMessage({
+    threadId: 'thr-lunch',
+    from: 'Bob <bob@corp.test>',
+    to: 'ada@gmail.test',
+    subject: 'Lunch on Friday?',
+    text: 'Could we do lunch on Friday?',
+    date: new Date(t0),
+  });
   g.addMessage({
     threadId: 'thr-news',
     from: 'News <news@letters.test>',
@@ -85,7 +92,10 @@ test('list, read (HTML as text, attachment listed), triage with the code, digest
     more.items.map((t: Json) => t.subject),
     ['Lunch on Friday?'],
   );
-  assert.deepEqual((await callOk(mcp, 'svc_gmail_list_threads', { query: 'lunch' })).items.map((t: Json) => t.threadId), ['thr-lunch']);
+  assert.deepEqual(
+    (await callOk(mcp, 'svc_gmail_list_threads', { query: 'lunch' })).items.map((t: Json) => t.threadId),
+    ['thr-lunch'],
+  );
   const news = await callOk(mcp, 'svc_gmail_read_thread', { threadId: 'thr-news' });
   assert.equal(news.messages[0].text.replace(/\s+/g, ' ').trim(), 'This week: autumn & more.');
   assert.deepEqual(news.messages[0].attachments, [{ filename: 'week.pdf', contentType: 'application/pdf', size: 2048 }]);
@@ -115,7 +125,11 @@ test('an expired access token: the API answers 401, inboxd refreshes, retries, a
   assert.equal(list.items.length, 1);
   assert.equal(g.refreshes, before + 1);
   // the refreshed token was resealed and stored: it is the one the API accepted last
-  const row = await (s.server.services.store.db as any).selectFrom('provider_accounts').selectAll().where('id', '=', accountId).executeTakeFirstOrThrow();
+  const row = await (s.server.services.store.db as any)
+    .selectFrom('provider_accounts')
+    .selectAll()
+    .where('id', '=', accountId)
+    .executeTakeFirstOrThrow();
   assert.match(row.secret, /^sealed:/);
   const opened = s.server.services.providers.open<{ address: string }, { accessToken: string }>(row);
   const lastAuth = [...g.requests].reverse().find((r) => r.auth?.startsWith('Bearer '))!.auth!;

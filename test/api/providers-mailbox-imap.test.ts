@@ -46,7 +46,14 @@ function seedAda(): Buffer[] {
     '',
   ].join('\r\n');
   return [
-    rfc822({ from: 'bob@dove.test', to: 'ada@dove.test', subject: 'Lunch?', text: 'Are you free for lunch tomorrow?', messageId: '<l1@dove.test>', date: day(1) }),
+    rfc822({
+      from: 'bob@dove.test',
+      to: 'ada@dove.test',
+      subject: 'Lunch?',
+      text: 'Are you free for lunch tomorrow?',
+      messageId: '<l1@dove.test>',
+      date: day(1),
+    }),
     rfc822({
       from: 'ada@dove.test',
       to: 'bob@dove.test',
@@ -70,7 +77,14 @@ function seedAda(): Buffer[] {
 }
 function seedBig(): Buffer[] {
   return Array.from({ length: BIG }, (_, i) =>
-    rfc822({ from: `s${i}@big.test`, to: 'big@dove.test', subject: `Bulk ${i}`, text: `message ${i}`, messageId: `<b${i}@big.test>`, date: day(0) }),
+    rfc822({
+      from: `s${i}@big.test`,
+      to: 'big@dove.test',
+      subject: `Bulk ${i}`,
+      text: `message ${i}`,
+      messageId: `<b${i}@big.test>`,
+      date: day(0),
+    }),
   );
 }
 
@@ -125,7 +139,15 @@ describe('IMAP mailbox (Dovecot)', { skip: missing ?? false }, () => {
     await dc?.stop();
   });
 
-  const imap = (extra: Json = {}) => ({ provider: 'imap', host: dc.host, port: dc.port, secure: false, user: 'ada@dove.test', password: PASSWORD, ...extra });
+  const imap = (extra: Json = {}) => ({
+    provider: 'imap',
+    host: dc.host,
+    port: dc.port,
+    secure: false,
+    user: 'ada@dove.test',
+    password: PASSWORD,
+    ...extra,
+  });
 
   test('wrong password: a clear 400 naming the server, nothing stored', async () => {
     const r = await s.api('/v1/providers/mailbox/accounts', { method: 'POST', json: imap({ password: 'wrong-password-99' }) });
@@ -154,7 +176,12 @@ describe('IMAP mailbox (Dovecot)', { skip: missing ?? false }, () => {
     const st = await callOk(mcp, 'svc_gmail_status');
     assert.equal(st.configured, true);
     assert.equal(st.defaultAccount, adaId);
-    const answers = JSON.stringify([acc, st, await callOk(mcp, 'svc_gmail_list_accounts'), await (await s.api('/v1/providers/mailbox')).json()]);
+    const answers = JSON.stringify([
+      acc,
+      st,
+      await callOk(mcp, 'svc_gmail_list_accounts'),
+      await (await s.api('/v1/providers/mailbox')).json(),
+    ]);
     assert.ok(!answers.includes(PASSWORD));
     assert.ok(!s.logs.join('\n').includes(PASSWORD));
     for (const f of fs.readdirSync(s.dataDir).filter((n) => n.startsWith('inboxd.db')))
@@ -175,7 +202,9 @@ describe('IMAP mailbox (Dovecot)', { skip: missing ?? false }, () => {
     const news = await callOk(mcp, 'svc_gmail_read_thread', { threadId: list.items[0].threadId });
     assert.match(news.messages[0].text, /Autumn[\s\S]*Leaves & colours\./);
     assert.ok(!/<b>|<p>/.test(news.messages[0].text));
-    assert.deepEqual(news.messages[0].attachments, [{ filename: 'issue.pdf', contentType: 'application/pdf', size: news.messages[0].attachments[0].size }]);
+    assert.deepEqual(news.messages[0].attachments, [
+      { filename: 'issue.pdf', contentType: 'application/pdf', size: news.messages[0].attachments[0].size },
+    ]);
     assert.ok(news.messages[0].attachments[0].size > 0);
     assert.equal('content' in news.messages[0].attachments[0], false);
     const lunch = await callOk(mcp, 'svc_gmail_read_thread', { threadId: list.items[2].threadId });

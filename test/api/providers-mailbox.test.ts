@@ -58,7 +58,12 @@ before(async () => {
     subject: 'Your verification code',
     text: 'Your verification code is 482913. It expires in 10 minutes.',
   });
-  await deliverAgo(20, { from: 'shop@store.example', to: a.address, subject: 'Your receipt for order #1234', text: 'Thanks for your purchase.' });
+  await deliverAgo(20, {
+    from: 'shop@store.example',
+    to: a.address,
+    subject: 'Your receipt for order #1234',
+    text: 'Thanks for your purchase.',
+  });
   await deliverAgo(15, { from: 'alerts@monitor.example', to: a.address, subject: 'Disk usage report', text: 'Disk at 40%.' });
   await deliverAgo(10, { from: 'pal@friends.example', to: a.address, subject: 'Photos', text: 'Here are the photos from the trip.' });
   await deliverAgo(5, { from: 'secret@other.example', to: b.address, subject: 'Team B only', text: 'Could you review this?' });
@@ -71,10 +76,17 @@ after(async () => {
 
 test('tools/list: the 9 svc_gmail_* tools and the draft tool, every argument described', async () => {
   const { tools } = await admin.listTools();
-  assert.deepEqual(tools.map((t) => t.name).filter((n) => n.startsWith('svc_gmail_')).sort(), [...GMAIL_TOOLS].sort());
+  assert.deepEqual(
+    tools
+      .map((t) => t.name)
+      .filter((n) => n.startsWith('svc_gmail_'))
+      .sort(),
+    [...GMAIL_TOOLS].sort(),
+  );
   for (const t of tools.filter((x) => x.name.startsWith('svc_gmail_') || x.name === 'svc_workspace_execute_gmail_draft')) {
     assert.ok((t.description ?? '').length > 80, t.name);
-    for (const [k, v] of Object.entries((t.inputSchema.properties ?? {}) as Record<string, Json>)) assert.ok(v.description, `${t.name}.${k}`);
+    for (const [k, v] of Object.entries((t.inputSchema.properties ?? {}) as Record<string, Json>))
+      assert.ok(v.description, `${t.name}.${k}`);
   }
 });
 
@@ -175,9 +187,15 @@ test('settings: round trip, validation, and rules that override triage', async (
   assert.equal(photos.reason, 'friends always get an answer');
   assert.equal(photos.evidence.rule, 1);
   assert.match(await callErr(admin, 'svc_gmail_set_settings', { timezone: 'Mars/Olympus' }), /IANA/);
-  assert.match(await callErr(admin, 'svc_gmail_set_settings', { triageRules: [{ category: 'fyi' }] }), /at least one of from, domain, subjectContains/);
+  assert.match(
+    await callErr(admin, 'svc_gmail_set_settings', { triageRules: [{ category: 'fyi' }] }),
+    /at least one of from, domain, subjectContains/,
+  );
   assert.match(await callErr(admin, 'svc_gmail_set_settings', { digestWindowHours: 0 }), /digestWindowHours/);
-  const bad = await s.api('/v1/providers/mailbox/settings', { method: 'PUT', json: { triageRules: [{ from: 'x@y.z', category: 'spam' }] } });
+  const bad = await s.api('/v1/providers/mailbox/settings', {
+    method: 'PUT',
+    json: { triageRules: [{ from: 'x@y.z', category: 'spam' }] },
+  });
   assert.equal(bad.status, 400);
   assert.equal((await callOk(admin, 'svc_gmail_get_settings')).timezone, 'Europe/Berlin', 'nothing half-stored');
   await callOk(admin, 'svc_gmail_set_settings', { triageRules: [], signature: null });
@@ -212,7 +230,10 @@ test('execute_gmail_draft on the local mailbox: a workspace draft in the thread,
 
 test('a remote accountId with nothing connected answers not_configured saying how to connect', async () => {
   for (const name of ['svc_gmail_list_threads', 'svc_gmail_triage', 'svc_workspace_execute_gmail_draft'] as const) {
-    const msg = await callErr(admin, name, { accountId: 'pac_missing', ...(name.includes('draft') ? { text: 'x', to: ['a@b.example'] } : {}) });
+    const msg = await callErr(admin, name, {
+      accountId: 'pac_missing',
+      ...(name.includes('draft') ? { text: 'x', to: ['a@b.example'] } : {}),
+    });
     assert.match(msg, /needs a connected mailbox account.*svc_gmail_connect/);
   }
 });
@@ -226,7 +247,10 @@ test('connect without INBOXD_SECRET_KEY: 501 before any network work, nothing st
   const body = await r.json();
   assert.equal(body.code, 'not_configured');
   assert.match(body.detail, /INBOXD_SECRET_KEY/);
-  assert.match(await callErr(admin, 'svc_gmail_connect', { provider: 'gmail', clientId: 'c', clientSecret: 's', refreshToken: 'r' }), /INBOXD_SECRET_KEY/);
+  assert.match(
+    await callErr(admin, 'svc_gmail_connect', { provider: 'gmail', clientId: 'c', clientSecret: 's', refreshToken: 'r' }),
+    /INBOXD_SECRET_KEY/,
+  );
   assert.match(await callErr(admin, 'svc_gmail_connect', { provider: 'imap', host: 'h' }), /needs user, password/);
   assert.match(await callErr(scoped, 'svc_gmail_connect', { provider: 'imap' }), /unscoped admin key/);
   assert.deepEqual((await callOk(admin, 'svc_gmail_list_accounts')).items, []);

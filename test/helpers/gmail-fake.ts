@@ -76,14 +76,22 @@ export async function startGmailFake(address = 'me@gmail.test'): Promise<GmailFa
           return json(res, 400, { error: 'invalid_grant', error_description: 'Token has been expired or revoked.' });
         fake.refreshes++;
         token = `at-${++n}`;
-        return json(res, 200, { access_token: token, expires_in: 3599, token_type: 'Bearer', scope: 'https://www.googleapis.com/auth/gmail.modify' });
+        return json(res, 200, {
+          access_token: token,
+          expires_in: 3599,
+          token_type: 'Bearer',
+          scope: 'https://www.googleapis.com/auth/gmail.modify',
+        });
       }
       const m = /^\/gmail\/v1\/users\/me\/(.+)$/.exec(url.pathname);
       if (!m) return json(res, 404, { error: { code: 404, message: 'Not Found' } });
       if (!token || req.headers.authorization !== `Bearer ${token}`)
-        return json(res, 401, { error: { code: 401, message: 'Request had invalid authentication credentials.', status: 'UNAUTHENTICATED' } });
+        return json(res, 401, {
+          error: { code: 401, message: 'Request had invalid authentication credentials.', status: 'UNAUTHENTICATED' },
+        });
       const rest = m[1]!;
-      if (rest === 'profile') return json(res, 200, { emailAddress: address, messagesTotal: 0, threadsTotal: threads.size, historyId: '1' });
+      if (rest === 'profile')
+        return json(res, 200, { emailAddress: address, messagesTotal: 0, threadsTotal: threads.size, historyId: '1' });
       if (rest === 'threads' && req.method === 'GET') {
         const q = (url.searchParams.get('q') ?? '').toLowerCase();
         const label = url.searchParams.get('labelIds');
@@ -91,7 +99,9 @@ export async function startGmailFake(address = 'me@gmail.test'): Promise<GmailFa
         const start = Number(url.searchParams.get('pageToken') ?? 0);
         const all = [...threads.entries()]
           .filter(([, ms]) => !label || ms.some((x) => x.labelIds.includes(label)))
-          .filter(([, ms]) => !q || ms.some((x) => JSON.stringify(x.payload).toLowerCase().includes(q) || x.snippet.toLowerCase().includes(q)))
+          .filter(
+            ([, ms]) => !q || ms.some((x) => JSON.stringify(x.payload).toLowerCase().includes(q) || x.snippet.toLowerCase().includes(q)),
+          )
           .sort((a, b) => Number(b[1].at(-1)!.internalDate) - Number(a[1].at(-1)!.internalDate));
         const page = all.slice(start, start + max);
         return json(res, 200, {
@@ -108,7 +118,9 @@ export async function startGmailFake(address = 'me@gmail.test'): Promise<GmailFa
         return json(res, 200, {
           id: t[1],
           historyId: '1',
-          messages: ms.map((x) => (meta ? { ...x, payload: { mimeType: x.payload.mimeType, headers: x.payload.headers, body: { size: 0 } } } : x)),
+          messages: ms.map((x) =>
+            meta ? { ...x, payload: { mimeType: x.payload.mimeType, headers: x.payload.headers, body: { size: 0 } } } : x,
+          ),
         });
       }
       if (rest === 'drafts' && req.method === 'POST') {
@@ -154,7 +166,11 @@ export async function startGmailFake(address = 'me@gmail.test'): Promise<GmailFa
       if (a.text !== undefined) parts.push({ mimeType: 'text/plain', body: { size: a.text.length, data: b64(a.text) } });
       if (a.html !== undefined) parts.push({ mimeType: 'text/html', body: { size: a.html.length, data: b64(a.html) } });
       if (a.attachment)
-        parts.push({ mimeType: a.attachment.mimeType, filename: a.attachment.filename, body: { size: a.attachment.size, attachmentId: 'att1' } });
+        parts.push({
+          mimeType: a.attachment.mimeType,
+          filename: a.attachment.filename,
+          body: { size: a.attachment.size, attachmentId: 'att1' },
+        });
       const msg: FakeMessage = {
         id,
         threadId,

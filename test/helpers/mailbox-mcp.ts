@@ -6,7 +6,9 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 type Json = Record<string, any>;
 
 export async function mcpClient(url: string, key: string): Promise<Client> {
-  const transport = new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${key}` } } });
+  const transport = new StreamableHTTPClientTransport(new URL(`${url}/mcp`), {
+    requestInit: { headers: { authorization: `Bearer ${key}` } },
+  });
   const c = new Client({ name: 'mailbox-test', version: '1.0.0' });
   await c.connect(transport);
   return c;

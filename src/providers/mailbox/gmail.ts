@@ -66,7 +66,10 @@ async function call(url: string, init: RequestInit, what: string): Promise<Respo
   try {
     return await fetch(url, { ...init, signal: AbortSignal.timeout(TIMEOUT_MS), redirect: 'error' });
   } catch (e) {
-    throw new AppError('unavailable', `cannot reach ${what} at ${host(url)}: ${(e as Error).message.slice(0, 200)}; retry later or check the URL setting`);
+    throw new AppError(
+      'unavailable',
+      `cannot reach ${what} at ${host(url)}: ${(e as Error).message.slice(0, 200)}; retry later or check the URL setting`,
+    );
   }
 }
 
@@ -78,15 +81,25 @@ export async function refreshAccess(tokenUrl: string, s: GmailSecret, now: numbe
     client_id: s.clientId,
     client_secret: s.clientSecret,
   });
-  const r = await call(tokenUrl, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body }, 'the Google token endpoint');
-  const j = (await r.json().catch(() => ({}))) as { access_token?: string; expires_in?: number; error?: string; error_description?: string };
+  const r = await call(
+    tokenUrl,
+    { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body },
+    'the Google token endpoint',
+  );
+  const j = (await r.json().catch(() => ({}))) as {
+    access_token?: string;
+    expires_in?: number;
+    error?: string;
+    error_description?: string;
+  };
   if (r.status >= 400 && r.status < 500)
     throw new AppError(
       'validation_failed',
       `the Google token endpoint (${host(tokenUrl)}) refused the refresh token: ${j.error ?? r.status}${j.error_description ? ` (${j.error_description.slice(0, 200)})` : ''}; check clientId, clientSecret and refreshToken, or connect again with a new refresh token`,
       { errors: [{ path: 'refreshToken', message: 'refused by the token endpoint' }] },
     );
-  if (!r.ok || !j.access_token) throw new AppError('unavailable', `the Google token endpoint (${host(tokenUrl)}) answered ${r.status}; retry later`);
+  if (!r.ok || !j.access_token)
+    throw new AppError('unavailable', `the Google token endpoint (${host(tokenUrl)}) answered ${r.status}; retry later`);
   return { accessToken: j.access_token, expiresAt: now + Math.max(60, j.expires_in ?? 3600) * 1000 };
 }
 
@@ -103,7 +116,8 @@ function addrs(v: string): Addr[] {
 function walk(p: Part | undefined, acc: { text: string[]; html: string[]; att: AttachmentInfo[] }) {
   if (!p) return acc;
   if (p.parts?.length) for (const c of p.parts) walk(c, acc);
-  else if (p.filename) acc.att.push({ filename: p.filename, contentType: p.mimeType ?? 'application/octet-stream', size: p.body?.size ?? 0 });
+  else if (p.filename)
+    acc.att.push({ filename: p.filename, contentType: p.mimeType ?? 'application/octet-stream', size: p.body?.size ?? 0 });
   else if (p.mimeType === 'text/plain' && p.body?.data) acc.text.push(b64url(p.body.data).toString('utf8'));
   else if (p.mimeType === 'text/html' && p.body?.data) acc.html.push(b64url(p.body.data).toString('utf8'));
   return acc;
@@ -172,7 +186,8 @@ export class GmailMailbox implements MailboxProvider {
   /** One API call; an expired token is refreshed first, a 401 refreshes once and retries. */
   async api<T>(path: string, init: RequestInit = {}): Promise<T> {
     const url = `${this.ep.apiBase}/gmail/v1/users/me/${path}`;
-    let token = this.secret.accessToken && (this.secret.expiresAt ?? 0) > this.now() + 30_000 ? this.secret.accessToken : await this.refresh();
+    let token =
+      this.secret.accessToken && (this.secret.expiresAt ?? 0) > this.now() + 30_000 ? this.secret.accessToken : await this.refresh();
     const send = (t: string) =>
       call(url, { ...init, headers: { ...(init.headers as Record<string, string>), authorization: `Bearer ${t}` } }, 'the Gmail API');
     let r = await send(token);
@@ -180,13 +195,17 @@ export class GmailMailbox implements MailboxProvider {
       token = await this.refresh();
       r = await send(token);
     }
-    if (r.status === 404) throw new AppError('not_found', `the Gmail API has no ${path.split('?')[0]} (take ids from svc_gmail_list_threads)`);
+    if (r.status === 404)
+      throw new AppError('not_found', `the Gmail API has no ${path.split('?')[0]} (take ids from svc_gmail_list_threads)`);
     if (r.status === 400) {
       const j = (await r.json().catch(() => ({}))) as { error?: { message?: string } };
       throw new AppError('validation_failed', `the Gmail API refused the request: ${(j.error?.message ?? 'bad request').slice(0, 300)}`);
     }
     if (r.status === 401 || r.status === 403)
-      throw new AppError('forbidden', `the Gmail API refused account ${this.accountId} (${r.status}): connect it again with a refresh token that has the gmail.modify or gmail.compose scope`);
+      throw new AppError(
+        'forbidden',
+        `the Gmail API refused account ${this.accountId} (${r.status}): connect it again with a refresh token that has the gmail.modify or gmail.compose scope`,
+      );
     if (!r.ok) throw new AppError('unavailable', `the Gmail API at ${host(this.ep.apiBase)} answered ${r.status}; retry later`);
     return (await r.json()) as T;
   }
@@ -202,7 +221,10 @@ export class GmailMailbox implements MailboxProvider {
     for (let i = 0; i < ids.length; i += PARALLEL)
       await Promise.all(
         ids.slice(i, i + PARALLEL).map(async (t, j) => {
-          const meta = new URLSearchParams([['format', 'metadata'], ...['From', 'To', 'Cc', 'Subject', 'Date'].map((h) => ['metadataHeaders', h])]);
+          const meta = new URLSearchParams([
+            ['format', 'metadata'],
+            ...['From', 'To', 'Cc', 'Subject', 'Date'].map((h) => ['metadataHeaders', h]),
+          ]);
           const full = await this.api<{ id: string; messages?: GMessage[] }>(`threads/${encodeURIComponent(t.id)}?${meta}`);
           const ms = (full.messages ?? []).map((m) => gmailMessage(m, this.address));
           items[i + j] = {
@@ -241,7 +263,8 @@ export class GmailMailbox implements MailboxProvider {
 
   async createDraft(d: DraftRequest): Promise<DraftResult> {
     const parent = d.threadId ? (await this.readThread(d.threadId, 1)).messages.at(-1) : undefined;
-    const to = d.to.length || !parent ? d.to : [parent.fromMe ? (parent.to[0]?.address ?? '') : (parent.from?.address ?? '')].filter(Boolean);
+    const to =
+      d.to.length || !parent ? d.to : [parent.fromMe ? (parent.to[0]?.address ?? '') : (parent.from?.address ?? '')].filter(Boolean);
     if (!to.length)
       throw new AppError('validation_failed', 'a draft needs recipients: give `to` or a threadId to reply in', {
         errors: [{ path: 'to', message: 'required without threadId' }],

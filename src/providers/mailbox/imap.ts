@@ -174,7 +174,7 @@ export class ImapMailbox implements MailboxProvider {
         throw new AppError('conflict', `the folder ${folder} was recreated on the server (UIDVALIDITY changed): list again without cursor`);
       const criteria: SearchObject = q.query ? (c.capabilities.has('X-GM-EXT-1') ? { gmraw: q.query } : { text: q.query }) : { all: true };
       if (page) criteria.uid = page.b > 1 ? `1:${page.b - 1}` : '0';
-      const uids = page && page.b <= 1 ? [] : ((await c.search(criteria, { uid: true })) || []);
+      const uids = page && page.b <= 1 ? [] : (await c.search(criteria, { uid: true })) || [];
       uids.sort((a, b) => a - b);
       const chosen = uids.slice(-q.limit);
       const threads = new Map<string, { key: Key; ms: Array<FetchMessageObject & { refs: string[] }> }>();
@@ -223,7 +223,10 @@ export class ImapMailbox implements MailboxProvider {
     try {
       ref = decodeCursor(threadId, isRef)!;
     } catch {
-      throw new AppError('not_found', `no thread ${threadId.slice(0, 80)} in this IMAP mailbox (take threadId from svc_gmail_list_threads)`);
+      throw new AppError(
+        'not_found',
+        `no thread ${threadId.slice(0, 80)} in this IMAP mailbox (take threadId from svc_gmail_list_threads)`,
+      );
     }
     return this.run(async (c) => {
       await c.mailboxOpen(ref.f, { readOnly: true });
@@ -284,7 +287,8 @@ export class ImapMailbox implements MailboxProvider {
 
   async createDraft(d: DraftRequest): Promise<DraftResult> {
     const parent = d.threadId ? (await this.readThread(d.threadId, 1)).messages.at(-1) : undefined;
-    const to = d.to.length || !parent ? d.to : [parent.fromMe ? (parent.to[0]?.address ?? '') : (parent.from?.address ?? '')].filter(Boolean);
+    const to =
+      d.to.length || !parent ? d.to : [parent.fromMe ? (parent.to[0]?.address ?? '') : (parent.from?.address ?? '')].filter(Boolean);
     if (!to.length)
       throw new AppError('validation_failed', 'a draft needs recipients: give `to` or a threadId to reply in', {
         errors: [{ path: 'to', message: 'required without threadId' }],
@@ -298,7 +302,7 @@ export class ImapMailbox implements MailboxProvider {
     return this.run(async (c) => {
       const folder = await this.draftsFolder(c);
       const r = await c.append(folder, draft.raw, ['\\Draft', '\\Seen'], new Date(this.now()));
-      const uid = r && r.uid ? r.uid : null;
+      const uid = r ? r.uid || null : null;
       return {
         draftId: uid ? `${folder}:${uid}` : draft.messageId,
         threadId: d.threadId ?? null,

@@ -30,7 +30,8 @@ const iso = (ms: number) => new Date(ms).toISOString();
 type Activity = { t: number; i: string };
 const isActivity = (v: unknown): v is Activity =>
   typeof v === 'object' && v !== null && Number.isInteger((v as Activity).t) && typeof (v as Activity).i === 'string';
-const isSearch = (v: unknown): v is { q: SearchCursor } => typeof v === 'object' && v !== null && typeof (v as { q: unknown }).q === 'object';
+const isSearch = (v: unknown): v is { q: SearchCursor } =>
+  typeof v === 'object' && v !== null && typeof (v as { q: unknown }).q === 'object';
 
 function summary(r: ThreadRow): ThreadSummary {
   return {
@@ -96,7 +97,8 @@ export class LocalMailbox implements MailboxProvider {
     const { s, p } = this;
     const inboxId = q.folder?.startsWith('inb_') ? (await s.inboxes.get(p, q.folder)).id : undefined;
     const label = inboxId === undefined ? q.folder : undefined;
-    if (label !== undefined && p.scope.labelPrefix !== null && !label.startsWith(p.scope.labelPrefix)) return { items: [], nextCursor: null };
+    if (label !== undefined && p.scope.labelPrefix !== null && !label.startsWith(p.scope.labelPrefix))
+      return { items: [], nextCursor: null };
     const cursor = decodeCursor(q.cursor, isSearch)?.q;
     const r = await s.search.search({
       scope: { teamId: p.teamId, labelPrefix: label ?? p.scope.labelPrefix, inboxId },
@@ -125,7 +127,8 @@ export class LocalMailbox implements MailboxProvider {
       .where('id', '=', threadId)
       .where('team_id', '=', this.p.teamId)
       .executeTakeFirst();
-    const notFound = () => new AppError('not_found', `no thread ${threadId.slice(0, 80)} in the local mailbox (svc_gmail_list_threads lists them)`);
+    const notFound = () =>
+      new AppError('not_found', `no thread ${threadId.slice(0, 80)} in the local mailbox (svc_gmail_list_threads lists them)`);
     if (!row) throw notFound();
     try {
       return await this.s.inboxes.get(this.p, row.inbox_id);

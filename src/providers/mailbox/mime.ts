@@ -84,7 +84,11 @@ export async function composeDraft(
 ): Promise<{ raw: Buffer; subject: string; messageId: string }> {
   const subject = d.subject ?? (parent ? (/^re\s*:/i.test(parent.subject) ? parent.subject : `Re: ${parent.subject}`) : '');
   const inReplyTo = d.inReplyTo ?? parent?.messageId ?? null;
-  const references = parent ? [...parent.references, ...(parent.messageId ? [parent.messageId] : [])].slice(-20) : inReplyTo ? [inReplyTo] : [];
+  const references = parent
+    ? [...parent.references, ...(parent.messageId ? [parent.messageId] : [])].slice(-20)
+    : inReplyTo
+      ? [inReplyTo]
+      : [];
   const c = await composeMail({
     from,
     to: draftAddresses(d.to, 'to'),

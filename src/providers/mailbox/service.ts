@@ -38,14 +38,27 @@ export function adapterFor(s: Services, p: Principal, row: ProviderAccountRow): 
   if (row.provider === 'gmail') {
     const o = s.providers.open<{ address: string }, GmailSecret>(row);
     return new GmailMailbox(row.id, o.config.address, o.secret, endpoints(s), now, async (secret) => {
-      await s.providers.save({ teamId: row.team_id, kind: 'mailbox', provider: 'gmail', address: row.address, config: o.config, secret: { ...secret } });
+      await s.providers.save({
+        teamId: row.team_id,
+        kind: 'mailbox',
+        provider: 'gmail',
+        address: row.address,
+        config: o.config,
+        secret: { ...secret },
+      });
     });
   }
   throw new AppError('internal', `mailbox account ${row.id} has an unknown provider ${row.provider}`);
 }
 
 /** The mailbox a tool call names; `remoteOnly` for tools that need a connected account. */
-export async function openMailbox(s: Services, p: Principal, accountId: string | undefined, what: string, remoteOnly = false): Promise<MailboxProvider> {
+export async function openMailbox(
+  s: Services,
+  p: Principal,
+  accountId: string | undefined,
+  what: string,
+  remoteOnly = false,
+): Promise<MailboxProvider> {
   if (accountId === 'local') return new LocalMailbox(s, p);
   if (accountId !== undefined && !(await s.providers.list(p.teamId, 'mailbox')).length) throw notConnected('mailbox', what);
   const row = await s.providers.pick(p.teamId, 'mailbox', accountId);
@@ -70,7 +83,8 @@ export async function withMailbox<T>(
     if (m.kind !== 'local') await s.providers.mark(m.accountId, { ok: true });
     return out;
   } catch (e) {
-    if (m.kind !== 'local' && e instanceof AppError && e.code === 'unavailable') await s.providers.mark(m.accountId, { ok: false, error: e.detail });
+    if (m.kind !== 'local' && e instanceof AppError && e.code === 'unavailable')
+      await s.providers.mark(m.accountId, { ok: false, error: e.detail });
     throw e;
   } finally {
     await m.close().catch(() => undefined);
@@ -122,10 +136,17 @@ async function checkSmtp(c: NonNullable<ImapConfig['smtp']>, password: string | 
   } catch (e) {
     const err = e as { code?: string; response?: string; message?: string };
     if (err.code === 'EAUTH')
-      throw new AppError('validation_failed', `the SMTP server ${c.host}:${c.port} refused the login of ${c.user}: check smtpUser and smtpPassword`, {
-        errors: [{ path: 'smtpPassword', message: 'SMTP login failed' }],
-      });
-    throw new AppError('unavailable', `cannot reach the SMTP server ${c.host}:${c.port}: ${(err.code ?? err.message ?? 'error').slice(0, 200)}; check smtpHost, smtpPort and smtpSecure`);
+      throw new AppError(
+        'validation_failed',
+        `the SMTP server ${c.host}:${c.port} refused the login of ${c.user}: check smtpUser and smtpPassword`,
+        {
+          errors: [{ path: 'smtpPassword', message: 'SMTP login failed' }],
+        },
+      );
+    throw new AppError(
+      'unavailable',
+      `cannot reach the SMTP server ${c.host}:${c.port}: ${(err.code ?? err.message ?? 'error').slice(0, 200)}; check smtpHost, smtpPort and smtpSecure`,
+    );
   } finally {
     t.close();
   }
@@ -143,7 +164,15 @@ export async function connectMailbox(s: Services, p: Principal, i: ConnectInput)
     const smtp = i.smtpHost
       ? { host: i.smtpHost, port: i.smtpPort ?? 587, secure: i.smtpSecure ?? (i.smtpPort ?? 587) === 465, user: i.smtpUser ?? null }
       : null;
-    const config: ImapConfig = { host: i.host!, port, secure: i.secure ?? port === 993, user, address, tlsInsecure: i.tlsInsecure ?? false, smtp };
+    const config: ImapConfig = {
+      host: i.host!,
+      port,
+      secure: i.secure ?? port === 993,
+      user,
+      address,
+      tlsInsecure: i.tlsInsecure ?? false,
+      smtp,
+    };
     const secret: ImapSecret = { password: i.password!, smtpPassword: i.smtpPassword ?? null };
     const c = imapClient(config, secret);
     c.on('error', () => undefined);
@@ -156,7 +185,15 @@ export async function connectMailbox(s: Services, p: Principal, i: ConnectInput)
       throw imapError(e, config);
     }
     if (smtp) await checkSmtp(smtp, secret.smtpPassword ?? null, config.tlsInsecure);
-    return s.providers.save({ teamId: p.teamId, kind: 'mailbox', provider: 'imap', address, label: i.label ?? null, config: { ...config }, secret: { ...secret } });
+    return s.providers.save({
+      teamId: p.teamId,
+      kind: 'mailbox',
+      provider: 'imap',
+      address,
+      label: i.label ?? null,
+      config: { ...config },
+      secret: { ...secret },
+    });
   }
   let secret: GmailSecret = {
     clientId: i.clientId!,
@@ -165,11 +202,26 @@ export async function connectMailbox(s: Services, p: Principal, i: ConnectInput)
     accessToken: i.accessToken ?? null,
     expiresAt: i.accessToken ? s.clock.now() + 300_000 : null,
   };
-  const probe = new GmailMailbox('(connecting)', '', secret, endpoints(s), () => s.clock.now(), async (n) => {
-    secret = n;
-  });
+  const probe = new GmailMailbox(
+    '(connecting)',
+    '',
+    secret,
+    endpoints(s),
+    () => s.clock.now(),
+    async (n) => {
+      secret = n;
+    },
+  );
   const profile = await probe.api<{ emailAddress?: string }>('profile');
   const address = (profile.emailAddress ?? '').toLowerCase();
   if (!address) throw new AppError('unavailable', 'the Gmail API profile has no emailAddress; check --gmail-api-base');
-  return s.providers.save({ teamId: p.teamId, kind: 'mailbox', provider: 'gmail', address, label: i.label ?? null, config: { address }, secret: { ...secret } });
+  return s.providers.save({
+    teamId: p.teamId,
+    kind: 'mailbox',
+    provider: 'gmail',
+    address,
+    label: i.label ?? null,
+    config: { address },
+    secret: { ...secret },
+  });
 }

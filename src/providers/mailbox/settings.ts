@@ -47,7 +47,12 @@ export const Timezone = z
 
 export const MailboxSettings = z.object({
   triageRules: z.array(TriageRule).max(100).describe('Rules checked first, in order; the first match decides the category'),
-  digestWindowHours: z.number().int().min(1).max(24 * 31).describe('Default look-back of svc_gmail_digest, in hours'),
+  digestWindowHours: z
+    .number()
+    .int()
+    .min(1)
+    .max(24 * 31)
+    .describe('Default look-back of svc_gmail_digest, in hours'),
   signature: z.string().max(2000).nullable().describe('Appended to drafts created by svc_workspace_execute_gmail_draft'),
   timezone: Timezone,
 });
@@ -64,7 +69,11 @@ interface SettingsRow {
 }
 type Db = Kysely<Database & { mailbox_settings: SettingsRow }>;
 
-export async function getSettings(db: Kysely<Database>, teamId: string, accountId: string): Promise<MailboxSettings & { updatedAt: string | null }> {
+export async function getSettings(
+  db: Kysely<Database>,
+  teamId: string,
+  accountId: string,
+): Promise<MailboxSettings & { updatedAt: string | null }> {
   const r = await (db as unknown as Db)
     .selectFrom('mailbox_settings')
     .selectAll()
