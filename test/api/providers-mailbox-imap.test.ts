@@ -188,6 +188,21 @@ describe('IMAP mailbox (Dovecot)', { skip: missing ?? false }, () => {
       assert.ok(!fs.readFileSync(path.join(s.dataDir, f)).includes(PASSWORD), f);
   });
 
+  test('SMTP settings are checked too: an unreachable SMTP server stores nothing; a working one (inboxd’s own listener) is kept', async () => {
+    const port = await freePort();
+    const msg = await callErr(mcp, 'svc_gmail_connect', imap({ smtpHost: '127.0.0.1', smtpPort: port, smtpUser: 'ada', smtpPassword: 'smtp-pw-1' }));
+    assert.match(msg, new RegExp(`cannot reach the SMTP server 127\\.0\\.0\\.1:${port}`));
+    assert.equal((await callOk(mcp, 'svc_gmail_list_accounts')).items.length, 1);
+    const again = await callOk(
+      mcp,
+      'svc_gmail_connect',
+      imap({ label: 'Ada', smtpHost: '127.0.0.1', smtpPort: s.server.smtpPort, smtpUser: 'ada', smtpPassword: 'smtp-pw-1' }),
+    );
+    assert.equal(again.id, adaId, 'connecting the same mailbox again replaces its settings and keeps its id');
+    for (const f of fs.readdirSync(s.dataDir).filter((n) => n.startsWith('inboxd.db')))
+      assert.ok(!fs.readFileSync(path.join(s.dataDir, f)).includes('smtp-pw-1'), f);
+  });
+
   test('list, read (HTML as text, attachments listed), triage and digest on the IMAP mailbox', async () => {
     const list = await callOk(mcp, 'svc_gmail_list_threads', {});
     assert.equal(list.provider, 'imap');
