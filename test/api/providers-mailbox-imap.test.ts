@@ -203,6 +203,18 @@ describe('IMAP mailbox (Dovecot)', { skip: missing ?? false }, () => {
       assert.ok(!fs.readFileSync(path.join(s.dataDir, f)).includes('smtp-pw-1'), f);
   });
 
+  test('a key scoped to a label prefix may not read a connected mailbox, only the local one', async () => {
+    const r = await s.api('/v1/team/keys', { method: 'POST', json: { label: 'scoped', scope: { labelPrefix: 'ci-' } } });
+    const scoped = await mcpClient(s.url, ((await r.json()) as Json).key);
+    try {
+      assert.match(await callErr(scoped, 'svc_gmail_list_threads', {}), /scoped to labels starting with "ci-"/);
+      assert.match(await callErr(scoped, 'svc_gmail_read_thread', { accountId: adaId, threadId: 'x' }), /scoped/);
+      assert.equal((await callOk(scoped, 'svc_gmail_list_threads', { accountId: 'local' })).provider, 'local');
+    } finally {
+      await scoped.close();
+    }
+  });
+
   test('list, read (HTML as text, attachments listed), triage and digest on the IMAP mailbox', async () => {
     const list = await callOk(mcp, 'svc_gmail_list_threads', {});
     assert.equal(list.provider, 'imap');

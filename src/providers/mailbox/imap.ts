@@ -3,13 +3,13 @@
 // with a server-side SEARCH. Threads: Gmail's X-GM-THRID (or RFC 8474 THREADID) when the server has it, else the
 // root of the References / In-Reply-To chain (its first id), else the message's own Message-ID; a message without
 // any of them is a thread by its normalised subject. Drafts are APPENDed with \Draft to the \Drafts folder.
-import { ImapFlow, type FetchMessageObject, type MessageStructureObject, type SearchObject } from 'imapflow';
+import { ImapFlow, type FetchMessageObject, type SearchObject } from 'imapflow';
 import { AppError } from '../../errors.ts';
 import { decodeCursor, encodeCursor } from '../../lib/cursor.ts';
 import { parseSubject } from '../../mail/threads.ts';
-import { composeDraft, messageFromRaw, pickHeaders } from './mime.ts';
+import { attachmentsOf, isPage, isRef, type Key, keyOf, refsOf, type ThreadRef } from './imap-threads.ts';
+import { composeDraft, messageFromRaw } from './mime.ts';
 import {
-  type AttachmentInfo,
   type DraftRequest,
   type DraftResult,
   type ListQuery,
@@ -73,46 +73,6 @@ export function imapError(e: unknown, c: Pick<ImapConfig, 'host' | 'port' | 'use
     'unavailable',
     `cannot reach the IMAP server ${where}: ${String(why).slice(0, 200)}; check host, port and TLS (secure) and that the server is running`,
   );
-}
-
-type Key = { g: string } | { r: string } | { s: string };
-interface ThreadRef {
-  f: string;
-  k: Key;
-}
-const isRef = (v: unknown): v is ThreadRef => typeof v === 'object' && v !== null && typeof (v as ThreadRef).f === 'string';
-const isPage = (v: unknown): v is { v: string; b: number } =>
-  typeof v === 'object' && v !== null && typeof (v as { v: unknown }).v === 'string' && Number.isInteger((v as { b: unknown }).b);
-
-const bare = (id: string | null | undefined) => (id ?? '').trim().replace(/^<|>$/g, '').toLowerCase();
-function refsOf(headers: Buffer | undefined): { references: string[]; raw: Record<string, string> } {
-  const text = headers?.toString('utf8') ?? '';
-  const unfolded = text.replace(/\r?\n[ \t]+/g, ' ');
-  const lines: Array<[string, string]> = [];
-  for (const l of unfolded.split(/\r?\n/)) {
-    const i = l.indexOf(':');
-    if (i > 0) lines.push([l.slice(0, i).trim(), l.slice(i + 1).trim()]);
-  }
-  const refLine = lines.find(([k]) => k.toLowerCase() === 'references')?.[1] ?? '';
-  return { references: refLine.match(/<[^>]+>/g) ?? [], raw: pickHeaders(lines) };
-}
-
-function keyOf(m: FetchMessageObject, gm: boolean, references: string[]): Key {
-  if (gm && m.threadId) return { g: m.threadId };
-  const root = bare(references[0]) || bare(m.envelope?.inReplyTo) || bare(m.envelope?.messageId);
-  if (root) return { r: root };
-  return { s: parseSubject(m.envelope?.subject ?? '').base.toLowerCase() };
-}
-
-function attachmentsOf(node: MessageStructureObject | undefined, out: AttachmentInfo[] = []): AttachmentInfo[] {
-  if (!node) return out;
-  if (node.childNodes?.length) for (const c of node.childNodes) attachmentsOf(c, out);
-  else {
-    const filename = node.dispositionParameters?.filename ?? node.parameters?.name ?? null;
-    if (node.disposition === 'attachment' || (filename && !node.type.startsWith('text/')))
-      out.push({ filename, contentType: node.type, size: node.size ?? 0 });
-  }
-  return out;
 }
 
 export class ImapMailbox implements MailboxProvider {
@@ -241,12 +201,21 @@ export class ImapMailbox implements MailboxProvider {
       const chosen = uids.slice(-maxMessages);
       const messages: MailMessage[] = [];
       if (chosen.length) {
-        const query = { uid: true, flags: true, internalDate: true, bodyStructure: true, source: { maxLength: MAX_SOURCE_BYTES } };
+        const query = {
+          uid: true,
+          flags: true,
+          envelope: true,
+          internalDate: true,
+          bodyStructure: true,
+          source: { maxLength: MAX_SOURCE_BYTES },
+        };
         const fetched: FetchMessageObject[] = [];
         for await (const m of c.fetch(chosen, query, { uid: true })) fetched.push(m);
         fetched.sort((a, b) => a.uid - b.uid);
         for (const m of fetched) {
           if (!m.source?.length) continue;
+          // A subject thread's SEARCH matches substrings: keep only the messages whose base subject is the key.
+          if ('s' in k && parseSubject(m.envelope?.subject ?? '').base.toLowerCase() !== k.s) continue;
           messages.push(
             await messageFromRaw(m.source, {
               id: `${ref.f}:${m.uid}`,
