@@ -190,7 +190,11 @@ describe('IMAP mailbox (Dovecot)', { skip: missing ?? false }, () => {
 
   test('SMTP settings are checked too: an unreachable SMTP server stores nothing; a working one (inboxd’s own listener) is kept', async () => {
     const port = await freePort();
-    const msg = await callErr(mcp, 'svc_gmail_connect', imap({ smtpHost: '127.0.0.1', smtpPort: port, smtpUser: 'ada', smtpPassword: 'smtp-pw-1' }));
+    const msg = await callErr(
+      mcp,
+      'svc_gmail_connect',
+      imap({ smtpHost: '127.0.0.1', smtpPort: port, smtpUser: 'ada', smtpPassword: 'smtp-pw-1' }),
+    );
     assert.match(msg, new RegExp(`cannot reach the SMTP server 127\\.0\\.0\\.1:${port}`));
     assert.equal((await callOk(mcp, 'svc_gmail_list_accounts')).items.length, 1);
     const again = await callOk(
