@@ -7,7 +7,7 @@ import { getSettings } from '../providers/mailbox/settings.ts';
 import { adapterFor, withMailbox } from '../providers/mailbox/service.ts';
 import type { MailboxProvider, ThreadDetail } from '../providers/mailbox/types.ts';
 import { CATEGORIES } from '../providers/mailbox/settings.ts';
-import { classify, digestOf, type Triaged } from '../providers/triage.ts';
+import { digestOf, type Triaged, triageMailbox } from '../providers/triage.ts';
 import type { Services } from '../services.ts';
 import { principal, singleLine } from './common.ts';
 import { op } from './op.ts';
@@ -144,7 +144,7 @@ const TriagedView = z.object({
     .describe('What the category rests on'),
 });
 
-/** Threads newest first, each read (its newest few messages) and classified; `since` stops at older threads. */
+/** The mailbox's triage: its settings' rules, and inboxd's own host trusted in verification links. */
 async function triage(
   s: Services,
   p: Principal,
@@ -152,23 +152,7 @@ async function triage(
   o: { folder?: string | undefined; query?: string | undefined; limit: number; since?: number | undefined },
 ): Promise<Triaged[]> {
   const settings = await getSettings(s.store.db, p.teamId, m.accountId);
-  const out: Triaged[] = [];
-  let cursor: string | undefined;
-  const trusted = [new URL(s.baseUrl()).hostname];
-  while (out.length < o.limit) {
-    const page = await m.listThreads({ folder: o.folder, query: o.query, cursor, limit: Math.min(50, o.limit - out.length) });
-    let older = false;
-    for (const t of page.items) {
-      if (o.since !== undefined && t.lastMessageAt !== null && Date.parse(t.lastMessageAt) < o.since) {
-        older = true;
-        continue;
-      }
-      out.push(classify(await m.readThread(t.threadId, 5), settings.triageRules, trusted));
-    }
-    if (!page.nextCursor || older || !page.items.length) break;
-    cursor = page.nextCursor;
-  }
-  return out;
+  return triageMailbox(m, settings.triageRules, [new URL(s.baseUrl()).hostname], o);
 }
 
 export const gmailTriage = op({

@@ -6,7 +6,7 @@
 import { extractVerification } from '../mail/extract/index.ts';
 import type { ParsedMessage } from '../mail/types.ts';
 import type { Category, TriageRule } from './mailbox/settings.ts';
-import type { MailMessage, ThreadDetail } from './mailbox/types.ts';
+import type { MailboxProvider, MailMessage, ThreadDetail } from './mailbox/types.ts';
 
 export interface Evidence {
   from: string | null;
@@ -166,4 +166,32 @@ export function digestOf(items: Triaged[], top: number): DigestGroup[] {
       return { category, count: all.length, top: all.slice(0, top) };
     })
     .filter((g) => g.count > 0);
+}
+
+/**
+ * The newest threads of a mailbox, each read (its newest five messages) and classified, up to `limit`; with `since`,
+ * listing stops at the first page that reaches older threads (lists are newest first).
+ */
+export async function triageMailbox(
+  m: MailboxProvider,
+  rules: TriageRule[],
+  trustedHosts: readonly string[],
+  o: { folder?: string | undefined; query?: string | undefined; limit: number; since?: number | undefined },
+): Promise<Triaged[]> {
+  const out: Triaged[] = [];
+  let cursor: string | undefined;
+  while (out.length < o.limit) {
+    const page = await m.listThreads({ folder: o.folder, query: o.query, cursor, limit: Math.min(50, o.limit - out.length) });
+    let older = false;
+    for (const t of page.items) {
+      if (o.since !== undefined && t.lastMessageAt !== null && Date.parse(t.lastMessageAt) < o.since) {
+        older = true;
+        continue;
+      }
+      out.push(classify(await m.readThread(t.threadId, 5), rules, trustedHosts));
+    }
+    if (!page.nextCursor || older || !page.items.length) break;
+    cursor = page.nextCursor;
+  }
+  return out;
 }

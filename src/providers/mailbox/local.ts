@@ -12,7 +12,7 @@ import type { MessageRow } from '../../store/messages.ts';
 import type { ThreadRow } from '../../threads/repo.ts';
 import { storeDraft } from '../../workspace/repo.ts';
 import { wsDb } from '../../workspace/tables.ts';
-import { bodyText, pickHeaders } from './mime.ts';
+import { bodyText, draftAddresses, pickHeaders } from './mime.ts';
 import {
   type Addr,
   type DraftRequest,
@@ -206,6 +206,7 @@ export class LocalMailbox implements MailboxProvider {
       throw new AppError('validation_failed', 'a draft needs recipients: give `to` or a threadId to reply in', {
         errors: [{ path: 'to', message: 'required without threadId' }],
       });
+    draftAddresses([...to, ...d.cc], 'to');
     const subject = d.subject ?? (parent ? (/^re\s*:/i.test(parent.subject) ? parent.subject : `Re: ${parent.subject}`) : '');
     const row = await storeDraft(
       wsDb(this.s),
