@@ -114,6 +114,8 @@ test('list, read (HTML as text, attachment listed), triage with the code, digest
   );
   const st = await callOk(mcp, 'svc_gmail_set_settings', { accountId, triageRules: [{ from: 'bob@corp.test', category: 'fyi' }] });
   assert.equal(st.accountId, accountId);
+  assert.deepEqual((await callOk(mcp, 'svc_gmail_get_settings', { accountId })).triageRules, [{ from: 'bob@corp.test', category: 'fyi' }]);
+  assert.deepEqual((await callOk(mcp, 'svc_gmail_get_settings', { accountId: 'local' })).triageRules, [], 'settings are per account');
   const again = await callOk(mcp, 'svc_gmail_triage', { query: 'lunch' });
   assert.equal(again.items[0].category, 'fyi');
 });
