@@ -518,6 +518,22 @@ export const OPTIONS = {
     schema: z.coerce.number().int('must be a whole number').min(1, 'must be at least 1').max(600, 'must be at most 600'),
     default: 30,
   },
+  gmailApiBase: {
+    flag: '--gmail-api-base',
+    env: 'INBOXD_GMAIL_API_BASE',
+    arg: 'URL',
+    help: 'Gmail REST API base URL for connected Gmail mailboxes (a compatible on-prem server or a local fake can stand in)',
+    schema: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).transform((u) => u.replace(/\/+$/, '')),
+    default: 'https://gmail.googleapis.com',
+  },
+  googleTokenUrl: {
+    flag: '--google-token-url',
+    env: 'INBOXD_GOOGLE_TOKEN_URL',
+    arg: 'URL',
+    help: 'Google OAuth token endpoint that refreshes the access tokens of connected Google accounts',
+    schema: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }),
+    default: 'https://oauth2.googleapis.com/token',
+  },
 } satisfies Record<string, OptionDef>;
 
 export type OptionKey = keyof typeof OPTIONS;
@@ -592,6 +608,9 @@ export interface Config {
   adminKey: string | undefined;
   /** From INBOXD_MAILGUN_SIGNING_KEY only (a secret); required when --inbound-webhooks includes mailgun. */
   mailgunSigningKey: string | undefined;
+  /** Mailbox providers (src/providers/mailbox/): the Gmail API and the Google token endpoint. */
+  gmailApiBase: string;
+  googleTokenUrl: string;
 }
 
 export class UsageError extends Error {

@@ -24,6 +24,8 @@ import { workspaceMonitorOps } from './workspace-monitors.ts';
 import { outboundOps } from './outbound.ts';
 import { threadOps } from './threads.ts';
 import { searchOps } from './search.ts';
+import { gmailOps } from './gmail.ts';
+import { gmailDraftOps } from './gmail-draft.ts';
 
 export const OPERATIONS: readonly Operation[] = [
   ...systemOps,
@@ -43,6 +45,7 @@ export const OPERATIONS: readonly Operation[] = [
   ...workspaceOps,
   ...workspaceTaskOps,
   ...workspaceExecOps,
+  ...gmailDraftOps,
   ...workspaceTodayOps,
   ...workspaceMonitorOps,
   ...teamOps,
@@ -50,4 +53,5 @@ export const OPERATIONS: readonly Operation[] = [
   ...accountOps,
   ...domainOps,
   ...consoleOps,
+  ...gmailOps,
 ];

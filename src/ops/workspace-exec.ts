@@ -117,36 +117,6 @@ export const executeReplyOp = op({
 const NOT_CONNECTED = (what: string, tools: string) =>
   `${what} needs a connected provider account and none is connected for this team (CONTRACT §15). Connect one with ${tools}, then retry; meanwhile svc_workspace_draft_reply keeps drafts inside inboxd.`;
 
-export const executeGmailDraftOp = op({
-  name: 'workspace.execute_gmail_draft',
-  summary: 'Create a draft in a connected Gmail/IMAP mailbox',
-  description: 'Answers 501 not_configured until a mailbox provider account is connected (svc_gmail_connect).',
-  access: 'write',
-  audit: false,
-  http: { method: 'POST', path: '/v1/workspace/execute-gmail-draft' },
-  tool: {
-    name: 'svc_workspace_execute_gmail_draft',
-    description:
-      'Put a reply draft into a connected Gmail or IMAP mailbox (never sends). Until a mailbox account is connected with svc_gmail_connect, answers not_configured saying how to connect.',
-    annotations: { readOnlyHint: false, idempotentHint: false, openWorldHint: true },
-  },
-  input: z.strictObject({
-    accountId: z.string().max(64).optional().describe('The connected mailbox account; default the only one'),
-    threadId: z.string().max(256).optional().describe('Provider thread to reply in'),
-    to: z.array(z.string().max(320)).max(50).optional().describe('Recipients'),
-    subject: z.string().max(998).optional().describe('Subject'),
-    text: z.string().max(100_000).describe('Draft text'),
-    idempotencyKey: IdempotencyKey.optional(),
-  }),
-  output: z.object({ status: PreviewStatus, draftId: z.string() }),
-  handler() {
-    throw new AppError(
-      'not_configured',
-      NOT_CONNECTED('svc_workspace_execute_gmail_draft', 'svc_gmail_connect (IMAP + SMTP or the Gmail API)'),
-    );
-  },
-});
-
 export const executeCalendarEventOp = op({
   name: 'workspace.execute_calendar_event',
   summary: 'Create an event in a connected calendar',
@@ -178,4 +148,4 @@ export const executeCalendarEventOp = op({
   },
 });
 
-export const workspaceExecOps = [executeReplyOp, executeGmailDraftOp, executeCalendarEventOp];
+export const workspaceExecOps = [executeReplyOp, executeCalendarEventOp];

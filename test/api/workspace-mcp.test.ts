@@ -122,8 +122,11 @@ test('every workspace tool answers over MCP', async () => {
   assert.equal((await call('svc_workspace_list_monitor_runs', { monitorId: mon.monitorId })).items.length, 1);
   assert.equal((await call('svc_workspace_delete_monitor', { monitorId: mon.monitorId })).deleted, true);
 
+  // With no mailbox account the draft goes to the local mailbox (inboxd's own drafts, CONTRACT §15); a named remote
+  // account that is not connected is not_configured.
+  assert.equal((await call('svc_workspace_execute_gmail_draft', { text: 'hi', to: ['peer@example.com'] })).provider, 'local');
   for (const [name, args] of [
-    ['svc_workspace_execute_gmail_draft', { text: 'hi' }],
+    ['svc_workspace_execute_gmail_draft', { text: 'hi', accountId: 'pac_none' }],
     ['svc_workspace_execute_calendar_event', { title: 'Dinner', start: '2026-12-04T19:00:00Z', end: '2026-12-04T21:00:00Z' }],
   ] as const) {
     const r = (await client.callTool({ name, arguments: args })) as Json;

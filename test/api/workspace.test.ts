@@ -472,8 +472,11 @@ describe('today and decisions', () => {
 });
 
 describe('providers not connected', () => {
-  test('execute-gmail-draft and execute-calendar-event answer 501 not_configured saying how to connect', async () => {
-    const g = await json(await s.api('/v1/workspace/execute-gmail-draft', { method: 'POST', json: { text: 'hello' } }), 501);
+  test('execute-gmail-draft on an unconnected account and execute-calendar-event answer 501 not_configured saying how to connect', async () => {
+    const g = await json(
+      await s.api('/v1/workspace/execute-gmail-draft', { method: 'POST', json: { text: 'hello', accountId: 'pac_none' } }),
+      501,
+    );
     assert.equal(g.code, 'not_configured');
     assert.match(g.detail, /svc_gmail_connect/);
     const c = await json(

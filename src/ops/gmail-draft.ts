@@ -1,0 +1,141 @@
+// svc_workspace_execute_gmail_draft (CONTRACT §13, §15): puts a draft into the mailbox — IMAP APPEND with \Draft to
+// the Drafts folder, the Gmail drafts API, or an inboxd workspace draft for the local mailbox. Drafts only: nothing
+// is ever sent, so every workspace policy mode allows it. Logged as a workspace action (type draft); an idempotency
+// key (body or Idempotency-Key header) returns the first result again without a second draft.
+import { z } from 'zod';
+import { AppError, isAppError } from '../errors.ts';
+import { withMailbox } from '../providers/mailbox/service.ts';
+import { getSettings } from '../providers/mailbox/settings.ts';
+import { claimKey, completeKey, releaseKey, requestHash } from '../workspace/idempotency.ts';
+import { getPolicy, logAction } from '../workspace/repo.ts';
+import { wsDb } from '../workspace/tables.ts';
+import { principal } from './common.ts';
+import { AccountId } from './gmail-read.ts';
+import { op, type RawResult } from './op.ts';
+import { PreviewStatus, STATUS } from './workspace-common.ts';
+
+const IdempotencyKey = z
+  .string()
+  .min(1)
+  .max(255)
+  .regex(/^[\x21-\x7e]+$/, 'printable ASCII without spaces')
+  .describe('Idempotency key (or the Idempotency-Key header): the same key returns the first result for 24 hours');
+
+const Address = z.string().min(3).max(320).describe('An e-mail address');
+
+function jsonAnswer(body: unknown, replayed: boolean, status?: number): RawResult {
+  return {
+    kind: 'raw',
+    contentType: 'application/json; charset=utf-8',
+    body: Buffer.from(JSON.stringify(body)),
+    json: body,
+    headers: { 'Idempotent-Replayed': String(replayed) },
+    ...(status ? { status } : {}),
+  };
+}
+
+export const executeGmailDraftOp = op({
+  name: 'workspace.execute_gmail_draft',
+  summary: 'Create a draft in a mailbox',
+  description:
+    'Creates a draft (never sends) in the mailbox: IMAP APPEND with \\Draft to the Drafts folder (created when missing), the Gmail drafts API, or an inboxd workspace draft (drf_…) for the local mailbox. Allowed in every policy mode; logged as a workspace action of type draft. With an idempotency key the same request returns the first result (Idempotent-Replayed: true); the same key with another request is 409.',
+  access: 'write',
+  audit: false,
+  http: { method: 'POST', path: '/v1/workspace/execute-gmail-draft' },
+  tool: {
+    name: 'svc_workspace_execute_gmail_draft',
+    description:
+      'Put a draft into a mailbox for a person to review and send — never sends. In a thread: give threadId (from svc_gmail_list_threads) and text; the reply goes to the thread’s last sender with a Re: subject unless you give to/subject. New mail: to, subject, text. Works on the local mailbox without any account, or on a connected IMAP/Gmail account (accountId). Retrying with the same idempotencyKey is safe.',
+    annotations: { readOnlyHint: false, idempotentHint: true, openWorldHint: true },
+  },
+  input: z.strictObject({
+    accountId: AccountId.optional(),
+    threadId: z.string().min(1).max(2048).optional().describe('The thread to reply in (from svc_gmail_list_threads of the same account)'),
+    to: z.array(Address).max(50).optional().describe('Recipients; default the thread’s last sender'),
+    cc: z.array(Address).max(50).optional().describe('Cc recipients'),
+    subject: z.string().max(998).optional().describe('Subject; default "Re: " + the thread’s subject'),
+    text: z.string().min(1).max(100_000).describe('The draft’s text (the mailbox signature from its settings is appended)'),
+    html: z.string().max(200_000).optional().describe('Optional HTML version (IMAP and Gmail drafts)'),
+    inReplyTo: z.string().max(998).optional().describe('Message-ID the draft answers, when not given by threadId'),
+    idempotencyKey: IdempotencyKey.optional(),
+  }),
+  output: z.object({
+    status: PreviewStatus,
+    draftId: z.string().describe('The draft in the mailbox: IMAP "folder:uid", a Gmail draft id, or drf_… locally'),
+    accountId: z.string(),
+    provider: z.enum(['local', 'imap', 'gmail']),
+    threadId: z.string().nullable(),
+    to: z.array(z.string()),
+    subject: z.string(),
+    location: z.string().describe('Where the draft is: the IMAP folder, gmail:drafts, or inboxd:workspace_drafts'),
+    mode: z.enum(['draft_only', 'auto_send_safe', 'full_auto']).describe('The workspace policy; a draft is allowed in every mode'),
+    actionId: z.string().describe('The workspace action (type draft) that logged it'),
+    idempotencyKey: z.string().nullable(),
+  }),
+  async handler(ctx, input) {
+    const p = principal(ctx);
+    const s = ctx.services;
+    const header = ctx.request.header('idempotency-key');
+    if (header !== undefined && input.idempotencyKey !== undefined && header !== input.idempotencyKey)
+      throw new AppError('validation_failed', 'the Idempotency-Key header and idempotencyKey differ; give one', {
+        errors: [{ path: 'idempotencyKey', message: 'differs from the header' }],
+      });
+    const rawKey = input.idempotencyKey ?? header;
+    const key = rawKey === undefined ? undefined : IdempotencyKey.safeParse(rawKey);
+    if (key && !key.success)
+      throw new AppError('validation_failed', 'idempotencyKey: 1-255 printable ASCII characters without spaces', {
+        errors: [{ path: 'idempotencyKey', message: 'invalid' }],
+      });
+    const { idempotencyKey: _k, ...req } = input;
+    const db = wsDb(s);
+    if (key) {
+      const claim = await claimKey(db, p.teamId, key.data, requestHash({ op: 'gmail_draft', ...req }), s.clock.now());
+      if (claim.kind === 'replay') return jsonAnswer(claim.body, true, claim.status);
+    }
+    try {
+      const body = await withMailbox(s, p, input.accountId, 'svc_workspace_execute_gmail_draft', async (m) => {
+        const settings = await getSettings(s.store.db, p.teamId, m.accountId);
+        const sig = settings.signature ? `\n\n-- \n${settings.signature}` : '';
+        const d = await m.createDraft({
+          threadId: input.threadId,
+          to: input.to ?? [],
+          cc: input.cc ?? [],
+          subject: input.subject,
+          text: input.text + sig,
+          html: input.html,
+          inReplyTo: input.inReplyTo,
+        });
+        const policy = await getPolicy(db, p.teamId);
+        const a = await logAction(
+          db,
+          p,
+          {
+            type: 'draft',
+            threadId: d.threadId ? d.threadId.slice(0, 512) : null,
+            draftId: d.draftId,
+            note: `${m.kind} draft in ${m.accountId === 'local' ? 'the local mailbox' : `${m.address} (${m.accountId})`}: ${d.location}`,
+            reasons: ['svc_workspace_execute_gmail_draft: drafts only, nothing sent'],
+          },
+          s.clock.now(),
+        );
+        return {
+          status: STATUS,
+          ...d,
+          accountId: m.accountId,
+          provider: m.kind,
+          mode: policy.mode,
+          actionId: a.id,
+          idempotencyKey: key?.data ?? null,
+        };
+      });
+      if (key) await completeKey(db, p.teamId, key.data, 200, body);
+      return key ? jsonAnswer(body, false) : body;
+    } catch (e) {
+      if (key) await releaseKey(db, p.teamId, key.data);
+      if (isAppError(e)) throw e;
+      throw new AppError('unavailable', `the draft could not be created: ${(e as Error).message.slice(0, 300)}; retry with the same key`);
+    }
+  },
+});
+
+export const gmailDraftOps = [executeGmailDraftOp];
