@@ -341,12 +341,15 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       .then((r) => r.candidates > 0 && log.info('unreferenced content and blobs collected', { ...r }))
       .catch((e: Error) => log.error('sweep of unreferenced content failed', { err: e }));
     // Objects an S3 store holds for batches that never committed: swept at start and hourly (src/store/blob-sweep.ts).
-    const stopStaleSweeps = scheduleStaleSweeps(blobs, (shas) => writer.collect(shas), {
-      now: clock.now,
-      signal: shutdown.signal,
-      onDone: (r) => r.removed > 0 && log.info('unreferenced blob store objects removed', { ...r }),
-      onError: (e) => log.error('sweep of unreferenced blob store objects failed', { err: e }),
-    });
+    const stopStaleSweeps = scheduleStaleSweeps(
+      { blobs, db: store.db, collect: (shas) => writer.collect(shas) },
+      {
+        now: clock.now,
+        signal: shutdown.signal,
+        onDone: (r) => r.removed > 0 && log.info('unreferenced blob store objects removed', { ...r }),
+        onError: (e) => log.error('sweep of unreferenced blob store objects failed', { err: e }),
+      },
+    );
     const sweeper = setInterval(
       () =>
         void sweep()

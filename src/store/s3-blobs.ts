@@ -11,6 +11,7 @@
 // Deleting: with instances sharing one database (PostgreSQL), another instance may have PUT these bytes again and be
 // about to commit rows using them while this one found them unreferenced; so with `deleteGraceMs` an object written
 // within the grace is left for the stale sweep (1 h) instead of deleted.
+import fs from 'node:fs';
 import type { Readable } from 'node:stream';
 import {
   DeleteObjectCommand,
@@ -47,12 +48,16 @@ export class S3BlobStore implements BlobStore {
   private readonly client: S3Client;
   private readonly concurrency: number;
   private readonly deleteGraceMs: number;
+  private readonly deletes: Semaphore;
 
   constructor(opts: S3BlobStoreOptions) {
     this.root = opts.root;
+    // Kept (empty) so the health check and the size metric find the folder they look at.
+    fs.mkdirSync(this.root, { recursive: true });
     this.location = opts.location;
     this.concurrency = opts.concurrency ?? 8;
     this.deleteGraceMs = opts.deleteGraceMs ?? 0;
+    this.deletes = new Semaphore(this.concurrency);
     this.client = new S3Client({
       region: opts.location.region,
       endpoint: opts.location.endpoint,
@@ -153,12 +158,18 @@ export class S3BlobStore implements BlobStore {
     }
   }
 
+  /** Callers may delete many at once (the collector does): at most `concurrency` requests are in flight. */
   async delete(sha256: string): Promise<void> {
-    if (this.deleteGraceMs > 0) {
-      const h = await this.head(sha256);
-      if (!h || h.lastModified > Date.now() - this.deleteGraceMs) return;
+    await this.deletes.acquire();
+    try {
+      if (this.deleteGraceMs > 0) {
+        const h = await this.head(sha256);
+        if (!h || h.lastModified > Date.now() - this.deleteGraceMs) return;
+      }
+      await this.client.send(new DeleteObjectCommand({ Bucket: this.location.bucket, Key: this.keyOf(sha256) }));
+    } finally {
+      this.deletes.release();
     }
-    await this.client.send(new DeleteObjectCommand({ Bucket: this.location.bucket, Key: this.keyOf(sha256) }));
   }
 
   async *listStale(before: number): AsyncIterable<string[]> {
@@ -206,6 +217,26 @@ async function eachLimited<T>(items: T[], limit: number, fn: (item: T) => Promis
   };
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
   if (failure) throw (failure as { e: unknown }).e;
+}
+
+class Semaphore {
+  private free: number;
+  private readonly waiting: Array<() => void> = [];
+  constructor(n: number) {
+    this.free = n;
+  }
+  async acquire(): Promise<void> {
+    if (this.free > 0) {
+      this.free--;
+      return;
+    }
+    await new Promise<void>((r) => this.waiting.push(r));
+  }
+  release(): void {
+    const next = this.waiting.shift();
+    if (next) next();
+    else this.free++;
+  }
 }
 
 function errName(e: unknown): string {
