@@ -6,9 +6,11 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { HeadObjectCommand, ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
 import { loadConfig, UsageError } from '../../src/config.ts';
 import { sweepStaleBlobs } from '../../src/store/blob-sweep.ts';
+import { S3BlobStore } from '../../src/store/s3-blobs.ts';
+import { parseS3Url } from '../../src/store/s3-url.ts';
 import { json, type Json } from '../helpers/http.ts';
 import { startTestServer, tempDir, type TestServer } from '../helpers/server.ts';
 import { sendMail, sendRaw } from '../helpers/smtp.ts';
@@ -110,6 +112,7 @@ describe('S3 blob store on OpenStack Swift (s3api)', { skip: missing ?? false },
     const segments = path.join(s.dataDir, 'blobs', 'segments');
     assert.deepEqual(fs.existsSync(segments) ? fs.readdirSync(segments) : [], [], 'no segment files');
     assert.equal(s.server.services.blobs.kind, 's3');
+    assert.equal((await s.api('/health', { key: null })).status, 200);
   });
 
   test('the same raw message twice is one object (content addressing unchanged)', async () => {
@@ -134,6 +137,18 @@ describe('S3 blob store on OpenStack Swift (s3api)', { skip: missing ?? false },
     assert.deepEqual(Buffer.concat(chunks), raw.subarray(5, 25));
   });
 
+  test('an object deleted behind inboxd’s back: the download is a clean 500 naming the message, the parsed message stays', async () => {
+    const box = await json(await s.api('/v1/inboxes', { method: 'POST', json: {} }), 201);
+    const raw = Buffer.from(`From: a@example.com\r\nSubject: lost ${crypto.randomUUID()}\r\n\r\nbody\r\n`);
+    await sendRaw(s.server.smtpPort, raw, box.address);
+    await swift.client.send(new DeleteObjectCommand({ Bucket: BUCKET, Key: keyOf(sha256(raw)) }));
+    const [m] = await messages(box.inboxId);
+    const res = await s.api(`/v1/inboxes/${box.inboxId}/messages/${m!.messageId}/raw`);
+    assert.equal(res.status, 500);
+    assert.match((await res.json()).detail, new RegExp(`raw message of ${m!.messageId} is missing from the blob store`));
+    assert.equal((await s.api(`/v1/inboxes/${box.inboxId}/messages/${m!.messageId}`)).status, 200);
+  });
+
   test('deleting the last message that uses a blob deletes its object; a shared one stays', async () => {
     const box = await json(await s.api('/v1/inboxes', { method: 'POST', json: {} }), 201);
     const other = await json(await s.api('/v1/inboxes', { method: 'POST', json: {} }), 201);
@@ -148,16 +163,37 @@ describe('S3 blob store on OpenStack Swift (s3api)', { skip: missing ?? false },
     assert.ok(!(await objectExists(sha)), 'object deleted with the last message');
   });
 
+  test('with a shared database, an object written within the delete grace is left for the sweep', async () => {
+    const store = new S3BlobStore({
+      location: parseS3Url(setting()),
+      credentials: { accessKeyId: swift.accessKeyId, secretAccessKey: swift.secretAccessKey },
+      root: s.dataDir,
+      deleteGraceMs: 15 * 60_000,
+    });
+    try {
+      const bytes = crypto.randomBytes(100);
+      await store.stage([{ sha256: sha256(bytes), bytes }]);
+      await store.delete(sha256(bytes));
+      assert.ok(await objectExists(sha256(bytes)), 'just written: kept (another instance may be about to commit rows using it)');
+    } finally {
+      store.close();
+    }
+  });
+
   test('objects nothing references (PUT done, commit failed) are swept once they are old; referenced ones stay', async () => {
     const orphan = crypto.randomBytes(1000);
     await swift.client.send(new PutObjectCommand({ Bucket: BUCKET, Key: keyOf(sha256(orphan)), Body: orphan }));
-    const writer = s.server.services.writer;
-    const fresh = await sweepStaleBlobs(s.server.services.blobs, (shas) => writer.collect(shas), { now: Date.now() });
+    const deps = {
+      blobs: s.server.services.blobs,
+      db: s.server.services.store.db,
+      collect: (shas: string[]) => s.server.services.writer.collect(shas),
+    };
+    const fresh = await sweepStaleBlobs(deps, { now: Date.now() });
     assert.equal(fresh.removed, 0, 'nothing younger than an hour is touched');
     assert.ok(await objectExists(sha256(orphan)));
     const [msg] = await messages(inbox.inboxId);
     const kept = sha256(await rawOf(inbox.inboxId, msg!.messageId));
-    const later = await sweepStaleBlobs(s.server.services.blobs, (shas) => writer.collect(shas), { now: Date.now() + 2 * 3600_000 });
+    const later = await sweepStaleBlobs(deps, { now: Date.now() + 2 * 3600_000 });
     assert.ok(later.checked >= 2);
     assert.ok(!(await objectExists(sha256(orphan))), 'orphan swept');
     assert.ok(await objectExists(kept), 'referenced object kept');
