@@ -1,7 +1,7 @@
 // Blobs written by a batch whose transaction then failed (the PUTs succeeded, the commit did not, or the process
-// died in between) are referenced by nothing. A local store never sees them (segment bytes without an index row are
-// dead space that compaction reclaims); a store without a transactional index (S3) lists its objects older than an
-// hour — far longer than any batch takes from its writes to its commit — and hands the ones no row references (one
+// died in between) are referenced by nothing. Segments need no sweep (bytes without an index row are dead space that
+// compaction reclaims); a store without a transactional index (S3, or per-file blobs when there is no SQLite) lists
+// its blobs older than an hour — far longer than any batch takes from its writes to its commit — and hands the ones no row references (one
 // query per page, so a bucket of a million live objects is not checked object by object in the write queue) to the
 // writer's collector, which checks again in the write queue before deleting anything.
 import type { Kysely } from 'kysely';

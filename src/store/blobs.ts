@@ -210,6 +210,25 @@ export class LocalBlobStore implements BlobStore {
     if (this.legacy) await fsp.rm(this.pathOf(sha256), { force: true });
   }
 
+  /**
+   * Per-file blobs last written before `before`, one page per folder, for the sweep of blobs a failed commit left
+   * behind (src/store/blob-sweep.ts). Segment bytes need no such sweep (without an index row they are dead space that
+   * compaction reclaims), so with segments and no per-file blobs this yields nothing.
+   */
+  async *listStale(before: number): AsyncIterable<string[]> {
+    if (!this.legacy) return;
+    for (const d of await fsp.readdir(this.root)) {
+      if (!/^[0-9a-f]{2}$/.test(d)) continue;
+      const names = await fsp.readdir(path.join(this.root, d)).catch(() => [] as string[]);
+      const page: string[] = [];
+      for (const n of names) {
+        const st = SHA256.test(d + n) ? await fsp.stat(path.join(this.root, d, n)).catch(() => null) : null;
+        if (st && st.mtimeMs < before) page.push(d + n);
+      }
+      if (page.length > 0) yield page;
+    }
+  }
+
   /** Removes temp files left by a crash mid-write. */
   async sweepTemp(): Promise<number> {
     const names = await fsp.readdir(this.tmp);

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { buffer } from 'node:stream/consumers';
 import { test } from 'node:test';
 import { BlobMissingError } from '../../src/store/blob-store.ts';
+import { sweepStaleBlobs } from '../../src/store/blob-sweep.ts';
 import { LocalBlobStore } from '../../src/store/blobs.ts';
 import { openStore } from '../../src/store/db.ts';
 import { tempDir } from '../helpers/server.ts';
@@ -65,6 +66,37 @@ test('segments: a byte range of a blob is read from inside its record, never pas
     const whole = await blobs.open(LocalBlobStore.hash(y));
     assert.deepEqual(await buffer(whole.stream), y);
     blobs.close();
+  } finally {
+    await store.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('without SQLite: per-file blobs nothing references are swept once older than an hour; younger ones stay', async () => {
+  const dir = tempDir();
+  const store = await openStore(path.join(dir, 'inboxd.db'));
+  try {
+    const blobs = new LocalBlobStore(path.join(dir, 'blobs'));
+    const orphan = Buffer.from('written by a batch whose commit failed');
+    const young = Buffer.from('written a moment ago');
+    await blobs.stage([
+      { sha256: LocalBlobStore.hash(orphan), bytes: orphan },
+      { sha256: LocalBlobStore.hash(young), bytes: young },
+    ]);
+    await blobs.sync();
+    const old = new Date(Date.now() - 2 * 3600_000);
+    fs.utimesSync(blobs.pathOf(LocalBlobStore.hash(orphan)), old, old);
+    const collected: string[] = [];
+    const collect = async (shas: string[]) => {
+      collected.push(...shas);
+      for (const sha of shas) await blobs.delete(sha);
+      return shas.length;
+    };
+    const r = await sweepStaleBlobs({ blobs, db: store.db, collect }, { now: Date.now() });
+    assert.deepEqual(collected, [LocalBlobStore.hash(orphan)]);
+    assert.equal(r.removed, 1);
+    assert.ok(!(await blobs.exists(LocalBlobStore.hash(orphan))));
+    assert.ok(await blobs.exists(LocalBlobStore.hash(young)), 'younger than an hour: kept');
   } finally {
     await store.close();
     fs.rmSync(dir, { recursive: true, force: true });
