@@ -10,14 +10,17 @@ import os from 'node:os';
 import path from 'node:path';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 
+/** Where the Debian packages put the programs (SWIFT_BIN_DIR overrides it: the skip/fail behaviour is tested so). */
+const BIN = process.env.SWIFT_BIN_DIR ?? '/usr/bin';
+const bin = (name: string) => path.join(BIN, name);
 const BINARIES = [
-  '/usr/bin/swift-ring-builder',
-  '/usr/bin/swift-proxy-server',
-  '/usr/bin/swift-object-server',
-  '/usr/bin/swift-container-server',
-  '/usr/bin/swift-account-server',
-  '/usr/bin/memcached',
-];
+  'swift-ring-builder',
+  'swift-proxy-server',
+  'swift-object-server',
+  'swift-container-server',
+  'swift-account-server',
+  'memcached',
+].map(bin);
 export const SWIFT_PACKAGES = 'swift swift-proxy swift-object swift-container swift-account memcached';
 
 export interface SwiftServer {
@@ -158,7 +161,7 @@ export async function startSwift(): Promise<SwiftServer> {
   // built in one Python process with the interpreter swift-ring-builder runs on: nine CLI calls cost seconds each
   // on a busy machine.
   const python = fs
-    .readFileSync('/usr/bin/swift-ring-builder', 'utf8')
+    .readFileSync(bin('swift-ring-builder'), 'utf8')
     .split('\n')[0]!
     .replace(/^#!\s*/, '')
     .split(/\s+/)[0]!;
@@ -185,9 +188,9 @@ for kind, port in json.loads(sys.argv[2]):
     return p;
   };
   const memcachedArgs = ['-l', '127.0.0.1', '-p', String(memcachePort), '-U', '0', ...(process.getuid?.() === 0 ? ['-u', 'root'] : [])];
-  launch('memcached', '/usr/bin/memcached', memcachedArgs);
-  for (const [kind] of backends) launch(kind, `/usr/bin/swift-${kind}-server`, [path.join(dir, `${kind}-server.conf`)]);
-  const startProxyProcess = () => launch('proxy', '/usr/bin/swift-proxy-server', [path.join(dir, 'proxy-server.conf')]);
+  launch('memcached', bin('memcached'), memcachedArgs);
+  for (const [kind] of backends) launch(kind, bin(`swift-${kind}-server`), [path.join(dir, `${kind}-server.conf`)]);
+  const startProxyProcess = () => launch('proxy', bin('swift-proxy-server'), [path.join(dir, 'proxy-server.conf')]);
   let proxy = startProxyProcess();
   const endpoint = `http://127.0.0.1:${proxyPort}`;
   const healthy = async () => (await fetch(`${endpoint}/healthcheck`, { signal: AbortSignal.timeout(2000) })).ok;
