@@ -79,12 +79,15 @@ export class S3BlobStore implements BlobStore {
     return `${this.location.prefix}blobs/${sha256.slice(0, 2)}/${sha256}`;
   }
 
-  /** Start-up check: the bucket exists and these credentials may write and delete in it. */
+  /** Start-up check: the bucket exists and these credentials may put, get, list and delete in it. */
   async verify(): Promise<void> {
+    const Bucket = this.location.bucket;
     const Key = `${this.location.prefix}.inboxd-probe-${process.pid}-${Date.now()}`;
     try {
-      await this.client.send(new PutObjectCommand({ Bucket: this.location.bucket, Key, Body: 'inboxd start-up check' }));
-      await this.client.send(new DeleteObjectCommand({ Bucket: this.location.bucket, Key }));
+      await this.client.send(new PutObjectCommand({ Bucket, Key, Body: 'inboxd start-up check' }));
+      await (await this.client.send(new GetObjectCommand({ Bucket, Key }))).Body?.transformToByteArray();
+      await this.client.send(new ListObjectsV2Command({ Bucket, Prefix: `${this.location.prefix}blobs/`, MaxKeys: 1 }));
+      await this.client.send(new DeleteObjectCommand({ Bucket, Key }));
     } catch (e) {
       throw new Error(explainStartError(e, this.location));
     }
