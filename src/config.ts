@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { parseModels } from './ai/models.ts';
 import { parseSecretKey } from './lib/sealed.ts';
 import { parseEmbeddings } from './search/embeddings.ts';
+import { parseS3Url, type S3Credentials, s3CredentialsFromEnv } from './store/s3-url.ts';
 
 const port = z.coerce.number().int('must be a whole number').min(0, 'must be 0-65535').max(65535, 'must be 0-65535');
 const flagBool = z.union([
@@ -194,6 +195,20 @@ export const OPTIONS = {
     help: 'size at which the blob store starts a new segment file (smaller: faster compaction and start-up check)',
     schema: z.coerce.number().int('must be a whole number').min(1, 'must be 1-1024').max(1024, 'must be 1-1024'),
     default: 64,
+  },
+  blobStore: {
+    flag: '--blob-store',
+    env: 'INBOXD_BLOB_STORE',
+    arg: 'URL',
+    help: 'keep raw messages and attachments in an S3-compatible bucket: s3://bucket[/prefix]?endpoint=http://host:port&region=…&forcePathStyle=1 (credentials from AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY); default: segment files in the data dir',
+    schema: z.string().superRefine((v, ctx) => {
+      try {
+        parseS3Url(v);
+      } catch (e) {
+        ctx.addIssue({ code: 'custom', message: (e as Error).message.replace(/^--blob-store:? ?/, '') });
+      }
+    }),
+    default: undefined,
   },
   noFsync: {
     flag: '--no-fsync',
@@ -598,6 +613,9 @@ export interface Config {
   anthropicApiKey: string | undefined;
   noFsync: boolean;
   segmentSizeMb: number;
+  blobStore: string | undefined;
+  /** From AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY / AWS_SESSION_TOKEN only, and only with --blob-store. */
+  blobStoreCredentials: S3Credentials | undefined;
   allowHttpCallbacks: boolean;
   allowPrivateCallbacks: boolean;
   metricsOpen: boolean;
@@ -649,12 +667,21 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     const r = def.schema.safeParse(src.raw);
     if (!r.success) {
       const msg = r.error.issues[0]?.message ?? 'invalid value';
-      throw new UsageError(`${src.from}: ${JSON.stringify(src.raw)} ${msg.startsWith('Invalid') ? '— ' + msg.toLowerCase() : msg}`);
+      // A --blob-store URL refused for carrying a secret is not echoed (it would land in logs).
+      const shown = key === 'blobStore' ? '' : `${JSON.stringify(src.raw)} `;
+      throw new UsageError(`${src.from}: ${shown}${msg.startsWith('Invalid') ? '— ' + msg.toLowerCase() : msg}`);
     }
     out[key] = r.data;
   }
   if ((out.smtpTlsCert === undefined) !== (out.smtpTlsKey === undefined)) {
     throw new UsageError('--smtp-tls-cert and --smtp-tls-key go together: give both or neither');
+  }
+  if (out.blobStore !== undefined) {
+    try {
+      out.blobStoreCredentials = s3CredentialsFromEnv(env);
+    } catch (e) {
+      throw new UsageError((e as Error).message);
+    }
   }
   out.mailgunSigningKey = env.INBOXD_MAILGUN_SIGNING_KEY || undefined;
   // Mailgun signs every webhook; accepting unsigned posts on a public route would let anyone inject mail.

@@ -19,7 +19,8 @@ import { createLogger, type Logger } from './log.ts';
 import { OPERATIONS } from './ops/registry.ts';
 import type { Clock, Services } from './services.ts';
 import { AuditRepo } from './store/audit.ts';
-import { BlobStore } from './store/blobs.ts';
+import { openBlobStore } from './store/blob-open.ts';
+import { scheduleStaleSweeps } from './store/blob-sweep.ts';
 import { Compactor } from './store/compaction.ts';
 import { dbFile, openStore } from './store/db.ts';
 import { AccessRepo, KeyRepo } from './store/keys.ts';
@@ -105,10 +106,16 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   const closeStore = () => store.close();
   const cleanup: Array<() => Promise<void>> = [closeStore];
   try {
-    const blobs = new BlobStore(path.join(config.dataDir, 'blobs'), {
+    const blobs = await openBlobStore({
+      root: path.join(config.dataDir, 'blobs'),
+      setting: config.blobStore,
+      credentials: config.blobStoreCredentials,
       sqlite: store.sqlite,
       fsync: !config.noFsync,
       maxSegmentBytes: config.segmentSizeMb * 1024 * 1024,
+      shared: !store.sqlite,
+    }).catch((e: Error) => {
+      throw new StartError(e.message, 1);
     });
     cleanup.push(async () => blobs.close());
     await blobs.sweepTemp();
@@ -333,6 +340,16 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     const orphanSweep = sweepOrphans(store.db, writer, shutdown.signal)
       .then((r) => r.candidates > 0 && log.info('unreferenced content and blobs collected', { ...r }))
       .catch((e: Error) => log.error('sweep of unreferenced content failed', { err: e }));
+    // Objects an S3 store holds for batches that never committed: swept at start and hourly (src/store/blob-sweep.ts).
+    const stopStaleSweeps = scheduleStaleSweeps(
+      { blobs, db: store.db, collect: (shas) => writer.collect(shas) },
+      {
+        now: clock.now,
+        signal: shutdown.signal,
+        onDone: (r) => r.removed > 0 && log.info('unreferenced blob store objects removed', { ...r }),
+        onError: (e) => log.error('sweep of unreferenced blob store objects failed', { err: e }),
+      },
+    );
     const sweeper = setInterval(
       () =>
         void sweep()
@@ -344,6 +361,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     cleanup.unshift(async () => {
       clearInterval(sweeper);
       await orphanSweep;
+      await stopStaleSweeps();
       await compactor?.idle();
     });
 

@@ -16,7 +16,7 @@ import { createLogger } from '../../src/log.ts';
 import { indexContent, searchDoc } from '../../src/search/indexer.ts';
 import { normalize, quantize, similarity } from '../../src/search/embeddings.ts';
 import { SCAN_CAP } from '../../src/search/engine.ts';
-import { BlobStore } from '../../src/store/blobs.ts';
+import { LocalBlobStore } from '../../src/store/blobs.ts';
 import { dbFile, openStore } from '../../src/store/db.ts';
 import { MessageRepo } from '../../src/store/messages.ts';
 import { machine, percentile, report, ROOT, round, rssMb, SmtpSession, startInboxd, type Inboxd } from './lib.ts';
@@ -50,7 +50,7 @@ const SERVICES = ['github', 'stripe', 'slack', 'notion', 'linear', 'vercel', 'gi
 
 async function generate(dataDir: string, inboxes: Array<{ inboxId: string; address: string }>, from: number, to: number): Promise<number> {
   const store = await openStore(dbFile(dataDir));
-  const blobs = new BlobStore(path.join(dataDir, 'blobs'), { sqlite: store.sqlite, fsync: false });
+  const blobs = new LocalBlobStore(path.join(dataDir, 'blobs'), { sqlite: store.sqlite, fsync: false });
   const writer = new IngestWriter({ db: store.db, blobs, messages: new MessageRepo(store.db), log: silent });
   const t0 = performance.now();
   const base = Date.now() - 30 * 86_400_000;

@@ -13,7 +13,7 @@ import { analyze } from '../../src/ingest/analyze.ts';
 import { IngestWriter } from '../../src/ingest/writer.ts';
 import { newId } from '../../src/lib/ids.ts';
 import { createLogger } from '../../src/log.ts';
-import { BlobStore } from '../../src/store/blobs.ts';
+import { LocalBlobStore } from '../../src/store/blobs.ts';
 import { dbFile, openStore } from '../../src/store/db.ts';
 import { MessageRepo } from '../../src/store/messages.ts';
 import { machine, percentile, report, round, rssMb, SmtpSession, sleep, startInboxd, type Inboxd } from './lib.ts';
@@ -86,7 +86,7 @@ const ids: Array<{ inboxId: string; messageId: string }> = [];
 
 async function generateTo(total: number): Promise<number> {
   const store = await openStore(dbFile(dataDir));
-  const blobs = new BlobStore(path.join(dataDir, 'blobs'));
+  const blobs = new LocalBlobStore(path.join(dataDir, 'blobs'));
   await blobs.put(sample, { sha256: template.rawSha256 });
   const writer = new IngestWriter({ db: store.db, blobs, messages: new MessageRepo(store.db), log: silent });
   const t0 = performance.now();

@@ -186,13 +186,13 @@ export class IngestWriter {
   private async gc(shas: string[]): Promise<number> {
     const unique = [...new Set(shas)];
     await this.messages.deleteOrphanContents(unique);
-    let removed = 0;
-    for (const sha of unique) {
-      if (await this.messages.isBlobReferenced(sha)) continue;
-      await this.blobs.delete(sha);
-      removed++;
-    }
-    return removed;
+    const gone: string[] = [];
+    for (const sha of unique) if (!(await this.messages.isBlobReferenced(sha))) gone.push(sha);
+    // Together: on an object store each delete is a round trip (the store bounds how many run at once). All settle
+    // before the write queue moves on, so no delete is still in flight when a batch writes the same bytes again.
+    const failed = (await Promise.allSettled(gone.map((sha) => this.blobs.delete(sha)))).find((r) => r.status === 'rejected');
+    if (failed) throw failed.reason;
+    return gone.length;
   }
 }
 

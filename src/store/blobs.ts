@@ -1,34 +1,22 @@
 // Content-addressed blob store: raw messages and attachment bytes, named by their sha256 (never by anything that came
 // from a message, so no path traversal). New blobs are appended to segment files (src/store/segments.ts) and found
 // through the segment_blobs index; blobs written before migration 010 are files under <root>/<2 hex>/<62 hex> and
-// stay readable (and deletable) there. Without a database handle the store writes files only (tools, old tests).
-// The interface (stage → index in the transaction → sync, then get/open/delete) is what an S3 store would implement.
+// stay readable (and deletable) there. Without a SQLite handle (PostgreSQL, tools) the store writes files only, each
+// fsynced (with its folder) before the batch's rows are acknowledged.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import type BetterSqlite3 from 'better-sqlite3';
+import { BlobMissingError, type BlobRef, type BlobStore, type ByteRange, SHA256 } from './blob-store.ts';
 import { SegmentStore, type Placement, type RecoveryReport } from './segments.ts';
 
-export interface BlobRef {
-  sha256: string;
-  size: number;
-}
+export { BlobMissingError } from './blob-store.ts';
+export type { BlobRef, BlobStore } from './blob-store.ts';
 
-const SHA256 = /^[0-9a-f]{64}$/;
-
-/** A blob that rows reference but that is not on disk. The message names no path (it may reach a client). */
-export class BlobMissingError extends Error {
-  readonly sha256: string;
-  constructor(sha256: string) {
-    super(`blob ${sha256} is missing from the blob store`);
-    this.name = 'BlobMissingError';
-    this.sha256 = sha256;
-  }
-}
-
-export class BlobStore {
+export class LocalBlobStore implements BlobStore {
+  readonly kind = 'local';
   readonly root: string;
   readonly segments: SegmentStore | null;
   private readonly tmp: string;
@@ -38,9 +26,13 @@ export class BlobStore {
   private legacy: boolean;
   /** Appended in the current batch but not yet in a committed index row (a failed transaction is retried). */
   private readonly pending = new Map<string, Placement>();
+  private readonly fsync: boolean;
+  /** Folders that got a new per-file blob since the last sync() (a rename is durable once its folder is synced). */
+  private readonly unsyncedDirs = new Set<string>();
 
   constructor(root: string, opts: { sqlite?: BetterSqlite3.Database; maxSegmentBytes?: number; fsync?: boolean } = {}) {
     this.root = root;
+    this.fsync = opts.fsync ?? true;
     this.tmp = path.join(root, 'tmp');
     fs.mkdirSync(this.tmp, { recursive: true });
     this.segments = opts.sqlite ? new SegmentStore(path.join(root, 'segments'), opts.sqlite, opts) : null;
@@ -53,7 +45,7 @@ export class BlobStore {
    */
   async stage(blobs: Array<{ sha256: string; bytes: Uint8Array }>): Promise<Placement[]> {
     if (!this.segments) {
-      await Promise.all(blobs.map((b) => this.put(b.bytes, { sha256: b.sha256 })));
+      await Promise.all(blobs.map((b) => this.put(b.bytes, { sha256: b.sha256, sync: this.fsync })));
       return [];
     }
     const out: Placement[] = [];
@@ -85,6 +77,11 @@ export class BlobStore {
 
   /** Makes every blob staged so far durable (one fsync per segment written). */
   async sync(): Promise<void> {
+    if (this.unsyncedDirs.size > 0) {
+      const dirs = [...this.unsyncedDirs];
+      this.unsyncedDirs.clear();
+      await Promise.all(dirs.map(syncDirAsync));
+    }
     await this.segments?.sync();
   }
 
@@ -111,7 +108,7 @@ export class BlobStore {
    * rename, so a blob that exists after a crash is complete. Returns the reference either way.
    */
   async put(bytes: Uint8Array, opts: { sync?: boolean; sha256?: string } = {}): Promise<BlobRef> {
-    const sha256 = opts.sha256 ?? BlobStore.hash(bytes);
+    const sha256 = opts.sha256 ?? LocalBlobStore.hash(bytes);
     this.legacy = true;
     const dest = this.pathOf(sha256);
     if (fs.existsSync(dest)) return { sha256, size: bytes.byteLength };
@@ -141,6 +138,7 @@ export class BlobStore {
       await fh.close();
     }
     await fsp.rename(tmp, dest);
+    this.unsyncedDirs.add(dir);
     return { sha256, size: bytes.byteLength };
   }
 
@@ -166,28 +164,43 @@ export class BlobStore {
    * The blob as a stream, opened before it is returned: a blob missing from disk (deleted by hand, a restore that
    * lost files) fails here with BlobMissingError instead of in the middle of a response.
    */
-  async open(sha256: string): Promise<{ stream: Readable; size: number }> {
+  async open(sha256: string, range?: ByteRange): Promise<{ stream: Readable; size: number }> {
     const p = this.segments?.locate(sha256);
     if (p) {
       try {
-        return { stream: await this.segments!.open(p), size: p.length };
+        return await this.openPlaced(p, range);
       } catch (e) {
         const again = this.segments!.locate(sha256);
         if ((e as NodeJS.ErrnoException).code !== 'ENOENT' || !again || again.segment === p.segment) throw missing(e, sha256);
-        return { stream: await this.segments!.open(again), size: again.length };
+        return this.openPlaced(again, range);
       }
     }
+    let fh: fsp.FileHandle;
     try {
-      const fh = await fsp.open(this.pathOf(sha256), 'r');
-      const { size } = await fh.stat();
-      return { stream: fh.createReadStream(), size };
+      fh = await fsp.open(this.pathOf(sha256), 'r');
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === 'ENOENT') throw new BlobMissingError(sha256);
       throw e;
     }
+    const { size } = await fh.stat();
+    if (!range) return { stream: fh.createReadStream(), size };
+    const r = clamp(range, size);
+    return { stream: fh.createReadStream({ start: r.start, end: r.end }), size: r.end - r.start + 1 };
   }
 
-  exists(sha256: string): boolean {
+  private async openPlaced(p: Placement, range?: ByteRange): Promise<{ stream: Readable; size: number }> {
+    if (!range) return { stream: await this.segments!.open(p), size: p.length };
+    const r = clamp(range, p.length);
+    const part = { ...p, offset: p.offset + r.start, length: r.end - r.start + 1 };
+    return { stream: await this.segments!.open(part), size: part.length };
+  }
+
+  async exists(sha256: string): Promise<boolean> {
+    return this.has(sha256);
+  }
+
+  /** exists(), answered at once (the index and the folder are local). */
+  has(sha256: string): boolean {
     return !!this.segments?.locate(sha256) || (this.legacy && fs.existsSync(this.pathOf(sha256)));
   }
 
@@ -197,12 +210,47 @@ export class BlobStore {
     if (this.legacy) await fsp.rm(this.pathOf(sha256), { force: true });
   }
 
+  /**
+   * Per-file blobs last written before `before`, one page per folder, for the sweep of blobs a failed commit left
+   * behind (src/store/blob-sweep.ts). Segment bytes need no such sweep (without an index row they are dead space that
+   * compaction reclaims), so with segments and no per-file blobs this yields nothing.
+   */
+  async *listStale(before: number): AsyncIterable<string[]> {
+    if (!this.legacy) return;
+    for (const d of await fsp.readdir(this.root)) {
+      if (!/^[0-9a-f]{2}$/.test(d)) continue;
+      const names = await fsp.readdir(path.join(this.root, d)).catch(() => [] as string[]);
+      const page: string[] = [];
+      for (const n of names) {
+        const st = SHA256.test(d + n) ? await fsp.stat(path.join(this.root, d, n)).catch(() => null) : null;
+        if (st && st.mtimeMs < before) page.push(d + n);
+      }
+      if (page.length > 0) yield page;
+    }
+  }
+
   /** Removes temp files left by a crash mid-write. */
   async sweepTemp(): Promise<number> {
     const names = await fsp.readdir(this.tmp);
     await Promise.all(names.map((n) => fsp.rm(path.join(this.tmp, n), { force: true })));
     return names.length;
   }
+}
+
+/** A range within a blob of `size` bytes (an HTTP-style range past the end is cut at the end). */
+function clamp(range: ByteRange, size: number): ByteRange {
+  if (!(range.start >= 0 && range.start <= range.end && range.start < size))
+    throw new RangeError(`byte range ${range.start}-${range.end} is outside a blob of ${size} bytes`);
+  return { start: range.start, end: Math.min(range.end, size - 1) };
+}
+
+function syncDirAsync(dir: string): Promise<void> {
+  return new Promise((resolve, reject) =>
+    fs.open(dir, 'r', (e, fd) => {
+      if (e) return reject(e);
+      fs.fsync(fd, (e2) => fs.close(fd, () => (e2 ? reject(e2) : resolve())));
+    }),
+  );
 }
 
 function missing(e: unknown, sha256: string): unknown {

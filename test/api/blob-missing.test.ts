@@ -30,7 +30,7 @@ before(async () => {
     await s.api(`/v1/inboxes/${inbox.inboxId}/messages/${msg.messageId}/raw`, { headers: { accept: 'application/json' } }),
   );
   // Both blobs were appended to the segment store; losing its files (a restore that missed them) loses both.
-  assert.ok(s.server.services.blobs.exists(raw.sha256) && s.server.services.blobs.exists(att.sha256));
+  assert.ok((await s.server.services.blobs.exists(raw.sha256)) && (await s.server.services.blobs.exists(att.sha256)));
   const segments = path.join(s.dataDir, 'blobs', 'segments');
   for (const f of fs.readdirSync(segments)) fs.rmSync(path.join(segments, f));
 });

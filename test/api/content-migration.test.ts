@@ -9,7 +9,7 @@ import { Kysely, SqliteDialect } from 'kysely';
 import { Migrator } from 'kysely/migration';
 import { MIGRATIONS } from '../../src/store/migrations/index.ts';
 import { DEFAULT_TEAM_ID } from '../../src/store/keys.ts';
-import { BlobStore } from '../../src/store/blobs.ts';
+import { LocalBlobStore } from '../../src/store/blobs.ts';
 import { messageView } from '../../src/ops/views.ts';
 import type { AttachmentRow, MessageRow } from '../../src/store/messages.ts';
 import { json } from '../helpers/http.ts';
@@ -64,7 +64,7 @@ test('a store from before 004 opens with the same answers, and copies share one 
   try {
     const raw = Buffer.from('Subject: Your code\r\n\r\nYour code is 123456!!!\r\n');
     const att = Buffer.from('attachment bytes');
-    const blobs = new BlobStore(path.join(dataDir, 'blobs'));
+    const blobs = new LocalBlobStore(path.join(dataDir, 'blobs'));
     const rawSha = (await blobs.put(raw)).sha256;
     const attSha = (await blobs.put(att)).sha256;
     const other = Buffer.from('Subject: other\r\n\r\nhello\r\n');

@@ -116,7 +116,7 @@ describe('one SMTP transaction to 100 recipients', () => {
     await json(await s.api(`/v1/inboxes/${recipients[0]!.inboxId}/messages/${first.messageId}`, { method: 'DELETE' }));
     for (const r of recipients.slice(1, 50)) assert.equal((await s.api(`/v1/inboxes/${r.inboxId}`, { method: 'DELETE' })).status, 200);
     assert.equal(count('contents'), 1);
-    assert.ok(stored(rawSha) && stored(attSha));
+    assert.ok((await stored(rawSha)) && (await stored(attSha)));
     const other = recipients[60]!;
     const m = (await json(await s.api(`/v1/inboxes/${other.inboxId}/messages`))).items[0];
     assert.equal((await json(await s.api(`/v1/inboxes/${other.inboxId}/messages/${m.messageId}`))).text, text);
@@ -128,7 +128,7 @@ describe('one SMTP transaction to 100 recipients', () => {
     assert.equal((await s.api(`/v1/inboxes/${last.inboxId}`, { method: 'DELETE' })).status, 200);
     assert.equal(count('contents'), 0);
     assert.equal(count('content_attachments'), 0);
-    assert.ok(!stored(rawSha), 'raw blob removed with the last message');
-    assert.ok(!stored(attSha), 'attachment blob removed with the last message');
+    assert.ok(!(await stored(rawSha)), 'raw blob removed with the last message');
+    assert.ok(!(await stored(attSha)), 'attachment blob removed with the last message');
   });
 });

@@ -323,9 +323,9 @@ describe('delete', () => {
       await s.api(`/v1/inboxes/${inbox.inboxId}/messages/${msg.messageId}/raw`, { headers: { accept: 'application/json' } }),
     );
     const blob: string = meta.sha256;
-    assert.ok(s.server.services.blobs.exists(blob));
+    assert.ok(await s.server.services.blobs.exists(blob));
     await json(await s.api(`/v1/inboxes/${inbox.inboxId}`, { method: 'DELETE' }));
-    assert.ok(!s.server.services.blobs.exists(blob), 'raw blob removed');
+    assert.ok(!(await s.server.services.blobs.exists(blob)), 'raw blob removed');
     assert.equal((await json(await s.api(`/v1/inboxes/${inbox.inboxId}`), 404)).code, 'not_found');
     assert.equal((await json(await s.api(`/v1/inboxes/${inbox.inboxId}`, { method: 'DELETE' }), 404)).code, 'not_found');
   });

@@ -122,13 +122,13 @@ describe('expiry', () => {
       await s.api(`/v1/inboxes/${inbox.inboxId}/messages/${msg.messageId}/raw`, { headers: { accept: 'application/json' } }),
     );
     const blob: string = meta.sha256;
-    assert.ok(s.server.services.blobs.exists(blob));
+    assert.ok(await s.server.services.blobs.exists(blob));
     offset += 2 * 60_000;
     let swept = await s.server.services.inboxes.sweep();
     assert.ok(swept.inboxes >= 1);
     assert.equal((await s.api(`/v1/inboxes/${inbox.inboxId}`)).status, 404);
     assert.equal((await s.api(`/v1/inboxes/${keep.inboxId}`)).status, 200);
-    assert.ok(!s.server.services.blobs.exists(blob));
+    assert.ok(!(await s.server.services.blobs.exists(blob)));
     offset += 20 * 60_000;
     swept = await s.server.services.inboxes.sweep();
     assert.ok(swept.unclaimed >= 1);

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { text } from 'node:stream/consumers';
 import { test } from 'node:test';
-import { BlobStore } from '../../src/store/blobs.ts';
+import { LocalBlobStore } from '../../src/store/blobs.ts';
 import { openStore } from '../../src/store/db.ts';
 import { tempDir } from '../helpers/server.ts';
 
@@ -16,19 +16,19 @@ test('old per-file blobs are read, deduplicated and deleted in place; new ones g
   try {
     const root = path.join(dir, 'blobs');
     const old = Buffer.from('Subject: from before segments\r\n\r\nold\r\n');
-    const oldSha = (await new BlobStore(root).put(old)).sha256; // the file layout of earlier versions
-    const blobs = new BlobStore(root, { sqlite: store.sqlite });
+    const oldSha = (await new LocalBlobStore(root).put(old)).sha256; // the file layout of earlier versions
+    const blobs = new LocalBlobStore(root, { sqlite: store.sqlite });
     blobs.recover();
 
     assert.deepEqual(await blobs.stage([{ sha256: oldSha, bytes: old }]), [], 'an old file is not appended again');
-    assert.ok(blobs.exists(oldSha));
+    assert.ok(blobs.has(oldSha));
     assert.ok((await blobs.get(oldSha)).equals(old));
     const openedOld = await blobs.open(oldSha);
     assert.equal(openedOld.size, old.length);
     assert.equal(await text(openedOld.stream), old.toString());
 
     const fresh = Buffer.from('Subject: new\r\n\r\nnew\r\n');
-    const sha = BlobStore.hash(fresh);
+    const sha = LocalBlobStore.hash(fresh);
     const placed = await blobs.stage([
       { sha256: sha, bytes: fresh },
       { sha256: sha, bytes: fresh },
@@ -47,7 +47,7 @@ test('old per-file blobs are read, deduplicated and deleted in place; new ones g
     await blobs.delete(oldSha);
     await blobs.delete(sha);
     assert.ok(!fs.existsSync(blobs.pathOf(oldSha)), 'the old file is removed');
-    assert.ok(!blobs.exists(oldSha) && !blobs.exists(sha));
+    assert.ok(!blobs.has(oldSha) && !blobs.has(sha));
     blobs.close();
   } finally {
     await store.close();

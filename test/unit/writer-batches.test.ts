@@ -6,7 +6,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { IngestWriter } from '../../src/ingest/writer.ts';
 import { createLogger } from '../../src/log.ts';
-import { BlobStore } from '../../src/store/blobs.ts';
+import { LocalBlobStore } from '../../src/store/blobs.ts';
 import { openStore } from '../../src/store/db.ts';
 import { MessageRepo } from '../../src/store/messages.ts';
 import { tempDir } from '../helpers/server.ts';
@@ -16,7 +16,7 @@ test('a burst is committed in bounded transactions, in order, each message once'
   const store = await openStore(path.join(dir, 'inboxd.db'));
   try {
     const log = createLogger({ level: 'silent', format: 'json' });
-    const deps = { db: store.db, blobs: new BlobStore(path.join(dir, 'blobs')), messages: new MessageRepo(store.db), log };
+    const deps = { db: store.db, blobs: new LocalBlobStore(path.join(dir, 'blobs')), messages: new MessageRepo(store.db), log };
     const byCount = new IngestWriter({ ...deps, maxBatchMessages: 4 });
     const seen: number[] = [];
     const jobs = Array.from({ length: 10 }, (_, i) => byCount.store({ blobs: [], weight: 1, insert: async () => seen.push(i) }));

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { IngestWriter } from '../../src/ingest/writer.ts';
 import { createLogger } from '../../src/log.ts';
-import { BlobStore } from '../../src/store/blobs.ts';
+import { LocalBlobStore } from '../../src/store/blobs.ts';
 import { openStore } from '../../src/store/db.ts';
 import { MessageRepo } from '../../src/store/messages.ts';
 import { tempDir } from '../helpers/server.ts';
@@ -14,7 +14,7 @@ import { tempDir } from '../helpers/server.ts';
 test('store() resolves only after the WAL fsync; a burst shares one; a failed fsync rejects once, no retry', async () => {
   const dir = tempDir();
   const store = await openStore(path.join(dir, 'inboxd.db'));
-  const blobs = new BlobStore(path.join(dir, 'blobs'), { sqlite: store.sqlite });
+  const blobs = new LocalBlobStore(path.join(dir, 'blobs'), { sqlite: store.sqlite });
   try {
     const log = createLogger({ level: 'silent', format: 'json' });
     let syncs = 0;
@@ -36,7 +36,7 @@ test('store() resolves only after the WAL fsync; a burst shares one; a failed fs
     const bytes = Buffer.from('raw bytes');
     let inserts = 0;
     const job = () => ({
-      blobs: [{ sha256: BlobStore.hash(bytes), bytes }],
+      blobs: [{ sha256: LocalBlobStore.hash(bytes), bytes }],
       insert: async () => ++inserts,
     });
     let done = false;
@@ -58,7 +58,7 @@ test('store() resolves only after the WAL fsync; a burst shares one; a failed fs
     (release as unknown as () => void)();
     await Promise.all(burst);
     assert.equal(syncs, 2, 'one fsync for the lone message, one for the burst');
-    assert.ok(blobs.exists(BlobStore.hash(bytes)));
+    assert.ok(blobs.has(LocalBlobStore.hash(bytes)));
 
     fail = true;
     const before = inserts;
