@@ -24,6 +24,8 @@ import { workspaceMonitorOps } from './workspace-monitors.ts';
 import { outboundOps } from './outbound.ts';
 import { threadOps } from './threads.ts';
 import { searchOps } from './search.ts';
+import { calendarOps } from './calendar.ts';
+import { calendarExecOps } from './calendar-exec.ts';
 
 export const OPERATIONS: readonly Operation[] = [
   ...systemOps,
@@ -43,6 +45,7 @@ export const OPERATIONS: readonly Operation[] = [
   ...workspaceOps,
   ...workspaceTaskOps,
   ...workspaceExecOps,
+  ...calendarExecOps,
   ...workspaceTodayOps,
   ...workspaceMonitorOps,
   ...teamOps,
@@ -50,4 +53,5 @@ export const OPERATIONS: readonly Operation[] = [
   ...accountOps,
   ...domainOps,
   ...consoleOps,
+  ...calendarOps,
 ];

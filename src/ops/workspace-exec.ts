@@ -147,35 +147,4 @@ export const executeGmailDraftOp = op({
   },
 });
 
-export const executeCalendarEventOp = op({
-  name: 'workspace.execute_calendar_event',
-  summary: 'Create an event in a connected calendar',
-  description: 'Answers 501 not_configured until a calendar account is connected (svc_calendar_connect).',
-  access: 'write',
-  audit: false,
-  http: { method: 'POST', path: '/v1/workspace/execute-calendar-event' },
-  tool: {
-    name: 'svc_workspace_execute_calendar_event',
-    description:
-      'Create an event (e.g. a meeting agreed in a thread) in a connected calendar. Until a CalDAV or Google Calendar account is connected with svc_calendar_connect, answers not_configured saying how to connect.',
-    annotations: { readOnlyHint: false, idempotentHint: false, openWorldHint: true },
-  },
-  input: z.strictObject({
-    accountId: z.string().max(64).optional().describe('The connected calendar account; default the only one'),
-    title: z.string().min(1).max(500).describe('Event title'),
-    start: z.iso.datetime({ offset: true }).describe('Start (ISO 8601)'),
-    end: z.iso.datetime({ offset: true }).describe('End (ISO 8601)'),
-    attendees: z.array(z.string().max(320)).max(100).optional().describe('Attendee addresses'),
-    description: z.string().max(10_000).optional().describe('Event description'),
-    idempotencyKey: IdempotencyKey.optional(),
-  }),
-  output: z.object({ status: PreviewStatus, eventId: z.string() }),
-  handler() {
-    throw new AppError(
-      'not_configured',
-      NOT_CONNECTED('svc_workspace_execute_calendar_event', 'svc_calendar_connect (CalDAV or the Google Calendar API)'),
-    );
-  },
-});
-
-export const workspaceExecOps = [executeReplyOp, executeGmailDraftOp, executeCalendarEventOp];
+export const workspaceExecOps = [executeReplyOp, executeGmailDraftOp];

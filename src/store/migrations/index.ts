@@ -17,6 +17,7 @@ import * as m011 from './011_outbound.ts';
 import * as m012 from './012_threads.ts';
 import * as m014 from './014_search.ts';
 import * as m016 from './016_providers.ts';
+import * as m017 from './017_calendar.ts';
 
 export const MIGRATIONS: Record<string, Migration> = {
   '001_foundation': m001,
@@ -35,4 +36,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '012_threads': m012,
   '014_search': m014,
   '016_providers': m016,
+  '017_calendar': m017,
 };
