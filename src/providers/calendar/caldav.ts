@@ -18,8 +18,20 @@ export interface CaldavSecret {
 
 const TIMEOUT_MS = 30_000;
 
-function timedFetch(timeoutMs: number): typeof fetch {
-  return (input, init) => fetch(input, { ...init, signal: init?.signal ?? AbortSignal.timeout(timeoutMs) });
+/**
+ * tsdav turns a failed PROPFIND/REPORT into an empty list (a broken server would look like an empty calendar), so
+ * refused credentials and server errors are thrown here, where they happen. 404 stays: discovery probes for it.
+ */
+function strictFetch(timeoutMs: number): typeof fetch {
+  return async (input, init) => {
+    const res = await fetch(input, { ...init, signal: init?.signal ?? AbortSignal.timeout(timeoutMs) });
+    if (res.status === 401 || res.status === 403 || res.status >= 500) {
+      await res.body?.cancel();
+      const method = init?.method ?? 'GET';
+      throw new Error(`${method} ${String(input instanceof Request ? input.url : input)} answered ${res.status} ${res.statusText}`);
+    }
+    return res;
+  };
 }
 
 const isoNoMs = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
@@ -28,11 +40,16 @@ const isoNoMs = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 
 export function caldavError(e: unknown, serverUrl: string, doing: string): AppError {
   if (e instanceof AppError) return e;
   const msg = (e as Error)?.message ?? String(e);
-  if (/401|403|invalid credentials|unauthori[sz]ed|forbidden/i.test(msg))
+  if (/answered 40[13]|invalid credentials|unauthori[sz]ed|forbidden/i.test(msg))
     return new AppError(
       'validation_failed',
       `the CalDAV server at ${serverUrl} refused the login while ${doing} (${msg.replace(/\s+/g, ' ').slice(0, 160)}): check username and password`,
       { errors: [{ path: 'password', message: 'refused by the CalDAV server' }] },
+    );
+  if (/answered 5\d\d/.test(msg))
+    return new AppError(
+      'unavailable',
+      `the CalDAV server at ${serverUrl} failed while ${doing} (${msg.slice(0, 200)}): see the server's log (broken stored data or an outage), then retry`,
     );
   const cause = (e as { cause?: { code?: string; message?: string } })?.cause;
   const why = cause?.code ?? cause?.message ?? msg;
@@ -58,7 +75,7 @@ export class CaldavCalendar implements CalendarProvider {
       credentials: { username: secret.username, password: secret.password },
       authMethod: 'Basic',
       defaultAccountType: 'caldav',
-      fetch: timedFetch(timeoutMs),
+      fetch: strictFetch(timeoutMs),
     });
   }
 
