@@ -115,7 +115,8 @@ export async function startGcalFake(primary = 'carol@example.com'): Promise<Gcal
     }
     const m = /^\/calendars\/([^/]+)\/events$/.exec(path);
     if (m) {
-      const id = decodeURIComponent(m[1]!);
+      const raw = decodeURIComponent(m[1]!);
+      const id = raw === 'primary' ? (fake.calendars.find((x) => x.primary)?.id ?? raw) : raw;
       const list = fake.events.get(id);
       if (!list) return json(res, 404, { error: { code: 404, message: 'Not Found' } });
       if (req.method === 'POST') {

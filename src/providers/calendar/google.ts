@@ -130,7 +130,7 @@ export class GoogleCalendar implements CalendarProvider {
       if (!res.ok) {
         const why = json?.error?.message ?? res.statusText;
         throw new AppError(
-          res.status === 401 || res.status === 403 ? 'validation_failed' : res.status === 404 ? 'not_found' : 'unavailable',
+          res.status >= 400 && res.status < 500 && res.status !== 429 ? 'validation_failed' : 'unavailable',
           `the Google Calendar API answered ${res.status} to ${method} ${path.split('?')[0]}: ${String(why).slice(0, 200)}`,
         );
       }
