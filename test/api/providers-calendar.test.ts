@@ -9,6 +9,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Kysely } from 'kysely';
 import { CALENDAR_TOOLS, callErr, callOk, EPOCH, ics, invite, mcpClient, SECRET_KEY, vevent } from '../helpers/calendar.ts';
 import { type GcalFake, startGcalFake } from '../helpers/gcal-fake.ts';
 import { type Radicale, radicaleSkip, startRadicale } from '../helpers/radicale.ts';
@@ -245,6 +246,37 @@ describe('calendar providers', { skip }, () => {
     assert.equal((await callOk(c, 'svc_calendar_list_events', args)).events[0].start, '2026-11-10T12:00:00.000Z');
     await invite(s, inbox.address, 'CANCEL', inv.replace('METHOD:REQUEST', 'METHOD:CANCEL').replace('SEQUENCE:0', 'SEQUENCE:2'));
     assert.deepEqual((await callOk(c, 'svc_calendar_list_events', args)).events, []);
+  });
+
+  test('a part claimed by an instance that stopped while reading it is read again', async () => {
+    await invite(
+      s,
+      inbox.address,
+      'REQUEST',
+      ics(vevent('stale-1', ':20261120T090000Z', ':20261120T100000Z', 'Claimed then lost'), 'REQUEST'),
+    );
+    const db = s.server.services.store.db as unknown as Kysely<any>;
+    const m = await db
+      .selectFrom('messages')
+      .select(['id', 'inbox_id'])
+      .where('subject', '=', 'Invitation')
+      .orderBy('received_at', 'desc')
+      .orderBy('id', 'desc')
+      .executeTakeFirstOrThrow();
+    const team = (await db.selectFrom('inboxes').select('team_id').where('id', '=', m.inbox_id).executeTakeFirstOrThrow()).team_id;
+    await db
+      .insertInto('calendar_seen')
+      .values({ team_id: team, message_id: m.id, idx: 0, inbox_id: m.inbox_id, scope_label: null, outcome: 'reading', reason: null, at: 0 })
+      .execute();
+    const r = await callOk(c, 'svc_calendar_list_events', {
+      timeMin: '2026-11-20T00:00:00Z',
+      timeMax: '2026-11-21T00:00:00Z',
+      accountIds: 'local',
+    });
+    assert.deepEqual(
+      r.events.map((e: Json) => e.title),
+      ['Claimed then lost'],
+    );
   });
 
   test('scope: a key scoped to a label sees only invitations received by its inboxes, and no remote account', async () => {

@@ -138,15 +138,19 @@ export class GoogleCalendar implements CalendarProvider {
     }
   }
 
+  private calendars: CalendarInfo[] | null = null;
+
   async listCalendars(): Promise<CalendarInfo[]> {
+    if (this.calendars) return this.calendars;
     const r = await this.call<{ items?: Array<{ id: string; summary?: string; primary?: boolean; selected?: boolean }> }>(
       'GET',
       '/users/me/calendarList?maxResults=250',
     );
     const want = this.config.calendarId ?? null;
-    return (r.items ?? [])
+    this.calendars = (r.items ?? [])
       .filter((c) => c.selected !== false || c.primary)
       .map((c) => ({ id: c.id, name: c.summary ?? c.id, primary: want ? c.id === want : c.primary === true }));
+    return this.calendars;
   }
 
   async listEvents(range: Range, opts: ListOptions): Promise<Listed> {

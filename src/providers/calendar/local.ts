@@ -13,6 +13,8 @@ import type { CalendarInfo, CalendarProvider, Created, ListOptions, Listed, NewE
 
 const LOOKBACK_MS = 10 * 60_000;
 const BATCH = 200;
+/** A part still `reading` after this long belongs to an instance that stopped: it is read again. */
+const STALE_CLAIM_MS = 5 * 60_000;
 /** Larger calendar parts are skipped with a reason: an invitation is a few KB. */
 const MAX_PART = 1024 * 1024;
 
@@ -54,7 +56,26 @@ export class LocalCalendar implements CalendarProvider {
   async sync(): Promise<SyncResult> {
     const db = this.db;
     const cur = await db.selectFrom('calendar_sync').select('cursor_at').where('team_id', '=', this.teamId).executeTakeFirst();
-    const since = Math.max(0, (cur?.cursor_at ?? 0) - LOOKBACK_MS);
+    let since = Math.max(0, (cur?.cursor_at ?? 0) - LOOKBACK_MS);
+    // A part claimed by an instance that died while reading it is released, and the scan reaches back to it.
+    const stale = await db
+      .selectFrom('calendar_seen as s')
+      .innerJoin('message_rows as mr', 'mr.id', 's.message_id')
+      .select(['s.message_id', 's.idx', 'mr.received_at'])
+      .where('s.team_id', '=', this.teamId)
+      .where('s.outcome', '=', 'reading')
+      .where('s.at', '<', this.now() - STALE_CLAIM_MS)
+      .execute();
+    for (const x of stale) {
+      await db
+        .deleteFrom('calendar_seen')
+        .where('team_id', '=', this.teamId)
+        .where('message_id', '=', x.message_id)
+        .where('idx', '=', x.idx)
+        .where('outcome', '=', 'reading')
+        .execute();
+      since = Math.min(since, x.received_at);
+    }
     const visible = inScope(this.scope);
     const out: SyncResult = { read: 0, skipped: [] };
     let maxAt = cur?.cursor_at ?? 0;
