@@ -5,6 +5,7 @@
 // all three together.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -115,6 +116,20 @@ describe('calendar providers', { skip }, () => {
     });
     assert.equal(r.status, 503);
     assert.match(((await r.json()) as Json).detail, /could not reach the CalDAV server/);
+    assert.equal((await callOk(c, 'svc_calendar_list_accounts')).items.length, 0);
+  });
+
+  test('connect CalDAV to an HTTP server that is not CalDAV: 400 naming serverUrl, nothing stored', async () => {
+    const web = http.createServer((_req, res) => res.writeHead(404, { 'content-type': 'text/html' }).end('<h1>Not Found</h1>'));
+    await new Promise<void>((r) => web.listen(0, '127.0.0.1', () => r()));
+    const r = await s.api('/v1/providers/calendar/accounts', {
+      method: 'POST',
+      json: { provider: 'caldav', serverUrl: `http://127.0.0.1:${(web.address() as net.AddressInfo).port}/`, username: 'a', password: 'b' },
+    });
+    await new Promise<void>((r) => web.close(() => r()));
+    const body = (await r.json()) as Json;
+    assert.equal(r.status, 400, JSON.stringify(body));
+    assert.match(body.detail, /did not answer like a CalDAV server/);
     assert.equal((await callOk(c, 'svc_calendar_list_accounts')).items.length, 0);
   });
 

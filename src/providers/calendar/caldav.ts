@@ -36,7 +36,10 @@ function strictFetch(timeoutMs: number): typeof fetch {
 
 const isoNoMs = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 
-/** A tsdav/fetch failure as the error a caller can act on: 400 for refused credentials, 503 for an unreachable server. */
+/**
+ * A tsdav/fetch failure as the error a caller can act on: 400 for refused credentials or a server that is not CalDAV,
+ * 503 for an unreachable or failing server.
+ */
 export function caldavError(e: unknown, serverUrl: string, doing: string): AppError {
   if (e instanceof AppError) return e;
   const msg = (e as Error)?.message ?? String(e);
@@ -52,6 +55,14 @@ export function caldavError(e: unknown, serverUrl: string, doing: string): AppEr
       `the CalDAV server at ${serverUrl} failed while ${doing} (${msg.slice(0, 200)}): see the server's log (broken stored data or an outage), then retry`,
     );
   const cause = (e as { cause?: { code?: string; message?: string } })?.cause;
+  const name = (e as Error)?.name;
+  const network = cause !== undefined || name === 'TimeoutError' || name === 'AbortError' || /fetch failed/i.test(msg);
+  if (!network)
+    return new AppError(
+      'validation_failed',
+      `the server at ${serverUrl} did not answer like a CalDAV server while ${doing} (${msg.replace(/\s+/g, ' ').slice(0, 160)}): check serverUrl (the CalDAV root or principal URL, e.g. https://cloud.example.com/remote.php/dav for Nextcloud)`,
+      { errors: [{ path: 'serverUrl', message: 'not a CalDAV server' }] },
+    );
   const why = cause?.code ?? cause?.message ?? msg;
   return new AppError(
     'unavailable',
