@@ -186,15 +186,29 @@ export class GoogleCalendar implements CalendarProvider {
   }
 
   /** Busy intervals from the freeBusy endpoint, for availability (it also covers calendars shared free/busy only). */
-  async freeBusy(range: Range, calendarIds: string[]): Promise<Array<{ startMs: number; endMs: number; calendarId: string }>> {
-    const r = await this.call<{ calendars?: Record<string, { busy?: Array<{ start: string; end: string }> }> }>('POST', '/freeBusy', {
+  async freeBusy(
+    range: Range,
+    calendarIds: string[],
+  ): Promise<{ busy: Array<{ startMs: number; endMs: number; calendarId: string }>; warnings: string[] }> {
+    const r = await this.call<{
+      calendars?: Record<string, { busy?: Array<{ start: string; end: string }>; errors?: Array<{ reason?: string }> }>;
+    }>('POST', '/freeBusy', {
       timeMin: new Date(range.startMs).toISOString(),
       timeMax: new Date(range.endMs).toISOString(),
       items: calendarIds.map((id) => ({ id })),
     });
-    return Object.entries(r.calendars ?? {}).flatMap(([calendarId, c]) =>
-      (c.busy ?? []).map((b) => ({ startMs: Date.parse(b.start), endMs: Date.parse(b.end), calendarId })),
-    );
+    const entries = Object.entries(r.calendars ?? {});
+    return {
+      busy: entries.flatMap(([calendarId, c]) =>
+        (c.busy ?? []).map((b) => ({ startMs: Date.parse(b.start), endMs: Date.parse(b.end), calendarId })),
+      ),
+      warnings: entries
+        .filter(([, c]) => c.errors?.length)
+        .map(
+          ([id, c]) =>
+            `Google freeBusy could not read ${id} (${c.errors!.map((e) => e.reason ?? 'error').join(', ')}): its busy time is missing`,
+        ),
+    };
   }
 
   async createEvent(e: NewEvent): Promise<Created> {

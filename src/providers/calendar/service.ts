@@ -251,8 +251,8 @@ export async function gatherBusy(
           cals.map((c) => c.id),
         );
         return {
-          busy: fb.map((b) => ({ ...b, title: `busy in ${b.calendarId}`, calendar: b.calendarId, accountId: pr.accountId })),
-          warnings: [],
+          busy: fb.busy.map((b) => ({ ...b, title: `busy in ${b.calendarId}`, calendar: b.calendarId, accountId: pr.accountId })),
+          warnings: fb.warnings,
           calendars: cals.length,
         };
       }
