@@ -1,8 +1,10 @@
 // svc_workspace_execute_calendar_event under each policy mode, into a real Radicale (read back over CalDAV), the
 // Google Calendar fake and the local calendar; idempotency replays; no INBOXD_SECRET_KEY; not-connected accounts.
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { type GcalFake, startGcalFake } from '../helpers/gcal-fake.ts';
@@ -185,6 +187,23 @@ describe('execute_calendar_event', { skip: radicaleSkip() }, () => {
       [caldavId],
     );
     assert.equal((await s.api(`/v1/providers/calendar/accounts/${googleId}`, { method: 'DELETE' })).status, 404);
+  });
+
+  test('a target calendar that cannot be read: draft_only still records the proposal, auto_send_safe blocks', async () => {
+    const file = path.join(rad.storage, 'collection-root', 'alice', 'work', 'broken.ics');
+    fs.writeFileSync(file, 'BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nATTENDEE;CN="unterminated:mailto:x@y\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n');
+    try {
+      await callOk(c, 'svc_workspace_set_policy', { mode: 'draft_only' });
+      const d = await callOk(c, EXEC, ev({ accountId: caldavId, start: '2026-11-13T09:00:00Z', end: '2026-11-13T09:30:00Z' }));
+      assert.equal(d.outcome, 'drafted');
+      assert.match(d.checks.find((x: Json) => x.rule === 'no_conflict').detail, /could not be read/);
+      await callOk(c, 'svc_workspace_set_policy', { mode: 'auto_send_safe' });
+      const b = await callOk(c, EXEC, ev({ accountId: caldavId, start: '2026-11-13T09:00:00Z', end: '2026-11-13T09:30:00Z' }));
+      assert.equal(b.outcome, 'blocked');
+      assert.ok(b.reasons.some((x: string) => /no_conflict: the target calendar could not be read/.test(x)));
+    } finally {
+      fs.rmSync(file);
+    }
   });
 });
 

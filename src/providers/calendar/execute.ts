@@ -11,6 +11,7 @@ import { type Check, RULES, type RuleContext } from '../../workspace/rules.ts';
 import { type PolicyMode, wsDb } from '../../workspace/tables.ts';
 import { overlaps } from './schedule.ts';
 import { targetFor } from './service.ts';
+import type { Occurrence } from './types.ts';
 import { isoInZone } from './tz.ts';
 
 export interface EventRequest {
@@ -55,19 +56,32 @@ export async function executeCalendarEvent(s: Services, p: Principal, req: Event
 
   const checks: Check[] = [];
   const hard = new Set<string>();
-  const listed = await target.listEvents({ startMs, endMs }, { timeZone: tz, calendarIds: req.calendarId ? [req.calendarId] : undefined });
-  const conflicts = listed.events.filter((e) => e.busy && overlaps(e, { startMs, endMs }));
+  // A calendar that cannot be read is a failed check, not an error: draft_only still records the proposal, and
+  // auto_send_safe blocks rather than book blind.
+  let conflicts: Occurrence[] = [];
+  let unreadable: string | null = null;
+  try {
+    const listed = await target.listEvents(
+      { startMs, endMs },
+      { timeZone: tz, calendarIds: req.calendarId ? [req.calendarId] : undefined },
+    );
+    conflicts = listed.events.filter((e) => e.busy && overlaps(e, { startMs, endMs }));
+  } catch (e) {
+    unreadable = (e as Error).message.slice(0, 300);
+  }
   checks.push(
-    conflicts.length
-      ? {
-          rule: 'no_conflict',
-          passed: false,
-          detail: `overlaps ${conflicts.length} event(s) in the target calendar: ${conflicts
-            .slice(0, 3)
-            .map((c) => `"${c.title}" ${isoInZone(c.startMs, tz)}`)
-            .join(', ')}`,
-        }
-      : { rule: 'no_conflict', passed: true, detail: 'nothing else is booked then in the target calendar' },
+    unreadable !== null
+      ? { rule: 'no_conflict', passed: false, detail: `the target calendar could not be read to check: ${unreadable}` }
+      : conflicts.length
+        ? {
+            rule: 'no_conflict',
+            passed: false,
+            detail: `overlaps ${conflicts.length} event(s) in the target calendar: ${conflicts
+              .slice(0, 3)
+              .map((c) => `"${c.title}" ${isoInZone(c.startMs, tz)}`)
+              .join(', ')}`,
+          }
+        : { rule: 'no_conflict', passed: true, detail: 'nothing else is booked then in the target calendar' },
   );
   checks.push(
     startMs > now
