@@ -180,6 +180,22 @@ export const OPTIONS = {
     schema: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).transform((u) => u.replace(/\/+$/, '')),
     default: undefined,
   },
+  googleCalendarApiBase: {
+    flag: '--google-calendar-api-base',
+    env: 'INBOXD_GOOGLE_CALENDAR_API_BASE',
+    arg: 'URL',
+    help: 'Google Calendar API v3 base URL for connected google calendar accounts (a compatible server or a local fake)',
+    schema: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).transform((u) => u.replace(/\/+$/, '')),
+    default: 'https://www.googleapis.com/calendar/v3',
+  },
+  googleTokenUrl: {
+    flag: '--google-token-url',
+    env: 'INBOXD_GOOGLE_TOKEN_URL',
+    arg: 'URL',
+    help: 'OAuth token endpoint used to refresh Google access tokens (Gmail and Google Calendar accounts)',
+    schema: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }),
+    default: 'https://oauth2.googleapis.com/token',
+  },
   billingPrice: {
     flag: '--billing-price',
     env: 'INBOXD_BILLING_PRICE',
@@ -541,14 +557,6 @@ export const OPTIONS = {
     schema: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).transform((u) => u.replace(/\/+$/, '')),
     default: 'https://gmail.googleapis.com',
   },
-  googleTokenUrl: {
-    flag: '--google-token-url',
-    env: 'INBOXD_GOOGLE_TOKEN_URL',
-    arg: 'URL',
-    help: 'Google OAuth token endpoint that refreshes the access tokens of connected Google accounts',
-    schema: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }),
-    default: 'https://oauth2.googleapis.com/token',
-  },
 } satisfies Record<string, OptionDef>;
 
 export type OptionKey = keyof typeof OPTIONS;
@@ -572,6 +580,8 @@ export interface Config {
   rateLimit: number;
   billingApiBase: string | undefined;
   billingPrice: string | undefined;
+  googleCalendarApiBase: string;
+  googleTokenUrl: string;
   /** From INBOXD_BILLING_SECRET_KEY only. */
   billingSecretKey: string | undefined;
   ingestThreads: number;
@@ -628,7 +638,6 @@ export interface Config {
   mailgunSigningKey: string | undefined;
   /** Mailbox providers (src/providers/mailbox/): the Gmail API and the Google token endpoint. */
   gmailApiBase: string;
-  googleTokenUrl: string;
 }
 
 export class UsageError extends Error {

@@ -11,28 +11,10 @@ import { getPolicy, logAction } from '../workspace/repo.ts';
 import { wsDb } from '../workspace/tables.ts';
 import { principal } from './common.ts';
 import { AccountId } from './gmail-read.ts';
-import { op, type RawResult } from './op.ts';
-import { PreviewStatus, STATUS } from './workspace-common.ts';
-
-const IdempotencyKey = z
-  .string()
-  .min(1)
-  .max(255)
-  .regex(/^[\x21-\x7e]+$/, 'printable ASCII without spaces')
-  .describe('Idempotency key (or the Idempotency-Key header): the same key returns the first result for 24 hours');
+import { op } from './op.ts';
+import { IdempotencyKey, jsonAnswer, PreviewStatus, STATUS } from './workspace-common.ts';
 
 const Address = z.string().min(3).max(320).describe('An e-mail address');
-
-function jsonAnswer(body: unknown, replayed: boolean, status?: number): RawResult {
-  return {
-    kind: 'raw',
-    contentType: 'application/json; charset=utf-8',
-    body: Buffer.from(JSON.stringify(body)),
-    json: body,
-    headers: { 'Idempotent-Replayed': String(replayed) },
-    ...(status ? { status } : {}),
-  };
-}
 
 export const executeGmailDraftOp = op({
   name: 'workspace.execute_gmail_draft',

@@ -26,6 +26,8 @@ import { threadOps } from './threads.ts';
 import { searchOps } from './search.ts';
 import { gmailOps } from './gmail.ts';
 import { gmailDraftOps } from './gmail-draft.ts';
+import { calendarOps } from './calendar.ts';
+import { calendarExecOps } from './calendar-exec.ts';
 
 export const OPERATIONS: readonly Operation[] = [
   ...systemOps,
@@ -46,6 +48,7 @@ export const OPERATIONS: readonly Operation[] = [
   ...workspaceTaskOps,
   ...workspaceExecOps,
   ...gmailDraftOps,
+  ...calendarExecOps,
   ...workspaceTodayOps,
   ...workspaceMonitorOps,
   ...teamOps,
@@ -54,4 +57,5 @@ export const OPERATIONS: readonly Operation[] = [
   ...domainOps,
   ...consoleOps,
   ...gmailOps,
+  ...calendarOps,
 ];

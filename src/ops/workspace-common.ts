@@ -7,7 +7,7 @@ import type { EngineConfig } from '../workspace/engine.ts';
 import { fromRow, loadThread, type WsMessage } from '../workspace/source.ts';
 import { aiOf } from './ai.ts';
 import { InboxId, inboxOf, MessageId } from './common.ts';
-import type { OpContext } from './op.ts';
+import type { OpContext, RawResult } from './op.ts';
 
 export const STATUS = 'autonomy_preview' as const;
 export const PreviewStatus = z.literal(STATUS).describe('The workspace is a preview: autonomy_preview');
@@ -112,4 +112,24 @@ export async function loadSource(ctx: OpContext, input: SourceInput): Promise<Ws
   }
   if (!rows.length) throw new AppError('not_found', `no thread ${input.threadId} in inbox ${inbox.id}`);
   return rows.map((r) => fromRow(r, inbox.address));
+}
+
+/** The idempotency key of the execute tools (execute-reply, gmail draft, calendar event). */
+export const IdempotencyKey = z
+  .string()
+  .min(1)
+  .max(255)
+  .regex(/^[\x21-\x7e]+$/, 'printable ASCII without spaces')
+  .describe('Idempotency key (or the Idempotency-Key header): the same key returns the first result for 24 hours');
+
+/** A JSON answer of an execute tool, with Idempotent-Replayed (and the first answer's status on a replay). */
+export function jsonAnswer(body: unknown, replayed: boolean, status?: number): RawResult {
+  return {
+    kind: 'raw',
+    contentType: 'application/json; charset=utf-8',
+    body: Buffer.from(JSON.stringify(body)),
+    json: body,
+    headers: { 'Idempotent-Replayed': String(replayed) },
+    ...(status ? { status } : {}),
+  };
 }

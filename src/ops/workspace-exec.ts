@@ -1,20 +1,13 @@
-// execute-reply (CONTRACT §13): policy-gated and idempotent with Stripe's semantics; and the Gmail-draft and
-// calendar-event tools, which need a provider account (CONTRACT §15) and answer not_configured until one exists.
+// execute-reply (CONTRACT §13): policy-gated and idempotent with Stripe's semantics. The Gmail-draft and calendar-event
+// tools share its idempotency key and answer shape; they live in gmail-draft.ts and calendar-exec.ts (CONTRACT §15).
 import { z } from 'zod';
 import { AppError, isAppError } from '../errors.ts';
 import { type ExecuteResult, executeReply, resolveReply } from '../workspace/execute.ts';
 import { claimKey, completeKey, releaseKey, requestHash } from '../workspace/idempotency.ts';
 import { wsDb } from '../workspace/tables.ts';
 import { InboxId, MessageId, principal } from './common.ts';
-import { op, type RawResult } from './op.ts';
-import { engineConfig, PreviewStatus, STATUS } from './workspace-common.ts';
-
-const IdempotencyKey = z
-  .string()
-  .min(1)
-  .max(255)
-  .regex(/^[\x21-\x7e]+$/, 'printable ASCII without spaces')
-  .describe('Idempotency key (or the Idempotency-Key header): the same key returns the first result for 24 hours');
+import { op } from './op.ts';
+import { engineConfig, IdempotencyKey, jsonAnswer, PreviewStatus, STATUS } from './workspace-common.ts';
 
 const ExecuteView = z.object({
   status: PreviewStatus,
@@ -35,17 +28,6 @@ const ExecuteView = z.object({
   engine: z.enum(['request', 'draft', 'builtin', 'model']).describe('Where the text came from'),
   idempotencyKey: z.string(),
 });
-
-function jsonAnswer(body: unknown, replayed: boolean, status?: number): RawResult {
-  return {
-    kind: 'raw',
-    contentType: 'application/json; charset=utf-8',
-    body: Buffer.from(JSON.stringify(body)),
-    json: body,
-    headers: { 'Idempotent-Replayed': String(replayed) },
-    ...(status ? { status } : {}),
-  };
-}
 
 export const executeReplyOp = op({
   name: 'workspace.execute_reply',
@@ -114,38 +96,4 @@ export const executeReplyOp = op({
   },
 });
 
-const NOT_CONNECTED = (what: string, tools: string) =>
-  `${what} needs a connected provider account and none is connected for this team (CONTRACT §15). Connect one with ${tools}, then retry; meanwhile svc_workspace_draft_reply keeps drafts inside inboxd.`;
-
-export const executeCalendarEventOp = op({
-  name: 'workspace.execute_calendar_event',
-  summary: 'Create an event in a connected calendar',
-  description: 'Answers 501 not_configured until a calendar account is connected (svc_calendar_connect).',
-  access: 'write',
-  audit: false,
-  http: { method: 'POST', path: '/v1/workspace/execute-calendar-event' },
-  tool: {
-    name: 'svc_workspace_execute_calendar_event',
-    description:
-      'Create an event (e.g. a meeting agreed in a thread) in a connected calendar. Until a CalDAV or Google Calendar account is connected with svc_calendar_connect, answers not_configured saying how to connect.',
-    annotations: { readOnlyHint: false, idempotentHint: false, openWorldHint: true },
-  },
-  input: z.strictObject({
-    accountId: z.string().max(64).optional().describe('The connected calendar account; default the only one'),
-    title: z.string().min(1).max(500).describe('Event title'),
-    start: z.iso.datetime({ offset: true }).describe('Start (ISO 8601)'),
-    end: z.iso.datetime({ offset: true }).describe('End (ISO 8601)'),
-    attendees: z.array(z.string().max(320)).max(100).optional().describe('Attendee addresses'),
-    description: z.string().max(10_000).optional().describe('Event description'),
-    idempotencyKey: IdempotencyKey.optional(),
-  }),
-  output: z.object({ status: PreviewStatus, eventId: z.string() }),
-  handler() {
-    throw new AppError(
-      'not_configured',
-      NOT_CONNECTED('svc_workspace_execute_calendar_event', 'svc_calendar_connect (CalDAV or the Google Calendar API)'),
-    );
-  },
-});
-
-export const workspaceExecOps = [executeReplyOp, executeCalendarEventOp];
+export const workspaceExecOps = [executeReplyOp];

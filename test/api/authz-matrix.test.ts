@@ -46,6 +46,13 @@ const SAMPLES: Record<string, (f: Fixture) => Sample> = {
   'mailbox.connect': () => ({ body: { provider: 'imap', host: '127.0.0.1', port: 1, user: 'matrix', password: 'matrix' } }),
   'workspace.execute_calendar_event': () => ({ body: { title: 't', start: '2030-01-01T09:00:00Z', end: '2030-01-01T10:00:00Z' } }),
   'workspace.today_decision': () => ({ body: { decision: 'dismiss' } }),
+  'calendar.connect': () => ({ body: { provider: 'caldav', serverUrl: 'http://127.0.0.1:9/', username: 'u', password: 'p' } }),
+  'calendar.list_events': () => ({ query: { timeMin: '2030-01-01T00:00:00Z', timeMax: '2030-01-02T00:00:00Z' } }),
+  'calendar.availability': () => ({ query: { timeMin: '2030-01-01T00:00:00Z', timeMax: '2030-01-02T00:00:00Z' } }),
+  'calendar.check_conflicts': () => ({ query: { start: '2030-01-01T09:00:00Z', end: '2030-01-01T10:00:00Z' } }),
+  'calendar.suggest_meeting': () => ({
+    query: { timeMin: '2030-01-01T00:00:00Z', timeMax: '2030-01-02T00:00:00Z', durationMinutes: '30' },
+  }),
   'workspace.create_monitor': (f) => ({ body: { name: 'matrix', kind: 'expect_mail', inboxId: f.inboxId }, inbox: true }),
   'messages.send': () => ({ body: { to: 'matrix-peer@inboxd.test', subject: 'matrix', text: 'hello' } }),
   'messages.reply': (f) => ({ body: { messageId: f.messageId, text: 'hello' } }),

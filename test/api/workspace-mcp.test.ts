@@ -127,7 +127,11 @@ test('every workspace tool answers over MCP', async () => {
   assert.equal((await call('svc_workspace_execute_gmail_draft', { text: 'hi', to: ['peer@example.com'] })).provider, 'local');
   for (const [name, args] of [
     ['svc_workspace_execute_gmail_draft', { text: 'hi', accountId: 'pac_none' }],
-    ['svc_workspace_execute_calendar_event', { title: 'Dinner', start: '2026-12-04T19:00:00Z', end: '2026-12-04T21:00:00Z' }],
+    // a calendar account that is not connected (without accountId the event goes to the local calendar)
+    [
+      'svc_workspace_execute_calendar_event',
+      { accountId: 'pac_none', title: 'Dinner', start: '2026-12-04T19:00:00Z', end: '2026-12-04T21:00:00Z' },
+    ],
   ] as const) {
     const r = (await client.callTool({ name, arguments: args })) as Json;
     assert.equal(r.isError, true);

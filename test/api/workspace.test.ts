@@ -482,7 +482,7 @@ describe('providers not connected', () => {
     const c = await json(
       await s.api('/v1/workspace/execute-calendar-event', {
         method: 'POST',
-        json: { title: 'Sync', start: '2026-12-01T09:00:00Z', end: '2026-12-01T09:30:00Z' },
+        json: { accountId: 'pac_none', title: 'Sync', start: '2026-12-01T09:00:00Z', end: '2026-12-01T09:30:00Z' },
       }),
       501,
     );

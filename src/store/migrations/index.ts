@@ -18,6 +18,7 @@ import * as m012 from './012_threads.ts';
 import * as m014 from './014_search.ts';
 import * as m016 from './016_providers.ts';
 import * as m018 from './018_mailbox.ts';
+import * as m017 from './017_calendar.ts';
 
 export const MIGRATIONS: Record<string, Migration> = {
   '001_foundation': m001,
@@ -37,4 +38,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '014_search': m014,
   '016_providers': m016,
   '018_mailbox': m018,
+  '017_calendar': m017,
 };

@@ -1,0 +1,221 @@
+// iCalendar (RFC 5545) with ical.js: one calendar object → the occurrences inside a range, recurring events expanded
+// (RRULE, RDATE, EXDATE, RECURRENCE-ID overrides). Times are converted here, not by ical.js's global timezone
+// registry: an IANA TZID through Intl (src/providers/calendar/tz.ts), else the VTIMEZONE in the data, else UTC with a
+// warning. Floating times and all-day dates are read in the caller's time zone. Bad data is a warning, never a throw.
+import ICAL from 'ical.js';
+import type { Attendee, Listed, Occurrence, Range } from './types.ts';
+import { isKnownZone, startOfDate, wallToUtc } from './tz.ts';
+
+type Comp = InstanceType<typeof ICAL.Component>;
+type Time = InstanceType<typeof ICAL.Time>;
+type Zone = InstanceType<typeof ICAL.Timezone>;
+
+/** Occurrences examined per recurring event at most: a daily rule from decades ago stays bounded. */
+const MAX_ITERATIONS = 20_000;
+
+export interface ExpandOptions {
+  timeZone: string;
+  calendarId: string;
+  eventId: string;
+}
+
+export function parseCalendar(text: string): Comp {
+  const c = new ICAL.Component(ICAL.parse(text));
+  if (c.name !== 'vcalendar') throw new Error(`expected BEGIN:VCALENDAR, found ${c.name.toUpperCase()}`);
+  return c;
+}
+
+const mail = (v: unknown) =>
+  typeof v === 'string'
+    ? v
+        .replace(/^mailto:/i, '')
+        .trim()
+        .toLowerCase()
+    : null;
+
+class Converter {
+  readonly zones = new Map<string, Zone>();
+  readonly warnings = new Set<string>();
+  private readonly viewTz: string;
+  private readonly where: string;
+  constructor(cal: Comp, viewTz: string, where: string) {
+    this.viewTz = viewTz;
+    this.where = where;
+    for (const vtz of cal.getAllSubcomponents('vtimezone')) {
+      const id = vtz.getFirstPropertyValue('tzid');
+      if (typeof id === 'string') this.zones.set(id, new ICAL.Timezone(vtz));
+    }
+  }
+
+  /** A DATE-TIME (with the TZID its property carried) → UTC ms. */
+  ms(t: Time, tzid: string | null): number {
+    if (t.isDate) return startOfDate(t.toString().slice(0, 10), this.viewTz);
+    if (t.zone?.tzid === 'UTC' || t.zone === ICAL.Timezone.utcTimezone) return t.toUnixTime() * 1000;
+    const wall = { year: t.year, month: t.month, day: t.day, hour: t.hour, minute: t.minute, second: t.second };
+    if (!tzid) return wallToUtc(wall, this.viewTz);
+    if (isKnownZone(tzid)) return wallToUtc(wall, tzid);
+    const z = this.zones.get(tzid);
+    if (z) {
+      try {
+        return Date.UTC(t.year, t.month - 1, t.day, t.hour, t.minute, t.second) - z.utcOffset(t) * 1000;
+      } catch {
+        // a VTIMEZONE ical.js cannot use: fall through to UTC
+      }
+    }
+    this.warnings.add(`${this.where}: time zone "${tzid}" is unknown (not an IANA name, no usable VTIMEZONE); its times were read as UTC`);
+    return wallToUtc(wall, 'UTC');
+  }
+}
+
+const tzidOf = (c: Comp, prop: string): string | null => {
+  const p = c.getFirstProperty(prop);
+  const v = p?.getParameter('tzid');
+  return typeof v === 'string' ? v : null;
+};
+
+function attendeesOf(c: Comp): Attendee[] {
+  return c.getAllProperties('attendee').flatMap((p) => {
+    const email = mail(p.getFirstValue());
+    if (!email) return [];
+    const cn = p.getParameter('cn');
+    const ps = p.getParameter('partstat');
+    return [{ email, name: typeof cn === 'string' ? cn : null, response: typeof ps === 'string' ? ps.toLowerCase() : null }];
+  });
+}
+
+function statusOf(c: Comp): Occurrence['status'] {
+  const s = String(c.getFirstPropertyValue('status') ?? '').toUpperCase();
+  return s === 'CANCELLED' ? 'cancelled' : s === 'TENTATIVE' ? 'tentative' : 'confirmed';
+}
+
+const str = (c: Comp, p: string): string | null => {
+  const v = c.getFirstPropertyValue(p);
+  return typeof v === 'string' && v !== '' ? v : null;
+};
+
+/** The occurrences of every VEVENT of one calendar object that overlap the range. */
+export function expandCalendar(text: string, range: Range, o: ExpandOptions): Listed {
+  let cal: Comp;
+  try {
+    cal = parseCalendar(text);
+  } catch (e) {
+    return { events: [], warnings: [`skipped ${o.eventId}: malformed iCalendar (${(e as Error).message.slice(0, 200)})`] };
+  }
+  const conv = new Converter(cal, o.timeZone, o.eventId);
+  const events: Occurrence[] = [];
+  const byUid = new Map<string, Comp[]>();
+  for (const v of cal.getAllSubcomponents('vevent')) {
+    const uid = str(v, 'uid') ?? o.eventId;
+    byUid.set(uid, [...(byUid.get(uid) ?? []), v]);
+  }
+  for (const [uid, comps] of byUid) {
+    try {
+      expandOne(uid, comps, range, o, conv, events);
+    } catch (e) {
+      conv.warnings.add(`skipped event ${uid} in ${o.eventId}: ${(e as Error).message.slice(0, 200)}`);
+    }
+  }
+  return { events, warnings: [...conv.warnings] };
+}
+
+function expandOne(uid: string, comps: Comp[], range: Range, o: ExpandOptions, conv: Converter, out: Occurrence[]): void {
+  const master = comps.find((c) => !c.hasProperty('recurrence-id'));
+  const overrides = comps.filter((c) => c !== master);
+  const occurrence = (item: Comp, start: Time, end: Time, recurrenceId: Time | null, recurring: boolean): void => {
+    if (statusOf(item) === 'cancelled') return;
+    const startMs = conv.ms(start, tzidOf(item, 'dtstart'));
+    let endMs = conv.ms(end, tzidOf(item, item.hasProperty('dtend') ? 'dtend' : 'dtstart'));
+    if (endMs < startMs) endMs = startMs;
+    const inRange = endMs > startMs ? startMs < range.endMs && endMs > range.startMs : startMs >= range.startMs && startMs < range.endMs;
+    if (!inRange) return;
+    const transp = String(item.getFirstPropertyValue('transp') ?? '').toUpperCase();
+    out.push({
+      uid,
+      eventId: o.eventId,
+      calendarId: o.calendarId,
+      title: str(item, 'summary') ?? '(no title)',
+      description: str(item, 'description'),
+      location: str(item, 'location'),
+      startMs,
+      endMs,
+      allDay: start.isDate,
+      startDate: start.isDate ? start.toString().slice(0, 10) : null,
+      endDate: start.isDate ? end.toString().slice(0, 10) : null,
+      eventTimeZone: tzidOf(item, 'dtstart'),
+      organizer: mail(item.getFirstPropertyValue('organizer')),
+      attendees: attendeesOf(item),
+      status: statusOf(item),
+      busy: transp !== 'TRANSPARENT',
+      recurring,
+      recurrenceId: recurrenceId ? new Date(conv.ms(recurrenceId, tzidOf(master ?? item, 'dtstart'))).toISOString() : null,
+    });
+  };
+  if (!master) {
+    for (const c of overrides) {
+      const ev = new ICAL.Event(c);
+      occurrence(c, ev.startDate, ev.endDate, ev.recurrenceId ?? null, true);
+    }
+    return;
+  }
+  const ev = new ICAL.Event(master);
+  if (!ev.startDate) throw new Error('VEVENT without DTSTART');
+  if (statusOf(master) === 'cancelled') return;
+  for (const c of overrides) ev.relateException(new ICAL.Event(c));
+  if (!ev.isRecurring()) {
+    occurrence(master, ev.startDate, ev.endDate, null, false);
+    return;
+  }
+  const tzid = tzidOf(master, 'dtstart');
+  const it = ev.iterator();
+  // Overrides may move an instance by up to a week and still land in the range.
+  const stopAt = range.endMs + 7 * 86_400_000;
+  for (let i = 0; i < MAX_ITERATIONS; i++) {
+    const next = it.next();
+    if (!next) return;
+    if (conv.ms(next, tzid) > stopAt) return;
+    const d = ev.getOccurrenceDetails(next);
+    occurrence(d.item.component, d.startDate, d.endDate, d.recurrenceId, true);
+  }
+  conv.warnings.add(`${o.eventId}: recurring event ${uid} was expanded only to its first ${MAX_ITERATIONS} occurrences`);
+}
+
+const utcStamp = (ms: number) => ICAL.Time.fromJSDate(new Date(ms), true);
+
+/** A VCALENDAR with one VEVENT, times in UTC (read the same by every server). */
+export function buildEvent(e: {
+  uid: string;
+  title: string;
+  startMs: number;
+  endMs: number;
+  description: string | null;
+  location: string | null;
+  attendees: string[];
+  organizer: string | null;
+  now: number;
+  method?: string;
+}): string {
+  const cal = new ICAL.Component(['vcalendar', [], []]);
+  cal.addPropertyWithValue('prodid', '-//inboxd//calendar//EN');
+  cal.addPropertyWithValue('version', '2.0');
+  cal.addPropertyWithValue('calscale', 'GREGORIAN');
+  if (e.method) cal.addPropertyWithValue('method', e.method);
+  const v = new ICAL.Component('vevent');
+  v.addPropertyWithValue('uid', e.uid);
+  v.addPropertyWithValue('dtstamp', utcStamp(e.now));
+  v.addPropertyWithValue('dtstart', utcStamp(e.startMs));
+  v.addPropertyWithValue('dtend', utcStamp(e.endMs));
+  v.addPropertyWithValue('summary', e.title);
+  v.addPropertyWithValue('sequence', 0);
+  if (e.description) v.addPropertyWithValue('description', e.description);
+  if (e.location) v.addPropertyWithValue('location', e.location);
+  if (e.organizer) v.addPropertyWithValue('organizer', `mailto:${e.organizer}`);
+  for (const a of e.attendees) {
+    const p = new ICAL.Property('attendee');
+    p.setParameter('partstat', 'NEEDS-ACTION');
+    p.setParameter('rsvp', 'TRUE');
+    p.setValue(`mailto:${a}`);
+    v.addProperty(p);
+  }
+  cal.addSubcomponent(v);
+  return cal.toString();
+}

@@ -1,0 +1,191 @@
+// The local calendar's tables (migration 017), typed here so the calendar stays one self-contained module, and the
+// merge of one invitation (METHOD REQUEST / PUBLISH / CANCEL) into the stored event by UID and SEQUENCE.
+import ICAL from 'ical.js';
+import type { Kysely } from 'kysely';
+import type { Database } from '../../store/schema.ts';
+import { parseCalendar } from './ics.ts';
+
+export interface LocalEventRow {
+  id: string;
+  team_id: string;
+  /** The inbox id, or '' for events created through the API (one UID per inbox: the same invitation may reach several). */
+  inbox_key: string;
+  inbox_id: string | null;
+  /** Who may see it: the inbox's label (invitations) or the creating key's label prefix; null = the whole team. */
+  scope_label: string | null;
+  uid: string;
+  sequence: number;
+  status: 'confirmed' | 'cancelled';
+  source: 'invitation' | 'created';
+  message_id: string | null;
+  ics: string;
+  summary: string;
+  /** Bounds for the range query (expansion decides exactly): earliest start, latest end or null when unbounded. */
+  first_start: number;
+  last_end: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface CalendarTables {
+  calendar_local_events: LocalEventRow;
+  calendar_sync: { team_id: string; cursor_at: number; updated_at: number };
+  calendar_seen: {
+    team_id: string;
+    message_id: string;
+    idx: number;
+    inbox_id: string | null;
+    scope_label: string | null;
+    outcome: string;
+    reason: string | null;
+    at: number;
+  };
+}
+
+export type CalDb = Kysely<Database & CalendarTables>;
+export const calDb = (db: Kysely<Database>): CalDb => db as unknown as CalDb;
+
+type Comp = InstanceType<typeof ICAL.Component>;
+
+/** Slack around stored bounds: floating times are read in the viewer's zone, at most ±14 h from UTC. */
+const SLACK = 14 * 3600_000;
+
+/** What one calendar part does to the stored events. */
+export interface Change {
+  uid: string;
+  /** New iCalendar text and state, or null: nothing to store (see outcome/reason). */
+  next: {
+    ics: string;
+    sequence: number;
+    status: 'confirmed' | 'cancelled';
+    summary: string;
+    firstStart: number;
+    lastEnd: number | null;
+  } | null;
+  outcome: 'added' | 'updated' | 'cancelled' | 'stale' | 'skipped';
+  reason: string | null;
+}
+
+function bounds(comps: Comp[]): { firstStart: number; lastEnd: number | null } {
+  let first = Number.POSITIVE_INFINITY;
+  let last = Number.NEGATIVE_INFINITY;
+  let open = false;
+  for (const c of comps) {
+    const ev = new ICAL.Event(c);
+    if (!ev.startDate) continue;
+    // Wall time read as UTC, widened by SLACK below, brackets the instant whatever the zone.
+    const s = Date.UTC(ev.startDate.year, ev.startDate.month - 1, ev.startDate.day, ev.startDate.hour, ev.startDate.minute);
+    const e = ev.endDate
+      ? Date.UTC(ev.endDate.year, ev.endDate.month - 1, ev.endDate.day, ev.endDate.hour, ev.endDate.minute)
+      : s + 86_400_000;
+    first = Math.min(first, s);
+    last = Math.max(last, e);
+    if (c.hasProperty('rrule') || c.hasProperty('rdate')) open = true;
+  }
+  if (first === Number.POSITIVE_INFINITY) throw new Error('no VEVENT with a DTSTART');
+  return { firstStart: first - SLACK, lastEnd: open ? null : last + SLACK };
+}
+
+const seqOf = (comps: Comp[]) => Math.max(0, ...comps.map((c) => Number(c.getFirstPropertyValue('sequence') ?? 0) || 0));
+const ridOf = (c: Comp) => c.getFirstPropertyValue('recurrence-id')?.toString() ?? null;
+
+function calendarOf(zones: Comp[], comps: Comp[]): string {
+  const cal = new ICAL.Component(['vcalendar', [], []]);
+  cal.addPropertyWithValue('prodid', '-//inboxd//local calendar//EN');
+  cal.addPropertyWithValue('version', '2.0');
+  const seen = new Set<string>();
+  for (const z of zones) {
+    const id = String(z.getFirstPropertyValue('tzid') ?? '');
+    if (seen.has(id)) continue;
+    seen.add(id);
+    cal.addSubcomponent(z);
+  }
+  for (const c of comps) cal.addSubcomponent(c);
+  return cal.toString();
+}
+
+/**
+ * The changes one calendar part (a text/calendar body or .ics file) makes, given the stored rows of its UIDs.
+ * Never throws: malformed data is one `skipped` change with the reason.
+ */
+export function changesOf(text: string, stored: (uid: string) => LocalEventRow | undefined): Change[] {
+  let cal: Comp;
+  try {
+    cal = parseCalendar(text);
+  } catch (e) {
+    return [{ uid: '', next: null, outcome: 'skipped', reason: `malformed iCalendar: ${(e as Error).message.slice(0, 200)}` }];
+  }
+  const method = String(cal.getFirstPropertyValue('method') ?? 'PUBLISH').toUpperCase();
+  if (!['REQUEST', 'PUBLISH', 'CANCEL', 'ADD'].includes(method))
+    return [{ uid: '', next: null, outcome: 'skipped', reason: `METHOD:${method} is not an invitation or cancellation` }];
+  const zones = cal.getAllSubcomponents('vtimezone');
+  const byUid = new Map<string, Comp[]>();
+  for (const v of cal.getAllSubcomponents('vevent')) {
+    const uid = v.getFirstPropertyValue('uid');
+    if (typeof uid !== 'string' || uid === '') continue;
+    byUid.set(uid, [...(byUid.get(uid) ?? []), v]);
+  }
+  if (byUid.size === 0) return [{ uid: '', next: null, outcome: 'skipped', reason: 'no VEVENT with a UID' }];
+  const out: Change[] = [];
+  for (const [uid, comps] of byUid) {
+    try {
+      out.push(changeOf(method, uid, zones, comps, stored(uid)));
+    } catch (e) {
+      out.push({ uid, next: null, outcome: 'skipped', reason: `malformed event: ${(e as Error).message.slice(0, 200)}` });
+    }
+  }
+  return out;
+}
+
+function changeOf(method: string, uid: string, zones: Comp[], comps: Comp[], old: LocalEventRow | undefined): Change {
+  const seq = seqOf(comps);
+  if (old && seq < old.sequence)
+    return { uid, next: null, outcome: 'stale', reason: `SEQUENCE ${seq} is older than the stored ${old.sequence}` };
+  const hasMaster = comps.some((c) => ridOf(c) === null);
+  const oldCal = old ? parseCalendar(old.ics) : null;
+  const oldComps = oldCal?.getAllSubcomponents('vevent') ?? [];
+  const oldZones = oldCal?.getAllSubcomponents('vtimezone') ?? [];
+  const summaryOf = (cs: Comp[]) =>
+    String((cs.find((c) => ridOf(c) === null) ?? cs[0])?.getFirstPropertyValue('summary') ?? '(no title)').slice(0, 500);
+  if (method === 'CANCEL') {
+    if (!old) return { uid, next: null, outcome: 'skipped', reason: `cancellation of an event this calendar does not have (UID ${uid})` };
+    if (hasMaster) return { uid, next: { ...keep(old), sequence: seq, status: 'cancelled' }, outcome: 'cancelled', reason: null };
+    // One instance cancelled: stored as an override with STATUS:CANCELLED, which expansion leaves out.
+    for (const c of comps) c.updatePropertyWithValue('status', 'CANCELLED');
+    const merged = [...oldComps.filter((o) => !comps.some((c) => ridOf(c) === ridOf(o))), ...comps];
+    return {
+      uid,
+      next: { ...keep(old), ics: calendarOf([...oldZones, ...zones], merged), sequence: Math.max(seq, old.sequence) },
+      outcome: 'cancelled',
+      reason: null,
+    };
+  }
+  // REQUEST with the master replaces the event; one with only instances updates those instances.
+  const merged = hasMaster ? comps : [...oldComps.filter((o) => !comps.some((c) => ridOf(c) === ridOf(o))), ...comps];
+  const b = bounds(merged);
+  const cancelled = String(merged.find((c) => ridOf(c) === null)?.getFirstPropertyValue('status') ?? '').toUpperCase() === 'CANCELLED';
+  return {
+    uid,
+    next: {
+      ics: calendarOf(hasMaster ? zones : [...oldZones, ...zones], merged),
+      sequence: Math.max(seq, old?.sequence ?? 0),
+      status: cancelled ? 'cancelled' : 'confirmed',
+      summary: summaryOf(merged),
+      firstStart: b.firstStart,
+      lastEnd: b.lastEnd,
+    },
+    outcome: old ? 'updated' : 'added',
+    reason: null,
+  };
+}
+
+function keep(old: LocalEventRow) {
+  return {
+    ics: old.ics,
+    sequence: old.sequence,
+    status: old.status,
+    summary: old.summary,
+    firstStart: old.first_start,
+    lastEnd: old.last_end,
+  };
+}

@@ -1,0 +1,306 @@
+// The local calendar (CONTRACT §15): zero configuration, fed by the iCalendar invitations that arrive in the team's
+// inboxes. Nothing is added to ingest: at query time a sync pass reads the calendar parts (text/calendar bodies,
+// .ics files) of mail received since the team's cursor. Every part is claimed in `calendar_seen` before it is read,
+// so several instances syncing at once read each part once; the cursor looks back a few minutes because mail
+// committed late (a slow SMTP transaction) can carry an earlier received_at than mail already synced.
+import { sql } from 'kysely';
+import type { Scope } from '../../auth/principal.ts';
+import { randomBase62 } from '../../lib/ids.ts';
+import type { BlobStore } from '../../store/blobs.ts';
+import { buildEvent, expandCalendar } from './ics.ts';
+import { type CalDb, changesOf, type LocalEventRow } from './local-store.ts';
+import type { CalendarInfo, CalendarProvider, Created, ListOptions, Listed, NewEvent, Occurrence, Range } from './types.ts';
+
+const LOOKBACK_MS = 10 * 60_000;
+const BATCH = 200;
+/** A part still `reading` after this long belongs to an instance that stopped: it is read again. */
+const STALE_CLAIM_MS = 5 * 60_000;
+/** Larger calendar parts are skipped with a reason: an invitation is a few KB. */
+const MAX_PART = 1024 * 1024;
+
+export interface Skipped {
+  inboxId: string | null;
+  messageId: string;
+  reason: string;
+}
+
+export interface SyncResult {
+  read: number;
+  skipped: Skipped[];
+}
+
+const inScope = (scope: Scope) => (label: string | null) => scope.labelPrefix === null || label?.startsWith(scope.labelPrefix) === true;
+
+export class LocalCalendar implements CalendarProvider {
+  readonly accountId = 'local';
+  readonly provider = 'local' as const;
+  private readonly db: CalDb;
+  private readonly blobs: BlobStore;
+  private readonly now: () => number;
+  private readonly teamId: string;
+  private readonly scope: Scope;
+
+  constructor(d: { db: CalDb; blobs: BlobStore; now: () => number; teamId: string; scope: Scope }) {
+    this.db = d.db;
+    this.blobs = d.blobs;
+    this.now = d.now;
+    this.teamId = d.teamId;
+    this.scope = d.scope;
+  }
+
+  async listCalendars(): Promise<CalendarInfo[]> {
+    return [{ id: 'local', name: 'Invitations received in inboxd (and events created here)', primary: true }];
+  }
+
+  /** Reads the calendar parts of mail received since the cursor; what this key may see of the skipped ones is returned. */
+  async sync(): Promise<SyncResult> {
+    const db = this.db;
+    const cur = await db.selectFrom('calendar_sync').select('cursor_at').where('team_id', '=', this.teamId).executeTakeFirst();
+    let since = Math.max(0, (cur?.cursor_at ?? 0) - LOOKBACK_MS);
+    // A part claimed by an instance that died while reading it is released, and the scan reaches back to it.
+    const stale = await db
+      .selectFrom('calendar_seen as s')
+      .innerJoin('message_rows as mr', 'mr.id', 's.message_id')
+      .select(['s.message_id', 's.idx', 'mr.received_at'])
+      .where('s.team_id', '=', this.teamId)
+      .where('s.outcome', '=', 'reading')
+      .where('s.at', '<', this.now() - STALE_CLAIM_MS)
+      .execute();
+    for (const x of stale) {
+      await db
+        .deleteFrom('calendar_seen')
+        .where('team_id', '=', this.teamId)
+        .where('message_id', '=', x.message_id)
+        .where('idx', '=', x.idx)
+        .where('outcome', '=', 'reading')
+        .execute();
+      since = Math.min(since, x.received_at);
+    }
+    const visible = inScope(this.scope);
+    const out: SyncResult = { read: 0, skipped: [] };
+    let maxAt = cur?.cursor_at ?? 0;
+    for (;;) {
+      const parts = await db
+        .selectFrom('message_rows as mr')
+        .innerJoin('inboxes as i', 'i.id', 'mr.inbox_id')
+        .innerJoin('content_attachments as ca', 'ca.content_sha256', 'mr.content_sha256')
+        .select(['mr.id as messageId', 'mr.inbox_id as inboxId', 'mr.received_at as at', 'i.label', 'ca.idx', 'ca.sha256', 'ca.size'])
+        .where('i.team_id', '=', this.teamId)
+        .where('mr.received_at', '>=', since)
+        .where('mr.direction', '=', 'inbound')
+        .where((eb) =>
+          eb.or([
+            eb(sql`lower(ca.content_type)`, 'in', ['text/calendar', 'application/ics', 'text/x-vcalendar']),
+            eb(sql`lower(ca.filename)`, 'like', '%.ics'),
+          ]),
+        )
+        .where(({ not, exists, selectFrom }) =>
+          not(
+            exists(
+              selectFrom('calendar_seen as s')
+                .select('s.idx')
+                .whereRef('s.message_id', '=', 'mr.id')
+                .whereRef('s.idx', '=', 'ca.idx')
+                .where('s.team_id', '=', this.teamId),
+            ),
+          ),
+        )
+        .orderBy('mr.received_at')
+        .orderBy('mr.id')
+        .limit(BATCH)
+        .execute();
+      for (const p of parts) {
+        maxAt = Math.max(maxAt, p.at);
+        const claimed = await db
+          .insertInto('calendar_seen')
+          .values({
+            team_id: this.teamId,
+            message_id: p.messageId,
+            idx: p.idx,
+            inbox_id: p.inboxId,
+            scope_label: p.label,
+            outcome: 'reading',
+            reason: null,
+            at: this.now(),
+          })
+          .onConflict((oc) => oc.doNothing())
+          .executeTakeFirst();
+        if (Number(claimed.numInsertedOrUpdatedRows ?? 0n) !== 1) continue; // another instance has it
+        const r = await this.readPart(p);
+        out.read++;
+        await db
+          .updateTable('calendar_seen')
+          .set({ outcome: r.outcome, reason: r.reason })
+          .where('team_id', '=', this.teamId)
+          .where('message_id', '=', p.messageId)
+          .where('idx', '=', p.idx)
+          .execute();
+        if (r.reason && visible(p.label)) out.skipped.push({ inboxId: p.inboxId, messageId: p.messageId, reason: r.reason });
+      }
+      if (parts.length < BATCH) break;
+    }
+    if (maxAt > (cur?.cursor_at ?? 0) || !cur) {
+      const now = this.now();
+      await db
+        .insertInto('calendar_sync')
+        .values({ team_id: this.teamId, cursor_at: maxAt, updated_at: now })
+        .onConflict((oc) =>
+          oc.column('team_id').doUpdateSet({ cursor_at: maxAt, updated_at: now }).where('calendar_sync.cursor_at', '<', maxAt),
+        )
+        .execute();
+    }
+    return out;
+  }
+
+  private async readPart(p: {
+    messageId: string;
+    inboxId: string | null;
+    label: string | null;
+    sha256: string;
+    size: number;
+  }): Promise<{ outcome: string; reason: string | null }> {
+    if (p.size > MAX_PART) return { outcome: 'skipped', reason: `calendar part of ${p.size} bytes is larger than ${MAX_PART}` };
+    let text: string;
+    try {
+      text = (await this.blobs.get(p.sha256)).toString('utf8');
+    } catch (e) {
+      return { outcome: 'skipped', reason: `calendar part unreadable: ${(e as Error).message.slice(0, 200)}` };
+    }
+    const inboxKey = p.inboxId ?? '';
+    const stored = new Map<string, LocalEventRow>();
+    for (const r of await this.db
+      .selectFrom('calendar_local_events')
+      .selectAll()
+      .where('team_id', '=', this.teamId)
+      .where('inbox_key', '=', inboxKey)
+      .execute())
+      stored.set(r.uid, r);
+    const changes = changesOf(text, (uid) => stored.get(uid));
+    const reasons: string[] = [];
+    const now = this.now();
+    for (const c of changes) {
+      if (!c.next) {
+        if (c.reason) reasons.push(c.reason);
+        continue;
+      }
+      const old = stored.get(c.uid);
+      const values = {
+        sequence: c.next.sequence,
+        status: c.next.status,
+        ics: c.next.ics,
+        summary: c.next.summary,
+        first_start: c.next.firstStart,
+        last_end: c.next.lastEnd,
+        message_id: p.messageId,
+        updated_at: now,
+      };
+      if (old) await this.db.updateTable('calendar_local_events').set(values).where('id', '=', old.id).execute();
+      else
+        await this.db
+          .insertInto('calendar_local_events')
+          .values({
+            id: `cev_${randomBase62(20)}`,
+            team_id: this.teamId,
+            inbox_key: inboxKey,
+            inbox_id: p.inboxId,
+            scope_label: p.label,
+            uid: c.uid,
+            source: 'invitation',
+            created_at: now,
+            ...values,
+          })
+          .onConflict((oc) => oc.columns(['team_id', 'inbox_key', 'uid']).doUpdateSet(values))
+          .execute();
+    }
+    const applied = changes.filter((c) => c.next);
+    if (applied.length === 0) return { outcome: changes[0]?.outcome ?? 'skipped', reason: reasons.join('; ') || 'nothing to apply' };
+    return { outcome: applied.map((c) => c.outcome).join(','), reason: reasons.length ? reasons.join('; ') : null };
+  }
+
+  async listEvents(range: Range, opts: ListOptions): Promise<Listed> {
+    const synced = await this.sync();
+    let q = this.db
+      .selectFrom('calendar_local_events')
+      .selectAll()
+      .where('team_id', '=', this.teamId)
+      .where('status', '!=', 'cancelled')
+      .where('first_start', '<', range.endMs)
+      .where((eb) => eb.or([eb('last_end', 'is', null), eb('last_end', '>', range.startMs)]));
+    const prefix = this.scope.labelPrefix;
+    if (prefix !== null) q = q.where('scope_label', '>=', prefix).where('scope_label', '<', `${prefix}\u{10FFFF}`);
+    const rows = await q.orderBy('first_start').execute();
+    const warnings = synced.skipped.map((s) => `skipped the calendar part of ${s.messageId} (inbox ${s.inboxId}): ${s.reason}`);
+    const seen = new Set<string>();
+    const events: Occurrence[] = [];
+    for (const r of rows) {
+      const x = expandCalendar(r.ics, range, { timeZone: opts.timeZone, calendarId: 'local', eventId: r.id });
+      warnings.push(...x.warnings);
+      for (const e of x.events) {
+        // The same invitation delivered to several of the team's inboxes is one meeting.
+        const k = `${e.uid}\u0000${e.startMs}`;
+        if (seen.has(k)) continue;
+        seen.add(k);
+        events.push({ ...e, inboxId: r.inbox_id, messageId: r.message_id });
+      }
+    }
+    return { events, warnings };
+  }
+
+  async createEvent(e: NewEvent): Promise<Created> {
+    const now = this.now();
+    const id = `cev_${randomBase62(20)}`;
+    await this.db
+      .insertInto('calendar_local_events')
+      .values({
+        id,
+        team_id: this.teamId,
+        inbox_key: '',
+        inbox_id: null,
+        scope_label: this.scope.labelPrefix,
+        uid: e.uid,
+        sequence: 0,
+        status: 'confirmed',
+        source: 'created',
+        message_id: null,
+        ics: buildEvent({ ...e, now }),
+        summary: e.title.slice(0, 500),
+        first_start: e.startMs,
+        last_end: e.endMs,
+        created_at: now,
+        updated_at: now,
+      })
+      .execute();
+    return { eventId: id, calendarId: 'local', url: null };
+  }
+
+  /** For svc_calendar_status: how many events this key sees, the cursor, and recent skipped parts. */
+  async status(): Promise<{ events: number; syncedTo: number | null; recentlySkipped: Skipped[] }> {
+    await this.sync();
+    const prefix = this.scope.labelPrefix;
+    let q = this.db
+      .selectFrom('calendar_local_events')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('team_id', '=', this.teamId)
+      .where('status', '!=', 'cancelled');
+    if (prefix !== null) q = q.where('scope_label', '>=', prefix).where('scope_label', '<', `${prefix}\u{10FFFF}`);
+    const n = await q.executeTakeFirstOrThrow();
+    const cur = await this.db.selectFrom('calendar_sync').select('cursor_at').where('team_id', '=', this.teamId).executeTakeFirst();
+    const skipped = await this.db
+      .selectFrom('calendar_seen')
+      .select(['inbox_id', 'message_id', 'reason', 'scope_label'])
+      .where('team_id', '=', this.teamId)
+      .where('reason', 'is not', null)
+      .orderBy('at', 'desc')
+      .limit(100)
+      .execute();
+    const visible = inScope(this.scope);
+    return {
+      events: Number(n.n),
+      syncedTo: cur?.cursor_at ?? null,
+      recentlySkipped: skipped
+        .filter((s) => visible(s.scope_label))
+        .slice(0, 20)
+        .map((s) => ({ inboxId: s.inbox_id, messageId: s.message_id, reason: s.reason ?? '' })),
+    };
+  }
+}
