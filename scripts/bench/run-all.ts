@@ -5,7 +5,7 @@
 //   npm run bench                                   full run (the soak lasts 10 minutes)
 //   npm run bench -- --soak-seconds 60              shorter soak
 //   npm run bench -- --quick                        small counts everywhere (a smoke run, ~3 min)
-//   npm run bench -- --only smtp,latency            some benchmarks: smtp, latency, verify, api, send, scale, memory, startup
+//   npm run bench -- --only smtp,latency            some benchmarks: smtp, latency, verify, api, send, scale, search, cluster, memory, startup
 //   npm run bench -- --scale-messages 200000        a smaller store-scale run
 //   npm run bench -- --only search --search-messages 100000   the search benchmark (query p50/p99, ingest ± index)
 //   npm run bench -- --baseline /tmp/base           an earlier build (DIR/dist/inboxd) beside this one: SMTP ingest
@@ -67,6 +67,7 @@ const BENCHES: Array<{ id: string; key: string; script: string; args: string[] }
     script: 'search.ts',
     args: ['--messages', quick ? '50000' : (values['search-messages'] ?? '1000000'), ...(quick ? ['--ingest-messages', '1000'] : [])],
   },
+  { id: 'cluster', key: 'cluster', script: 'cluster.ts', args: quick ? ['--messages', '2000', '--rounds', '1'] : [] },
   { id: 'memory', key: 'memory', script: 'memory.ts', args: ['--soak-seconds', soak, '--after', quick ? '20000' : '100000', ...src] },
 ];
 const only = values.only ? new Set(values.only.split(',')) : null;
@@ -202,6 +203,23 @@ function tables(rep: J): string {
     out.push(`| ratio (p50) | | ${r.scale.ratios.lookup}× | ${r.scale.ratios.list}× | ${r.scale.ratios.waitWake}× | |`, '');
   }
   if (r.search?.scale || r.search?.ingest) out.push(...searchTables(r.search as J));
+  if (r.cluster?.cells) {
+    const c = r.cluster as J;
+    const cells = Object.entries(c.cells as J) as Array<[string, J]>;
+    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
+    const base = median(cells[0]?.[1].perSecond ?? [1]);
+    out.push(
+      `### Scale-out (${c.messages} × ${c.size} B, ${c.sessions} sessions split over the instances, median of ${c.rounds})`,
+      '',
+      '| store | msg/s (runs) | vs SQLite | PostgreSQL CPU |',
+      '| --- | --- | --- | --- |',
+      ...cells.map(
+        ([name, x]) =>
+          `| ${name} | ${median(x.perSecond)} (${(x.perSecond as number[]).join(', ')}) | ${Math.round((median(x.perSecond) / base) * 100) / 100}× | ${median(x.cpuSecondsPg) ? `${median(x.cpuSecondsPg)} s` : '–'} |`,
+      ),
+      '',
+    );
+  }
   if (r.memory) {
     const mm = r.memory as J;
     out.push('### Memory (RSS)', '', '| state | RSS |', '| --- | --- |', `| idle | ${mm.idleRssMb} MB |`);
