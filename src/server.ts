@@ -21,7 +21,8 @@ import type { Clock, Services } from './services.ts';
 import { AuditRepo } from './store/audit.ts';
 import { BlobStore } from './store/blobs.ts';
 import { Compactor } from './store/compaction.ts';
-import { dbFile, openStore } from './store/db.ts';
+import { dbFile, openPgStore, openStore } from './store/db.ts';
+import { parsePgUrl, type PgTarget } from './store/pg-url.ts';
 import { AccessRepo, KeyRepo } from './store/keys.ts';
 import { AccessService } from './auth/access.ts';
 import { RateLimiter } from './auth/rate-limit.ts';
@@ -85,6 +86,8 @@ export interface StartOptions {
   outbound?: { tuning?: WorkerTuning; relayTimeoutMs?: number; dkimFor?: DkimFor };
   /** Request-body time limits (tests shorten them); the defaults are in src/http/app.ts. */
   http?: HttpLimits;
+  /** The blob folder instead of <data-dir>/blobs: several in-process instances on one PostgreSQL share it (tests). */
+  blobDir?: string;
 }
 
 export async function startServer(config: Config, opts: StartOptions = {}): Promise<RunningServer> {
@@ -98,14 +101,22 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     throw new StartError(e instanceof DataDirError ? e.message : `--data-dir ${config.dataDir}: ${(e as Error).message}`, 1);
   }
 
-  const store = await openStore(dbFile(config.dataDir)).catch((e: Error) => {
+  const store = await (config.database === undefined
+    ? openStore(dbFile(config.dataDir))
+    : openPgStore(parsePgUrl(config.database) as PgTarget, {
+        poolSize: config.databasePoolSize,
+        password: config.databasePassword,
+        warn: (msg) => log.warn(msg),
+      })
+  ).catch((e: Error) => {
     lock.release();
     throw new StartError(e.message, 1);
   });
   const closeStore = () => store.close();
   const cleanup: Array<() => Promise<void>> = [closeStore];
   try {
-    const blobs = new BlobStore(path.join(config.dataDir, 'blobs'), {
+    // On PostgreSQL blobs are per-sha files (no segment index: that lives in SQLite); tests of a cluster share one folder.
+    const blobs = new BlobStore(opts.blobDir ?? path.join(config.dataDir, 'blobs'), {
       sqlite: store.sqlite,
       fsync: !config.noFsync,
       maxSegmentBytes: config.segmentSizeMb * 1024 * 1024,
@@ -319,15 +330,17 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
         .then(() => runRepo(services).deleteExpired(clock.now(), 1000));
     await sweep();
     // Then the space the swept and deleted mail held in the segment files is reclaimed, in steps between ingest batches.
-    const compactor = blobs.segments
-      ? new Compactor({
-          segments: blobs.segments,
-          sqlite: store.sqlite,
-          run: (fn) => writer.run(fn),
-          syncWal: config.noFsync ? async () => undefined : () => store.syncWal(),
-          onDone: (r) => r.segmentsRemoved > 0 && log.info('blob segments compacted', { ...r }),
-        })
-      : null;
+    // SQLite only by design: segments exist only where their index lives in SQLite.
+    const compactor =
+      blobs.segments && store.sqlite
+        ? new Compactor({
+            segments: blobs.segments,
+            sqlite: store.sqlite,
+            run: (fn) => writer.run(fn),
+            syncWal: config.noFsync ? async () => undefined : () => store.syncWal(),
+            onDone: (r) => r.segmentsRemoved > 0 && log.info('blob segments compacted', { ...r }),
+          })
+        : null;
     const compact = () => compactor?.run() ?? Promise.resolve();
     // Content and blobs left unreferenced by a stop between a delete and its collection: found once, in the background.
     const orphanSweep = sweepOrphans(store.db, writer, shutdown.signal)

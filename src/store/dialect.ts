@@ -5,7 +5,9 @@ import {
   type Kysely,
   OperationNodeTransformer,
   PostgresAdapter,
+  type ColumnDefinitionNode,
   type DataTypeNode,
+  GeneratedNode,
   type PluginTransformQueryArgs,
   type PluginTransformResultArgs,
   type QueryResult,
@@ -25,6 +27,13 @@ export function dialectOf(db: Kysely<unknown> | Kysely<never>): Dialect {
  * `integer` 64 bits already, so one migration text serves both.
  */
 class PostgresTypes extends OperationNodeTransformer {
+  // SQLite's `integer primary key autoincrement` is PostgreSQL's identity column.
+  protected override transformColumnDefinition(node: ColumnDefinitionNode): ColumnDefinitionNode {
+    const out = super.transformColumnDefinition(node);
+    if (!out.autoIncrement) return out;
+    return { ...out, autoIncrement: false, generated: GeneratedNode.create({ byDefault: true, identity: true }) };
+  }
+
   protected override transformDataType(node: DataTypeNode): DataTypeNode {
     if (node.dataType === 'integer') return { ...node, dataType: 'bigint' };
     if (node.dataType === 'blob') return { ...node, dataType: 'bytea' };
