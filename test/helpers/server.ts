@@ -61,8 +61,13 @@ export async function freshDatabase(): Promise<string> {
   return (await testPostgres()).createDatabase(`t${process.pid}_${++databases}`);
 }
 
+/** Test servers not stopped yet: stopped before the shared PostgreSQL is (a file's own after hooks run later). */
+const live = new Set<TestServer>();
+
 after(async () => {
-  await (await sharedPg?.catch(() => null))?.stop();
+  if (!sharedPg) return;
+  for (const t of [...live]) await t.stop().catch(() => undefined);
+  await (await sharedPg.catch(() => null))?.stop();
 });
 
 export async function startTestServer(
@@ -101,7 +106,7 @@ export async function startTestServer(
     ...(opts.blobDir ? { blobDir: opts.blobDir } : {}),
   });
   const url = `http://127.0.0.1:${server.httpPort}`;
-  return {
+  const t: TestServer = {
     url,
     key: ADMIN_KEY,
     dataDir,
@@ -119,8 +124,11 @@ export async function startTestServer(
       return fetch(url + pathname, { ...init, headers, body: body ?? null });
     },
     async stop() {
+      live.delete(t);
       await server.stop();
       if (ownDir) fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
+  live.add(t);
+  return t;
 }
