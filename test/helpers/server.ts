@@ -44,6 +44,7 @@ export interface TestServerOptions {
 export const TEST_ON_POSTGRES = process.env.INBOXD_TEST_DATABASE === 'postgres';
 
 let sharedPg: Promise<PgServer> | null = null;
+const databaseOf = new Map<string, string>();
 let databases = 0;
 
 /** The test process's PostgreSQL (started on first use; stopped after the file's tests). */
@@ -77,7 +78,9 @@ export async function startTestServer(
 ): Promise<TestServer> {
   const ownDir = opts.dataDir === undefined;
   const dataDir = opts.dataDir ?? tempDir();
-  const database = opts.database ?? (TEST_ON_POSTGRES ? await freshDatabase() : undefined);
+  // A restart on the same data dir finds its mail again: on PostgreSQL, in the database that data dir was given.
+  const database = opts.database ?? (TEST_ON_POSTGRES ? (databaseOf.get(dataDir) ?? (await freshDatabase())) : undefined);
+  if (database) databaseOf.set(dataDir, database);
   const dbArgs = database ? ['--database', database, '--database-pool-size', '4'] : [];
   const config = loadConfig(
     ['--http-port', '0', '--smtp-port', '0', '--host', '127.0.0.1', '--data-dir', dataDir, ...dbArgs, ...extraArgs],
