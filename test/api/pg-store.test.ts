@@ -9,6 +9,7 @@ import { sql } from 'kysely';
 import { loadConfig, UsageError } from '../../src/config.ts';
 import { openPgStore, openStore, StoreOpenError, type Store } from '../../src/store/db.ts';
 import { isUniqueViolation } from '../../src/store/errors.ts';
+import { liveUsage } from '../../src/store/stats.ts';
 import { parsePgUrl, type PgTarget } from '../../src/store/pg-url.ts';
 import { type PgServer, postgresMissing, startPostgres } from '../helpers/postgres.ts';
 import { tempDir } from '../helpers/server.ts';
@@ -130,5 +131,42 @@ test('unique violations are recognised on both engines, by column', { skip }, as
     await lite.close();
     await pgs.close();
     fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('label scopes compare byte-wise even in a database with a linguistic collation (ICU en)', { skip }, async () => {
+  const url = await pg.createDatabase('icu_en');
+  const admin = openPgStore(target(pg.url), { poolSize: 2 });
+  // A database whose default collation ignores case and punctuation at first: cI-b sorts inside ci-…
+  const a = await admin;
+  try {
+    await sql`drop database icu_en`.execute(a.db);
+    await sql.raw(`create database icu_en template template0 locale_provider icu icu_locale 'en' locale 'C.UTF-8'`).execute(a.db);
+  } finally {
+    await a.close();
+  }
+  const store = await openPgStore(target(url), { poolSize: 2 });
+  try {
+    await store.db
+      .insertInto('teams')
+      .values({ id: 'team_1', name: 't', created_at: 1 } as never)
+      .execute();
+    for (const [i, label] of ['ci-a', 'cI-b', 'cia', 'ci a', 'ci-'].entries())
+      await store.db
+        .insertInto('inboxes')
+        .values({
+          id: `inb_${i}`,
+          team_id: 'team_1',
+          address: `l${i}@x.test`,
+          label,
+          ttl_minutes: 1,
+          expires_at: 1,
+          created_at: 1,
+        } as never)
+        .execute();
+    const usage = await liveUsage(store.db, 'team_1', 'ci-');
+    assert.equal(usage.activeInboxes, 2, 'ci-a and ci- only');
+  } finally {
+    await store.close();
   }
 });
