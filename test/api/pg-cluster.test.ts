@@ -135,6 +135,18 @@ test('callbacks are delivered exactly once with both instances running, retries 
   }
 });
 
+test('two instances starting at once on an empty database both come up, with the one admin key', { skip, timeout: 30_000 }, async () => {
+  const database = await freshDatabase();
+  const started = await Promise.allSettled([0, 1].map(() => startTestServer([], {}, { database, blobDir })));
+  const both = started.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
+  try {
+    for (const r of started) if (r.status === 'rejected') throw r.reason;
+    for (const s of both) assert.equal((await s.api('/v1/inboxes')).status, 200);
+  } finally {
+    for (const s of both) await s.stop();
+  }
+});
+
 test('cluster jobs run on one instance; another takes over when it stops', { skip, timeout: 30_000 }, async () => {
   const database = await freshDatabase();
   const c = await startTestServer([], {}, { database, blobDir });
