@@ -170,3 +170,24 @@ test('label scopes compare byte-wise even in a database with a linguistic collat
     await store.close();
   }
 });
+
+test('commits are durable when they return: synchronous_commit is on in every session, whatever the database default', {
+  skip,
+}, async () => {
+  const url = await pg.createDatabase('sync_off');
+  const admin = await openPgStore(target(pg.url), { poolSize: 2 });
+  try {
+    await sql.raw('alter database sync_off set synchronous_commit = off').execute(admin.db);
+  } finally {
+    await admin.close();
+  }
+  const store = await openPgStore(target(url), { poolSize: 3 });
+  try {
+    const rows = await Promise.all(
+      [0, 1, 2].map(() => sql<{ v: string }>`select current_setting('synchronous_commit') as v`.execute(store.db)),
+    );
+    for (const r of rows) assert.equal(r.rows[0]!.v, 'on');
+  } finally {
+    await store.close();
+  }
+});
