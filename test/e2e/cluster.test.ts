@@ -1,13 +1,15 @@
-// Two inboxd processes on one real PostgreSQL (issue 20): a wait on B is woken by SMTP mail to A; A is killed with
+// Two inboxd processes (the single executable, dist/inboxd, built first — or INBOXD_BINARY) on one real PostgreSQL
+// (issue 20): a wait on B is woken by SMTP mail to A; A is killed with
 // SIGKILL while four clients send to it, and every message it answered 250 is readable from B afterwards (text from
 // the database; raw bytes live in A's own blob folder, so they are checked after A restarts on its data dir).
 import assert from 'node:assert/strict';
-import type { ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import nodemailer from 'nodemailer';
-import { spawnServe } from '../helpers/cli.ts';
+import { ROOT } from '../helpers/cli.ts';
 import { type PgServer, postgresMissing, startPostgres } from '../helpers/postgres.ts';
 import { tempDir } from '../helpers/server.ts';
 
@@ -18,9 +20,30 @@ const KEY = 'ibx_ClusterTestKey000000000000000000';
 const children: ChildProcess[] = [];
 const dirs: string[] = [];
 let pg: PgServer;
+let bin = '';
 before(async () => {
-  if (!skip) pg = await startPostgres();
+  if (skip) return;
+  let source = process.env.INBOXD_BINARY;
+  if (!source) {
+    const r = spawnSync(path.join(ROOT, 'node_modules/.bin/node'), ['scripts/build.ts'], { cwd: ROOT, encoding: 'utf8', timeout: 300_000 });
+    assert.equal(r.status, 0, `build failed:\n${r.stdout}${r.stderr}`);
+    source = path.join(ROOT, 'dist/inboxd');
+  }
+  // Alone in a temp folder: nothing to fall back on (no node_modules above it).
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'inboxd-e2e-cluster-'));
+  dirs.push(dir);
+  bin = path.join(dir, 'inboxd');
+  fs.copyFileSync(source, bin);
+  fs.chmodSync(bin, 0o755);
+  pg = await startPostgres();
 });
+
+/** Environment for the binary: no Node or inboxd settings from the test runner leak in. */
+function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  for (const k of Object.keys(env)) if (k === 'NODE_OPTIONS' || k.startsWith('NODE_TEST') || k.startsWith('INBOXD_')) delete env[k];
+  return { ...env, ...extra };
+}
 after(async () => {
   for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
   await Promise.all(children.map((c) => (c.exitCode === null && c.signalCode === null ? new Promise((r) => c.once('exit', r)) : null)));
@@ -36,9 +59,24 @@ interface Instance {
 
 async function start(dir: string, database: string): Promise<Instance> {
   fs.rmSync(path.join(dir, 'ports.json'), { force: true });
-  const child = spawnServe(
-    ['--host', '127.0.0.1', '--http-port', '0', '--smtp-port', '0', '--data-dir', dir, '--log-level', 'warn', '--database', database],
-    { INBOXD_ADMIN_KEY: KEY },
+  const child = spawn(
+    bin,
+    [
+      'serve',
+      '--host',
+      '127.0.0.1',
+      '--http-port',
+      '0',
+      '--smtp-port',
+      '0',
+      '--data-dir',
+      dir,
+      '--log-level',
+      'warn',
+      '--database',
+      database,
+    ],
+    { cwd: path.dirname(bin), env: childEnv({ INBOXD_ADMIN_KEY: KEY }), stdio: ['ignore', 'pipe', 'pipe'] },
   );
   children.push(child);
   let err = '';
