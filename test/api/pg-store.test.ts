@@ -11,6 +11,7 @@ import { openPgStore, openStore, StoreOpenError, type Store } from '../../src/st
 import { isUniqueViolation } from '../../src/store/errors.ts';
 import { liveUsage } from '../../src/store/stats.ts';
 import { parsePgUrl, type PgTarget } from '../../src/store/pg-url.ts';
+import { runCli } from '../helpers/cli.ts';
 import { type PgServer, postgresMissing, startPostgres } from '../helpers/postgres.ts';
 import { tempDir } from '../helpers/server.ts';
 
@@ -189,5 +190,25 @@ test('commits are durable when they return: synchronous_commit is on in every se
     for (const r of rows) assert.equal(r.rows[0]!.v, 'on');
   } finally {
     await store.close();
+  }
+});
+
+test('inboxd serve: a password in --database exits 2, an unreachable server exits 1, neither prints the password', { skip }, async () => {
+  const secret = 'hunter2-NotForLogs';
+  const dir = tempDir();
+  try {
+    const bad = await runCli(['serve', '--data-dir', dir, '--database', `postgres://inboxd:${secret}@127.0.0.1:1/inboxd`]);
+    assert.equal(bad.code, 2, bad.stderr);
+    assert.match(bad.stderr, /--database: the URL contains a password/);
+    assert.ok(!(bad.stdout + bad.stderr).includes(secret));
+    const away = await runCli(
+      ['serve', '--data-dir', dir, '--http-port', '0', '--smtp-port', '0', '--database', 'postgres://inboxd@127.0.0.1:1/inboxd'],
+      { env: { INBOXD_DATABASE_PASSWORD: secret } },
+    );
+    assert.equal(away.code, 1, away.stderr);
+    assert.match(away.stderr, /cannot reach PostgreSQL at 127\.0\.0\.1:1 \(connection refused\)/);
+    assert.ok(!(away.stdout + away.stderr).includes(secret));
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
   }
 });
