@@ -8,6 +8,7 @@ import { parseModels } from './ai/models.ts';
 import { parseSecretKey } from './lib/sealed.ts';
 import { parseEmbeddings } from './search/embeddings.ts';
 import { parseS3Url, type S3Credentials, s3CredentialsFromEnv } from './store/s3-url.ts';
+import { parsePgUrl } from './store/pg-url.ts';
 
 const port = z.coerce.number().int('must be a whole number').min(0, 'must be 0-65535').max(65535, 'must be 0-65535');
 const flagBool = z.union([
@@ -225,6 +226,22 @@ export const OPTIONS = {
       }
     }),
     default: undefined,
+  },
+  database: {
+    flag: '--database',
+    env: 'INBOXD_DATABASE_URL',
+    arg: 'URL',
+    help: 'postgres://USER@HOST:PORT/DB to store on PostgreSQL (several instances may share it); unset = SQLite in --data-dir. No password in the URL: use INBOXD_DATABASE_PASSWORD or PGPASSWORD',
+    schema: z.string().min(1),
+    default: undefined,
+  },
+  databasePoolSize: {
+    flag: '--database-pool-size',
+    env: 'INBOXD_DATABASE_POOL_SIZE',
+    arg: 'N',
+    help: 'PostgreSQL connections per instance (plus one for LISTEN and one for cluster jobs)',
+    schema: z.coerce.number().int('must be a whole number').min(2, 'must be 2-200').max(200, 'must be 2-200'),
+    default: 10,
   },
   noFsync: {
     flag: '--no-fsync',
@@ -622,6 +639,10 @@ export interface Config {
   openaiApiKey: string | undefined;
   anthropicApiKey: string | undefined;
   noFsync: boolean;
+  database: string | undefined;
+  databasePoolSize: number;
+  /** INBOXD_DATABASE_PASSWORD (env only); pg falls back to PGPASSWORD itself. */
+  databasePassword: string | undefined;
   segmentSizeMb: number;
   blobStore: string | undefined;
   /** From AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY / AWS_SESSION_TOKEN only, and only with --blob-store. */
@@ -701,6 +722,13 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
   }
   out.smtpRelayUser = env.INBOXD_SMTP_RELAY_USER || undefined;
   out.smtpRelayPassword = env.INBOXD_SMTP_RELAY_PASSWORD || undefined;
+  if (out.database !== undefined) {
+    const from = given.get('database')?.from ?? 'INBOXD_DATABASE_URL';
+    const t = parsePgUrl(out.database as string);
+    // The value is not echoed: it may hold a password.
+    if (typeof t === 'string') throw new UsageError(`${from}: the URL ${t}`);
+  }
+  out.databasePassword = env.INBOXD_DATABASE_PASSWORD || undefined;
   out.adminKey = adminKeyFrom(env.INBOXD_ADMIN_KEY);
   out.billingSecretKey = env.INBOXD_BILLING_SECRET_KEY || undefined;
   out.openaiApiKey = env.INBOXD_OPENAI_API_KEY || undefined;

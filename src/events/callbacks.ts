@@ -38,6 +38,8 @@ export interface CallbackTuning {
   /** In-flight attempts per receiving host (host:port). */
   maxPerTarget?: number;
   resolve?: Resolver;
+  /** Shared queue (PostgreSQL): how often the store is looked at without an event (default 5 s). */
+  sharedPollMs?: number;
 }
 
 export const MESSAGE_RECEIVED = 'message.received';
@@ -63,6 +65,7 @@ export class CallbackService {
   private readonly maxConcurrent: number;
   private readonly maxPerTarget: number;
   private readonly resolve: Resolver;
+  private readonly sharedPollMs: number;
   private readonly agents = { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) };
 
   /** Inbox id → its callback, or null for inboxes without one (most), so ingest costs no query per message. */
@@ -86,6 +89,7 @@ export class CallbackService {
   /** The store may hold due deliveries that `ready` does not: look there on the next pass. */
   private storeHasDue = true;
   private pruneTimer: NodeJS.Timeout | null = null;
+  private sharedPoll: NodeJS.Timeout | null = null;
   private unsubscribe: (() => void) | null = null;
   private stopped = false;
   /** Metrics hook: how each attempt ended (retry = failed, another attempt is due). */
@@ -114,6 +118,7 @@ export class CallbackService {
     this.maxConcurrent = t.maxConcurrent ?? MAX_CONCURRENT;
     this.maxPerTarget = t.maxPerTarget ?? MAX_PER_TARGET;
     this.resolve = t.resolve ?? systemResolver;
+    this.sharedPollMs = t.sharedPollMs ?? 5_000;
   }
 
   /** Subscribes to the bus, queues deliveries for messages a crash left without one, and resumes pending ones. */
@@ -133,6 +138,14 @@ export class CallbackService {
       60_000,
     );
     this.pruneTimer.unref();
+    // Shared queue: retries claimed by an instance that stopped fall due without any event here; look now and then.
+    if (this.repo.shared) {
+      this.sharedPoll = setInterval(() => {
+        this.storeHasDue = true;
+        this.pump();
+      }, this.sharedPollMs);
+      this.sharedPoll.unref();
+    }
     this.pump();
   }
 
@@ -146,6 +159,7 @@ export class CallbackService {
     await this.pumper.idle();
     if (this.timer) clearTimeout(this.timer);
     if (this.pruneTimer) clearInterval(this.pruneTimer);
+    if (this.sharedPoll) clearInterval(this.sharedPoll);
     const all = [...this.inFlight.values()];
     if (all.length > 0) {
       const grace = new Promise<void>((r) => setTimeout(r, graceMs).unref());
@@ -210,7 +224,9 @@ export class CallbackService {
         }
         if (rows.length > 0) {
           const inserted = new Set(await this.repo.insert(rows));
-          for (const r of rows) if (inserted.has(r.id)) this.ready.set(r.id, r as DeliveryRow);
+          // Shared queue (PostgreSQL): every attempt starts from a claim in the store (due() below), fresh ones too.
+          if (this.repo.shared) this.storeHasDue ||= inserted.size > 0;
+          else for (const r of rows) if (inserted.has(r.id)) this.ready.set(r.id, r as DeliveryRow);
         }
       } catch (err) {
         // The rows are missing, not lost: the start-up check queues messages without a delivery.
@@ -244,6 +260,11 @@ export class CallbackService {
       created_at: now,
       updated_at: now,
     };
+  }
+
+  /** How long a claimed delivery stays this instance's on a shared queue: longer than any attempt can take. */
+  private leaseMs(): number {
+    return this.timeoutMs * 2 + 30_000;
   }
 
   /** Starts every due delivery there is room for. */
@@ -280,15 +301,21 @@ export class CallbackService {
       // A page larger than the free places, so the places can go round-robin over the hosts in it.
       const free = this.maxConcurrent - this.inFlight.size;
       const page = Math.min(free * 4, 1_000);
-      const rows = await this.repo.due(this.now(), page, { ids: [...this.inFlight.keys()], hosts: this.fullTargets() });
+      const rows = await this.repo.due(this.now(), page, { ids: [...this.inFlight.keys()], hosts: this.fullTargets() }, this.leaseMs());
       if (this.stopped) return;
       const counts = this.perTarget();
       let started = 0;
+      const left: DeliveryRow[] = [];
       for (const row of this.roundRobin(rows)) {
         this.ready.delete(row.id);
         if (this.tryDispatch(row, counts)) started++;
-        else this.storeHasDue = true;
+        else {
+          this.storeHasDue = true;
+          left.push(row);
+        }
       }
+      // Shared queue: due() claimed the whole page; what found no place here is handed back at once.
+      if (this.repo.shared && left.length > 0) await this.repo.release(left);
       if (rows.length === page && started > 0) this.storeHasDue = true; // a full page may hide more
       if (rows.length < page) await this.wakeForStored();
       if (!this.storeHasDue && this.ready.size === 0) return;

@@ -104,8 +104,12 @@ export class OutboundWorker {
         this.dispatch(group);
         started++;
       }
-      // Full: a finishing attempt looks again. A full page may hide more due rows.
-      if (started < byMessage.size) return;
+      // Full: a finishing attempt looks again. A full page may hide more due rows. (A shared outbox claimed the
+      // whole page: what did not start is handed back.)
+      if (started < byMessage.size) {
+        if (this.outbox.shared) await this.outbox.release([...byMessage.values()].slice(started).flat());
+        return;
+      }
       if (rows.length === 500) continue;
       const next = await this.outbox.nextDueAt([...this.inFlight.keys()]);
       if (next !== null) this.wakeAt(next);

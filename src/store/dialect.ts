@@ -5,7 +5,10 @@ import {
   type Kysely,
   OperationNodeTransformer,
   PostgresAdapter,
-  type DataTypeNode,
+  type ColumnDefinitionNode,
+  DataTypeNode,
+  RawNode,
+  GeneratedNode,
   type PluginTransformQueryArgs,
   type PluginTransformResultArgs,
   type QueryResult,
@@ -15,7 +18,7 @@ import {
 
 export type Dialect = 'sqlite' | 'postgres';
 
-export function dialectOf(db: Kysely<unknown> | Kysely<never>): Dialect {
+export function dialectOf<T>(db: Kysely<T>): Dialect {
   return (db as Kysely<unknown>).getExecutor().adapter instanceof PostgresAdapter ? 'postgres' : 'sqlite';
 }
 
@@ -25,6 +28,18 @@ export function dialectOf(db: Kysely<unknown> | Kysely<never>): Dialect {
  * `integer` 64 bits already, so one migration text serves both.
  */
 class PostgresTypes extends OperationNodeTransformer {
+  // SQLite's `integer primary key autoincrement` is PostgreSQL's identity column.
+  // Text compares byte-wise, as in SQLite (its BINARY collation), whatever the database's locale: label-prefix scopes
+  // are range scans (label >= p and label < p || U+10FFFF) that a linguistic collation (en_US.UTF-8, which ignores
+  // punctuation at first) would widen or narrow, and cursors rely on one order of ids.
+  protected override transformColumnDefinition(node: ColumnDefinitionNode): ColumnDefinitionNode {
+    let out = super.transformColumnDefinition(node);
+    if (DataTypeNode.is(out.dataType) && out.dataType.dataType === 'text')
+      out = { ...out, dataType: RawNode.createWithSql('text collate "C"') };
+    if (!out.autoIncrement) return out;
+    return { ...out, autoIncrement: false, generated: GeneratedNode.create({ byDefault: true, identity: true }) };
+  }
+
   protected override transformDataType(node: DataTypeNode): DataTypeNode {
     if (node.dataType === 'integer') return { ...node, dataType: 'bigint' };
     if (node.dataType === 'blob') return { ...node, dataType: 'bytea' };

@@ -26,7 +26,7 @@ test('a wrong size recorded for the message does not change the Content-Length o
   const msg = await deliver('size drift');
   const rawUrl = `/v1/inboxes/${inbox.inboxId}/messages/${msg.messageId}/raw`;
   const meta = await json(await s.api(rawUrl, { headers: { accept: 'application/json' } }));
-  s.server.services.store.sqlite.prepare('update contents set size = size + 1000 where sha256 = ?').run(meta.sha256);
+  s.server.services.store.sqlite!.prepare('update contents set size = size + 1000 where sha256 = ?').run(meta.sha256);
   const res = await s.api(rawUrl, { signal: AbortSignal.timeout(5000) });
   assert.equal(res.status, 200);
   const body = Buffer.from(await res.arrayBuffer());

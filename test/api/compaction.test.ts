@@ -22,7 +22,7 @@ const deps = () => {
   const svc = s.server.services;
   return {
     segments: svc.blobs.segments!,
-    sqlite: svc.store.sqlite,
+    sqlite: svc.store.sqlite!,
     run: <T>(fn: () => Promise<T>) => svc.writer.run(fn),
     syncWal: () => svc.store.syncWal(),
     stepBytes: 200_000,

@@ -16,7 +16,7 @@ after(async () => {
   await s.stop();
 });
 
-const sqlite = () => s.server.services.store.sqlite;
+const sqlite = () => s.server.services.store.sqlite!;
 const count = (table: string) => (sqlite().prepare(`select count(*) as n from ${table}`).get() as { n: number }).n;
 /** Bytes the database file uses (pages in use; freed pages are not growth). */
 const usedBytes = () =>

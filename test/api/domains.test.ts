@@ -76,9 +76,9 @@ test('add answers the records to publish; the private key is in no answer, log o
   );
   assert.equal(listed.nextCursor, null);
   // Sealed at rest under INBOXD_SECRET_KEY; never in an answer, log line or audit row.
-  const stored = s.server.services.store.sqlite.prepare('select dkim_private_key from domains').get() as { dkim_private_key: string };
+  const stored = s.server.services.store.sqlite!.prepare('select dkim_private_key from domains').get() as { dkim_private_key: string };
   assert.match(stored.dkim_private_key, /^sealed:v1:/);
-  const audit = JSON.stringify(s.server.services.store.sqlite.prepare('select * from audit_events').all());
+  const audit = JSON.stringify(s.server.services.store.sqlite!.prepare('select * from audit_events').all());
   for (const text of [JSON.stringify(domain), JSON.stringify(listed), s.logs.join('\n'), audit])
     assert.doesNotMatch(text, /PRIVATE KEY|sealed:v1/);
 });
@@ -195,7 +195,9 @@ test('delete: stops serving, removes the inboxes at the domain with their mail, 
   assert.deepEqual(r, { deleted: true, domainId: domain.domainId, domain: DOMAIN, inboxesDeleted: 1, messagesDeleted: 4 });
   await assert.rejects(sendMail(s.server.smtpPort, { to: `bob@${DOMAIN}`, subject: 'x', text: 'x' }), /550/);
   assert.equal((await s.api(`/v1/inboxes/${inboxId}`)).status, 404);
-  const left = s.server.services.store.sqlite.prepare("select count(*) n from message_rows where rcpt like '%@mail.example.com'").get() as {
+  const left = s.server.services.store
+    .sqlite!.prepare("select count(*) n from message_rows where rcpt like '%@mail.example.com'")
+    .get() as {
     n: number;
   };
   assert.equal(left.n, 0);
@@ -282,7 +284,7 @@ test('without INBOXD_SECRET_KEY keys are stored plainly (and said so); a later k
     const d = await json(await t.api('/v1/domains', { method: 'POST', json: { domain: 'plain.example' } }), 201);
     publish(d);
     assert.equal((await json(await t.api(`/v1/domains/${d.domainId}/verify`, { method: 'POST' }))).signing, true);
-    const row = () => t.server.services.store.sqlite.prepare('select dkim_private_key k from domains').get() as { k: string };
+    const row = () => t.server.services.store.sqlite!.prepare('select dkim_private_key k from domains').get() as { k: string };
     assert.match(row().k, /^-----BEGIN PRIVATE KEY-----/);
     await t.stop();
     t = await startTestServer(ARGS(dns), {}, { dataDir: dir });

@@ -20,7 +20,7 @@ test('contents and blobs left unreferenced by an interrupted delete are collecte
   const gone = await json(await s.api(`/v1/inboxes/${inbox.inboxId}/wait?timeoutSeconds=10&includeBody=false`));
   await sendMail(s.server.smtpPort, { to: inbox.address, subject: 'stays', text: 'kept' });
   const kept = await json(await s.api(`/v1/inboxes/${inbox.inboxId}/wait?timeoutSeconds=10&includeBody=false&since=${gone.messageId}`));
-  const sql = s.server.services.store.sqlite;
+  const sql = s.server.services.store.sqlite!;
   const goneSha = (sql.prepare('select content_sha256 as s from message_rows where id = ?').get(gone.messageId) as { s: string }).s;
   const attSha = (sql.prepare('select sha256 as s from content_attachments where content_sha256 = ?').get(goneSha) as { s: string }).s;
   // The delete committed, the collection never ran (as if killed in between).
@@ -29,7 +29,7 @@ test('contents and blobs left unreferenced by an interrupted delete are collecte
 
   s = await startTestServer([], {}, { dataDir });
   try {
-    const sql2 = s.server.services.store.sqlite;
+    const sql2 = s.server.services.store.sqlite!;
     const count = (q: string, v: string) => (sql2.prepare(q).get(v) as { n: number }).n;
     // The sweep runs in the background after the start and logs what it collected when it is done.
     const logged = () => s.logs.some((l) => l.includes('unreferenced content and blobs collected'));

@@ -180,7 +180,7 @@ describe('durability', () => {
       await sendMail(t.server.smtpPort, { to: ib.address, subject: 'ocelot kept', text: 'y' });
       now.t += 2 * 60_000;
       await t.server.services.inboxes.sweep();
-      const sq = t.server.services.store.sqlite;
+      const sq = t.server.services.store.sqlite!;
       const rows = sq.prepare("select count(*) n from search_fts where search_fts match 'ocelot'").get() as { n: number };
       assert.equal(rows.n, 1);
       const msgs = sq.prepare('select count(*) n from message_rows').get() as { n: number };

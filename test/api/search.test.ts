@@ -201,8 +201,8 @@ describe('scope', () => {
     const y = await createInbox({ label: 'private-y' });
     const r = await sendMail(s.server.smtpPort, { to: [x.address, y.address], subject: 'capybara shared', text: 'one content' });
     assert.match(r.response, /^250 /);
-    const count = s.server.services.store.sqlite
-      .prepare("select count(*) as n from search_fts where search_fts match 'capybara'")
+    const count = s.server.services.store
+      .sqlite!.prepare("select count(*) as n from search_fts where search_fts match 'capybara'")
       .get() as {
       n: number;
     };

@@ -147,7 +147,7 @@ test('a store from before 012 opens with its mail in threads', async () => {
       assert.deepEqual(mergedMsgs.slice(0, 2), [m1, m2]);
       const msg = await json(await s.api(`/v1/inboxes/inb_a/messages/${parent}`));
       assert.equal(msg.threadId, plan.threadId);
-      const sql = s.server.services.store.sqlite;
+      const sql = s.server.services.store.sqlite!;
       assert.equal((sql.prepare('select thread_id from message_rows where id = ?').get(unclaimed) as Json).thread_id, null);
       assert.equal(
         (sql.prepare('select count(*) n from message_rows where inbox_id is not null and thread_id is null').get() as Json).n,

@@ -199,7 +199,7 @@ describe('upkeep: deletes and claimed mail', () => {
     const ib = await inbox();
     await mail(ib.address, 'Fragile', { id: 'k1@x.test' });
     const [t] = (await threads(ib.inboxId)).items;
-    s.server.services.store.sqlite.prepare('update threads set participants_json = ? where id = ?').run('{not json', t.threadId);
+    s.server.services.store.sqlite!.prepare('update threads set participants_json = ? where id = ?').run('{not json', t.threadId);
     await mail(ib.address, 'Re: Fragile', { id: 'k2@x.test', inReplyTo: 'k1@x.test' });
     const after = await thread(ib.inboxId, t.threadId);
     assert.equal(after.messageCount, 2);
@@ -210,7 +210,7 @@ describe('upkeep: deletes and claimed mail', () => {
     const ib = await inbox();
     await mail(ib.address, 'Bye', { id: 'g1@x.test' });
     await json(await s.api(`/v1/inboxes/${ib.inboxId}`, { method: 'DELETE' }));
-    const db = s.server.services.store.sqlite;
+    const db = s.server.services.store.sqlite!;
     assert.equal((db.prepare('select count(*) n from threads where inbox_id = ?').get(ib.inboxId) as { n: number }).n, 0);
     assert.equal((db.prepare('select count(*) n from thread_refs where inbox_id = ?').get(ib.inboxId) as { n: number }).n, 0);
   });
@@ -304,5 +304,5 @@ describe('listing, scope and bad input', () => {
 });
 
 test('invariants hold after everything above: counts, newest message, refs and messages point at live threads', () => {
-  assertThreadInvariants(s.server.services.store.sqlite);
+  assertThreadInvariants(s.server.services.store.sqlite!);
 });

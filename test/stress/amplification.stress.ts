@@ -97,7 +97,7 @@ test('100 recipients × several MB, repeated: bounded DB growth, no freeze while
     inboxes.push(await json(await s.api('/v1/inboxes', { method: 'POST', json: { ttlMinutes: 120 } }), 201));
   const small = await json(await s.api('/v1/inboxes', { method: 'POST', json: {} }), 201);
   const addresses = inboxes.map((i) => i.address as string);
-  const sqlite = s.server.services.store.sqlite;
+  const sqlite = s.server.services.store.sqlite!;
   const used = () =>
     ((sqlite.pragma('page_count', { simple: true }) as number) - (sqlite.pragma('freelist_count', { simple: true }) as number)) *
     (sqlite.pragma('page_size', { simple: true }) as number);

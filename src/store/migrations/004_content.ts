@@ -1,4 +1,5 @@
 import { sql, type Kysely } from 'kysely';
+import { dialectOf } from '../dialect.ts';
 
 // Parsed content is stored once per raw message, not once per recipient (issue 11): a message to 100 recipients
 // used to write its text, html, headers and attachment rows 100 times in one transaction.
@@ -78,16 +79,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('content_sha256', 'text', (c) => c.notNull().references('contents.sha256'))
     .execute();
 
-  const cols = sql.join(CONTENT_COLUMNS.map((c) => sql.ref(c)));
-  // The first copy of each raw message (lowest rowid) provides the shared content and attachment rows.
-  await sql`insert into contents (sha256, ${cols})
-    select raw_sha256, ${cols} from messages where rowid in (select min(rowid) from messages group by raw_sha256)`.execute(db);
-  await sql`insert into content_attachments (id, content_sha256, idx, filename, content_type, disposition, content_id, size, sha256)
-    select a.id, m.raw_sha256, a.idx, a.filename, a.content_type, a.disposition, a.content_id, a.size, a.sha256
-    from attachments a join messages m on m.id = a.message_id
-    where m.rowid in (select min(rowid) from messages group by raw_sha256)`.execute(db);
-  await sql`insert into message_rows (id, inbox_id, rcpt, seq, received_at, mail_from, source, content_sha256)
-    select id, inbox_id, rcpt, seq, received_at, mail_from, source, raw_sha256 from messages order by rowid`.execute(db);
+  // PostgreSQL stores begin at the latest schema: no rows from before this migration exist to move (and no rowid).
+  if (dialectOf(db) === 'sqlite') await moveRows(db);
   await db.schema.dropTable('attachments').execute();
   await db.schema.dropTable('messages').execute();
 
@@ -119,4 +112,17 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`create view attachments as
     select a.id, m.id as message_id, a.idx, a.filename, a.content_type, a.disposition, a.content_id, a.size, a.sha256
     from message_rows m join content_attachments a on a.content_sha256 = m.content_sha256`.execute(db);
+}
+
+async function moveRows(db: Kysely<unknown>): Promise<void> {
+  const cols = sql.join(CONTENT_COLUMNS.map((c) => sql.ref(c)));
+  // The first copy of each raw message (lowest rowid) provides the shared content and attachment rows.
+  await sql`insert into contents (sha256, ${cols})
+    select raw_sha256, ${cols} from messages where rowid in (select min(rowid) from messages group by raw_sha256)`.execute(db);
+  await sql`insert into content_attachments (id, content_sha256, idx, filename, content_type, disposition, content_id, size, sha256)
+    select a.id, m.raw_sha256, a.idx, a.filename, a.content_type, a.disposition, a.content_id, a.size, a.sha256
+    from attachments a join messages m on m.id = a.message_id
+    where m.rowid in (select min(rowid) from messages group by raw_sha256)`.execute(db);
+  await sql`insert into message_rows (id, inbox_id, rcpt, seq, received_at, mail_from, source, content_sha256)
+    select id, inbox_id, rcpt, seq, received_at, mail_from, source, raw_sha256 from messages order by rowid`.execute(db);
 }
