@@ -155,6 +155,7 @@ describe('durability', () => {
         name: string;
       }>;
       for (const { name } of later) db.exec(`drop table ${name}`);
+      db.exec('drop table provider_accounts');
       db.prepare("delete from kysely_migration where name >= '014'").run();
       db.close();
       t = await startTestServer([], {}, { dataDir: dir });
