@@ -28,7 +28,8 @@ import { AccessService } from './auth/access.ts';
 import { RateLimiter } from './auth/rate-limit.ts';
 import { RehearsalStore } from './agent/rehearsal.ts';
 import { BillingClient } from './billing/stripe.ts';
-import { LocalEventBus } from './events/bus.ts';
+import { type EventBus, LocalEventBus } from './events/bus.ts';
+import { PgEventBus, type PgBusTuning } from './events/pg-bus.ts';
 import { CallbackService, type CallbackTuning } from './events/callbacks.ts';
 import { EventStreams, type SseTuning } from './events/sse.ts';
 import { callbackBody } from './ops/events.ts';
@@ -81,7 +82,7 @@ export interface StartOptions {
   /** Where the generated admin key is announced (stderr by default). */
   announce?: (line: string) => void;
   /** Event timing knobs for tests and benchmarks (retry delays, timeouts, heartbeat); never user settings. */
-  events?: { callbacks?: CallbackTuning; sse?: SseTuning };
+  events?: { callbacks?: CallbackTuning; sse?: SseTuning; pgBus?: PgBusTuning };
   /** Outbound: relay retry schedule and timeouts (tests), and the DKIM key of a sending domain (src/domains/). */
   outbound?: { tuning?: WorkerTuning; relayTimeoutMs?: number; dkimFor?: DkimFor };
   /** Request-body time limits (tests shorten them); the defaults are in src/http/app.ts. */
@@ -132,7 +133,15 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     const keys = new KeyRepo(store.db);
     const accessRepo = new AccessRepo(store.db);
     const messages = new MessageRepo(store.db);
-    const bus = new LocalEventBus((e) => log.error('event listener failed', { err: e as Error }));
+    // Several instances on one PostgreSQL hear each other's mail through LISTEN/NOTIFY (src/events/pg-bus.ts).
+    const pgBus = store.newPgClient ? new PgEventBus({ db: store.db, connect: store.newPgClient, log, tuning: opts.events?.pgBus }) : null;
+    const bus: EventBus = pgBus ?? new LocalEventBus((e) => log.error('event listener failed', { err: e as Error }));
+    if (pgBus) {
+      await pgBus.start().catch((e: Error) => {
+        throw new StartError(`--database: cannot LISTEN for events: ${e.message}`, 1);
+      });
+      cleanup.splice(cleanup.indexOf(closeStore), 0, () => pgBus.stop());
+    }
     const writer = new IngestWriter({
       db: store.db,
       blobs,
@@ -323,11 +332,14 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     });
 
     // Expired inboxes, old audit events and expired agent runs (with their timelines) go in one periodic sweep.
+    // On PostgreSQL these run on one instance of the cluster (store.singleton: an advisory lock per job).
     const sweep = () =>
-      inboxes
-        .sweep()
-        .then(() => services.audit.prune(clock.now()))
-        .then(() => runRepo(services).deleteExpired(clock.now(), 1000));
+      store.singleton('expiry-sweep', () =>
+        inboxes
+          .sweep()
+          .then(() => services.audit.prune(clock.now()))
+          .then(() => runRepo(services).deleteExpired(clock.now(), 1000)),
+      );
     await sweep();
     // Then the space the swept and deleted mail held in the segment files is reclaimed, in steps between ingest batches.
     // SQLite only by design: segments exist only where their index lives in SQLite.
@@ -343,8 +355,11 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
         : null;
     const compact = () => compactor?.run() ?? Promise.resolve();
     // Content and blobs left unreferenced by a stop between a delete and its collection: found once, in the background.
-    const orphanSweep = sweepOrphans(store.db, writer, shutdown.signal)
-      .then((r) => r.candidates > 0 && log.info('unreferenced content and blobs collected', { ...r }))
+    const orphanSweep = store
+      .singleton('orphan-sweep', async () => {
+        const r = await sweepOrphans(store.db, writer, shutdown.signal);
+        if (r.candidates > 0) log.info('unreferenced content and blobs collected', { ...r });
+      })
       .catch((e: Error) => log.error('sweep of unreferenced content failed', { err: e }));
     const sweeper = setInterval(
       () =>
@@ -362,7 +377,18 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
 
     // Workspace monitors run on their schedule; stopped before the store closes.
     const monitors = monitorScheduler(services);
-    monitors.start(SCHEDULER_TICK_MS);
+    if (store.dialect === 'sqlite') monitors.start(SCHEDULER_TICK_MS);
+    else {
+      const tick = setInterval(
+        () =>
+          void store
+            .singleton('workspace-monitors', () => monitors.tick())
+            .catch((e: Error) => log.error('workspace monitor tick failed', { err: e })),
+        SCHEDULER_TICK_MS,
+      );
+      tick.unref();
+      cleanup.splice(cleanup.indexOf(closeStore), 0, async () => clearInterval(tick));
+    }
     cleanup.splice(cleanup.indexOf(closeStore), 0, () => monitors.stop());
 
     // Last, so a failed start leaves no attempt running; messages stored meanwhile are found by its start-up check.

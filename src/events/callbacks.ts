@@ -86,6 +86,7 @@ export class CallbackService {
   /** The store may hold due deliveries that `ready` does not: look there on the next pass. */
   private storeHasDue = true;
   private pruneTimer: NodeJS.Timeout | null = null;
+  private sharedPoll: NodeJS.Timeout | null = null;
   private unsubscribe: (() => void) | null = null;
   private stopped = false;
   /** Metrics hook: how each attempt ended (retry = failed, another attempt is due). */
@@ -133,6 +134,14 @@ export class CallbackService {
       60_000,
     );
     this.pruneTimer.unref();
+    // Shared queue: retries claimed by an instance that stopped fall due without any event here; look now and then.
+    if (this.repo.shared) {
+      this.sharedPoll = setInterval(() => {
+        this.storeHasDue = true;
+        this.pump();
+      }, 5_000);
+      this.sharedPoll.unref();
+    }
     this.pump();
   }
 
@@ -146,6 +155,7 @@ export class CallbackService {
     await this.pumper.idle();
     if (this.timer) clearTimeout(this.timer);
     if (this.pruneTimer) clearInterval(this.pruneTimer);
+    if (this.sharedPoll) clearInterval(this.sharedPoll);
     const all = [...this.inFlight.values()];
     if (all.length > 0) {
       const grace = new Promise<void>((r) => setTimeout(r, graceMs).unref());
@@ -240,10 +250,16 @@ export class CallbackService {
       payload: this.render(inbox, message, now),
       state: 'pending',
       attempts: 0,
-      next_attempt_at: now,
+      // Shared queue (PostgreSQL): claimed by this instance, which attempts it at once from memory.
+      next_attempt_at: this.repo.shared ? now + this.leaseMs() : now,
       created_at: now,
       updated_at: now,
     };
+  }
+
+  /** How long a claimed delivery stays this instance's on a shared queue: longer than any attempt can take. */
+  private leaseMs(): number {
+    return this.timeoutMs * 2 + 30_000;
   }
 
   /** Starts every due delivery there is room for. */
@@ -280,7 +296,7 @@ export class CallbackService {
       // A page larger than the free places, so the places can go round-robin over the hosts in it.
       const free = this.maxConcurrent - this.inFlight.size;
       const page = Math.min(free * 4, 1_000);
-      const rows = await this.repo.due(this.now(), page, { ids: [...this.inFlight.keys()], hosts: this.fullTargets() });
+      const rows = await this.repo.due(this.now(), page, { ids: [...this.inFlight.keys()], hosts: this.fullTargets() }, this.leaseMs());
       if (this.stopped) return;
       const counts = this.perTarget();
       let started = 0;

@@ -1,5 +1,6 @@
 // Callback deliveries (the persisted job queue) and their attempts (the delivery log).
 import type { Insertable, Kysely, Selectable } from 'kysely';
+import { dialectOf } from './dialect.ts';
 import type { MessageSummaryRow } from './messages.ts';
 import { SUMMARY_COLUMNS } from './messages.ts';
 import type { CallbackAttemptTable, CallbackDeliveryTable, Database } from './schema.ts';
@@ -40,8 +41,15 @@ export function targetHost(raw: string): string {
 
 export class DeliveryRepo {
   private readonly db: Kysely<Database>;
+  /**
+   * PostgreSQL: several instances share the queue, so a delivery is claimed before it is attempted — fresh ones by
+   * the instance that inserts them, due ones with FOR UPDATE SKIP LOCKED — by moving next_attempt_at one lease ahead.
+   * An instance that dies mid-attempt leaves the row due again when the lease ends (retried, never dropped).
+   */
+  readonly shared: boolean;
   constructor(db: Kysely<Database>) {
     this.db = db;
+    this.shared = dialectOf(db) === 'postgres';
   }
 
   /** The given inboxes that have a callback (others are left out). */
@@ -76,7 +84,8 @@ export class DeliveryRepo {
   }
 
   /** Pending deliveries due by `now`, oldest due first, leaving out those in flight and hosts at their limit. */
-  async due(now: number, limit: number, exclude: { ids: string[]; hosts: string[] }): Promise<DeliveryRow[]> {
+  async due(now: number, limit: number, exclude: { ids: string[]; hosts: string[] }, leaseMs = 0): Promise<DeliveryRow[]> {
+    if (this.shared) return this.claimDue(now, limit, exclude, leaseMs);
     let q = this.db
       .selectFrom('callback_deliveries')
       .selectAll()
@@ -85,6 +94,31 @@ export class DeliveryRepo {
     if (exclude.ids.length > 0) q = q.where('id', 'not in', exclude.ids);
     if (exclude.hosts.length > 0) q = q.where('target_host', 'not in', exclude.hosts);
     return q.orderBy('next_attempt_at').orderBy('id').limit(limit).execute();
+  }
+
+  /** due() for a shared queue: the rows returned are this instance's until `now + leaseMs` (or its record()). */
+  private claimDue(now: number, limit: number, exclude: { ids: string[]; hosts: string[] }, leaseMs: number): Promise<DeliveryRow[]> {
+    return this.db.transaction().execute(async (trx) => {
+      let q = trx
+        .selectFrom('callback_deliveries')
+        .selectAll()
+        .where('next_attempt_at', 'is not', null)
+        .where('next_attempt_at', '<=', now);
+      if (exclude.ids.length > 0) q = q.where('id', 'not in', exclude.ids);
+      if (exclude.hosts.length > 0) q = q.where('target_host', 'not in', exclude.hosts);
+      const rows = await q.orderBy('next_attempt_at').orderBy('id').limit(limit).forUpdate().skipLocked().execute();
+      if (rows.length > 0)
+        await trx
+          .updateTable('callback_deliveries')
+          .set({ next_attempt_at: now + leaseMs })
+          .where(
+            'id',
+            'in',
+            rows.map((r) => r.id),
+          )
+          .execute();
+      return rows;
+    });
   }
 
   /** When the next pending delivery (not in flight, host not full) is due, or null when none is. */

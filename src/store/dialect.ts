@@ -17,7 +17,7 @@ import {
 
 export type Dialect = 'sqlite' | 'postgres';
 
-export function dialectOf(db: Kysely<unknown> | Kysely<never>): Dialect {
+export function dialectOf<T>(db: Kysely<T>): Dialect {
   return (db as Kysely<unknown>).getExecutor().adapter instanceof PostgresAdapter ? 'postgres' : 'sqlite';
 }
 
