@@ -321,7 +321,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       metrics,
     );
     cleanup.unshift(() => smtp.close());
-    const storeSizer = new StoreSizer({ dbFile: dbFile(config.dataDir), blobDir: blobs.root });
+    const storeSizer = new StoreSizer({ dbFile: dbFile(config.dataDir), blobDir: blobs.root, db: store.db as never });
     Object.assign(metrics.sources, {
       smtpConnections: () => smtp.connections(),
       waits: () => waiterGate(config).count(),

@@ -11,6 +11,7 @@ import { SealedError, Sealer } from '../lib/sealed.ts';
 import type { Logger } from '../log.ts';
 import type { Clock } from '../services.ts';
 import type { MessageRepo } from '../store/messages.ts';
+import { dialectOf } from '../store/dialect.ts';
 import type { Database, DomainTable } from '../store/schema.ts';
 import { normalizeDomain } from './names.ts';
 import { DnsLookup, type ExpectedRecord, expectedRecords, judge, lookUp, type Purpose, type RecordCheck } from './records.ts';
@@ -53,6 +54,8 @@ const generateKeyPair = promisify(crypto.generateKeyPair);
 
 export class DomainService {
   private readonly db: Kysely<Database>;
+  /** SQLite's LIKE ignores ASCII case; PostgreSQL's does not (ILIKE does). */
+  private readonly like: 'like' | 'ilike';
   private readonly served: ServedDomains;
   private readonly inboxes: InboxService;
   private readonly messages: MessageRepo;
@@ -76,6 +79,7 @@ export class DomainService {
     settings: DomainSettings;
   }) {
     this.db = d.db;
+    this.like = dialectOf(d.db as never) === 'postgres' ? 'ilike' : 'like';
     this.served = d.served;
     this.inboxes = d.inboxes;
     this.messages = d.messages;
@@ -144,7 +148,7 @@ export class DomainService {
     try {
       await this.db.insertInto('domains').values(row).execute();
     } catch (e) {
-      if (!/UNIQUE constraint failed: domains.name/.test((e as Error).message)) throw e;
+      if (!nameTaken(e)) throw e;
       const other = await this.db.selectFrom('domains').selectAll().where('name', '=', name).executeTakeFirst();
       throw other ? this.taken(p, other) : e;
     }
@@ -217,7 +221,7 @@ export class DomainService {
       const batch = await this.db
         .selectFrom('inboxes')
         .selectAll()
-        .where('address', 'like', suffix)
+        .where('address', this.like, suffix)
         .where('team_id', '=', row.team_id)
         .limit(100)
         .execute();
@@ -234,7 +238,7 @@ export class DomainService {
           .selectFrom('message_rows')
           .select('id')
           .where('inbox_id', 'is', null)
-          .where('rcpt', 'like', suffix)
+          .where('rcpt', this.like, suffix)
           .limit(500)
           .execute()
       ).map((m) => m.id);
@@ -327,4 +331,14 @@ export function relayHostOf(config: object): string | null {
   } catch {
     return null;
   }
+}
+
+/**
+ * The insert hit the unique name (another team, or a concurrent add, holds it): SQLite says so in the message,
+ * PostgreSQL with SQLSTATE 23505 and the constraint's name (domains_name_key, from migration 013's unique()).
+ */
+function nameTaken(e: unknown): boolean {
+  const err = e as { message?: string; code?: string; constraint?: string };
+  if (err.code === '23505') return err.constraint === undefined || /domains.*name/.test(err.constraint);
+  return /UNIQUE constraint failed: domains.name/.test(err.message ?? '');
 }

@@ -1,13 +1,18 @@
 // Bytes the data dir holds: the SQLite database (with its WAL and shared-memory files) and the blob folder (segment
 // files, blobs kept as files before migration 010, temp files). Walking the blob folder can touch many files on an
 // old store, so the answer is kept for a while: a scrape every few seconds costs one walk per CACHE_MS.
+// On PostgreSQL (--database) there is no database file here: the size is PostgreSQL's own count of the database's
+// bytes (pg_database_size), reported as part="postgres" instead of part="sqlite".
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { type Kysely, sql } from 'kysely';
+import { dialectOf } from '../store/dialect.ts';
 
 const CACHE_MS = 30_000;
 
 export interface StoreSize {
-  sqlite: number;
+  sqlite?: number;
+  postgres?: number;
   blobs: number;
 }
 
@@ -15,12 +20,14 @@ export class StoreSizer {
   private readonly dbFile: string;
   private readonly blobDir: string;
   private readonly now: () => number;
+  private readonly pg: Kysely<unknown> | null;
   private cached: { at: number; size: Promise<StoreSize> } | null = null;
 
-  constructor(o: { dbFile: string; blobDir: string; now?: () => number }) {
+  constructor(o: { dbFile: string; blobDir: string; now?: () => number; db?: Kysely<never> }) {
     this.dbFile = o.dbFile;
     this.blobDir = o.blobDir;
     this.now = o.now ?? Date.now;
+    this.pg = o.db && dialectOf(o.db) === 'postgres' ? (o.db as unknown as Kysely<unknown>) : null;
   }
 
   measure(): Promise<StoreSize> {
@@ -30,6 +37,10 @@ export class StoreSizer {
   }
 
   private async walk(): Promise<StoreSize> {
+    if (this.pg) {
+      const r = await sql<{ n: number }>`select pg_database_size(current_database()) as n`.execute(this.pg);
+      return { postgres: Number(r.rows[0]?.n ?? 0), blobs: await dirSize(this.blobDir) };
+    }
     let sqlite = 0;
     for (const suffix of ['', '-wal', '-shm']) sqlite += await sizeOf(this.dbFile + suffix);
     return { sqlite, blobs: await dirSize(this.blobDir) };

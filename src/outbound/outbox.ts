@@ -1,7 +1,14 @@
 // The outbox (migration 011): one row per recipient of a sent message. Rows are written in the send's own ingest
 // transaction; the relay worker reads the due ones (the pattern of src/store/deliveries.ts) and records outcomes.
+// On PostgreSQL several instances share the outbox: a due row is claimed (FOR UPDATE SKIP LOCKED, next_attempt_at moved
+// one lease ahead) before it is handed to the relay, so two instances never send one recipient twice; an instance that
+// dies mid-send leaves its rows due again when the lease ends (retried, never dropped — as after a crash on SQLite).
 import { sql, type Insertable, type Kysely, type Selectable, type Transaction } from 'kysely';
+import { dialectOf } from '../store/dialect.ts';
 import type { Database, OutboundDeliveryTable } from '../store/schema.ts';
+
+/** How long a claimed row stays one instance's (PostgreSQL): longer than a relay attempt can take (60 s per step). */
+export const OUTBOX_LEASE_MS = 10 * 60_000;
 
 export type OutboundRow = Selectable<OutboundDeliveryTable>;
 export type NewOutbound = Insertable<OutboundDeliveryTable>;
@@ -17,8 +24,11 @@ export interface OutboundOutcome {
 
 export class OutboxRepo {
   private readonly db: Kysely<Database>;
+  /** PostgreSQL: the outbox is shared by every instance, so due rows are claimed (see above). */
+  readonly shared: boolean;
   constructor(db: Kysely<Database>) {
     this.db = db;
+    this.shared = dialectOf(db as never) === 'postgres';
   }
 
   async insert(trx: Transaction<Database>, rows: NewOutbound[]): Promise<void> {
@@ -30,7 +40,8 @@ export class OutboxRepo {
   }
 
   /** Queued relay deliveries due by `now`, oldest due first, leaving out those in flight. */
-  async due(now: number, limit: number, inFlight: string[]): Promise<OutboundRow[]> {
+  async due(now: number, limit: number, inFlight: string[], leaseMs = OUTBOX_LEASE_MS): Promise<OutboundRow[]> {
+    if (this.shared) return this.claimDue(now, limit, inFlight, leaseMs);
     let q = this.db
       .selectFrom('outbound_deliveries')
       .selectAll()
@@ -38,6 +49,30 @@ export class OutboxRepo {
       .where('next_attempt_at', '<=', now);
     if (inFlight.length > 0) q = q.where('id', 'not in', inFlight);
     return q.orderBy('next_attempt_at').orderBy('id').limit(limit).execute();
+  }
+
+  /** due() on a shared outbox: the rows returned are this instance's until `now + leaseMs` (or its record()). */
+  private claimDue(now: number, limit: number, inFlight: string[], leaseMs: number): Promise<OutboundRow[]> {
+    return this.db.transaction().execute(async (trx) => {
+      let q = trx
+        .selectFrom('outbound_deliveries')
+        .selectAll()
+        .where('next_attempt_at', 'is not', null)
+        .where('next_attempt_at', '<=', now);
+      if (inFlight.length > 0) q = q.where('id', 'not in', inFlight);
+      const rows = await q.orderBy('next_attempt_at').orderBy('id').limit(limit).forUpdate().skipLocked().execute();
+      if (rows.length > 0)
+        await trx
+          .updateTable('outbound_deliveries')
+          .set({ next_attempt_at: now + leaseMs })
+          .where(
+            'id',
+            'in',
+            rows.map((r) => r.id),
+          )
+          .execute();
+      return rows;
+    });
   }
 
   /** When the next queued delivery (not in flight) is due, or null when none is. */
