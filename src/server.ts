@@ -321,7 +321,11 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       metrics,
     );
     cleanup.unshift(() => smtp.close());
-    const storeSizer = new StoreSizer({ dbFile: dbFile(config.dataDir), blobDir: blobs.root, db: store.db as never });
+    const storeSizer = new StoreSizer({
+      dbFile: dbFile(config.dataDir),
+      blobDir: blobs.root,
+      database: { dialect: store.dialect, bytes: () => store.sizeBytes() },
+    });
     Object.assign(metrics.sources, {
       smtpConnections: () => smtp.connections(),
       waits: () => waiterGate(config).count(),

@@ -5,8 +5,7 @@
 // bytes (pg_database_size), reported as part="postgres" instead of part="sqlite".
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { type Kysely, sql } from 'kysely';
-import { dialectOf } from '../store/dialect.ts';
+import type { Dialect } from '../store/dialect.ts';
 
 const CACHE_MS = 30_000;
 
@@ -20,14 +19,15 @@ export class StoreSizer {
   private readonly dbFile: string;
   private readonly blobDir: string;
   private readonly now: () => number;
-  private readonly pg: Kysely<unknown> | null;
+  private readonly database: { dialect: Dialect; bytes(): Promise<number> } | null;
   private cached: { at: number; size: Promise<StoreSize> } | null = null;
 
-  constructor(o: { dbFile: string; blobDir: string; now?: () => number; db?: Kysely<never> }) {
+  /** `database`: the store's own measure (Store.sizeBytes); PostgreSQL's is the only one used (no file here). */
+  constructor(o: { dbFile: string; blobDir: string; now?: () => number; database?: { dialect: Dialect; bytes(): Promise<number> } }) {
     this.dbFile = o.dbFile;
     this.blobDir = o.blobDir;
     this.now = o.now ?? Date.now;
-    this.pg = o.db && dialectOf(o.db) === 'postgres' ? (o.db as unknown as Kysely<unknown>) : null;
+    this.database = o.database?.dialect === 'postgres' ? o.database : null;
   }
 
   measure(): Promise<StoreSize> {
@@ -37,10 +37,7 @@ export class StoreSizer {
   }
 
   private async walk(): Promise<StoreSize> {
-    if (this.pg) {
-      const r = await sql<{ n: number }>`select pg_database_size(current_database()) as n`.execute(this.pg);
-      return { postgres: Number(r.rows[0]?.n ?? 0), blobs: await dirSize(this.blobDir) };
-    }
+    if (this.database) return { postgres: await this.database.bytes(), blobs: await dirSize(this.blobDir) };
     let sqlite = 0;
     for (const suffix of ['', '-wal', '-shm']) sqlite += await sizeOf(this.dbFile + suffix);
     return { sqlite, blobs: await dirSize(this.blobDir) };
