@@ -38,6 +38,8 @@ export interface CallbackTuning {
   /** In-flight attempts per receiving host (host:port). */
   maxPerTarget?: number;
   resolve?: Resolver;
+  /** Shared queue (PostgreSQL): how often the store is looked at without an event (default 5 s). */
+  sharedPollMs?: number;
 }
 
 export const MESSAGE_RECEIVED = 'message.received';
@@ -63,6 +65,7 @@ export class CallbackService {
   private readonly maxConcurrent: number;
   private readonly maxPerTarget: number;
   private readonly resolve: Resolver;
+  private readonly sharedPollMs: number;
   private readonly agents = { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) };
 
   /** Inbox id → its callback, or null for inboxes without one (most), so ingest costs no query per message. */
@@ -115,6 +118,7 @@ export class CallbackService {
     this.maxConcurrent = t.maxConcurrent ?? MAX_CONCURRENT;
     this.maxPerTarget = t.maxPerTarget ?? MAX_PER_TARGET;
     this.resolve = t.resolve ?? systemResolver;
+    this.sharedPollMs = t.sharedPollMs ?? 5_000;
   }
 
   /** Subscribes to the bus, queues deliveries for messages a crash left without one, and resumes pending ones. */
@@ -139,7 +143,7 @@ export class CallbackService {
       this.sharedPoll = setInterval(() => {
         this.storeHasDue = true;
         this.pump();
-      }, 5_000);
+      }, this.sharedPollMs);
       this.sharedPoll.unref();
     }
     this.pump();

@@ -1,5 +1,6 @@
 // Inboxes: create (with unclaimed-mail claim), scoped lookup, list, delete and expiry. Label scope is applied
 // here, in queries, so a key never sees an inbox outside its prefix (CONTRACT §6: such inboxes are 404).
+import { isUniqueViolation } from '../store/errors.ts';
 import { labelInScope, type Principal } from '../auth/principal.ts';
 import type { Config } from '../config.ts';
 import { AppError } from '../errors.ts';
@@ -130,7 +131,7 @@ export class InboxService {
     try {
       await this.repo.insert(row);
     } catch (e) {
-      if (/UNIQUE constraint failed: inboxes.address/.test((e as Error).message))
+      if (isUniqueViolation(e, 'inboxes.address'))
         throw new AppError('conflict', `${address} was just taken by another request; try again`);
       throw e;
     }

@@ -94,14 +94,16 @@ export function waitForMessage(
     const onAbort = () => finish(null);
     if (signal.aborted) return finish(null);
     signal.addEventListener('abort', onAbort, { once: true });
-    timers.push(setTimeout(() => finish(null), timeoutMs));
-    if (onTick) timers.push(setInterval(() => onTick(Date.now() - started), 1000));
-    deps.messages.after(inbox.id, filter.since ?? {}, SCAN_LIMIT).then(
+    const scanned = deps.messages.after(inbox.id, filter.since ?? {}, SCAN_LIMIT).then(
       (rows) => {
         const hit = rows.find((m) => matches(m, filter));
         if (hit) finish(hit);
       },
       (e: unknown) => finish(null, e),
     );
+    // The store is always looked at, even with a timeout shorter than the read (timeoutSeconds=0 on a networked
+    // database such as PostgreSQL): a timeout only ends the wait once that read has answered.
+    timers.push(setTimeout(() => void scanned.then(() => finish(null)), timeoutMs));
+    if (onTick) timers.push(setInterval(() => onTick(Date.now() - started), 1000));
   });
 }

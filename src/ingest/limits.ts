@@ -93,7 +93,7 @@ export async function unclaimedRefusal(
 /** Unclaimed messages (of one address, or all), counted up to `cap` (enough to compare, without a full scan). */
 async function countUnclaimed(db: Kysely<Database>, address: string | null, cap: number): Promise<number> {
   const r = await sql<{ n: number }>`select count(*) as n from (select 1 from message_rows where inbox_id is null
-    ${address === null ? sql`` : sql`and rcpt = ${address}`} limit ${cap})`.execute(db);
+    ${address === null ? sql`` : sql`and rcpt = ${address}`} limit ${cap}) as capped`.execute(db);
   return Number(r.rows[0]?.n ?? 0);
 }
 

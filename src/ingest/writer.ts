@@ -7,6 +7,7 @@
 // ingest of identical content.
 import { sql, type CompiledQuery, type Kysely, type Transaction } from 'kysely';
 import { precompile } from '../store/prepared.ts';
+import { type Dialect, dialectOf } from '../store/dialect.ts';
 import { isAppError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import type { BlobStore } from '../store/blobs.ts';
@@ -196,16 +197,22 @@ export class IngestWriter {
   }
 }
 
-/** Runs at the end of every batch: compiled once (the placeholders stand for the values, see store/prepared.ts). */
-let bumpQuery: ((v: Record<'teamId' | 'name' | 'delta', unknown>) => CompiledQuery) | null = null;
+/** Runs at the end of every batch: compiled once per SQL dialect (the placeholders stand for the values, see store/prepared.ts). */
+const bumpQueries = new Map<Dialect, (v: Record<'teamId' | 'name' | 'delta', unknown>) => CompiledQuery>();
 
 export async function bumpCounter(trx: Transaction<Database>, teamId: string, name: string, delta: number): Promise<void> {
-  bumpQuery ??= precompile(['teamId', 'name', 'delta'], (p) =>
-    trx
-      .insertInto('counters')
-      .values({ team_id: p.teamId, name: p.name, value: p.delta as unknown as number })
-      .onConflict((oc) => oc.columns(['team_id', 'name']).doUpdateSet({ value: sql`value + ${p.delta}` }))
-      .compile(),
-  );
-  await trx.executeQuery(bumpQuery({ teamId, name, delta }));
+  const dialect = dialectOf(trx);
+  let q = bumpQueries.get(dialect);
+  if (!q) {
+    q = precompile(['teamId', 'name', 'delta'], (p) =>
+      trx
+        .insertInto('counters')
+        .values({ team_id: p.teamId, name: p.name, value: p.delta as unknown as number })
+        // Qualified: in PostgreSQL's upsert a bare `value` could also mean the proposed row's.
+        .onConflict((oc) => oc.columns(['team_id', 'name']).doUpdateSet({ value: sql`${sql.ref('counters.value')} + ${p.delta}` }))
+        .compile(),
+    );
+    bumpQueries.set(dialect, q);
+  }
+  await trx.executeQuery(q({ teamId, name, delta }));
 }

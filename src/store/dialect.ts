@@ -6,7 +6,8 @@ import {
   OperationNodeTransformer,
   PostgresAdapter,
   type ColumnDefinitionNode,
-  type DataTypeNode,
+  DataTypeNode,
+  RawNode,
   GeneratedNode,
   type PluginTransformQueryArgs,
   type PluginTransformResultArgs,
@@ -28,8 +29,13 @@ export function dialectOf<T>(db: Kysely<T>): Dialect {
  */
 class PostgresTypes extends OperationNodeTransformer {
   // SQLite's `integer primary key autoincrement` is PostgreSQL's identity column.
+  // Text compares byte-wise, as in SQLite (its BINARY collation), whatever the database's locale: label-prefix scopes
+  // are range scans (label >= p and label < p || U+10FFFF) that a linguistic collation (en_US.UTF-8, which ignores
+  // punctuation at first) would widen or narrow, and cursors rely on one order of ids.
   protected override transformColumnDefinition(node: ColumnDefinitionNode): ColumnDefinitionNode {
-    const out = super.transformColumnDefinition(node);
+    let out = super.transformColumnDefinition(node);
+    if (DataTypeNode.is(out.dataType) && out.dataType.dataType === 'text')
+      out = { ...out, dataType: RawNode.createWithSql('text collate "C"') };
     if (!out.autoIncrement) return out;
     return { ...out, autoIncrement: false, generated: GeneratedNode.create({ byDefault: true, identity: true }) };
   }

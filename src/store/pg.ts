@@ -49,6 +49,9 @@ export function pgPool(target: PgTarget, o: PgOpenOptions): pg.Pool {
   const pool = new pg.Pool({ ...pgClientConfig(target, o), max: o.poolSize, idleTimeoutMillis: 30_000 });
   // An idle connection dropped by the server (restart, idle timeout) must not crash the process; the next query reconnects.
   pool.on('error', () => undefined);
+  // A connection lost while checked out between two queries (inside a transaction) emits an error with no pool
+  // listener attached: without this it would be an uncaught exception. Its queries fail (and the caller sees that).
+  pool.on('connect', (client) => client.on('error', () => undefined));
   return pool;
 }
 

@@ -1,10 +1,14 @@
 // Starts a real inboxd (in this process) on free ports with its own temp data dir, for API tests.
+// INBOXD_TEST_DATABASE=postgres runs it on PostgreSQL instead of SQLite: one real server per test process
+// (test/helpers/postgres.ts, started on first use, stopped after the file's tests), a fresh database per test server.
+import { after } from 'node:test';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/log.ts';
 import { startServer, type RunningServer, type StartOptions } from '../../src/server.ts';
+import { type PgServer, postgresMissing, startPostgres } from './postgres.ts';
 
 export const ADMIN_KEY = 'ibx_TestAdminKey0000000000000000000';
 
@@ -31,7 +35,41 @@ export interface TestServerOptions {
   events?: StartOptions['events'];
   /** Outbound relay knobs (retry schedule, timeouts) and the DKIM key lookup. */
   outbound?: StartOptions['outbound'];
+  /** PostgreSQL URL to start on (a cluster test shares one between servers); else as INBOXD_TEST_DATABASE says. */
+  database?: string;
+  /** Blob folder instead of <data-dir>/blobs (servers of one cluster share it). */
+  blobDir?: string;
 }
+
+export const TEST_ON_POSTGRES = process.env.INBOXD_TEST_DATABASE === 'postgres';
+
+let sharedPg: Promise<PgServer> | null = null;
+const databaseOf = new Map<string, string>();
+let databases = 0;
+
+/** The test process's PostgreSQL (started on first use; stopped after the file's tests). */
+export function testPostgres(): Promise<PgServer> {
+  if (!sharedPg) {
+    const missing = postgresMissing();
+    if (missing) throw new Error(`INBOXD_TEST_DATABASE=postgres but ${missing}`);
+    sharedPg = startPostgres();
+  }
+  return sharedPg;
+}
+
+/** A fresh, empty database on the test process's PostgreSQL; returns its URL. */
+export async function freshDatabase(): Promise<string> {
+  return (await testPostgres()).createDatabase(`t${process.pid}_${++databases}`);
+}
+
+/** Test servers not stopped yet: stopped before the shared PostgreSQL is (a file's own after hooks run later). */
+const live = new Set<TestServer>();
+
+after(async () => {
+  if (!sharedPg) return;
+  for (const t of [...live]) await t.stop().catch(() => undefined);
+  await (await sharedPg.catch(() => null))?.stop();
+});
 
 export async function startTestServer(
   extraArgs: string[] = [],
@@ -40,21 +78,38 @@ export async function startTestServer(
 ): Promise<TestServer> {
   const ownDir = opts.dataDir === undefined;
   const dataDir = opts.dataDir ?? tempDir();
-  const config = loadConfig(['--http-port', '0', '--smtp-port', '0', '--host', '127.0.0.1', '--data-dir', dataDir, ...extraArgs], {
-    INBOXD_ADMIN_KEY: ADMIN_KEY,
-    ...env,
-  });
+  // A restart on the same data dir finds its mail again: on PostgreSQL, in the database that data dir was given.
+  const database = opts.database ?? (TEST_ON_POSTGRES ? (databaseOf.get(dataDir) ?? (await freshDatabase())) : undefined);
+  if (database) databaseOf.set(dataDir, database);
+  const dbArgs = database ? ['--database', database, '--database-pool-size', '4'] : [];
+  const config = loadConfig(
+    ['--http-port', '0', '--smtp-port', '0', '--host', '127.0.0.1', '--data-dir', dataDir, ...dbArgs, ...extraArgs],
+    {
+      INBOXD_ADMIN_KEY: ADMIN_KEY,
+      ...env,
+    },
+  );
   const logs: string[] = [];
-  const log = createLogger({ level: 'debug', format: 'json', write: (l) => logs.push(l) });
+  // INBOXD_TEST_LOG=errors: error lines also to stderr (to see why a request failed while running a suite).
+  const echo = process.env.INBOXD_TEST_LOG === 'errors';
+  const log = createLogger({
+    level: 'debug',
+    format: 'json',
+    write: (l) => {
+      logs.push(l);
+      if (echo && l.includes('"level":"error"')) process.stderr.write(`${l}\n`);
+    },
+  });
   const server = await startServer(config, {
     log,
     announce: (l) => logs.push(l),
     ...(opts.clock ? { clock: opts.clock } : {}),
     ...(opts.events ? { events: opts.events } : {}),
     ...(opts.outbound ? { outbound: opts.outbound } : {}),
+    ...(opts.blobDir ? { blobDir: opts.blobDir } : {}),
   });
   const url = `http://127.0.0.1:${server.httpPort}`;
-  return {
+  const t: TestServer = {
     url,
     key: ADMIN_KEY,
     dataDir,
@@ -72,8 +127,11 @@ export async function startTestServer(
       return fetch(url + pathname, { ...init, headers, body: body ?? null });
     },
     async stop() {
+      live.delete(t);
       await server.stop();
       if (ownDir) fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
+  live.add(t);
+  return t;
 }
