@@ -12,6 +12,7 @@ import type { Logger } from '../log.ts';
 import type { Clock } from '../services.ts';
 import type { MessageRepo } from '../store/messages.ts';
 import { dialectOf } from '../store/dialect.ts';
+import { isUniqueViolation } from '../store/errors.ts';
 import type { Database, DomainTable } from '../store/schema.ts';
 import { normalizeDomain } from './names.ts';
 import { DnsLookup, type ExpectedRecord, expectedRecords, judge, lookUp, type Purpose, type RecordCheck } from './records.ts';
@@ -148,7 +149,7 @@ export class DomainService {
     try {
       await this.db.insertInto('domains').values(row).execute();
     } catch (e) {
-      if (!nameTaken(e)) throw e;
+      if (!isUniqueViolation(e, 'domains.name')) throw e;
       const other = await this.db.selectFrom('domains').selectAll().where('name', '=', name).executeTakeFirst();
       throw other ? this.taken(p, other) : e;
     }
@@ -331,14 +332,4 @@ export function relayHostOf(config: object): string | null {
   } catch {
     return null;
   }
-}
-
-/**
- * The insert hit the unique name (another team, or a concurrent add, holds it): SQLite says so in the message,
- * PostgreSQL with SQLSTATE 23505 and the constraint's name (domains_name_key, from migration 013's unique()).
- */
-function nameTaken(e: unknown): boolean {
-  const err = e as { message?: string; code?: string; constraint?: string };
-  if (err.code === '23505') return err.constraint === undefined || /domains.*name/.test(err.constraint);
-  return /UNIQUE constraint failed: domains.name/.test(err.message ?? '');
 }

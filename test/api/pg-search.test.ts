@@ -35,7 +35,7 @@ const names = (r: Json) => named(r).sort();
 describe('search on PostgreSQL', { skip: missing ?? false }, () => {
   before(async () => {
     pg = await startPostgres();
-    s = await startTestServer(['--database', await pg.createDatabase('pgsearch')]);
+    s = await startTestServer([], {}, { database: await pg.createDatabase('pgsearch') });
     assert.equal(s.server.services.store.dialect, 'postgres');
     a = await json(await s.api('/v1/inboxes', { method: 'POST', json: { label: 'qa-pg-1' } }), 201);
     b = await json(await s.api('/v1/inboxes', { method: 'POST', json: { label: 'other-run' } }), 201);

@@ -21,22 +21,22 @@ const BEFORE_012 = Object.keys(MIGRATIONS).filter((k) => k < '012');
 /** With INBOXD_TEST_DATABASE=postgres the old store is a PostgreSQL database of its own (migration 012's PostgreSQL form). */
 const ON_PG = process.env.INBOXD_TEST_DATABASE === 'postgres';
 
-async function oldStore(dataDir: string): Promise<{ db: Kysely<any>; args: string[]; pg: PgServer | null }> {
+async function oldStore(dataDir: string): Promise<{ db: Kysely<any>; database: string | undefined; pg: PgServer | null }> {
   if (ON_PG) {
     const pg = await startPostgres();
     const target = parsePgUrl(pg.url);
     if (typeof target === 'string') throw new Error(target);
-    return { db: pgKysely(pgPool(target, { poolSize: 2 })) as Kysely<any>, args: ['--database', pg.url], pg };
+    return { db: pgKysely(pgPool(target, { poolSize: 2 })) as Kysely<any>, database: pg.url, pg };
   }
   const sqlite = new BetterSqlite3(path.join(dataDir, 'inboxd.db'));
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('foreign_keys = ON');
-  return { db: new Kysely<any>({ dialect: new SqliteDialect({ database: sqlite }) }), args: [], pg: null };
+  return { db: new Kysely<any>({ dialect: new SqliteDialect({ database: sqlite }) }), database: undefined, pg: null };
 }
 
 test('a store from before 012 opens with its mail in threads', async () => {
   const dataDir = tempDir();
-  const { db, args, pg } = await oldStore(dataDir);
+  const { db, database, pg } = await oldStore(dataDir);
   try {
     const old = Object.fromEntries(BEFORE_012.map((k) => [k, MIGRATIONS[k]!]));
     const r = await new Migrator({ db, provider: { getMigrations: async () => old } }).migrateToLatest();
@@ -124,7 +124,7 @@ test('a store from before 012 opens with its mail in threads', async () => {
     const unclaimed = await put(null, 'Plan', { id: 'p1@x' });
     await db.destroy();
 
-    const s = await startTestServer(args, {}, { dataDir });
+    const s = await startTestServer([], {}, { dataDir, ...(database ? { database } : {}) });
     try {
       const threads = async (id: string) => (await json(await s.api(`/v1/inboxes/${id}/threads`))).items as Json[];
       const a = await threads('inb_a');
