@@ -143,25 +143,19 @@ export class PendingIndexer {
   }
 
   private async step(): Promise<number> {
+    if (this.dialect === 'postgres') return this.stepShared();
     const pending = await this.db.selectFrom('search_pending').select('rid').orderBy('rid').limit(DRAIN_BATCH).execute();
     if (pending.length === 0) return 0;
-    const rids = pending.map((p) => Number(p.rid));
-    const pg = this.dialect === 'postgres';
-    const files = pg
-      ? sql`(select string_agg(coalesce(a.filename, ''), ' ') from content_attachments a where a.content_sha256 = c.sha256)`
-      : sql`(select group_concat(coalesce(a.filename, ''), ' ') from content_attachments a where a.content_sha256 = c.sha256)`;
+    const rids = pending.map((p) => p.rid);
     const rows = (
       await sql<PendingRow>`select c.rowid as rid, c.sha256, c.subject, c.from_name, c.from_address, c.to_json, c.cc_json,
-        c.text_body, c.html_body, c.otp, c.attachment_count, ${files} as files
+        c.text_body, c.html_body, c.otp, c.attachment_count,
+        (select group_concat(coalesce(a.filename, ''), ' ') from content_attachments a where a.content_sha256 = c.sha256) as files
       from contents c where c.rowid in (${sql.join(rids)})`.execute(this.db)
     ).rows;
     const docs = rows.map((r) => ({ r, doc: searchDoc(r, r.files ? [r.files] : []) }));
     await this.db.transaction().execute(async (trx) => {
       for (const { r, doc } of docs) {
-        if (pg) {
-          await indexContent(trx, r.sha256, doc, false);
-          continue;
-        }
         // Deleting a row that is not there costs a tombstone in a contentless-delete table: only when it is.
         const had = await sql<{ n: number }>`select count(*) as n from search_fts_docsize where id = ${r.rid}`.execute(trx);
         await indexContent(trx, r.sha256, doc, Number(had.rows[0]?.n ?? 0) === 0);
@@ -169,5 +163,28 @@ export class PendingIndexer {
       await trx.deleteFrom('search_pending').where('rid', 'in', rids).execute();
     });
     return rids.length;
+  }
+
+  /**
+   * PostgreSQL, where several instances drain one queue: the queued rows are taken (deleted, SKIP LOCKED) in the same
+   * transaction that indexes them. A claim committing meanwhile queues its content again once this commits (its insert
+   * waits on the deleted row), so a newer scope is never dropped; another instance takes other rows.
+   */
+  private async stepShared(): Promise<number> {
+    return this.db.transaction().execute(async (trx) => {
+      const taken = await sql<{ rid: number }>`delete from search_pending where rid in (
+          select rid from search_pending order by rid limit ${DRAIN_BATCH} for update skip locked
+        ) returning rid`.execute(trx);
+      const rids = taken.rows.map((p) => Number(p.rid));
+      if (rids.length === 0) return 0;
+      const rows = (
+        await sql<PendingRow>`select c.rowid as rid, c.sha256, c.subject, c.from_name, c.from_address, c.to_json, c.cc_json,
+          c.text_body, c.html_body, c.otp, c.attachment_count,
+          (select string_agg(coalesce(a.filename, ''), ' ') from content_attachments a where a.content_sha256 = c.sha256) as files
+        from contents c where c.rowid in (${sql.join(rids)})`.execute(trx)
+      ).rows;
+      for (const r of rows) await indexContent(trx, r.sha256, searchDoc(r, r.files ? [r.files] : []), false);
+      return rids.length;
+    });
   }
 }

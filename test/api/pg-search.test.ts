@@ -5,6 +5,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
+import { silentLogger } from '../../src/log.ts';
+import { PendingIndexer } from '../../src/search/indexer.ts';
+import { openPgStore } from '../../src/store/db.ts';
+import { parsePgUrl } from '../../src/store/pg.ts';
 import { json, type Json } from '../helpers/http.ts';
 import { type PgServer, postgresMissing, startPostgres } from '../helpers/postgres.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
@@ -161,5 +165,44 @@ describe('search on PostgreSQL', { skip: missing ?? false }, () => {
     const p2 = await search('walrus OR invoice OR code', `&limit=2&cursor=${p1.nextCursor}`);
     const seen = [...named(p1), ...named(p2)];
     assert.equal(new Set(seen).size, seen.length);
+  });
+});
+
+describe('the search queue shared by two instances', { skip: missing ?? false }, () => {
+  test('two instances draining at once index every queued content once, between them', async () => {
+    const server = await startPostgres();
+    const target = parsePgUrl(await server.createDatabase('pgqueue'));
+    if (typeof target === 'string') throw new Error(target);
+    const one = await openPgStore(target, { poolSize: 4 });
+    const two = await openPgStore(target, { poolSize: 4 });
+    try {
+      const db = one.db;
+      const now = Date.now();
+      await sql`insert into teams (id, name, created_at) values ('team_q', 'q', ${now})`.execute(db);
+      await sql`insert into inboxes (id, team_id, address, label, ttl_minutes, expires_at, created_at)
+        values ('inb_q', 'team_q', 'q@x.test', 'queue', 60, ${now + 3_600_000}, ${now})`.execute(db);
+      const n = 450;
+      await sql`insert into contents (sha256, to_json, cc_json, subject, references_json, size, text_body, headers_json,
+          attachment_count, extraction_json)
+        select 'sha' || g, '[]', '[]', 'queued ' || g, '[]', 1, 'pangolin number ' || g, '{}', 0, '{}' from generate_series(1, ${n}) g`.execute(
+        db,
+      );
+      await sql`insert into message_rows (id, inbox_id, rcpt, seq, received_at, source, content_sha256)
+        select 'msg_' || g, 'inb_q', 'q@x.test', g, ${now}, 'smtp', 'sha' || g from generate_series(1, ${n}) g`.execute(db);
+      await sql`insert into search_pending (rid) select rowid from contents`.execute(db);
+      // The write queue is the instance's own; here each drain step simply runs.
+      const writer = { run: <T>(f: () => Promise<T>) => f() } as never;
+      const a = new PendingIndexer({ db: one.db, writer, log: silentLogger });
+      const b = new PendingIndexer({ db: two.db, writer, log: silentLogger });
+      const [na, nb] = await Promise.all([a.drain(), b.drain()]);
+      assert.equal(na + nb, n, `each queued content indexed by one instance (${na} + ${nb})`);
+      const count = async (q: string) => Number((await sql<{ c: number }>`${sql.raw(q)}`.execute(db)).rows[0]!.c);
+      assert.equal(await count('select count(*) as c from search_pending'), 0);
+      assert.equal(await count("select count(*) as c from search_docs where doc @@ 'pangolin'::tsquery"), n);
+    } finally {
+      await one.close();
+      await two.close();
+      await server.stop();
+    }
   });
 });
