@@ -184,6 +184,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       writer,
       bus,
       log,
+      singleton: store.dialect === 'postgres' ? (job, fn) => store.singleton(job, fn) : undefined,
       embeddings: config.embeddings
         ? {
             cfg: { link: parseEmbeddings(config.embeddings), timeoutMs: config.modelTimeoutMs, apiKey: config.openaiApiKey },

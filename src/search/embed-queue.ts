@@ -44,7 +44,18 @@ export class EmbedQueue {
   embedded = 0;
   lastError: string | null = null;
 
-  constructor(d: { db: Kysely<Database>; writer: IngestWriter; log: Logger; cfg: EmbeddingsConfig; retryMs: number }) {
+  /** Runs a pass on one instance of a cluster only (Store.singleton); absent: always runs (SQLite, one server). */
+  private readonly singleton: ((job: string, fn: () => Promise<unknown>) => Promise<boolean>) | undefined;
+
+  constructor(d: {
+    db: Kysely<Database>;
+    writer: IngestWriter;
+    log: Logger;
+    cfg: EmbeddingsConfig;
+    retryMs: number;
+    singleton?: ((job: string, fn: () => Promise<unknown>) => Promise<boolean>) | undefined;
+  }) {
+    this.singleton = d.singleton;
     this.db = d.db;
     this.writer = d.writer;
     this.log = d.log;
@@ -75,7 +86,10 @@ export class EmbedQueue {
       this.again = true;
       return;
     }
-    this.running = this.loop().finally(() => {
+    // On a cluster one instance embeds (the others' passes return at once); new mail anywhere kicks every instance,
+    // so another one takes over at the next mail after the leader stops.
+    const pass = this.singleton ? this.singleton(`search-embeddings:${this.model}`, () => this.loop()).then(() => undefined) : this.loop();
+    this.running = pass.finally(() => {
       this.running = null;
       if (this.again && !this.timer) {
         this.again = false;

@@ -49,12 +49,16 @@ export class SearchService {
     bus: EventBus;
     log: Logger;
     embeddings?: { cfg: EmbeddingsConfig; retryMs: number } | undefined;
+    /** Store.singleton: on PostgreSQL, one instance of the cluster runs the embeddings queue. */
+    singleton?: ((job: string, fn: () => Promise<unknown>) => Promise<boolean>) | undefined;
   }) {
     this.db = d.db;
     this.log = d.log;
     this.dialect = dialectOf(d.db as never);
     this.pending = new PendingIndexer({ db: d.db, writer: d.writer, log: d.log });
-    this.embeddings = d.embeddings ? new EmbedQueue({ db: d.db, writer: d.writer, log: d.log, ...d.embeddings }) : null;
+    this.embeddings = d.embeddings
+      ? new EmbedQueue({ db: d.db, writer: d.writer, log: d.log, singleton: d.singleton, ...d.embeddings })
+      : null;
     // Published after commit. New mail is embedded. Claimed mail (queued by a trigger) is indexed: a claim hands
     // an inbox created a moment ago its first messages, so only an inbox's first message (seq 1) costs a look at
     // the queue — never each message of a busy inbox.

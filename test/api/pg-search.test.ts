@@ -3,6 +3,7 @@
 // unicode61, fields as weights), the query compiled to tsquery, ts_rank_cd ranking, and that nothing typed is read as
 // tsquery syntax.
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
 import { silentLogger } from '../../src/log.ts';
@@ -11,7 +12,8 @@ import { openPgStore } from '../../src/store/db.ts';
 import { parsePgUrl } from '../../src/store/pg.ts';
 import { json, type Json } from '../helpers/http.ts';
 import { type PgServer, postgresMissing, startPostgres } from '../helpers/postgres.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { startFakeEmbeddings } from '../helpers/fake-embeddings.ts';
+import { startTestServer, tempDir, type TestServer } from '../helpers/server.ts';
 import { sendMail } from '../helpers/smtp.ts';
 
 const missing = postgresMissing();
@@ -203,6 +205,41 @@ describe('the search queue shared by two instances', { skip: missing ?? false },
       await one.close();
       await two.close();
       await server.stop();
+    }
+  });
+});
+
+describe('embeddings on a cluster', { skip: missing ?? false }, () => {
+  test('two instances on one database: each message is embedded once, by one of them', async () => {
+    const server = await startPostgres();
+    const fake = await startFakeEmbeddings();
+    fake.delayMs = 150;
+    const blobDir = tempDir('inboxd-blobs-');
+    const database = await server.createDatabase('pgembed');
+    const args = ['--embeddings', `openai:test-embed@${fake.base}`, '--embeddings-retry-seconds', '1'];
+    const one = await startTestServer(args, {}, { database, blobDir });
+    const two = await startTestServer(args, {}, { database, blobDir });
+    try {
+      const ib = await json(await one.api('/v1/inboxes', { method: 'POST', json: {} }), 201);
+      for (let i = 0; i < 12; i++) {
+        const to = i % 2 ? one : two;
+        const r = await sendMail(to.server.smtpPort, { to: ib.address, subject: `Statement ${i}`, text: `overdue balance number ${i}` });
+        assert.match(r.response, /^250 /);
+      }
+      for (let i = 0; i < 500 && (await one.server.services.search.embeddings!.backlog()) > 0; i++)
+        await new Promise((r) => setTimeout(r, 20));
+      assert.equal(await one.server.services.search.embeddings!.backlog(), 0);
+      const docs = fake.inputs.filter((t) => t.startsWith('Statement '));
+      assert.equal(docs.length, 12, `embedded once each: ${docs.join(' | ')}`);
+      const r = await json(await two.api(`/v1/search?q=${encodeURIComponent('unpaid bill')}&mode=semantic`));
+      assert.equal(r.semantic, true);
+      assert.equal(r.items.length, 12);
+    } finally {
+      await one.stop();
+      await two.stop();
+      await fake.stop();
+      await server.stop();
+      fs.rmSync(blobDir, { recursive: true, force: true });
     }
   });
 });
