@@ -18,13 +18,19 @@ const WORD = /[\p{L}\p{N}\p{M}\p{Co}]+/gu;
 const MARKS = /\p{M}/gu;
 /** PostgreSQL keeps positions up to 16383; later words are still found (at the last position), not as phrases. */
 const MAX_POS = 16383;
+/**
+ * PostgreSQL refuses a lexeme of 2 KB or more (and with it the whole tsvector, which would refuse the mail): longer
+ * words are cut to their first 500 characters (at most 2,000 bytes) — in documents and queries alike, so they are
+ * still found.
+ */
+const MAX_LEXEME = 500;
 
 /** The lexemes of a text, in order (as FTS5 unicode61 with remove_diacritics 2 cuts and folds them). */
 export function lexemes(text: string): string[] {
   const out: string[] = [];
   for (const m of fold(text).matchAll(WORD)) {
     const w = m[0].replace(MARKS, '');
-    if (w) out.push(w);
+    if (w) out.push(w.length > MAX_LEXEME ? [...w].slice(0, MAX_LEXEME).join('') : w);
   }
   return out;
 }
