@@ -224,7 +224,9 @@ export class CallbackService {
         }
         if (rows.length > 0) {
           const inserted = new Set(await this.repo.insert(rows));
-          for (const r of rows) if (inserted.has(r.id)) this.ready.set(r.id, r as DeliveryRow);
+          // Shared queue (PostgreSQL): every attempt starts from a claim in the store (due() below), fresh ones too.
+          if (this.repo.shared) this.storeHasDue ||= inserted.size > 0;
+          else for (const r of rows) if (inserted.has(r.id)) this.ready.set(r.id, r as DeliveryRow);
         }
       } catch (err) {
         // The rows are missing, not lost: the start-up check queues messages without a delivery.
@@ -254,8 +256,7 @@ export class CallbackService {
       payload: this.render(inbox, message, now),
       state: 'pending',
       attempts: 0,
-      // Shared queue (PostgreSQL): claimed by this instance, which attempts it at once from memory.
-      next_attempt_at: this.repo.shared ? now + this.leaseMs() : now,
+      next_attempt_at: now,
       created_at: now,
       updated_at: now,
     };
@@ -304,11 +305,17 @@ export class CallbackService {
       if (this.stopped) return;
       const counts = this.perTarget();
       let started = 0;
+      const left: DeliveryRow[] = [];
       for (const row of this.roundRobin(rows)) {
         this.ready.delete(row.id);
         if (this.tryDispatch(row, counts)) started++;
-        else this.storeHasDue = true;
+        else {
+          this.storeHasDue = true;
+          left.push(row);
+        }
       }
+      // Shared queue: due() claimed the whole page; what found no place here is handed back at once.
+      if (this.repo.shared && left.length > 0) await this.repo.release(left);
       if (rows.length === page && started > 0) this.storeHasDue = true; // a full page may hide more
       if (rows.length < page) await this.wakeForStored();
       if (!this.storeHasDue && this.ready.size === 0) return;

@@ -15,6 +15,7 @@ import type { Database } from '../store/schema.ts';
 import { type EventBus, type InboxEvent, type Listener, LocalEventBus } from './bus.ts';
 
 export const CHANNEL = 'inboxd_events';
+const BASELINE_MARGIN = 50;
 
 /** What travels in a notification: ids only. */
 interface Note {
@@ -131,7 +132,11 @@ export class PgEventBus implements EventBus {
         .select((eb) => eb.fn.max('seq').as('s'))
         .where('inbox_id', '=', inboxId)
         .executeTakeFirst();
-      if (this.local.listenerCount(inboxId) > 0 && !this.lastSeq.has(inboxId)) this.lastSeq.set(inboxId, Number(r?.s ?? 0));
+      // A little below the newest: mail committed between the subscriber's own read of the store and this query
+      // would otherwise be skipped. Handing a subscriber older mail again is harmless (SSE skips seqs it sent, a wait
+      // has already matched or rejected everything its own read saw).
+      if (this.local.listenerCount(inboxId) > 0 && !this.lastSeq.has(inboxId))
+        this.lastSeq.set(inboxId, Math.max(0, Number(r?.s ?? 0) - BASELINE_MARGIN));
     } catch {
       // the poll sets it later
     }

@@ -42,8 +42,8 @@ export function targetHost(raw: string): string {
 export class DeliveryRepo {
   private readonly db: Kysely<Database>;
   /**
-   * PostgreSQL: several instances share the queue, so a delivery is claimed before it is attempted — fresh ones by
-   * the instance that inserts them, due ones with FOR UPDATE SKIP LOCKED — by moving next_attempt_at one lease ahead.
+   * PostgreSQL: several instances share the queue, so every attempt starts with a claim: due() takes rows with
+   * FOR UPDATE SKIP LOCKED and moves their next_attempt_at one lease ahead, in one transaction.
    * An instance that dies mid-attempt leaves the row due again when the lease ends (retried, never dropped).
    */
   readonly shared: boolean;
@@ -118,6 +118,14 @@ export class DeliveryRepo {
           )
           .execute();
       return rows;
+    });
+  }
+
+  /** Shared queue: gives claimed rows that were not attempted back (due as they were before the claim). */
+  async release(rows: DeliveryRow[]): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      for (const r of rows)
+        await trx.updateTable('callback_deliveries').set({ next_attempt_at: r.next_attempt_at }).where('id', '=', r.id).execute();
     });
   }
 

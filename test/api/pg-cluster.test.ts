@@ -6,6 +6,8 @@ import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
+import { sql } from 'kysely';
+import { CHANNEL } from '../../src/events/pg-bus.ts';
 import { postgresMissing } from '../helpers/postgres.ts';
 import { freshDatabase, startTestServer, tempDir, type TestServer } from '../helpers/server.ts';
 import { sendMail } from '../helpers/smtp.ts';
@@ -70,6 +72,33 @@ test('mail to instance A wakes a wait and an SSE stream on instance B; B serves 
   const raw = await b.api(`/v1/inboxes/${inbox.inboxId}/messages/${got.messageId as string}/raw`);
   assert.equal(raw.status, 200);
   assert.match(await raw.text(), /Use 482913 to sign in\./);
+});
+
+test('B loses its LISTEN connection: it reconnects, and a wait on B still hears mail that came to A meanwhile', {
+  skip,
+  timeout: 30_000,
+}, async () => {
+  const inbox = await createOn(a);
+  const wait = b.api(`/v1/inboxes/${inbox.inboxId}/wait?timeoutSeconds=20&subjectContains=after-gap`);
+  await until(() => b.server.services.bus.listenerCount(inbox.inboxId) >= 1);
+  const listeners = async () =>
+    Number(
+      (
+        await sql<{ n: number }>`select count(*) as n from pg_stat_activity where query = ${`listen ${CHANNEL}`}`.execute(
+          a.server.services.store.db,
+        )
+      ).rows[0]!.n,
+    );
+  assert.equal(await listeners(), 2);
+  // Cut every LISTEN connection of the cluster (A's too), then mail A before they are back.
+  await sql`select pg_terminate_backend(pid) from pg_stat_activity where query = ${`listen ${CHANNEL}`}`.execute(
+    a.server.services.store.db,
+  );
+  await sendMail(a.server.smtpPort, { to: inbox.address, subject: 'after-gap', text: 'sent while B was not listening' });
+  const got = (await (await wait).json()) as Json;
+  assert.equal(got.subject, 'after-gap');
+  await until(async () => (await listeners()) === 2);
+  assert.ok(b.logs.some((l) => l.includes('event LISTEN connection re-established')));
 });
 
 test('callbacks are delivered exactly once with both instances running, retries claimed by one', { skip, timeout: 30_000 }, async () => {
