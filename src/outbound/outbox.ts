@@ -75,6 +75,15 @@ export class OutboxRepo {
     });
   }
 
+  /** Shared outbox: gives claimed rows that were not handed to the relay back (due as they were before the claim). */
+  async release(rows: OutboundRow[]): Promise<void> {
+    if (!this.shared || rows.length === 0) return;
+    await this.db.transaction().execute(async (trx) => {
+      for (const r of rows)
+        await trx.updateTable('outbound_deliveries').set({ next_attempt_at: r.next_attempt_at }).where('id', '=', r.id).execute();
+    });
+  }
+
   /** When the next queued delivery (not in flight) is due, or null when none is. */
   async nextDueAt(inFlight: string[]): Promise<number | null> {
     let q = this.db

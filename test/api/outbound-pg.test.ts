@@ -4,7 +4,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
+import { silentLogger } from '../../src/log.ts';
 import { OutboxRepo } from '../../src/outbound/outbox.ts';
+import type { MailSender, RcptOutcome } from '../../src/outbound/relay.ts';
+import { OutboundWorker } from '../../src/outbound/worker.ts';
 import { openPgStore, type Store } from '../../src/store/db.ts';
 import { parsePgUrl } from '../../src/store/pg.ts';
 import { type PgServer, postgresMissing, startPostgres } from '../helpers/postgres.ts';
@@ -94,6 +97,63 @@ describe('outbox on PostgreSQL', { skip: missing ?? false }, () => {
     const left = await new OutboxRepo(b.db).due(now + 400_000, 100, [], 60_000);
     assert.equal(left.length, 59);
     assert.ok(!left.some((x) => x.id === row.id));
+  });
+
+  test('a full worker gives back the rows it claimed but cannot start, at once', async () => {
+    const db = a.db;
+    for (const m of ['msg_2', 'msg_3', 'msg_4']) {
+      await sql`insert into message_rows (id, inbox_id, rcpt, seq, received_at, source, content_sha256)
+        values (${m}, 'inb_1', 'a@x.test', 2, ${now}, 'send', 'sha1')`.execute(db);
+      await sql`insert into outbound_deliveries (id, message_id, inbox_id, team_id, rcpt, kind, route, mail_from, raw_sha256,
+          sender_domain, state, attempts, next_attempt_at, created_at, updated_at)
+        values (${`dlv_${m}`}, ${m}, 'inb_1', 'team_1', ${`${m}@relay.example`}, 'to', 'relay', 'a@x.test', 'sha1', 'x.test',
+          'queued', 0, ${now - 5000}, ${now}, ${now})`.execute(db);
+    }
+    // A relay that holds every send until the test lets it go.
+    let letGo: () => void = () => undefined;
+    const held = new Promise<void>((r) => {
+      letGo = r;
+    });
+    let sends = 0;
+    const sender: MailSender = {
+      async send(_raw, _from, rcpts): Promise<RcptOutcome[]> {
+        sends++;
+        await held;
+        return rcpts.map((rcpt) => ({ rcpt, accepted: true, permanent: false, response: '250 ok' }));
+      },
+      close() {},
+    };
+    const blobs = { get: async () => Buffer.from('raw') } as never;
+    const worker = new OutboundWorker({
+      outbox: new OutboxRepo(a.db),
+      blobs,
+      sender,
+      dkimFor: () => null,
+      log: silentLogger,
+      now: () => now + 10_000_000,
+      tuning: { maxConcurrent: 1 },
+    });
+    // Only the three new messages are due at this worker's clock with the 60 rows of msg_1 leased far ahead.
+    await sql`update outbound_deliveries set next_attempt_at = ${now + 900_000_000} where message_id = 'msg_1' and state = 'queued'`.execute(
+      db,
+    );
+    worker.poke();
+    for (let i = 0; i < 200 && sends === 0; i++) await new Promise((r) => setTimeout(r, 10));
+    assert.equal(sends, 1);
+    // Waits (polling, no timing asserted) until nothing the worker claimed is left leased but unstarted.
+    const leased = async () =>
+      Number(
+        (
+          await sql<{ n: number }>`select count(*) as n from outbound_deliveries
+            where message_id <> 'msg_1' and next_attempt_at > ${now + 10_000_000}`.execute(db)
+        ).rows[0]!.n,
+      );
+    for (let i = 0; i < 200 && (await leased()) > 1; i++) await new Promise((r) => setTimeout(r, 10));
+    // The two messages the worker had no place for are due again for the other instance, not leased for 10 minutes.
+    const other = await new OutboxRepo(b.db).due(now + 10_000_000, 100, [], 60_000);
+    assert.equal(other.length, 2);
+    letGo();
+    await worker.stop();
   });
 
   test('recipients are listed in the order they were written', async () => {
