@@ -68,10 +68,12 @@ export function matchExpr(scope: SearchScope, terms: string | null, not: string[
  */
 function candidates(dialect: Dialect, expr: string, rank: string | null, hi: number | undefined, limit: number): RawBuilder<unknown> {
   if (dialect === 'postgres') {
-    const score = rank === null ? sql`0` : sql`ts_rank_cd(${RANK_WEIGHTS}::float4[], d.doc, ${rank}::tsquery)`;
     const hiFilter = hi !== undefined ? sql`and d.rid <= ${hi}` : sql``;
-    return sql`select d.rid as cid, ${score} as score from search_docs d
-      where d.doc @@ ${expr}::tsquery ${hiFilter} order by d.rid desc limit ${limit}`;
+    const newest = sql`select d.rid from search_docs d where d.doc @@ ${expr}::tsquery ${hiFilter} order by d.rid desc limit ${limit}`;
+    if (rank === null) return sql`select n.rid as cid, 0 as score from (${newest}) n`;
+    // Ranked in a second step: only the window's documents are read whole for ts_rank_cd.
+    return sql`select n.rid as cid, ts_rank_cd(${RANK_WEIGHTS}::float4[], r.doc, ${rank}::tsquery) as score
+      from (${newest}) n join search_docs r on r.rid = n.rid`;
   }
   const score = rank === null ? sql`0` : sql`-${BM25}`;
   const hiFilter = hi !== undefined ? sql`and f.rowid <= ${hi}` : sql``;
@@ -133,7 +135,8 @@ export async function keywordPage(
 ): Promise<{ hits: Hit[]; hi: number; ranking: Ranking }> {
   const dialect = dialectOf(db as never);
   const expr = matchExpr(scope, q.match, q.not, dialect);
-  let ranking: Ranking = q.match ? 'bm25' : 'newest';
+  // PostgreSQL: a query of operators only (has:, label:) ranks every match 0 anyway; it is not read for that.
+  let ranking: Ranking = q.match && (dialect === 'sqlite' || q.terms.length > 0) ? 'bm25' : 'newest';
   if (ranking === 'bm25')
     for (const p of [...scopeExpr(scope, true, dialect), ...q.parts, ...q.not])
       if (!(await postingsAtMost(db, dialect, p, maxPostings))) {
