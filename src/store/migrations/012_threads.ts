@@ -23,13 +23,17 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('created_at', 'integer', (c) => c.notNull())
     .execute();
 
+  // PostgreSQL: text compares byte-wise as on SQLite (collate "C", like the schema builder's columns there), and no
+  // `without rowid` (its tables have none).
+  const pg = dialectOf(db) === 'postgres';
+  const text = sql.raw(pg ? 'text collate "C"' : 'text');
   await sql`create table thread_refs (
-    inbox_id text not null references inboxes(id) on delete cascade,
-    message_id text not null,
-    thread_id text not null,
+    inbox_id ${text} not null references inboxes(id) on delete cascade,
+    message_id ${text} not null,
+    thread_id ${text} not null,
     phantom integer not null,
     primary key (inbox_id, message_id)
-  ) ${sql.raw(dialectOf(db) === 'postgres' ? '' : 'without rowid')}`.execute(db);
+  ) ${sql.raw(pg ? '' : 'without rowid')}`.execute(db);
 
   await db.schema.alterTable('message_rows').addColumn('thread_id', 'text').execute();
 

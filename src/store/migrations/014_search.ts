@@ -74,12 +74,12 @@ async function upPostgres(db: Kysely<unknown>): Promise<void> {
   await sql`insert into search_pending (rid) select c.rowid from contents c
     where exists (select 1 from message_rows m where m.content_sha256 = c.sha256 and m.inbox_id is not null)`.execute(db);
   await sql`create table search_vectors (
-    content_sha256 text primary key references contents (sha256) on delete cascade,
-    model text not null,
+    content_sha256 text collate "C" primary key references contents (sha256) on delete cascade,
+    model text collate "C" not null,
     vec bytea not null
   )`.execute(db);
   await sql`create table search_embed_state (
-    model text primary key,
+    model text collate "C" primary key,
     dim bigint,
     last_rowid bigint not null default 0
   )`.execute(db);
