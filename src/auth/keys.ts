@@ -1,4 +1,5 @@
 // API key authentication and the bootstrap admin key (CONTRACT §1, §6).
+import { isUniqueViolation } from '../store/errors.ts';
 import fs from 'node:fs';
 import path from 'node:path';
 import { newId } from '../lib/ids.ts';
@@ -69,8 +70,13 @@ export async function bootstrapAdminKey(
     const hash = hashSecret(opts.adminKey);
     const existing = await repo.byHash(hash);
     if (!existing) {
-      await repo.insertKey(keyRow({ label: 'bootstrap (INBOXD_ADMIN_KEY)', hash, prefix: opts.adminKey.slice(0, 8), now: opts.now }));
-      opts.log.info('admin key from INBOXD_ADMIN_KEY registered');
+      try {
+        await repo.insertKey(keyRow({ label: 'bootstrap (INBOXD_ADMIN_KEY)', hash, prefix: opts.adminKey.slice(0, 8), now: opts.now }));
+        opts.log.info('admin key from INBOXD_ADMIN_KEY registered');
+      } catch (e) {
+        // Another instance on the same PostgreSQL registered the same key a moment ago: nothing left to do.
+        if (!isUniqueViolation(e, 'api_keys.secret_hash')) throw e;
+      }
     } else if (existing.revoked_at !== null) {
       opts.log.warn('INBOXD_ADMIN_KEY names a revoked key; it stays revoked', { keyId: existing.id });
     }

@@ -9,6 +9,7 @@ import { after, before, test } from 'node:test';
 import { sql } from 'kysely';
 import { CHANNEL } from '../../src/events/pg-bus.ts';
 import { postgresMissing } from '../helpers/postgres.ts';
+import { startRelay } from '../helpers/relay.ts';
 import { freshDatabase, startTestServer, tempDir, type TestServer } from '../helpers/server.ts';
 import { sendMail } from '../helpers/smtp.ts';
 
@@ -132,6 +133,59 @@ test('callbacks are delivered exactly once with both instances running, retries 
   } finally {
     receiver.closeAllConnections();
     await new Promise<void>((r) => receiver.close(() => r()));
+  }
+});
+
+test('outbound mail through the relay: each recipient relayed exactly once with both instances running', {
+  skip,
+  timeout: 60_000,
+}, async () => {
+  const relay = await startRelay();
+  const database = await freshDatabase();
+  let tries = 0;
+  // Every recipient is refused once (451), so retries go through the shared outbox both instances look at.
+  const seen = new Set<string>();
+  relay.refuse = (rcpt) => {
+    tries++;
+    if (seen.has(rcpt)) return null;
+    seen.add(rcpt);
+    return '451 4.3.0 try again';
+  };
+  const args = ['--smtp-relay', relay.url, '--smtp-relay-tls-insecure'];
+  const outbound = { tuning: { retryDelaysMs: [50, 50, 50, 50] }, relayTimeoutMs: 5_000 };
+  const c = await startTestServer(args, {}, { database, blobDir, outbound });
+  const d = await startTestServer(args, {}, { database, blobDir, outbound });
+  try {
+    const inbox = await createOn(c);
+    const n = 6;
+    for (let i = 0; i < n; i++) {
+      const r = await (i % 2 ? c : d).api(`/v1/inboxes/${inbox.inboxId}/send`, {
+        method: 'POST',
+        json: { to: `r${i}@example.com`, subject: `out ${i}`, text: 'hello' },
+      });
+      assert.equal(r.status, 202, await r.text());
+    }
+    await relay.whenReceived(n);
+    await new Promise((r) => setTimeout(r, 1000));
+    const to = relay.received.flatMap((m) => m.to).sort();
+    assert.deepEqual(to, Array.from({ length: n }, (_, i) => `r${i}@example.com`).sort(), 'each recipient once');
+    assert.ok(tries >= 2 * n);
+  } finally {
+    await c.stop();
+    await d.stop();
+    await relay.close();
+  }
+});
+
+test('two instances starting at once on an empty database both come up, with the one admin key', { skip, timeout: 30_000 }, async () => {
+  const database = await freshDatabase();
+  const started = await Promise.allSettled([0, 1].map(() => startTestServer([], {}, { database, blobDir })));
+  const both = started.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
+  try {
+    for (const r of started) if (r.status === 'rejected') throw r.reason;
+    for (const s of both) assert.equal((await s.api('/v1/inboxes')).status, 200);
+  } finally {
+    for (const s of both) await s.stop();
   }
 });
 
