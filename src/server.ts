@@ -192,6 +192,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       writer,
       bus,
       log,
+      singleton: store.dialect === 'postgres' ? (job, fn) => store.singleton(job, fn) : undefined,
       embeddings: config.embeddings
         ? {
             cfg: { link: parseEmbeddings(config.embeddings), timeoutMs: config.modelTimeoutMs, apiKey: config.openaiApiKey },
@@ -329,7 +330,11 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       metrics,
     );
     cleanup.unshift(() => smtp.close());
-    const storeSizer = new StoreSizer({ dbFile: dbFile(config.dataDir), blobDir: blobs.root });
+    const storeSizer = new StoreSizer({
+      dbFile: dbFile(config.dataDir),
+      blobDir: blobs.root,
+      database: { dialect: store.dialect, bytes: () => store.sizeBytes() },
+    });
     Object.assign(metrics.sources, {
       smtpConnections: () => smtp.connections(),
       waits: () => waiterGate(config).count(),

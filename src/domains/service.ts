@@ -11,6 +11,8 @@ import { SealedError, Sealer } from '../lib/sealed.ts';
 import type { Logger } from '../log.ts';
 import type { Clock } from '../services.ts';
 import type { MessageRepo } from '../store/messages.ts';
+import { dialectOf } from '../store/dialect.ts';
+import { isUniqueViolation } from '../store/errors.ts';
 import type { Database, DomainTable } from '../store/schema.ts';
 import { normalizeDomain } from './names.ts';
 import { DnsLookup, type ExpectedRecord, expectedRecords, judge, lookUp, type Purpose, type RecordCheck } from './records.ts';
@@ -53,6 +55,8 @@ const generateKeyPair = promisify(crypto.generateKeyPair);
 
 export class DomainService {
   private readonly db: Kysely<Database>;
+  /** SQLite's LIKE ignores ASCII case; PostgreSQL's does not (ILIKE does). */
+  private readonly like: 'like' | 'ilike';
   private readonly served: ServedDomains;
   private readonly inboxes: InboxService;
   private readonly messages: MessageRepo;
@@ -76,6 +80,7 @@ export class DomainService {
     settings: DomainSettings;
   }) {
     this.db = d.db;
+    this.like = dialectOf(d.db as never) === 'postgres' ? 'ilike' : 'like';
     this.served = d.served;
     this.inboxes = d.inboxes;
     this.messages = d.messages;
@@ -144,7 +149,7 @@ export class DomainService {
     try {
       await this.db.insertInto('domains').values(row).execute();
     } catch (e) {
-      if (!/UNIQUE constraint failed: domains.name/.test((e as Error).message)) throw e;
+      if (!isUniqueViolation(e, 'domains.name')) throw e;
       const other = await this.db.selectFrom('domains').selectAll().where('name', '=', name).executeTakeFirst();
       throw other ? this.taken(p, other) : e;
     }
@@ -217,7 +222,7 @@ export class DomainService {
       const batch = await this.db
         .selectFrom('inboxes')
         .selectAll()
-        .where('address', 'like', suffix)
+        .where('address', this.like, suffix)
         .where('team_id', '=', row.team_id)
         .limit(100)
         .execute();
@@ -234,7 +239,7 @@ export class DomainService {
           .selectFrom('message_rows')
           .select('id')
           .where('inbox_id', 'is', null)
-          .where('rcpt', 'like', suffix)
+          .where('rcpt', this.like, suffix)
           .limit(500)
           .execute()
       ).map((m) => m.id);

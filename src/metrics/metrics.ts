@@ -173,14 +173,15 @@ export class Metrics {
     });
     new Gauge({
       name: 'inboxd_store_bytes',
-      help: 'Bytes in the data dir: the SQLite database with its WAL (part="sqlite") and the blob folder with its segments (part="blobs")',
+      help: 'Bytes in the data dir: the SQLite database with its WAL (part="sqlite"; part="postgres": the PostgreSQL database with --database) and the blob folder with its segments (part="blobs")',
       labelNames: ['part'],
       registers,
       async collect() {
         this.reset();
         if (!sources.storeSize) return;
         const s = await sources.storeSize();
-        this.set({ part: 'sqlite' }, s.sqlite);
+        if (s.sqlite !== undefined) this.set({ part: 'sqlite' }, s.sqlite);
+        if (s.postgres !== undefined) this.set({ part: 'postgres' }, s.postgres);
         this.set({ part: 'blobs' }, s.blobs);
       },
     });

@@ -1,13 +1,17 @@
 // Bytes the data dir holds: the SQLite database (with its WAL and shared-memory files) and the blob folder (segment
 // files, blobs kept as files before migration 010, temp files). Walking the blob folder can touch many files on an
 // old store, so the answer is kept for a while: a scrape every few seconds costs one walk per CACHE_MS.
+// On PostgreSQL (--database) there is no database file here: the size is PostgreSQL's own count of the database's
+// bytes (pg_database_size), reported as part="postgres" instead of part="sqlite".
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import type { Dialect } from '../store/dialect.ts';
 
 const CACHE_MS = 30_000;
 
 export interface StoreSize {
-  sqlite: number;
+  sqlite?: number;
+  postgres?: number;
   blobs: number;
 }
 
@@ -15,12 +19,15 @@ export class StoreSizer {
   private readonly dbFile: string;
   private readonly blobDir: string;
   private readonly now: () => number;
+  private readonly database: { dialect: Dialect; bytes(): Promise<number> } | null;
   private cached: { at: number; size: Promise<StoreSize> } | null = null;
 
-  constructor(o: { dbFile: string; blobDir: string; now?: () => number }) {
+  /** `database`: the store's own measure (Store.sizeBytes); PostgreSQL's is the only one used (no file here). */
+  constructor(o: { dbFile: string; blobDir: string; now?: () => number; database?: { dialect: Dialect; bytes(): Promise<number> } }) {
     this.dbFile = o.dbFile;
     this.blobDir = o.blobDir;
     this.now = o.now ?? Date.now;
+    this.database = o.database?.dialect === 'postgres' ? o.database : null;
   }
 
   measure(): Promise<StoreSize> {
@@ -30,6 +37,7 @@ export class StoreSizer {
   }
 
   private async walk(): Promise<StoreSize> {
+    if (this.database) return { postgres: await this.database.bytes(), blobs: await dirSize(this.blobDir) };
     let sqlite = 0;
     for (const suffix of ['', '-wal', '-shm']) sqlite += await sizeOf(this.dbFile + suffix);
     return { sqlite, blobs: await dirSize(this.blobDir) };

@@ -1,5 +1,6 @@
 // The console's aggregate queries (GET /v1/console/*). Every one is bounded to the caller's team and label scope in
-// SQL, the same way InboxRepo.list bounds inbox lists, so a scoped key never counts another run's mail.
+// SQL, the same way InboxRepo.list bounds inbox lists, so a scoped key never counts another run's mail. Conditional
+// counts use `count(*) filter (where …)`, which SQLite (3.30+) and PostgreSQL both read (PostgreSQL cannot sum booleans).
 import { type Kysely, type RawBuilder, sql } from 'kysely';
 import type { Principal } from '../auth/principal.ts';
 import type { Database } from '../store/schema.ts';
@@ -23,7 +24,10 @@ export interface CallbackCounts {
 }
 
 export async function inboxCounts(db: Kysely<Database>, p: Principal): Promise<{ total: number; withCallback: number }> {
-  const r = await sql<{ total: number; cb: number | null }>`select count(*) as total, sum(i.callback_url is not null) as cb
+  const r = await sql<{
+    total: number;
+    cb: number | null;
+  }>`select count(*) as total, count(*) filter (where i.callback_url is not null) as cb
     from inboxes i where ${inScope(p)}`.execute(db);
   return { total: n(r.rows[0]?.total), withCallback: n(r.rows[0]?.cb) };
 }
@@ -37,9 +41,9 @@ export async function messageCounts(
 ): Promise<{ received: number; receivedToday: number; verified: number; verifiedToday: number }> {
   const only = inboxId === undefined ? sql`` : sql`and i.id = ${inboxId}`;
   const r = await sql<Record<string, number | null>>`select count(*) as received,
-      sum(m.received_at >= ${dayStart}) as received_today,
-      sum(m.otp is not null or m.primary_link is not null) as verified,
-      sum(m.received_at >= ${dayStart} and (m.otp is not null or m.primary_link is not null)) as verified_today
+      count(*) filter (where m.received_at >= ${dayStart}) as received_today,
+      count(*) filter (where m.otp is not null or m.primary_link is not null) as verified,
+      count(*) filter (where m.received_at >= ${dayStart} and (m.otp is not null or m.primary_link is not null)) as verified_today
     from messages m join inboxes i on i.id = m.inbox_id where ${inScope(p)} ${only}`.execute(db);
   const row = r.rows[0] ?? {};
   return {
@@ -53,10 +57,10 @@ export async function messageCounts(
 /** Callback deliveries by state: `retrying` are pending after a failed attempt; `failed` includes gone and refused. */
 export async function callbackCounts(db: Kysely<Database>, p: Principal, inboxId?: string): Promise<CallbackCounts> {
   const only = inboxId === undefined ? sql`` : sql`and i.id = ${inboxId}`;
-  const r = await sql<Record<string, number | null>>`select sum(d.state = 'delivered') as delivered,
-      sum(d.state = 'pending' and d.attempts = 0) as pending,
-      sum(d.state = 'pending' and d.attempts > 0) as retrying,
-      sum(d.state in ('failed', 'gone', 'refused')) as failed
+  const r = await sql<Record<string, number | null>>`select count(*) filter (where d.state = 'delivered') as delivered,
+      count(*) filter (where d.state = 'pending' and d.attempts = 0) as pending,
+      count(*) filter (where d.state = 'pending' and d.attempts > 0) as retrying,
+      count(*) filter (where d.state in ('failed', 'gone', 'refused')) as failed
     from callback_deliveries d join inboxes i on i.id = d.inbox_id where ${inScope(p)} ${only}`.execute(db);
   const row = r.rows[0] ?? {};
   return { delivered: n(row.delivered), pending: n(row.pending), retrying: n(row.retrying), failed: n(row.failed) };

@@ -1,8 +1,14 @@
 // The outbox (migration 011): one row per recipient of a sent message. Rows are written in the send's own ingest
 // transaction; the relay worker reads the due ones (the pattern of src/store/deliveries.ts) and records outcomes.
+// On PostgreSQL several instances share the outbox: a due row is claimed (FOR UPDATE SKIP LOCKED, next_attempt_at moved
+// one lease ahead) before it is handed to the relay, so two instances never send one recipient twice; an instance that
+// dies mid-send leaves its rows due again when the lease ends (retried, never dropped — as after a crash on SQLite).
 import { sql, type Insertable, type Kysely, type Selectable, type Transaction } from 'kysely';
 import { dialectOf } from '../store/dialect.ts';
 import type { Database, OutboundDeliveryTable } from '../store/schema.ts';
+
+/** How long a claimed row stays one instance's (PostgreSQL): longer than a relay attempt can take (60 s per step). */
+export const OUTBOX_LEASE_MS = 10 * 60_000;
 
 export type OutboundRow = Selectable<OutboundDeliveryTable>;
 export type NewOutbound = Insertable<OutboundDeliveryTable>;
@@ -16,19 +22,13 @@ export interface OutboundOutcome {
   updated_at: number;
 }
 
-/** How long a claimed delivery stays one instance's on a shared outbox: well beyond any relay session. */
-export const OUTBOX_LEASE_MS = 10 * 60_000;
-
 export class OutboxRepo {
   private readonly db: Kysely<Database>;
-  /**
-   * PostgreSQL: several instances share the outbox, so due() claims (FOR UPDATE SKIP LOCKED, next_attempt_at moved
-   * one lease ahead) and the worker releases what it did not start. A crash mid-attempt: retried after the lease.
-   */
+  /** PostgreSQL: the outbox is shared by every instance, so due rows are claimed (see above). */
   readonly shared: boolean;
   constructor(db: Kysely<Database>) {
     this.db = db;
-    this.shared = dialectOf(db) === 'postgres';
+    this.shared = dialectOf(db as never) === 'postgres';
   }
 
   async insert(trx: Transaction<Database>, rows: NewOutbound[]): Promise<void> {
@@ -40,28 +40,8 @@ export class OutboxRepo {
   }
 
   /** Queued relay deliveries due by `now`, oldest due first, leaving out those in flight. */
-  async due(now: number, limit: number, inFlight: string[]): Promise<OutboundRow[]> {
-    if (this.shared)
-      return this.db.transaction().execute(async (trx) => {
-        let q = trx
-          .selectFrom('outbound_deliveries')
-          .selectAll()
-          .where('next_attempt_at', 'is not', null)
-          .where('next_attempt_at', '<=', now);
-        if (inFlight.length > 0) q = q.where('id', 'not in', inFlight);
-        const rows = await q.orderBy('next_attempt_at').orderBy('id').limit(limit).forUpdate().skipLocked().execute();
-        if (rows.length > 0)
-          await trx
-            .updateTable('outbound_deliveries')
-            .set({ next_attempt_at: now + OUTBOX_LEASE_MS })
-            .where(
-              'id',
-              'in',
-              rows.map((r) => r.id),
-            )
-            .execute();
-        return rows;
-      });
+  async due(now: number, limit: number, inFlight: string[], leaseMs = OUTBOX_LEASE_MS): Promise<OutboundRow[]> {
+    if (this.shared) return this.claimDue(now, limit, inFlight, leaseMs);
     let q = this.db
       .selectFrom('outbound_deliveries')
       .selectAll()
@@ -71,9 +51,33 @@ export class OutboxRepo {
     return q.orderBy('next_attempt_at').orderBy('id').limit(limit).execute();
   }
 
-  /** Shared outbox: hands claimed rows that were not started back, due as before the claim. */
+  /** due() on a shared outbox: the rows returned are this instance's until `now + leaseMs` (or its record()). */
+  private claimDue(now: number, limit: number, inFlight: string[], leaseMs: number): Promise<OutboundRow[]> {
+    return this.db.transaction().execute(async (trx) => {
+      let q = trx
+        .selectFrom('outbound_deliveries')
+        .selectAll()
+        .where('next_attempt_at', 'is not', null)
+        .where('next_attempt_at', '<=', now);
+      if (inFlight.length > 0) q = q.where('id', 'not in', inFlight);
+      const rows = await q.orderBy('next_attempt_at').orderBy('id').limit(limit).forUpdate().skipLocked().execute();
+      if (rows.length > 0)
+        await trx
+          .updateTable('outbound_deliveries')
+          .set({ next_attempt_at: now + leaseMs })
+          .where(
+            'id',
+            'in',
+            rows.map((r) => r.id),
+          )
+          .execute();
+      return rows;
+    });
+  }
+
+  /** Shared outbox: gives claimed rows that were not handed to the relay back (due as they were before the claim). */
   async release(rows: OutboundRow[]): Promise<void> {
-    if (rows.length === 0) return;
+    if (!this.shared || rows.length === 0) return;
     await this.db.transaction().execute(async (trx) => {
       for (const r of rows)
         await trx.updateTable('outbound_deliveries').set({ next_attempt_at: r.next_attempt_at }).where('id', '=', r.id).execute();

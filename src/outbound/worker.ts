@@ -99,15 +99,18 @@ export class OutboundWorker {
         else byMessage.set(r.message_id, [r]);
       }
       let started = 0;
+      const left: OutboundRow[] = [];
       for (const group of byMessage.values()) {
-        if (this.attempts.size >= this.maxConcurrent) break;
-        this.dispatch(group);
-        started++;
+        if (this.attempts.size >= this.maxConcurrent) left.push(...group);
+        else {
+          this.dispatch(group);
+          started++;
+        }
       }
-      // Full: a finishing attempt looks again. A full page may hide more due rows. (A shared outbox claimed the
-      // whole page: what did not start is handed back.)
+      // Full: a finishing attempt looks again. A full page may hide more due rows. On a shared outbox (PostgreSQL)
+      // the rows read were claimed: those not started go back at once, for this or another instance.
       if (started < byMessage.size) {
-        if (this.outbox.shared) await this.outbox.release([...byMessage.values()].slice(started).flat());
+        await this.outbox.release(left);
         return;
       }
       if (rows.length === 500) continue;

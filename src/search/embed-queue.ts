@@ -6,6 +6,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { IngestWriter } from '../ingest/writer.ts';
 import type { Logger } from '../log.ts';
+import { type Dialect, dialectOf } from '../store/dialect.ts';
 import type { Database } from '../store/schema.ts';
 import { bodyText } from './text.ts';
 import { embed, EmbeddingError, type EmbeddingsConfig, quantize } from './embeddings.ts';
@@ -14,6 +15,12 @@ const BATCH = 16;
 /** Characters of a message sent to the embeddings model (embedding models read a few hundred tokens). */
 export const EMBED_CHARS = 4000;
 const MAX_RETRY_MS = 10 * 60_000;
+/**
+ * PostgreSQL only: how far below the model's position contents are looked at again. Several instances insert
+ * contents concurrently, so a content can commit after one with a higher rowid was already embedded; those stragglers
+ * sit just below the position and are picked up when they have no vector yet.
+ */
+export const PG_STRAGGLER_WINDOW = 1000;
 
 export function embedText(subject: string, body: string): string {
   return `${subject}\n\n${body}`.slice(0, EMBED_CHARS);
@@ -23,6 +30,7 @@ export class EmbedQueue {
   private readonly db: Kysely<Database>;
   private readonly writer: IngestWriter;
   private readonly log: Logger;
+  private readonly dialect: Dialect;
   readonly cfg: EmbeddingsConfig;
   private readonly retryMs: number;
   private readonly stopper = new AbortController();
@@ -36,10 +44,22 @@ export class EmbedQueue {
   embedded = 0;
   lastError: string | null = null;
 
-  constructor(d: { db: Kysely<Database>; writer: IngestWriter; log: Logger; cfg: EmbeddingsConfig; retryMs: number }) {
+  /** Runs a pass on one instance of a cluster only (Store.singleton); absent: always runs (SQLite, one server). */
+  private readonly singleton: ((job: string, fn: () => Promise<unknown>) => Promise<boolean>) | undefined;
+
+  constructor(d: {
+    db: Kysely<Database>;
+    writer: IngestWriter;
+    log: Logger;
+    cfg: EmbeddingsConfig;
+    retryMs: number;
+    singleton?: ((job: string, fn: () => Promise<unknown>) => Promise<boolean>) | undefined;
+  }) {
+    this.singleton = d.singleton;
     this.db = d.db;
     this.writer = d.writer;
     this.log = d.log;
+    this.dialect = dialectOf(d.db as never);
     this.cfg = d.cfg;
     this.retryMs = d.retryMs;
   }
@@ -49,7 +69,11 @@ export class EmbedQueue {
   }
 
   async start(): Promise<void> {
-    await sql`insert or ignore into search_embed_state (model, dim, last_rowid) values (${this.model}, null, 0)`.execute(this.db);
+    await this.db
+      .insertInto('search_embed_state')
+      .values({ model: this.model, dim: null, last_rowid: 0 })
+      .onConflict((oc) => oc.doNothing())
+      .execute();
     const st = await this.db.selectFrom('search_embed_state').select('dim').where('model', '=', this.model).executeTakeFirst();
     this.dim = st?.dim ?? null;
     this.kick();
@@ -62,7 +86,10 @@ export class EmbedQueue {
       this.again = true;
       return;
     }
-    this.running = this.loop().finally(() => {
+    // On a cluster one instance embeds (the others' passes return at once); new mail anywhere kicks every instance,
+    // so another one takes over at the next mail after the leader stops.
+    const pass = this.singleton ? this.singleton(`search-embeddings:${this.model}`, () => this.loop()).then(() => undefined) : this.loop();
+    this.running = pass.finally(() => {
       this.running = null;
       if (this.again && !this.timer) {
         this.again = false;
@@ -87,11 +114,15 @@ export class EmbedQueue {
 
   private async loop(): Promise<void> {
     while (!this.stopper.signal.aborted) {
+      const pending =
+        this.dialect === 'postgres'
+          ? sql`c.rowid > (select last_rowid from search_embed_state where model = ${this.model}) - ${PG_STRAGGLER_WINDOW}
+              and not exists (select 1 from search_vectors v where v.content_sha256 = c.sha256 and v.model = ${this.model})`
+          : sql`c.rowid > (select last_rowid from search_embed_state where model = ${this.model})`;
       const rows = (
         await sql<{ rid: number; sha256: string; subject: string; text_body: string | null; html_body: string | null }>`
           select c.rowid as rid, c.sha256, c.subject, c.text_body, c.html_body from contents c
-          where c.rowid > (select last_rowid from search_embed_state where model = ${this.model})
-          order by c.rowid limit ${BATCH}`.execute(this.db)
+          where ${pending} order by c.rowid limit ${BATCH}`.execute(this.db)
       ).rows;
       if (rows.length === 0) return;
       let vecs: Float32Array[];
@@ -110,17 +141,21 @@ export class EmbedQueue {
         this.retryLater(e as Error);
         return;
       }
-      const last = rows.at(-1)!.rid;
+      const last = Number(rows.at(-1)!.rid);
       await this.writer.run(() =>
         this.db.transaction().execute(async (trx) => {
           for (let i = 0; i < rows.length; i++) {
             const q = quantize(vecs[i]!);
             const vec = Buffer.from(q.buffer, q.byteOffset, q.byteLength);
-            await sql`insert or replace into search_vectors (content_sha256, model, vec) values (${rows[i]!.sha256}, ${this.model}, ${vec})`.execute(
-              trx,
-            );
+            await trx
+              .insertInto('search_vectors')
+              .values({ content_sha256: rows[i]!.sha256, model: this.model, vec })
+              .onConflict((oc) => oc.column('content_sha256').doUpdateSet({ model: this.model, vec }))
+              .execute();
           }
-          await sql`update search_embed_state set dim = ${this.dim}, last_rowid = ${last} where model = ${this.model}`.execute(trx);
+          // max(): a straggler (PostgreSQL) below the position must not move it back.
+          await sql`update search_embed_state set dim = ${this.dim}, last_rowid = ${this.dialect === 'postgres' ? sql`greatest(last_rowid, ${last})` : sql`${last}`}
+            where model = ${this.model}`.execute(trx);
         }),
       );
       this.embedded += rows.length;

@@ -6,9 +6,13 @@
 // half a second; the newest matches are what a mail sink is searched for), ties broken by recency.
 // Semantic: cosine similarity of the query's vector against the stored int8 vectors of the newest SCAN_CAP
 // messages in scope (a bounded exact scan, see README "Search").
-import { sql, type Kysely } from 'kysely';
+// On PostgreSQL the same steps run against `search_docs` (a tsvector per content, GIN-indexed; src/search/pg-text.ts):
+// `doc @@ tsquery` instead of MATCH, ts_rank_cd instead of bm25, and plain joins where SQLite is told the join order.
+import { type RawBuilder, sql, type Kysely } from 'kysely';
+import { type Dialect, dialectOf } from '../store/dialect.ts';
 import type { Database } from '../store/schema.ts';
 import { ftsString, type CompiledQuery } from './query.ts';
+import { RANK_WEIGHTS, tsToken } from './pg-text.ts';
 import { hexToken } from './text.ts';
 import { similarity } from './embeddings.ts';
 
@@ -37,21 +41,48 @@ export interface Hit {
  * the team. bm25 reads the whole posting list of every phrase of the MATCH (for its IDF), so a token that matches
  * nearly every row costs a pass over the index; the exact scope is enforced in SQL anyway (rowFilters).
  */
-function scopeExpr(scope: SearchScope, hasTerms: boolean): string[] {
-  if (scope.inboxId !== undefined) return [`scope : ${ftsString(hexToken('i', scope.inboxId))}`];
+function scopeExpr(scope: SearchScope, hasTerms: boolean, dialect: Dialect): string[] {
+  const tok =
+    dialect === 'postgres'
+      ? (t: string, prefix = false) => tsToken(t, prefix)
+      : (t: string, prefix = false) => `scope : ${ftsString(t)}${prefix ? '*' : ''}`;
+  if (scope.inboxId !== undefined) return [tok(hexToken('i', scope.inboxId))];
   const parts: string[] = [];
-  if (scope.label !== undefined) parts.push(`scope : ${ftsString(hexToken('l', scope.label))}`);
-  else if (scope.labelPrefix !== null) parts.push(`scope : ${ftsString(hexToken('l', scope.labelPrefix))}*`);
-  if (!scope.soleTeam || (parts.length === 0 && !hasTerms)) parts.push(`scope : ${ftsString(hexToken('t', scope.teamId))}`);
+  if (scope.label !== undefined) parts.push(tok(hexToken('l', scope.label)));
+  else if (scope.labelPrefix !== null) parts.push(tok(hexToken('l', scope.labelPrefix), true));
+  if (!scope.soleTeam || (parts.length === 0 && !hasTerms)) parts.push(tok(hexToken('t', scope.teamId)));
   return parts;
 }
 
-/** The full MATCH expression: scope AND terms, then each excluded term with NOT. */
-export function matchExpr(scope: SearchScope, terms: string | null, not: string[]): string {
-  let e = [...scopeExpr(scope, terms !== null), ...(terms ? [`(${terms})`] : [])].join(' AND ');
-  for (const n of not) e = `(${e}) NOT (${n})`;
+/** The full MATCH expression (a tsquery on PostgreSQL): scope AND terms, then each excluded term with NOT. */
+export function matchExpr(scope: SearchScope, terms: string | null, not: string[], dialect: Dialect = 'sqlite'): string {
+  const pg = dialect === 'postgres';
+  let e = [...scopeExpr(scope, terms !== null, dialect), ...(terms ? [`(${terms})`] : [])].join(pg ? ' & ' : ' AND ');
+  for (const n of not) e = pg ? `(${e}) & !(${n})` : `(${e}) NOT (${n})`;
   return e;
 }
+
+/**
+ * The contents matching `expr`, newest first, at most `limit`, as `cid` (the content's rowid) and `score`: the FTS5
+ * table on SQLite, `search_docs` on PostgreSQL. `rank`: the terms to rank by (null: score 0, newest first).
+ */
+function candidates(dialect: Dialect, expr: string, rank: string | null, hi: number | undefined, limit: number): RawBuilder<unknown> {
+  if (dialect === 'postgres') {
+    const hiFilter = hi !== undefined ? sql`and d.rid <= ${hi}` : sql``;
+    const newest = sql`select d.rid from search_docs d where d.doc @@ ${expr}::tsquery ${hiFilter} order by d.rid desc limit ${limit}`;
+    if (rank === null) return sql`select n.rid as cid, 0 as score from (${newest}) n`;
+    // Ranked in a second step: only the window's documents are read whole for ts_rank_cd.
+    return sql`select n.rid as cid, ts_rank_cd(${RANK_WEIGHTS}::float4[], r.doc, ${rank}::tsquery) as score
+      from (${newest}) n join search_docs r on r.rid = n.rid`;
+  }
+  const score = rank === null ? sql`0` : sql`-${BM25}`;
+  const hiFilter = hi !== undefined ? sql`and f.rowid <= ${hi}` : sql``;
+  return sql`select f.rowid as cid, ${score} as score from search_fts f
+      where search_fts match ${expr} ${hiFilter} order by f.rowid desc limit ${limit}`;
+}
+
+/** SQLite is told the join order (CROSS JOIN); PostgreSQL plans it (and has no CROSS JOIN … ON). */
+const joinKw = (dialect: Dialect) => sql.raw(dialect === 'postgres' ? 'join' : 'cross join');
 
 /** The exact conditions on a message row `m` and its inbox `i`: scope, required labels, dates. */
 function rowFilters(scope: SearchScope, q: CompiledQuery) {
@@ -70,10 +101,15 @@ const BM25 = sql.raw('bm25(search_fts, 0, 4, 2, 1.5, 1, 2, 1)');
 /** bm25 reads every posting of every phrase of the query (for its IDF): above this many, newest first instead. */
 export const BM25_MAX_POSTINGS = 20_000;
 
-async function postingsAtMost(db: Kysely<Database>, expr: string, max: number): Promise<boolean> {
-  const r = await sql<{
-    n: number;
-  }>`select count(*) as n from (select rowid from search_fts where search_fts match ${expr} limit ${max + 1})`.execute(db);
+async function postingsAtMost(db: Kysely<Database>, dialect: Dialect, expr: string, max: number): Promise<boolean> {
+  const r =
+    dialect === 'postgres'
+      ? await sql<{
+          n: number;
+        }>`select count(*) as n from (select 1 from search_docs where doc @@ ${expr}::tsquery limit ${max + 1}) x`.execute(db)
+      : await sql<{
+          n: number;
+        }>`select count(*) as n from (select rowid from search_fts where search_fts match ${expr} limit ${max + 1})`.execute(db);
   return Number(r.rows[0]?.n ?? 0) <= max;
 }
 
@@ -97,33 +133,32 @@ export async function keywordPage(
   window = RANK_WINDOW,
   maxPostings = BM25_MAX_POSTINGS,
 ): Promise<{ hits: Hit[]; hi: number; ranking: Ranking }> {
-  const expr = matchExpr(scope, q.match, q.not);
-  const hiFilter = hi !== undefined ? sql`and f.rowid <= ${hi}` : sql``;
-  let ranking: Ranking = q.match ? 'bm25' : 'newest';
+  const dialect = dialectOf(db as never);
+  const expr = matchExpr(scope, q.match, q.not, dialect);
+  // PostgreSQL: a query of operators only (has:, label:) ranks every match 0 anyway; it is not read for that.
+  let ranking: Ranking = q.match && (dialect === 'sqlite' || q.terms.length > 0) ? 'bm25' : 'newest';
   if (ranking === 'bm25')
-    for (const p of [...scopeExpr(scope, true), ...q.parts, ...q.not])
-      if (!(await postingsAtMost(db, p, maxPostings))) {
+    for (const p of [...scopeExpr(scope, true, dialect), ...q.parts, ...q.not])
+      if (!(await postingsAtMost(db, dialect, p, maxPostings))) {
         ranking = 'newest';
         break;
       }
-  const score = ranking === 'bm25' ? sql`-${BM25}` : sql`0`;
+  const join = joinKw(dialect);
   const run = (w: number) =>
     sql<{ rid: number; cid: number; id: string; score: number }>`
     select m.rowid as rid, c.cid, m.id, c.score from (
-      select f.rowid as cid, ${score} as score from search_fts f
-      where search_fts match ${expr} ${hiFilter}
-      order by f.rowid desc limit ${w}
-    ) c cross join contents ct on ct.rowid = c.cid
-    cross join message_rows m on m.content_sha256 = ct.sha256
-    cross join inboxes i on i.id = m.inbox_id
+      ${candidates(dialect, expr, ranking === 'bm25' ? q.match : null, hi, w)}
+    ) c ${join} contents ct on ct.rowid = c.cid
+    ${join} message_rows m on m.content_sha256 = ct.sha256
+    ${join} inboxes i on i.id = m.inbox_id
     where ${rowFilters(scope, q)}
     order by c.score desc, m.rowid desc limit ${limit + 1} offset ${offset}`.execute(db);
   // Newest first needs only the top of the window; the whole window is read if the exact filters dropped too many.
   const small = Math.min(window, (offset + limit + 1) * 2 + 50);
   let rows = (await run(ranking === 'newest' ? small : window)).rows;
   if (ranking === 'newest' && small < window && rows.length < limit + 1) rows = (await run(window)).rows;
-  const newest = rows.reduce((m, r) => Math.max(m, r.cid), 0);
-  return { hits: rows.map((r) => ({ rid: r.rid, id: r.id, score: r.score })), hi: hi ?? newest, ranking };
+  const newest = rows.reduce((m, r) => Math.max(m, Number(r.cid)), 0);
+  return { hits: rows.map((r) => ({ rid: Number(r.rid), id: r.id, score: Number(r.score) })), hi: hi ?? newest, ranking };
 }
 
 /** Semantic ranking of the newest SCAN_CAP contents in scope that pass the query's operators, per message row. */
@@ -136,23 +171,24 @@ export async function semanticRank(
   top: number,
   hi?: number,
 ): Promise<{ hits: Hit[]; hi: number }> {
-  const expr = matchExpr(scope, q.filter, q.not);
-  const hiFilter = hi !== undefined ? sql`and rowid <= ${hi}` : sql``;
+  const dialect = dialectOf(db as never);
+  const expr = matchExpr(scope, q.filter, q.not, dialect);
+  const join = joinKw(dialect);
   const rows = await sql<{ rid: number; cid: number; id: string; vec: Buffer }>`
     select m.rowid as rid, c.cid, m.id, v.vec from (
-      select rowid as cid from search_fts where search_fts match ${expr} ${hiFilter} order by rowid desc limit ${SCAN_CAP}
-    ) c cross join contents ct on ct.rowid = c.cid
-    cross join search_vectors v on v.content_sha256 = ct.sha256 and v.model = ${model}
-    cross join message_rows m on m.content_sha256 = ct.sha256
-    cross join inboxes i on i.id = m.inbox_id
+      ${candidates(dialect, expr, null, hi, SCAN_CAP)}
+    ) c ${join} contents ct on ct.rowid = c.cid
+    ${join} search_vectors v on v.content_sha256 = ct.sha256 and v.model = ${model}
+    ${join} message_rows m on m.content_sha256 = ct.sha256
+    ${join} inboxes i on i.id = m.inbox_id
     where ${rowFilters(scope, q)}`.execute(db);
   const scored: Hit[] = [];
   let newest = 0;
   for (const r of rows.rows) {
-    newest = Math.max(newest, r.cid);
+    newest = Math.max(newest, Number(r.cid));
     if (r.vec.byteLength !== qv.length) continue;
     const v = new Int8Array(r.vec.buffer, r.vec.byteOffset, r.vec.byteLength);
-    scored.push({ rid: r.rid, id: r.id, score: similarity(qv, v) });
+    scored.push({ rid: Number(r.rid), id: r.id, score: similarity(qv, v) });
   }
   scored.sort((a, b) => b.score - a.score || b.rid - a.rid);
   return { hits: scored.slice(0, top), hi: hi ?? newest };

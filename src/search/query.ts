@@ -4,6 +4,8 @@
 //   query := group+        group := unary ( "OR" unary )*        unary := "-"? atom
 //   atom  := word | "phrase" | name ":" (word | "phrase")
 import { AppError } from '../errors.ts';
+import type { Dialect } from '../store/dialect.ts';
+import { tsPhrase, tsToken } from './pg-text.ts';
 import { hexToken, isSingleCjk, segmentCjkQuery } from './text.ts';
 
 export const MAX_QUERY_CHARS = 1000;
@@ -235,6 +237,27 @@ const COLUMN: Record<Field, string> = {
   subject: 'subject',
 };
 
+/** The has: operators' flag tokens (src/search/text.ts searchDoc). */
+const FLAG: Record<'attachment' | 'code' | 'link', string> = { attachment: 'xatt', code: 'xcode', link: 'xlink' };
+
+/** The same atom as a PostgreSQL tsquery (src/search/pg-text.ts): lexemes quoted, never parsed from the text. */
+function atomTsQuery(a: Atom): string | null {
+  switch (a.kind) {
+    case 'text': {
+      if (!hasWords(a.text)) return null;
+      const t = a.text.trim();
+      if (isSingleCjk(t)) return tsPhrase(t, a.field, true);
+      return tsPhrase(segmentCjkQuery(a.text), a.field);
+    }
+    case 'label':
+      return tsToken(hexToken('l', a.label));
+    case 'has':
+      return tsToken(FLAG[a.what]);
+    default:
+      return null;
+  }
+}
+
 function atomMatch(a: Atom): string | null {
   switch (a.kind) {
     case 'text':
@@ -244,7 +267,7 @@ function atomMatch(a: Atom): string | null {
     case 'label':
       return `scope : ${ftsString(hexToken('l', a.label))}`;
     case 'has':
-      return `scope : ${ftsString(a.what === 'attachment' ? 'xatt' : a.what === 'code' ? 'xcode' : 'xlink')}`;
+      return `scope : ${ftsString(FLAG[a.what])}`;
     default:
       return null;
   }
@@ -270,7 +293,14 @@ export interface CompiledQuery {
   parts: string[];
 }
 
-export function compileQuery(p: ParsedQuery): CompiledQuery {
+/**
+ * Compiles a parsed query into the search engine's expressions: an FTS5 MATCH expression (SQLite, the default) or a
+ * tsquery (PostgreSQL). Everything else (dates, labels, snippet terms, the text to embed) is the same for both.
+ */
+export function compileQuery(p: ParsedQuery, dialect: Dialect = 'sqlite'): CompiledQuery {
+  const toExpr = dialect === 'postgres' ? atomTsQuery : atomMatch;
+  const orOp = dialect === 'postgres' ? ' | ' : ' OR ';
+  const andOp = dialect === 'postgres' ? ' & ' : ' AND ';
   const and: string[] = [];
   const filter: string[] = [];
   const not: string[] = [];
@@ -289,7 +319,7 @@ export function compileQuery(p: ParsedQuery): CompiledQuery {
         else before = Math.min(before ?? a.at, a.at);
         continue;
       }
-      const m = atomMatch(a);
+      const m = toExpr(a);
       if (m === null) continue;
       if (t.negated) not.push(m);
       else {
@@ -303,14 +333,14 @@ export function compileQuery(p: ParsedQuery): CompiledQuery {
     }
     const only = group[0]!;
     if (group.length === 1 && !only.negated && only.atom.kind === 'label') labels.push(only.atom.label);
-    const expr = parts.length === 1 ? parts[0]! : parts.length > 1 ? `(${parts.join(' OR ')})` : null;
+    const expr = parts.length === 1 ? parts[0]! : parts.length > 1 ? `(${parts.join(orOp)})` : null;
     if (expr === null) continue;
     and.push(expr);
     if (!free) filter.push(expr);
   }
   return {
-    match: and.length ? and.join(' AND ') : null,
-    filter: filter.length ? filter.join(' AND ') : null,
+    match: and.length ? and.join(andOp) : null,
+    filter: filter.length ? filter.join(andOp) : null,
     not,
     after,
     before,

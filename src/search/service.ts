@@ -6,6 +6,7 @@ import type { EventBus } from '../events/bus.ts';
 import type { IngestWriter } from '../ingest/writer.ts';
 import type { Logger } from '../log.ts';
 import { SUMMARY_COLUMNS, type MessageSummaryRow } from '../store/messages.ts';
+import { type Dialect, dialectOf } from '../store/dialect.ts';
 import type { Database } from '../store/schema.ts';
 import { EmbedQueue } from './embed-queue.ts';
 import { embed, type EmbeddingsConfig, normalize } from './embeddings.ts';
@@ -37,6 +38,7 @@ export interface SearchResult {
 export class SearchService {
   private readonly db: Kysely<Database>;
   private readonly log: Logger;
+  private readonly dialect: Dialect;
   readonly pending: PendingIndexer;
   readonly embeddings: EmbedQueue | null;
   private readonly queryVectors = new Map<string, Float32Array>();
@@ -47,11 +49,16 @@ export class SearchService {
     bus: EventBus;
     log: Logger;
     embeddings?: { cfg: EmbeddingsConfig; retryMs: number } | undefined;
+    /** Store.singleton: on PostgreSQL, one instance of the cluster runs the embeddings queue. */
+    singleton?: ((job: string, fn: () => Promise<unknown>) => Promise<boolean>) | undefined;
   }) {
     this.db = d.db;
     this.log = d.log;
+    this.dialect = dialectOf(d.db as never);
     this.pending = new PendingIndexer({ db: d.db, writer: d.writer, log: d.log });
-    this.embeddings = d.embeddings ? new EmbedQueue({ db: d.db, writer: d.writer, log: d.log, ...d.embeddings }) : null;
+    this.embeddings = d.embeddings
+      ? new EmbedQueue({ db: d.db, writer: d.writer, log: d.log, singleton: d.singleton, ...d.embeddings })
+      : null;
     // Published after commit. New mail is embedded. Claimed mail (queued by a trigger) is indexed: a claim hands
     // an inbox created a moment ago its first messages, so only an inbox's first message (seq 1) costs a look at
     // the queue — never each message of a busy inbox.
@@ -88,7 +95,7 @@ export class SearchService {
     cursor?: SearchCursor | undefined;
     now: number;
   }): Promise<SearchResult> {
-    const compiled = compileQuery(parseQuery(req.q, req.now));
+    const compiled = compileQuery(parseQuery(req.q, req.now), this.dialect);
     const { limit, cursor } = req;
     const scope = { ...req.scope, soleTeam: await this.soleTeam(req.now) };
     const offset = cursor?.o ?? 0;

@@ -1,8 +1,12 @@
 // Keeping threads right outside ingest: mail that was stored unclaimed joins its threads when an inbox claims it, and
 // a deleted message leaves its thread with the right count, times, participants and snippet (an emptied thread and
 // its Message-ID map entries go). Deleting an inbox needs nothing here: its threads and refs go with it (cascade).
+// On PostgreSQL several instances write at once. Ingest orders the writers of one inbox by its row lock (the
+// message_seq update comes before thread assignment); claims and deletes take the same lock first, so a thread is never
+// recounted from a stale read while another instance adds to it (SQLite has one writer and needs none of this).
 import type { Kysely, Transaction } from 'kysely';
 import { mergeParticipants, participantsOf } from '../mail/threads.ts';
+import { dialectOf } from '../store/dialect.ts';
 import type { Database } from '../store/schema.ts';
 import { threadFieldsOf } from '../mail/threads.ts';
 import { ThreadAssigner } from './assign.ts';
@@ -13,10 +17,18 @@ const PARTICIPANT_SCAN = 1000;
 export class ThreadUpkeep {
   private readonly db: Kysely<Database>;
   private readonly assigner: ThreadAssigner;
+  private readonly shared: boolean;
 
   constructor(db: Kysely<Database>, now: () => number) {
     this.db = db;
     this.assigner = new ThreadAssigner(now);
+    this.shared = dialectOf(db as never) === 'postgres';
+  }
+
+  /** PostgreSQL: waits for (and holds until commit) the row locks of these inboxes, in id order (no deadlock). */
+  private async lockInboxes(trx: Kysely<Database>, ids: string[]): Promise<void> {
+    if (!this.shared || ids.length === 0) return;
+    await trx.selectFrom('inboxes').select('id').where('id', 'in', ids).orderBy('id').forUpdate().execute();
   }
 
   /** Threads one just-claimed message (its row already carries the inbox), inside the claim's transaction. */
@@ -40,6 +52,7 @@ export class ThreadUpkeep {
       .where('m.id', '=', messageId)
       .executeTakeFirst();
     if (!m?.inbox_id) return;
+    await this.lockInboxes(trx, [m.inbox_id]);
     const thread = await this.assigner.assign(
       trx,
       { inboxId: m.inbox_id, teamId: m.team_id, messageId: m.id, receivedAt: m.received_at },
@@ -54,6 +67,14 @@ export class ThreadUpkeep {
    */
   async removing<T>(threadIds: Array<string | null>, remove: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
     return this.db.transaction().execute(async (trx) => {
+      const ids = threadIds.filter((t): t is string => t !== null);
+      if (this.shared && ids.length > 0) {
+        const inboxes = await trx.selectFrom('threads').select('inbox_id').distinct().where('id', 'in', ids).execute();
+        await this.lockInboxes(
+          trx,
+          inboxes.map((r) => r.inbox_id),
+        );
+      }
       const out = await remove(trx);
       for (const id of new Set(threadIds)) if (id) await this.refresh(trx, id);
       return out;

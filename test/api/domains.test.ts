@@ -76,9 +76,10 @@ test('add answers the records to publish; the private key is in no answer, log o
   );
   assert.equal(listed.nextCursor, null);
   // Sealed at rest under INBOXD_SECRET_KEY; never in an answer, log line or audit row.
-  const stored = s.server.services.store.sqlite!.prepare('select dkim_private_key from domains').get() as { dkim_private_key: string };
+  const db = s.server.services.store.db;
+  const stored = await db.selectFrom('domains').select('dkim_private_key').executeTakeFirstOrThrow();
   assert.match(stored.dkim_private_key, /^sealed:v1:/);
-  const audit = JSON.stringify(s.server.services.store.sqlite!.prepare('select * from audit_events').all());
+  const audit = JSON.stringify(await db.selectFrom('audit_events').selectAll().execute());
   for (const text of [JSON.stringify(domain), JSON.stringify(listed), s.logs.join('\n'), audit])
     assert.doesNotMatch(text, /PRIVATE KEY|sealed:v1/);
 });
@@ -195,12 +196,12 @@ test('delete: stops serving, removes the inboxes at the domain with their mail, 
   assert.deepEqual(r, { deleted: true, domainId: domain.domainId, domain: DOMAIN, inboxesDeleted: 1, messagesDeleted: 4 });
   await assert.rejects(sendMail(s.server.smtpPort, { to: `bob@${DOMAIN}`, subject: 'x', text: 'x' }), /550/);
   assert.equal((await s.api(`/v1/inboxes/${inboxId}`)).status, 404);
-  const left = s.server.services.store
-    .sqlite!.prepare("select count(*) n from message_rows where rcpt like '%@mail.example.com'")
-    .get() as {
-    n: number;
-  };
-  assert.equal(left.n, 0);
+  const left = await s.server.services.store.db
+    .selectFrom('message_rows')
+    .select('id')
+    .where('rcpt', 'like', '%@mail.example.com')
+    .execute();
+  assert.equal(left.length, 0);
   assert.equal((await s.api(`/v1/domains/${domain.domainId}`)).status, 404);
   assert.equal(await s.server.services.domains.dkimFor(DOMAIN), null);
 });
@@ -235,6 +236,12 @@ test('bad names: IPs, wildcards, too long, single label; names are normalised (c
   assert.equal((await s.api('/v1/domains', { method: 'POST', json: { domain: 'xn--bcher-kva.example' } })).status, 409);
   assert.equal((await json(await s.api(`/v1/domains/${idn.domainId}`, { method: 'DELETE' }))).inboxesDeleted, 0);
   assert.equal((await s.api('/v1/domains', { method: 'POST', json: { domain: 'x.example', extra: 1 } })).status, 400);
+});
+
+test('two adds of one name at once: one is created, the other is a 409 (the unique name, on either engine)', async () => {
+  const [a, b] = await Promise.all([0, 1].map(() => s.api('/v1/domains', { method: 'POST', json: { domain: 'race.example' } })));
+  const statuses = [a!.status, b!.status].sort();
+  assert.deepEqual(statuses, [201, 409], `${await a!.text()} ${await b!.text()}`);
 });
 
 test('conflicts: a configured --domain, the same domain twice, another team’s domain', async () => {
@@ -284,14 +291,16 @@ test('without INBOXD_SECRET_KEY keys are stored plainly (and said so); a later k
     const d = await json(await t.api('/v1/domains', { method: 'POST', json: { domain: 'plain.example' } }), 201);
     publish(d);
     assert.equal((await json(await t.api(`/v1/domains/${d.domainId}/verify`, { method: 'POST' }))).signing, true);
-    const row = () => t.server.services.store.sqlite!.prepare('select dkim_private_key k from domains').get() as { k: string };
-    assert.match(row().k, /^-----BEGIN PRIVATE KEY-----/);
+    const row = async () => ({
+      k: (await t.server.services.store.db.selectFrom('domains').select('dkim_private_key').executeTakeFirstOrThrow()).dkim_private_key,
+    });
+    assert.match((await row()).k, /^-----BEGIN PRIVATE KEY-----/);
     await t.stop();
     t = await startTestServer(ARGS(dns), {}, { dataDir: dir });
     assert.ok(t.logs.some((l) => /stored unencrypted/.test(l)));
     await t.stop();
     t = await startTestServer(ARGS(dns), { INBOXD_SECRET_KEY: SECRET }, { dataDir: dir });
-    assert.match(row().k, /^sealed:v1:/);
+    assert.match((await row()).k, /^sealed:v1:/);
     assert.ok(await t.server.services.domains.dkimFor('plain.example'));
     await t.stop();
     t = await startTestServer(ARGS(dns), { INBOXD_SECRET_KEY: crypto.randomBytes(32).toString('base64') }, { dataDir: dir });

@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import BetterSqlite3 from 'better-sqlite3';
+import { sql } from 'kysely';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { sendMail } from '../helpers/smtp.ts';
@@ -143,20 +144,14 @@ describe('durability', () => {
       await t.stop();
       t = await startTestServer([], {}, { dataDir: dir });
       assert.equal((await json(await t.api('/v1/search?q=aardvark'))).items.length, 1);
+      const pg = t.server.services.store.dialect === 'postgres';
+      // PostgreSQL: the same as mail stored before the index, without a downgrade: no index rows, every content queued.
+      if (pg) {
+        await sql`delete from search_docs`.execute(t.server.services.store.db);
+        await sql`insert into search_pending (rid) select rowid from contents`.execute(t.server.services.store.db);
+      }
       await t.stop();
-      // Undo migration 014 (and the later ones, which Kysely requires to come after it) as if the mail had arrived
-      // before it, then start: the migration indexes it.
-      const db = new BetterSqlite3(path.join(dir, 'inboxd.db'));
-      for (const x of ['trigger search_content_deleted', 'trigger search_row_moved']) db.exec(`drop ${x}`);
-      for (const x of ['search_embed_state', 'search_vectors', 'search_pending', 'search_fts']) db.exec(`drop table ${x}`);
-      const later = db
-        .prepare("select name from sqlite_master where type = 'table' and name like 'workspace\\_%' escape '\\'")
-        .all() as Array<{
-        name: string;
-      }>;
-      for (const { name } of later) db.exec(`drop table ${name}`);
-      db.prepare("delete from kysely_migration where name >= '014'").run();
-      db.close();
+      if (!pg) undoSearchMigration(dir);
       t = await startTestServer([], {}, { dataDir: dir });
       let n = 0;
       for (let i = 0; i < 100 && n === 0; i++) {
@@ -180,13 +175,27 @@ describe('durability', () => {
       await sendMail(t.server.smtpPort, { to: ib.address, subject: 'ocelot kept', text: 'y' });
       now.t += 2 * 60_000;
       await t.server.services.inboxes.sweep();
-      const sq = t.server.services.store.sqlite!;
-      const rows = sq.prepare("select count(*) n from search_fts where search_fts match 'ocelot'").get() as { n: number };
-      assert.equal(rows.n, 1);
-      const msgs = sq.prepare('select count(*) n from message_rows').get() as { n: number };
-      assert.equal(msgs.n, 1);
+      const store = t.server.services.store;
+      const count = async (q: string) => Number((await sql<{ n: number }>`${sql.raw(q)}`.execute(store.db)).rows[0]!.n);
+      if (store.dialect === 'postgres') assert.equal(await count("select count(*) n from search_docs where doc @@ 'ocelot'::tsquery"), 1);
+      else assert.equal(await count("select count(*) n from search_fts where search_fts match 'ocelot'"), 1);
+      assert.equal(await count('select count(*) n from message_rows'), 1);
     } finally {
       await t.stop();
     }
   });
 });
+
+/** Undoes migration 014 (and the later ones, which Kysely requires to come after it) in a stopped SQLite store. */
+function undoSearchMigration(dir: string): void {
+  const db = new BetterSqlite3(path.join(dir, 'inboxd.db'));
+  for (const x of ['trigger search_content_deleted', 'trigger search_row_moved']) db.exec(`drop ${x}`);
+  for (const x of ['search_embed_state', 'search_vectors', 'search_pending', 'search_fts']) db.exec(`drop table ${x}`);
+  const later = db.prepare("select name from sqlite_master where type = 'table' and name like 'workspace\\_%' escape '\\'").all() as Array<{
+    name: string;
+  }>;
+  for (const { name } of later) db.exec(`drop table ${name}`);
+  db.exec('drop table provider_accounts');
+  db.prepare("delete from kysely_migration where name >= '014'").run();
+  db.close();
+}

@@ -1,6 +1,7 @@
 // Keyword search over real mail: SMTP in (nodemailer), GET /v1/search and /v1/inboxes/:id/search out.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { sql } from 'kysely';
 import { sendMail } from '../helpers/smtp.ts';
 import { json, type Json } from '../helpers/http.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
@@ -95,7 +96,7 @@ describe('query language over real mail', () => {
   test('bm25 unless a word is in too many messages: then newest first', async () => {
     const db = s.server.services.store.db;
     const teamId = (await db.selectFrom('inboxes').select('team_id').executeTakeFirstOrThrow()).team_id;
-    const q = compileQuery(parseQuery('invoice', Date.now()));
+    const q = compileQuery(parseQuery('invoice', Date.now()), s.server.services.store.dialect);
     const ranked = await keywordPage(db, { teamId, labelPrefix: null }, q, 10, 0, undefined);
     assert.equal(ranked.ranking, 'bm25');
     assert.equal(ranked.hits[0]!.id, sent.other, 'four times invoice first');
@@ -201,12 +202,12 @@ describe('scope', () => {
     const y = await createInbox({ label: 'private-y' });
     const r = await sendMail(s.server.smtpPort, { to: [x.address, y.address], subject: 'capybara shared', text: 'one content' });
     assert.match(r.response, /^250 /);
-    const count = s.server.services.store
-      .sqlite!.prepare("select count(*) as n from search_fts where search_fts match 'capybara'")
-      .get() as {
-      n: number;
-    };
-    assert.equal(count.n, 1, 'one FTS row for the shared content');
+    const store = s.server.services.store;
+    const rows =
+      store.dialect === 'postgres'
+        ? (await sql<{ n: number }>`select count(*) as n from search_docs where doc @@ 'capybara'::tsquery`.execute(store.db)).rows[0]!.n
+        : (store.sqlite!.prepare("select count(*) as n from search_fts where search_fts match 'capybara'").get() as { n: number }).n;
+    assert.equal(Number(rows), 1, 'one index row for the shared content');
     const all = await search('capybara');
     assert.deepEqual(all.items.map((i: Json) => i.inboxId).sort(), [x.inboxId, y.inboxId].sort());
     assert.deepEqual(

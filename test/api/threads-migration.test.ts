@@ -13,17 +13,31 @@ import { DEFAULT_TEAM_ID } from '../../src/store/keys.ts';
 import { json, type Json } from '../helpers/http.ts';
 import { startTestServer, tempDir } from '../helpers/server.ts';
 import { sendMail } from '../helpers/smtp.ts';
-import { assertThreadInvariants } from '../helpers/threads.ts';
+import { checkThreadInvariants } from '../helpers/threads.ts';
+import { startPostgres, type PgServer } from '../helpers/postgres.ts';
+import { parsePgUrl, pgKysely, pgPool } from '../../src/store/pg.ts';
 
 const BEFORE_012 = Object.keys(MIGRATIONS).filter((k) => k < '012');
+/** With INBOXD_TEST_DATABASE=postgres the old store is a PostgreSQL database of its own (migration 012's PostgreSQL form). */
+const ON_PG = process.env.INBOXD_TEST_DATABASE === 'postgres';
+
+async function oldStore(dataDir: string): Promise<{ db: Kysely<any>; database: string | undefined; pg: PgServer | null }> {
+  if (ON_PG) {
+    const pg = await startPostgres();
+    const target = parsePgUrl(pg.url);
+    if (typeof target === 'string') throw new Error(target);
+    return { db: pgKysely(pgPool(target, { poolSize: 2 })) as Kysely<any>, database: pg.url, pg };
+  }
+  const sqlite = new BetterSqlite3(path.join(dataDir, 'inboxd.db'));
+  sqlite.pragma('journal_mode = WAL');
+  sqlite.pragma('foreign_keys = ON');
+  return { db: new Kysely<any>({ dialect: new SqliteDialect({ database: sqlite }) }), database: undefined, pg: null };
+}
 
 test('a store from before 012 opens with its mail in threads', async () => {
   const dataDir = tempDir();
+  const { db, database, pg } = await oldStore(dataDir);
   try {
-    const sqlite = new BetterSqlite3(path.join(dataDir, 'inboxd.db'));
-    sqlite.pragma('journal_mode = WAL');
-    sqlite.pragma('foreign_keys = ON');
-    const db = new Kysely<any>({ dialect: new SqliteDialect({ database: sqlite }) });
     const old = Object.fromEntries(BEFORE_012.map((k) => [k, MIGRATIONS[k]!]));
     const r = await new Migrator({ db, provider: { getMigrations: async () => old } }).migrateToLatest();
     assert.equal(r.error, undefined);
@@ -110,7 +124,7 @@ test('a store from before 012 opens with its mail in threads', async () => {
     const unclaimed = await put(null, 'Plan', { id: 'p1@x' });
     await db.destroy();
 
-    const s = await startTestServer([], {}, { dataDir });
+    const s = await startTestServer([], {}, { dataDir, ...(database ? { database } : {}) });
     try {
       const threads = async (id: string) => (await json(await s.api(`/v1/inboxes/${id}/threads`))).items as Json[];
       const a = await threads('inb_a');
@@ -147,13 +161,17 @@ test('a store from before 012 opens with its mail in threads', async () => {
       assert.deepEqual(mergedMsgs.slice(0, 2), [m1, m2]);
       const msg = await json(await s.api(`/v1/inboxes/inb_a/messages/${parent}`));
       assert.equal(msg.threadId, plan.threadId);
-      const sql = s.server.services.store.sqlite!;
-      assert.equal((sql.prepare('select thread_id from message_rows where id = ?').get(unclaimed) as Json).thread_id, null);
-      assert.equal(
-        (sql.prepare('select count(*) n from message_rows where inbox_id is not null and thread_id is null').get() as Json).n,
-        0,
-      );
-      assertThreadInvariants(sql);
+      const store = s.server.services.store.db;
+      const row = await store.selectFrom('message_rows').select('thread_id').where('id', '=', unclaimed).executeTakeFirstOrThrow();
+      assert.equal(row.thread_id, null);
+      const loose = await store
+        .selectFrom('message_rows')
+        .select('id')
+        .where('inbox_id', 'is not', null)
+        .where('thread_id', 'is', null)
+        .execute();
+      assert.equal(loose.length, 0);
+      await checkThreadInvariants(store as never);
 
       // New mail joins the migrated threads through the migrated Message-ID map.
       await sendMail(s.server.smtpPort, { to: 'a@inboxd.test', subject: 'Re: Plan', text: 'new', inReplyTo: '<p2@x>' });
@@ -165,6 +183,7 @@ test('a store from before 012 opens with its mail in threads', async () => {
       await s.stop();
     }
   } finally {
+    await pg?.stop();
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
 });

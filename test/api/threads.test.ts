@@ -5,7 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import { json, type Json } from '../helpers/http.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { sendMail } from '../helpers/smtp.ts';
-import { assertThreadInvariants } from '../helpers/threads.ts';
+import { checkThreadInvariants } from '../helpers/threads.ts';
 
 let s: TestServer;
 before(async () => {
@@ -199,7 +199,7 @@ describe('upkeep: deletes and claimed mail', () => {
     const ib = await inbox();
     await mail(ib.address, 'Fragile', { id: 'k1@x.test' });
     const [t] = (await threads(ib.inboxId)).items;
-    s.server.services.store.sqlite!.prepare('update threads set participants_json = ? where id = ?').run('{not json', t.threadId);
+    await s.server.services.store.db.updateTable('threads').set({ participants_json: '{not json' }).where('id', '=', t.threadId).execute();
     await mail(ib.address, 'Re: Fragile', { id: 'k2@x.test', inReplyTo: 'k1@x.test' });
     const after = await thread(ib.inboxId, t.threadId);
     assert.equal(after.messageCount, 2);
@@ -210,9 +210,9 @@ describe('upkeep: deletes and claimed mail', () => {
     const ib = await inbox();
     await mail(ib.address, 'Bye', { id: 'g1@x.test' });
     await json(await s.api(`/v1/inboxes/${ib.inboxId}`, { method: 'DELETE' }));
-    const db = s.server.services.store.sqlite!;
-    assert.equal((db.prepare('select count(*) n from threads where inbox_id = ?').get(ib.inboxId) as { n: number }).n, 0);
-    assert.equal((db.prepare('select count(*) n from thread_refs where inbox_id = ?').get(ib.inboxId) as { n: number }).n, 0);
+    const db = s.server.services.store.db;
+    assert.equal((await db.selectFrom('threads').select('id').where('inbox_id', '=', ib.inboxId).execute()).length, 0);
+    assert.equal((await db.selectFrom('thread_refs').select('message_id').where('inbox_id', '=', ib.inboxId).execute()).length, 0);
   });
 
   test('mail stored unclaimed is threaded when an inbox claims it', async () => {
@@ -303,6 +303,6 @@ describe('listing, scope and bad input', () => {
   });
 });
 
-test('invariants hold after everything above: counts, newest message, refs and messages point at live threads', () => {
-  assertThreadInvariants(s.server.services.store.sqlite!);
+test('invariants hold after everything above: counts, newest message, refs and messages point at live threads', async () => {
+  await checkThreadInvariants(s.server.services.store.db as never);
 });

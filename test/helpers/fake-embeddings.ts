@@ -34,12 +34,16 @@ export interface FakeEmbeddings {
   base: string;
   mode: EmbeddingsMode;
   calls: number;
+  /** Every text embedded successfully, in order (documents and queries). */
+  inputs: string[];
+  /** Milliseconds before each answer (a slow model, so that passes of two instances overlap). */
+  delayMs: number;
   stop(): Promise<void>;
 }
 
 export async function startFakeEmbeddings(): Promise<FakeEmbeddings> {
   const hanging = new Set<ServerResponse>();
-  const state: FakeEmbeddings = { base: '', mode: 'ok', calls: 0, stop: async () => undefined };
+  const state: FakeEmbeddings = { base: '', mode: 'ok', calls: 0, inputs: [], delayMs: 0, stop: async () => undefined };
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -57,7 +61,11 @@ export async function startFakeEmbeddings(): Promise<FakeEmbeddings> {
       const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { input: string[]; model: string };
       const dim = state.mode === 'wrong-size' ? 5 : DIM;
       const data = body.input.map((t, index) => ({ object: 'embedding', index, embedding: vectorOf(t, dim) }));
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ object: 'list', data, model: body.model }));
+      state.inputs.push(...body.input);
+      const answer = () =>
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ object: 'list', data, model: body.model }));
+      if (state.delayMs > 0) setTimeout(answer, state.delayMs);
+      else answer();
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));

@@ -1,5 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import { newId } from '../../lib/ids.ts';
+import { dialectOf } from '../dialect.ts';
 import { linksOf, MAX_PARTICIPANTS, mergeParticipants, parseSubject, participantsOf } from '../../mail/threads.ts';
 
 // Threads (CONTRACT §9, src/threads/): a `threads` row per conversation of an inbox, `thread_refs` mapping every
@@ -22,13 +23,17 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('created_at', 'integer', (c) => c.notNull())
     .execute();
 
+  // PostgreSQL: text compares byte-wise as on SQLite (collate "C", like the schema builder's columns there), and no
+  // `without rowid` (its tables have none).
+  const pg = dialectOf(db) === 'postgres';
+  const text = sql.raw(pg ? 'text collate "C"' : 'text');
   await sql`create table thread_refs (
-    inbox_id text not null references inboxes(id) on delete cascade,
-    message_id text not null,
-    thread_id text not null,
+    inbox_id ${text} not null references inboxes(id) on delete cascade,
+    message_id ${text} not null,
+    thread_id ${text} not null,
     phantom integer not null,
     primary key (inbox_id, message_id)
-  ) without rowid`.execute(db);
+  ) ${sql.raw(pg ? '' : 'without rowid')}`.execute(db);
 
   await db.schema.alterTable('message_rows').addColumn('thread_id', 'text').execute();
 
@@ -48,7 +53,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
  */
 async function recreateMessagesView(db: Kysely<unknown>): Promise<void> {
   const columns = async (table: string) =>
-    (await sql<{ name: string }>`select name from pragma_table_info(${table}) order by cid`.execute(db)).rows.map((r) => r.name);
+    (dialectOf(db) === 'postgres'
+      ? await sql<{ name: string }>`select column_name as name from information_schema.columns
+          where table_schema = current_schema() and table_name = ${table} order by ordinal_position`.execute(db)
+      : await sql<{ name: string }>`select name from pragma_table_info(${table}) order by cid`.execute(db)
+    ).rows.map((r) => r.name);
   const rowCols = (await columns('message_rows')).filter((c) => c !== 'content_sha256');
   const contentCols = (await columns('contents')).filter((c) => c !== 'sha256' && !rowCols.includes(c));
   const select = [
