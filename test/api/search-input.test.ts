@@ -191,11 +191,13 @@ function undoSearchMigration(dir: string): void {
   const db = new BetterSqlite3(path.join(dir, 'inboxd.db'));
   for (const x of ['trigger search_content_deleted', 'trigger search_row_moved']) db.exec(`drop ${x}`);
   for (const x of ['search_embed_state', 'search_vectors', 'search_pending', 'search_fts']) db.exec(`drop table ${x}`);
-  const later = db.prepare("select name from sqlite_master where type = 'table' and name like 'workspace\\_%' escape '\\'").all() as Array<{
-    name: string;
-  }>;
+  // The tables of every later migration go too, so they can run again after 014 (015 workspace, 016–018 providers).
+  const later = db
+    .prepare(
+      "select name from sqlite_master where type = 'table' and (name like 'workspace\\_%' escape '\\' or name like 'calendar\\_%' escape '\\' or name in ('provider_accounts', 'mailbox_settings'))",
+    )
+    .all() as Array<{ name: string }>;
   for (const { name } of later) db.exec(`drop table ${name}`);
-  db.exec('drop table provider_accounts');
   db.prepare("delete from kysely_migration where name >= '014'").run();
   db.close();
 }
