@@ -1,8 +1,11 @@
-// Runs @modelcontextprotocol/conformance's server scenarios against a fresh inboxd.
+// Runs @modelcontextprotocol/conformance's server scenarios against a fresh inboxd, or against running instances.
 // The harness's client sends no credentials, so a small local proxy adds the bearer key to every request — the
 // server under test is unchanged. Scenarios that need the reference server's fixture tools (resources, prompts,
 // sampling, …) are listed in test/fixtures/mcp-conformance-expected-failures.yml.
 //   node scripts/mcp-conformance.ts [--source] [--scenario NAME]
+//   node scripts/mcp-conformance.ts --upstream http://127.0.0.1:A,http://127.0.0.1:B --key ibx_…
+// With several upstreams (instances of one cluster) the proxy is the load balancer of README "Scaling out": requests
+// go round-robin, and a request carrying an Mcp-Session-Id goes to the instance that issued that session.
 import { spawn } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -10,18 +13,33 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { BENCH_KEY, ROOT, startInboxd } from './bench/lib.ts';
 
-const { values } = parseArgs({ options: { source: { type: 'boolean', default: false }, scenario: { type: 'string' } } });
-const srv = await startInboxd([], { source: values.source });
+const { values } = parseArgs({
+  options: {
+    source: { type: 'boolean', default: false },
+    scenario: { type: 'string' },
+    upstream: { type: 'string' },
+    key: { type: 'string' },
+  },
+});
+const srv = values.upstream ? null : await startInboxd([], { source: values.source });
+const upstreams = values.upstream ? values.upstream.split(',').map((u) => new URL(u)) : [new URL(`http://127.0.0.1:${srv!.http}`)];
+const key = values.key ?? BENCH_KEY;
+const sessions = new Map<string, URL>();
+let turn = 0;
 const proxy = http.createServer((req, res) => {
+  const sid = req.headers['mcp-session-id'];
+  const target = (typeof sid === 'string' && sessions.get(sid)) || (upstreams[turn++ % upstreams.length] as URL);
   const upstream = http.request(
     {
-      host: '127.0.0.1',
-      port: srv.http,
+      host: target.hostname,
+      port: target.port,
       method: req.method,
       path: req.url,
-      headers: { ...req.headers, host: `127.0.0.1:${srv.http}`, authorization: `Bearer ${BENCH_KEY}` },
+      headers: { ...req.headers, host: target.host, authorization: `Bearer ${key}` },
     },
     (up) => {
+      const issued = up.headers['mcp-session-id'];
+      if (typeof issued === 'string') sessions.set(issued, target);
       res.writeHead(up.statusCode ?? 502, up.headers);
       up.pipe(res);
     },
@@ -44,8 +62,12 @@ try {
   // Not spawnSync: the proxy in this process must keep serving while the harness runs.
   const child = spawn(process.execPath, args, { stdio: 'inherit', cwd: ROOT });
   process.exitCode = await new Promise<number>((resolve) => child.on('exit', (code) => resolve(code ?? 1)));
+  if (upstreams.length > 1) {
+    const used = new Set([...sessions.values()].map((u) => u.host));
+    console.log(`sessions: ${sessions.size} over ${used.size} of ${upstreams.length} instances`);
+  }
 } finally {
   proxy.close();
   proxy.closeAllConnections();
-  await srv.stop();
+  await srv?.stop();
 }

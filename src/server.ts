@@ -231,6 +231,17 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     });
     // Before SMTP starts, so mail for verified custom domains is accepted from the first connection.
     await domains.load();
+    // Instances sharing a database see domains verified or deleted on another: decisions read the domain's row, and
+    // the list (for listings and messages) is re-read every 5 s.
+    if (store.dialect === 'postgres') {
+      served.shareWith({ lookup: (d) => domains.verifiedOwner(d), list: () => domains.verified() });
+      const domainSync = setInterval(
+        () => void served.sync().catch((e: Error) => log.warn('could not re-read the verified domains', { err: e })),
+        5_000,
+      );
+      domainSync.unref();
+      cleanup.unshift(async () => clearInterval(domainSync));
+    }
     const outbox = new OutboxRepo(store.db);
     const outbound = new OutboundService({
       ingest,

@@ -91,6 +91,18 @@ export class DomainService {
     this.settings = d.settings;
   }
 
+  /** One domain's state in the store: its team (null for none) when verified, else false (ServedDomains.lookup). */
+  async verifiedOwner(name: string): Promise<string | null | false> {
+    const r = await this.db.selectFrom('domains').select(['team_id', 'status']).where('name', '=', name.toLowerCase()).executeTakeFirst();
+    return r?.status === 'verified' ? r.team_id : false;
+  }
+
+  /** The verified custom domains in the store (what ServedDomains.sync reads on a shared database). */
+  async verified(): Promise<Array<{ name: string; teamId: string | null }>> {
+    const rows = await this.db.selectFrom('domains').select(['name', 'team_id']).where('status', '=', 'verified').execute();
+    return rows.map((r) => ({ name: r.name, teamId: r.team_id }));
+  }
+
   /** At start: verified domains are served again; keys stored plainly are sealed once a secret key is set. */
   async load(): Promise<{ verified: number; total: number }> {
     const rows = await this.db.selectFrom('domains').selectAll().execute();

@@ -81,6 +81,7 @@ export class InboxService {
   /** `reuse`: an inbox this team already has at the requested address is returned instead of a 409 (open, verify). */
   async create(p: Principal, req: CreateInboxRequest, opts: { reuse?: boolean } = {}): Promise<CreatedInbox> {
     const label = this.scopedLabel(p, req.label);
+    if (req.address !== undefined) await this.served.isServedFresh(req.address.slice(req.address.lastIndexOf('@') + 1).trim());
     const address = resolveAddress(req, this.served);
     // A verified custom domain serves its own team only (CONTRACT §10): nobody else receives that domain's mail.
     const owner = this.served.ownerOf(address.slice(address.lastIndexOf('@') + 1));

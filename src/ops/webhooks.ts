@@ -125,7 +125,7 @@ export const inboundWebhook = op({
     const tally = {};
     for (const rcpt of candidates) {
       const domain = rcpt.slice(rcpt.lastIndexOf('@') + 1);
-      if (!s.served.accepts(domain)) {
+      if (!(await s.served.acceptsFresh(domain))) {
         rejected.push({ rcpt, reason: `relaying denied: inboxd accepts mail only for ${s.served.describe()}` });
         continue;
       }

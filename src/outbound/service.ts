@@ -133,7 +133,8 @@ export class OutboundService {
         if (seen.has(address)) continue;
         seen.add(address);
         // --accept-any-domain does not make a domain local: only served domains are (ServedDomains.isServed).
-        recipients.push({ address, kind, route: this.served.isServed(domainOf(address)) ? 'local' : 'relay' });
+        // On a cluster a domain verified on another instance counts too (isServedFresh looks again on a miss).
+        recipients.push({ address, kind, route: (await this.served.isServedFresh(domainOf(address))) ? 'local' : 'relay' });
       }
     }
     if (recipients.length === 0)

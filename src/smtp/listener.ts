@@ -144,27 +144,36 @@ export async function startSmtp(
         log.info('smtp recipient refused', { remote: session.remoteAddress, rcpt: addr, code, reason });
         callback(smtpError(code, reply));
       };
-      if (!served.accepts(domain))
-        return refuse(
-          550,
-          `5.7.1 relaying denied: inboxd accepts mail only for ${served.describe()}`,
-          'relaying denied: domain not served',
-          'relay_denied',
+      const check = () => {
+        const principal = authMode === 'required' ? (session.user as unknown as Principal | undefined) : undefined;
+        let tally = unclaimedTallies.get(session.envelope);
+        if (!tally) unclaimedTallies.set(session.envelope, (tally = {}));
+        Promise.all([refusesMail(addr, tally), principal ? hooks!.refusesSender(principal, addr) : null]).then(
+          ([full, outOfScope]) => {
+            if (outOfScope) return refuse(550, `5.7.1 ${outOfScope}`, 'outside the key scope', 'out_of_scope');
+            if (full) return refuse(452, `4.2.2 ${full}`, 'mailbox full', 'limit_reached');
+            callback();
+          },
+          (e: Error) => {
+            log.error('recipient check failed', { err: e });
+            callback(smtpError(451, '4.3.0 temporary failure; try again'));
+          },
         );
-      const principal = authMode === 'required' ? (session.user as unknown as Principal | undefined) : undefined;
-      let tally = unclaimedTallies.get(session.envelope);
-      if (!tally) unclaimedTallies.set(session.envelope, (tally = {}));
-      Promise.all([refusesMail(addr, tally), principal ? hooks!.refusesSender(principal, addr) : null]).then(
-        ([full, outOfScope]) => {
-          if (outOfScope) return refuse(550, `5.7.1 ${outOfScope}`, 'outside the key scope', 'out_of_scope');
-          if (full) return refuse(452, `4.2.2 ${full}`, 'mailbox full', 'limit_reached');
-          callback();
-        },
-        (e: Error) => {
-          log.error('recipient check failed', { err: e });
-          callback(smtpError(451, '4.3.0 temporary failure; try again'));
-        },
-      );
+      };
+      if (served.accepts(domain) && (!served.shared || served.acceptAny || served.isConfigured(domain))) return check();
+      // A custom domain on a shared store (PostgreSQL): its row decides (verified or deleted on another instance).
+      void served
+        .acceptsFresh(domain)
+        .then((ok) =>
+          ok
+            ? check()
+            : refuse(
+                550,
+                `5.7.1 relaying denied: inboxd accepts mail only for ${served.describe()}`,
+                'relaying denied: domain not served',
+                'relay_denied',
+              ),
+        );
     },
     onClose(session) {
       held.get(session.id)?.();

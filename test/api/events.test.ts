@@ -4,7 +4,7 @@ import http from 'node:http';
 import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { sendMail } from '../helpers/smtp.ts';
-import { ADMIN_KEY, startTestServer, type TestServer } from '../helpers/server.ts';
+import { ADMIN_KEY, startTestServer, type TestServer, listenerCount } from '../helpers/server.ts';
 
 type Json = Record<string, any>;
 interface SseEvent {
@@ -232,7 +232,7 @@ describe('SSE', () => {
     const last = c.events.at(-1)!;
     assert.equal(last.event, 'inbox.deleted');
     assert.deepEqual(JSON.parse(last.data), { inboxId: inbox.inboxId });
-    assert.equal(s.server.services.bus.listenerCount(inbox.inboxId), 0);
+    assert.equal(listenerCount(s, inbox.inboxId), 0);
   });
 
   test('a client that never reads is disconnected at the buffer bound; it resumes from the store without loss', async () => {
@@ -258,7 +258,7 @@ describe('SSE', () => {
       });
     }
     assert.equal(s.server.services.eventStreams.count(), 0, 'the slow stream was dropped');
-    assert.equal(s.server.services.bus.listenerCount(inbox.inboxId), 0);
+    assert.equal(listenerCount(s, inbox.inboxId), 0);
     assert.ok(s.logs.some((l) => l.includes('SSE reader too slow')));
     sock.resume();
     for (let i = 0; i < 100 && !closed; i++) await sleep(20);

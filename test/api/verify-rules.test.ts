@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { json, type Json } from '../helpers/http.ts';
 import fs from 'node:fs';
-import { startTestServer, tempDir, type TestServer } from '../helpers/server.ts';
+import { startTestServer, tempDir, type TestServer, listenerCount } from '../helpers/server.ts';
 
 let s: TestServer;
 before(async () => {
@@ -37,8 +37,8 @@ const welcomeMail = async (inboxId: string) =>
   );
 /** Resolves once `n` waits listen on the inbox, so mail sent next arrives while the call waits. */
 async function waiting(inboxId: string, n = 1): Promise<void> {
-  for (let i = 0; i < 500 && s.server.services.bus.listenerCount(inboxId) < n; i++) await new Promise((r) => setTimeout(r, 10));
-  assert.ok(s.server.services.bus.listenerCount(inboxId) >= n, 'the call never started waiting');
+  for (let i = 0; i < 500 && listenerCount(s, inboxId) < n; i++) await new Promise((r) => setTimeout(r, 10));
+  assert.ok(listenerCount(s, inboxId) >= n, 'the call never started waiting');
 }
 
 describe('the newest message with a code or link wins', () => {

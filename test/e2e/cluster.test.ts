@@ -1,7 +1,8 @@
-// Two inboxd processes (the single executable, dist/inboxd, built first — or INBOXD_BINARY) on one real PostgreSQL
-// (issue 20): a wait on B is woken by SMTP mail to A; A is killed with
-// SIGKILL while four clients send to it, and every message it answered 250 is readable from B afterwards (text from
-// the database; raw bytes live in A's own blob folder, so they are checked after A restarts on its data dir).
+// Two inboxd processes (the single executable, dist/inboxd, built first — or INBOXD_BINARY) sharing one real
+// PostgreSQL and one bucket of a real S3-compatible server (Swift s3api) — the reference deployment of README
+// "Scaling out" (issue 20): a wait on B is woken by SMTP mail to A; A is killed with SIGKILL while four clients send
+// to it, and every message it answered 250 is readable from B afterwards, raw bytes included (from the bucket); the
+// MCP conformance scenarios pass through a balancer spreading requests over both instances.
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -12,14 +13,17 @@ import nodemailer from 'nodemailer';
 import { ROOT } from '../helpers/cli.ts';
 import { type PgServer, postgresMissing, startPostgres } from '../helpers/postgres.ts';
 import { tempDir } from '../helpers/server.ts';
+import { type SwiftServer, startSwift, swiftMissing } from '../helpers/swift.ts';
 
-const skip = postgresMissing() !== null && process.env.CI !== 'true' ? `skipped: ${postgresMissing()}` : false;
+const missing = postgresMissing() ?? swiftMissing();
+const skip = missing !== null && process.env.CI !== 'true' ? `skipped: ${missing}` : false;
 if (skip) process.stdout.write(`# e2e cluster: ${skip}\n`);
 
 const KEY = 'ibx_ClusterTestKey000000000000000000';
 const children: ChildProcess[] = [];
 const dirs: string[] = [];
 let pg: PgServer;
+let swift: SwiftServer;
 let bin = '';
 before(async () => {
   if (skip) return;
@@ -35,7 +39,7 @@ before(async () => {
   bin = path.join(dir, 'inboxd');
   fs.copyFileSync(source, bin);
   fs.chmodSync(bin, 0o755);
-  pg = await startPostgres();
+  [pg, swift] = await Promise.all([startPostgres(), startSwift()]);
 });
 
 /** Environment for the binary: no Node or inboxd settings from the test runner leak in. */
@@ -48,6 +52,7 @@ after(async () => {
   for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
   await Promise.all(children.map((c) => (c.exitCode === null && c.signalCode === null ? new Promise((r) => c.once('exit', r)) : null)));
   await pg?.stop();
+  await swift?.stop();
   for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
 });
 
@@ -57,7 +62,7 @@ interface Instance {
   smtp: number;
 }
 
-async function start(dir: string, database: string): Promise<Instance> {
+async function start(dir: string, database: string, bucket: string): Promise<Instance> {
   fs.rmSync(path.join(dir, 'ports.json'), { force: true });
   const child = spawn(
     bin,
@@ -75,8 +80,14 @@ async function start(dir: string, database: string): Promise<Instance> {
       'warn',
       '--database',
       database,
+      '--blob-store',
+      `s3://${bucket}?endpoint=${swift.endpoint}&forcePathStyle=1`,
     ],
-    { cwd: path.dirname(bin), env: childEnv({ INBOXD_ADMIN_KEY: KEY }), stdio: ['ignore', 'pipe', 'pipe'] },
+    {
+      cwd: path.dirname(bin),
+      env: childEnv({ INBOXD_ADMIN_KEY: KEY, AWS_ACCESS_KEY_ID: swift.accessKeyId, AWS_SECRET_ACCESS_KEY: swift.secretAccessKey }),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
   );
   children.push(child);
   let err = '';
@@ -111,14 +122,15 @@ async function subjectsIn(port: number, inboxId: string): Promise<Map<string, st
 
 test('kill -9 of one instance during ingest loses nothing it acknowledged; the other serves it all', {
   skip,
-  timeout: 120_000,
+  timeout: 300_000,
 }, async () => {
   const database = await pg.createDatabase('cluster_e2e');
+  await swift.createBucket('cluster-e2e');
   const dirA = tempDir();
   const dirB = tempDir();
   dirs.push(dirA, dirB);
-  let a = await start(dirA, database);
-  const b = await start(dirB, database);
+  let a = await start(dirA, database, 'cluster-e2e');
+  const b = await start(dirB, database, 'cluster-e2e');
 
   const inboxes: Array<{ inboxId: string; address: string }> = [];
   for (let i = 0; i < 4; i++) inboxes.push((await (await api(b.http, '/v1/inboxes', { method: 'POST', body: '{}' })).json()) as never);
@@ -172,13 +184,29 @@ test('kill -9 of one instance during ingest loses nothing it acknowledged; the o
     assert.match(((await res.json()) as { text: string }).text, new RegExp(`message ${subject}`));
   }
 
-  // A restarts on its data dir (its blob folder) and serves the raw bytes of what it acknowledged.
-  a = await start(dirA, database);
+  // B serves the raw bytes of what A acknowledged (from the bucket), and A, restarted, serves them too.
   for (const [subject, inboxId] of [...acked].slice(0, 50)) {
+    const res = await api(b.http, `/v1/inboxes/${inboxId}/messages/${found.get(subject)}/raw`);
+    assert.equal(res.status, 200);
+    assert.match(await res.text(), new RegExp(`message ${subject}`));
+  }
+  a = await start(dirA, database, 'cluster-e2e');
+  for (const [subject, inboxId] of [...acked].slice(-20)) {
     const res = await api(a.http, `/v1/inboxes/${inboxId}/messages/${found.get(subject)}/raw`);
     assert.equal(res.status, 200);
     assert.match(await res.text(), new RegExp(`message ${subject}`));
   }
+
+  // MCP conformance through a balancer over both instances (round-robin, MCP sessions sticky).
+  const r = spawnSync(
+    path.join(ROOT, 'node_modules/.bin/node'),
+    ['scripts/mcp-conformance.ts', '--upstream', `http://127.0.0.1:${a.http},http://127.0.0.1:${b.http}`, '--key', KEY],
+    { cwd: ROOT, encoding: 'utf8', timeout: 240_000 },
+  );
+  assert.equal(r.status, 0, `${r.stdout.slice(-3000)}\n${r.stderr.slice(-2000)}`);
+  assert.match(r.stdout, /✓ tools-list/);
+  assert.match(r.stdout, /sessions: \d+ over 2 of 2 instances/);
+
   for (const s of [a, b]) {
     s.child.kill('SIGTERM');
     assert.equal(await new Promise((r) => s.child.once('exit', r)), 0);

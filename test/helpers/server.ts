@@ -1,6 +1,10 @@
 // Starts a real inboxd (in this process) on free ports with its own temp data dir, for API tests.
 // INBOXD_TEST_DATABASE=postgres runs it on PostgreSQL instead of SQLite: one real server per test process
 // (test/helpers/postgres.ts, started on first use, stopped after the file's tests), a fresh database per test server.
+// INBOXD_TEST_CLUSTER=1 (implies PostgreSQL) makes every test server two instances sharing that database and one
+// bucket of a real S3-compatible server (Swift s3api, test/helpers/swift.ts, one per test process): `api()` sends
+// every second request to the second instance, the way a load balancer spreads them; SMTP (`server.smtpPort`), `url`
+// and `server.services` are the first instance's. So mail arrives at A while waits, reads and downloads run on B.
 import { after } from 'node:test';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -9,6 +13,7 @@ import { loadConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/log.ts';
 import { startServer, type RunningServer, type StartOptions } from '../../src/server.ts';
 import { type PgServer, postgresMissing, startPostgres } from './postgres.ts';
+import { type SwiftServer, startSwift, swiftMissing } from './swift.ts';
 
 export const ADMIN_KEY = 'ibx_TestAdminKey0000000000000000000';
 
@@ -17,6 +22,8 @@ export interface TestServer {
   key: string;
   dataDir: string;
   server: RunningServer;
+  /** The second instance under INBOXD_TEST_CLUSTER=1 (null otherwise). */
+  peer: RunningServer | null;
   logs: string[];
   /** fetch against the server with the admin key unless headers say otherwise. */
   api(pathname: string, init?: RequestInit & { json?: unknown; key?: string | null }): Promise<Response>;
@@ -41,7 +48,8 @@ export interface TestServerOptions {
   blobDir?: string;
 }
 
-export const TEST_ON_POSTGRES = process.env.INBOXD_TEST_DATABASE === 'postgres';
+export const TEST_CLUSTER = process.env.INBOXD_TEST_CLUSTER === '1';
+export const TEST_ON_POSTGRES = process.env.INBOXD_TEST_DATABASE === 'postgres' || TEST_CLUSTER;
 
 let sharedPg: Promise<PgServer> | null = null;
 const databaseOf = new Map<string, string>();
@@ -62,13 +70,44 @@ export async function freshDatabase(): Promise<string> {
   return (await testPostgres()).createDatabase(`t${process.pid}_${++databases}`);
 }
 
+let sharedSwift: Promise<SwiftServer> | null = null;
+const bucketOf = new Map<string, string>();
+let buckets = 0;
+
+/** The test process's Swift (started on first use; stopped after the file's tests). */
+function testSwift(): Promise<SwiftServer> {
+  if (!sharedSwift) {
+    const missing = swiftMissing();
+    if (missing) throw new Error(`INBOXD_TEST_CLUSTER=1 but ${missing}`);
+    sharedSwift = startSwift();
+  }
+  return sharedSwift;
+}
+
+/** `--blob-store` arguments and credentials for a fresh bucket (the same one again for a restart on `dataDir`). */
+async function clusterBlobStore(dataDir: string): Promise<{ args: string[]; env: NodeJS.ProcessEnv }> {
+  const swift = await testSwift();
+  let url = bucketOf.get(dataDir);
+  if (!url) {
+    const name = `t${process.pid}-${++buckets}`;
+    await swift.createBucket(name);
+    url = `s3://${name}?endpoint=${swift.endpoint}&forcePathStyle=1`;
+    bucketOf.set(dataDir, url);
+  }
+  return {
+    args: ['--blob-store', url],
+    env: { AWS_ACCESS_KEY_ID: swift.accessKeyId, AWS_SECRET_ACCESS_KEY: swift.secretAccessKey },
+  };
+}
+
 /** Test servers not stopped yet: stopped before the shared PostgreSQL is (a file's own after hooks run later). */
 const live = new Set<TestServer>();
 
 after(async () => {
-  if (!sharedPg) return;
+  if (!sharedPg && !sharedSwift) return;
   for (const t of [...live]) await t.stop().catch(() => undefined);
-  await (await sharedPg.catch(() => null))?.stop();
+  await (await sharedPg?.catch(() => null))?.stop();
+  await (await sharedSwift?.catch(() => null))?.stop();
 });
 
 export async function startTestServer(
@@ -82,32 +121,45 @@ export async function startTestServer(
   const database = opts.database ?? (TEST_ON_POSTGRES ? (databaseOf.get(dataDir) ?? (await freshDatabase())) : undefined);
   if (database) databaseOf.set(dataDir, database);
   const dbArgs = database ? ['--database', database, '--database-pool-size', '4'] : [];
-  const config = loadConfig(
-    ['--http-port', '0', '--smtp-port', '0', '--host', '127.0.0.1', '--data-dir', dataDir, ...dbArgs, ...extraArgs],
-    {
-      INBOXD_ADMIN_KEY: ADMIN_KEY,
-      ...env,
-    },
-  );
+  const blob = TEST_CLUSTER && !opts.blobDir && opts.database === undefined ? await clusterBlobStore(dataDir) : { args: [], env: {} };
   const logs: string[] = [];
   // INBOXD_TEST_LOG=errors: error lines also to stderr (to see why a request failed while running a suite).
   const echo = process.env.INBOXD_TEST_LOG === 'errors';
-  const log = createLogger({
-    level: 'debug',
-    format: 'json',
-    write: (l) => {
-      logs.push(l);
-      if (echo && l.includes('"level":"error"')) process.stderr.write(`${l}\n`);
-    },
-  });
-  const server = await startServer(config, {
-    log,
-    announce: (l) => logs.push(l),
-    ...(opts.clock ? { clock: opts.clock } : {}),
-    ...(opts.events ? { events: opts.events } : {}),
-    ...(opts.outbound ? { outbound: opts.outbound } : {}),
-    ...(opts.blobDir ? { blobDir: opts.blobDir } : {}),
-  });
+  const startOne = (dir: string, into: string[]) => {
+    const config = loadConfig(
+      ['--http-port', '0', '--smtp-port', '0', '--host', '127.0.0.1', '--data-dir', dir, ...dbArgs, ...blob.args, ...extraArgs],
+      { INBOXD_ADMIN_KEY: ADMIN_KEY, ...blob.env, ...env },
+    );
+    const log = createLogger({
+      level: 'debug',
+      format: 'json',
+      write: (l) => {
+        into.push(l);
+        if (echo && l.includes('"level":"error"')) process.stderr.write(`${l}\n`);
+      },
+    });
+    return startServer(config, {
+      log,
+      announce: (l) => into.push(l),
+      ...(opts.clock ? { clock: opts.clock } : {}),
+      ...(opts.events ? { events: opts.events } : {}),
+      ...(opts.outbound ? { outbound: opts.outbound } : {}),
+      ...(opts.blobDir ? { blobDir: opts.blobDir } : {}),
+    });
+  };
+  const server = await startOne(dataDir, logs);
+  // The second instance of a cluster: its own data dir (lock, ports), the same database and bucket.
+  // A test that names its database builds its own topology (test/api/pg-cluster.test.ts): one instance per call.
+  const peerDir = TEST_CLUSTER && opts.database === undefined ? tempDir() : null;
+  // Behind one balancer every instance has the same public name: B gets A's base URL (links, rawUrl, OAuth metadata).
+  if (peerDir && !extraArgs.includes('--base-url')) extraArgs = [...extraArgs, '--base-url', server.services.baseUrl()];
+  const peer = peerDir
+    ? await startOne(peerDir, logs).catch(async (e) => {
+        await server.stop();
+        throw e;
+      })
+    : null;
+  let turn = 0;
   const url = `http://127.0.0.1:${server.httpPort}`;
   const t: TestServer = {
     url,
@@ -124,14 +176,23 @@ export async function startTestServer(
         headers.set('content-type', 'application/json');
         body = JSON.stringify(init.json);
       }
-      return fetch(url + pathname, { ...init, headers, body: body ?? null });
+      const base = peer && turn++ % 2 === 1 ? `http://127.0.0.1:${peer.httpPort}` : url;
+      return fetch(base + pathname, { ...init, headers, body: body ?? null });
     },
+    peer,
     async stop() {
       live.delete(t);
       await server.stop();
+      if (peer) await peer.stop();
+      if (peerDir) fs.rmSync(peerDir, { recursive: true, force: true });
       if (ownDir) fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
   live.add(t);
   return t;
+}
+
+/** Waiters (and SSE streams) on an inbox, over both instances of a cluster test server. */
+export function listenerCount(t: TestServer, inboxId?: string): number {
+  return t.server.services.bus.listenerCount(inboxId) + (t.peer?.services.bus.listenerCount(inboxId) ?? 0);
 }
