@@ -393,6 +393,9 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
         signal: shutdown.signal,
         onDone: (r) => r.removed > 0 && log.info('unreferenced blob store objects removed', { ...r }),
         onError: (e) => log.error('sweep of unreferenced blob store objects failed', { err: e }),
+        // A bucket is shared by the cluster: one instance sweeps it. Blob files in a data dir are that instance's own.
+        ...(blobs.kind === 's3' && store.dialect === 'postgres' ? { singleton: (job, fn) => store.singleton(job, fn) } : {}),
+        onTick: (ran) => log.debug('sweep of unreferenced blob store objects', { ran }),
       },
     );
     const sweeper = setInterval(

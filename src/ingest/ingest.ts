@@ -109,6 +109,7 @@ export class Ingest {
       .store({
         blobs,
         weight: req.raw.length + rcpts.length * 512,
+        inboxAddresses: req.outbound ? [...rcpts, req.outbound.inboxAddress] : rcpts,
         insert: async (trx: Transaction<Database>, counters) => {
           const q = this.queries(trx);
           const fresh = await trx.executeQuery(q.insertContent(content));

@@ -36,8 +36,16 @@ export async function sweepOrphans(db: Kysely<Database>, writer: IngestWriter, s
     out.contentsChecked += rows.length;
     after = rows.at(-1)!.sha256;
     const orphans = rows.filter((r) => !r.used).map((r) => r.sha256);
+    // Their attachments' blobs too, named now: collecting a content deletes its attachment rows, and only the
+    // segment index (SQLite) is walked below; per-sha files and S3 objects would wait for the hourly stale sweep.
+    const attached =
+      orphans.length === 0
+        ? []
+        : (await db.selectFrom('content_attachments').select('sha256').where('content_sha256', 'in', orphans).execute()).map(
+            (r) => r.sha256,
+          );
     out.candidates += orphans.length;
-    out.blobsRemoved += await writer.collect(orphans);
+    out.blobsRemoved += await writer.collect([...orphans, ...attached]);
     await new Promise<void>((r) => setImmediate(r));
   }
   after = '';

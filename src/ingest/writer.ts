@@ -30,6 +30,12 @@ export interface StoreJob<T> {
   /** Roughly the bytes its rows write; bounds how much one transaction holds (default: the blobs' size). */
   weight?: number;
   insert: (trx: Transaction<Database>, counters: BatchCounters) => Promise<T>;
+  /**
+   * Addresses of the inboxes whose rows insert() updates (their sequence numbers). On PostgreSQL the batch locks
+   * them all first, in id order as everywhere else (thread upkeep), so two instances' batches naming the same
+   * inboxes in other orders wait for each other instead of deadlocking (which fails one batch: a 451).
+   */
+  inboxAddresses?: string[];
 }
 
 type Pending =
@@ -50,6 +56,8 @@ export class IngestWriter {
   private readonly maxBatchMessages: number;
   private readonly maxBatchBytes: number;
   private readonly syncWal: () => Promise<unknown>;
+  /** Several instances may write the same rows (PostgreSQL); one SQLite file has this one writer. */
+  private readonly shared: boolean;
 
   constructor(deps: {
     db: Kysely<Database>;
@@ -66,6 +74,7 @@ export class IngestWriter {
     this.maxBatchMessages = deps.maxBatchMessages ?? 256;
     this.maxBatchBytes = deps.maxBatchBytes ?? 16 * 1024 * 1024;
     this.db = deps.db;
+    this.shared = dialectOf(deps.db) === 'postgres';
     this.blobs = deps.blobs;
     this.messages = deps.messages;
     this.log = deps.log;
@@ -149,8 +158,15 @@ export class IngestWriter {
           },
         };
         const out: unknown[] = [];
+        if (this.shared)
+          await lockInboxes(
+            trx,
+            stores.flatMap((p) => p.job.inboxAddresses ?? []),
+          );
         for (const p of stores) out.push(await p.job.insert(trx, counters));
-        for (const d of deltas.values()) await bumpCounter(trx, d.teamId, d.name, d.delta);
+        // In one order too (team, then name): another instance's batch may bump the same counter rows.
+        const sorted = [...deltas.entries()].sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0));
+        for (const [, d] of sorted) await bumpCounter(trx, d.teamId, d.name, d.delta);
         return out;
       });
       try {
@@ -195,6 +211,14 @@ export class IngestWriter {
     if (failed) throw failed.reason;
     return gone.length;
   }
+}
+
+/** PostgreSQL: waits for (and holds until commit) the row locks of the inboxes at these addresses, in id order. */
+async function lockInboxes(trx: Transaction<Database>, addresses: string[]): Promise<void> {
+  const unique = [...new Set(addresses)];
+  if (unique.length === 0) return;
+  // One array parameter however many recipients the batch has (a list of placeholders has a limit).
+  await trx.selectFrom('inboxes').select('id').where(sql<boolean>`address = any(${unique}::text[])`).orderBy('id').forUpdate().execute();
 }
 
 /** Runs at the end of every batch: compiled once per SQL dialect (the placeholders stand for the values, see store/prepared.ts). */

@@ -39,10 +39,11 @@ async function openBlob(ctx: OpContext, sha256: string, what: 'raw message' | 'a
   } catch (e) {
     if (!(e instanceof BlobMissingError)) throw e;
     ctx.services.log.error(`${what} missing from the blob store`, { messageId, sha256 });
-    throw new AppError(
-      'internal',
-      `the ${what} of ${messageId} is missing from the blob store; check the data dir (its blobs/ folder) and restore it from a backup`,
-    );
+    const blobs = ctx.services.blobs;
+    const where = blobs.locate
+      ? `it should be ${blobs.locate(sha256)}; restore that object from a backup (or the bucket's versioning)`
+      : 'check the data dir (its blobs/ folder) and restore it from a backup';
+    throw new AppError('internal', `the ${what} of ${messageId} is missing from the blob store; ${where}`);
   }
 }
 

@@ -5,6 +5,7 @@ import { AppError } from '../errors.ts';
 import { PRESET_IDS } from '../mail/presets.ts';
 import { NAME, VERSION } from '../version.ts';
 import type { Services } from '../services.ts';
+import { parseS3Url } from '../store/s3-url.ts';
 import { op } from './op.ts';
 import { StorageHealth } from './storage-health.ts';
 import { buildOpenApi } from './openapi.ts';
@@ -26,11 +27,25 @@ export const health = op({
   name: 'system.health',
   summary: 'Health check',
   description:
-    'Reports whether the service and its database answer and the store can write. 200 when healthy; 503 `{"status":"degraded","reason"}` when the data dir is short of space or not writable; 503 problem+json when the database does not answer.',
+    'Reports whether the service and its database answer and the store can write, which database engine (`sqlite`, `postgres`) and blob store (`local`, `s3`) it runs on, and for `s3` whether the bucket answered. 200 when healthy; 503 `{"status":"degraded","reason"}` when the data dir is short of space or not writable or the bucket does not answer; 503 problem+json when the database does not answer.',
   access: 'public',
   http: { method: 'GET', path: '/health' },
   input: NoInput,
-  output: z.object({ status: z.literal('ok'), name: z.string(), version: z.string(), db: z.literal('ok'), uptimeSeconds: z.number() }),
+  output: z.object({
+    status: z.literal('ok'),
+    name: z.string(),
+    version: z.string(),
+    db: z.literal('ok'),
+    database: z.enum(['sqlite', 'postgres']).describe('the database engine'),
+    blobStore: z
+      .object({
+        kind: z.enum(['local', 's3']),
+        bucket: z.string().optional().describe('s3 only'),
+        reachable: z.boolean().optional().describe('s3 only: the bucket answered a HEAD (checked at most every 5 s)'),
+      })
+      .describe('where raw messages and attachments are kept'),
+    uptimeSeconds: z.number(),
+  }),
   audit: false,
   async handler(ctx) {
     const s = ctx.services;
@@ -39,9 +54,13 @@ export const health = op({
     } catch (e) {
       throw new AppError('unavailable', `database check failed: ${(e as Error).message}`);
     }
-    const storage = await storageOf(s).check();
-    if (storage.reason) {
-      const body = { status: 'degraded', name: NAME, version: VERSION, db: 'ok', reason: storage.reason };
+    const [storage, unreachable] = await Promise.all([storageOf(s).check(), s.blobs.reachable?.() ?? null]);
+    const database = s.store.dialect;
+    const bucket = s.config.blobStore ? { bucket: parseS3Url(s.config.blobStore).bucket, reachable: unreachable === null } : {};
+    const blobStore = { kind: s.blobs.kind, ...bucket };
+    const reason = storage.reason ?? unreachable;
+    if (reason) {
+      const body = { status: 'degraded', name: NAME, version: VERSION, db: 'ok', database, blobStore, reason };
       return {
         kind: 'raw' as const,
         status: 503,
@@ -55,6 +74,8 @@ export const health = op({
       name: NAME,
       version: VERSION,
       db: 'ok' as const,
+      database,
+      blobStore,
       uptimeSeconds: Math.round((s.clock.now() - s.startedAt) / 1000),
     };
   },

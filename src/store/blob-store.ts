@@ -43,6 +43,13 @@ export interface BlobStore {
    */
   listStale?(before: number): AsyncIterable<string[]>;
   sweepTemp(): Promise<number>;
+  /**
+   * Where a blob lives, for the message that says it is missing: a remote store names its bucket and key (never a
+   * secret). A local store has none: its message points at the data dir's blobs/ folder, with no file path.
+   */
+  locate?(sha256: string): string;
+  /** /health: null when a remote store answers (a cheap request, cached a few seconds), else what is wrong. */
+  reachable?(): Promise<string | null>;
   close(): void;
 }
 

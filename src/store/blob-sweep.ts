@@ -51,12 +51,34 @@ async function unreferencedOf(db: Kysely<Database>, shas: string[]): Promise<str
  */
 export function scheduleStaleSweeps(
   deps: StaleSweepDeps,
-  opts: { now: () => number; signal: AbortSignal; onDone: (r: StaleSweepResult) => void; onError: (e: Error) => void; intervalMs?: number },
+  opts: {
+    now: () => number;
+    signal: AbortSignal;
+    onDone: (r: StaleSweepResult) => void;
+    onError: (e: Error) => void;
+    intervalMs?: number;
+    /**
+     * Runs the sweep once per cluster where the store is shared (S3 with several instances on one PostgreSQL):
+     * store.singleton. Resolves to whether this instance ran it. Without it every sweep runs here.
+     */
+    singleton?: (job: string, fn: () => Promise<unknown>) => Promise<boolean>;
+    /** Each tick's outcome: whether this instance ran the sweep (false: another instance leads it). */
+    onTick?: (ran: boolean) => void;
+  },
 ): () => Promise<void> {
   if (!deps.blobs.listStale) return async () => undefined;
   let running: Promise<void> = Promise.resolve();
+  const sweep = async () => {
+    let result: StaleSweepResult | null = null;
+    const run = async () => {
+      result = await sweepStaleBlobs(deps, { now: opts.now(), signal: opts.signal });
+    };
+    const ran = opts.singleton ? await opts.singleton('blob-stale-sweep', run) : (await run(), true);
+    opts.onTick?.(ran);
+    if (result) opts.onDone(result);
+  };
   const once = () => {
-    running = running.then(() => sweepStaleBlobs(deps, { now: opts.now(), signal: opts.signal })).then(opts.onDone, opts.onError);
+    running = running.then(sweep).catch(opts.onError);
   };
   once();
   const timer = setInterval(once, opts.intervalMs ?? STALE_AFTER_MS);

@@ -16,6 +16,7 @@ import type { Readable } from 'node:stream';
 import {
   DeleteObjectCommand,
   GetObjectCommand,
+  HeadBucketCommand,
   HeadObjectCommand,
   ListObjectsV2Command,
   PutObjectCommand,
@@ -39,6 +40,10 @@ export interface S3BlobStoreOptions {
   requestTimeoutMs?: number;
   maxAttempts?: number;
 }
+
+/** How long /health reuses the bucket's answer, and how long it waits for one. */
+const REACH_CACHE_MS = 5_000;
+const REACH_TIMEOUT_MS = 2_000;
 
 export class S3BlobStore implements BlobStore {
   readonly kind = 's3';
@@ -195,6 +200,32 @@ export class S3BlobStore implements BlobStore {
     return 0;
   }
 
+  locate(sha256: string): string {
+    return `object ${this.keyOf(sha256)} in bucket ${this.location.bucket} (${this.location.endpoint ?? `AWS ${this.location.region}`})`;
+  }
+
+  private lastReach: { at: number; answer: Promise<string | null> } | null = null;
+
+  /**
+   * One HEAD of the bucket, at most every REACH_CACHE_MS however often /health is asked, with its own short timeout
+   * and no retries, so a load balancer's probe neither waits for the SDK's retries nor makes a request per probe.
+   */
+  reachable(): Promise<string | null> {
+    const now = Date.now();
+    if (this.lastReach && now - this.lastReach.at < REACH_CACHE_MS && now >= this.lastReach.at) return this.lastReach.answer;
+    const answer = this.client
+      .send(new HeadBucketCommand({ Bucket: this.location.bucket }), { abortSignal: AbortSignal.timeout(REACH_TIMEOUT_MS) })
+      .then(
+        () => null,
+        (e: unknown) => {
+          const what = reachFailure(e);
+          return `the blob store bucket "${this.location.bucket}" (${this.location.endpoint ?? `AWS ${this.location.region}`}) did not answer a HEAD: ${what}; mail is refused with 451 until it does`;
+        },
+      );
+    this.lastReach = { at: now, answer };
+    return answer;
+  }
+
   close(): void {
     this.client.destroy();
   }
@@ -251,6 +282,15 @@ function isNotFound(e: unknown): boolean {
   return (
     name === 'NoSuchKey' || name === 'NotFound' || (e as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 404
   );
+}
+
+/** One phrase for a failed HEAD of the bucket: a timeout, an HTTP status (and its S3 error name), or the network error. */
+function reachFailure(e: unknown): string {
+  const name = errName(e);
+  if (name === 'AbortError' || name === 'TimeoutError') return `no answer within ${REACH_TIMEOUT_MS} ms`;
+  const status = (e as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+  if (status) return `HTTP ${status}${name && name !== 'Error' && !/^\d+$/.test(name) ? ` ${name}` : ''}`;
+  return (e as { code?: string }).code ?? ((e as Error).message || 'no answer');
 }
 
 function explainStartError(e: unknown, loc: S3Location): string {

@@ -6,6 +6,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import BetterSqlite3 from 'better-sqlite3';
+import pg from 'pg';
 import { Webhook } from 'standardwebhooks';
 import { RETRY_DELAYS_MS } from '../../src/events/callbacks.ts';
 import { systemResolver } from '../../src/events/targets.ts';
@@ -380,11 +381,20 @@ describe('durability', () => {
       const inbox = await create({ callbackUrl: `${rx.url}/ok/crash-window` }, first);
       await send(inbox, 'stored, then crash', 'x', first);
       await rx.waitFor('/ok/crash-window', 1);
+      const database = first.server.services.config.database;
       await first.stop();
-      // What a crash between the message commit and the delivery insert leaves behind.
-      const db = new BetterSqlite3(`${dataDir}/inboxd.db`);
-      db.prepare('delete from callback_deliveries').run();
-      db.close();
+      // What a crash between the message commit and the delivery insert leaves behind (with the server stopped,
+      // straight in its SQLite file or its PostgreSQL database).
+      if (database) {
+        const c = new pg.Client({ connectionString: database });
+        await c.connect();
+        await c.query('delete from callback_deliveries');
+        await c.end();
+      } else {
+        const db = new BetterSqlite3(`${dataDir}/inboxd.db`);
+        db.prepare('delete from callback_deliveries').run();
+        db.close();
+      }
       const second = await startTestServer(ALLOW, {}, { dataDir, events: { callbacks: FAST } });
       try {
         const hits = await rx.waitFor('/ok/crash-window', 2);

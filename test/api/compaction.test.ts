@@ -7,14 +7,17 @@ import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { Compactor, compactSegments } from '../../src/store/compaction.ts';
 import { json, type Json } from '../helpers/http.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { startTestServer, TEST_ON_POSTGRES, type TestServer } from '../helpers/server.ts';
 import { sendMail } from '../helpers/smtp.ts';
 
+const skip = TEST_ON_POSTGRES
+  ? 'SQLite only: segments and their compaction need the segment index in SQLite (PostgreSQL keeps a file or S3 object per blob)'
+  : false;
 let s: TestServer;
 before(async () => {
-  s = await startTestServer(['--segment-size-mb', '1']);
+  if (!skip) s = await startTestServer(['--segment-size-mb', '1']);
 });
-after(() => s.stop());
+after(() => s?.stop());
 
 const segmentDir = () => path.join(s.dataDir, 'blobs', 'segments');
 const diskBytes = () => fs.readdirSync(segmentDir()).reduce((n, f) => n + fs.statSync(path.join(segmentDir(), f)).size, 0);
@@ -30,7 +33,7 @@ const deps = () => {
 };
 const compact = () => compactSegments(deps());
 
-test('deleted mail is reclaimed; kept mail and mail sent meanwhile read back intact', async () => {
+test('deleted mail is reclaimed; kept mail and mail sent meanwhile read back intact', { skip }, async () => {
   const keep = await json(await s.api('/v1/inboxes', { method: 'POST', json: {} }), 201);
   const drop = await json(await s.api('/v1/inboxes', { method: 'POST', json: {} }), 201);
   const files = new Map<string, Buffer>();

@@ -13,8 +13,12 @@ import { LocalBlobStore } from '../../src/store/blobs.ts';
 import { messageView } from '../../src/ops/views.ts';
 import type { AttachmentRow, MessageRow } from '../../src/store/messages.ts';
 import { json } from '../helpers/http.ts';
-import { startTestServer, tempDir } from '../helpers/server.ts';
+import { startTestServer, TEST_ON_POSTGRES, tempDir } from '../helpers/server.ts';
 import fs from 'node:fs';
+
+const skip = TEST_ON_POSTGRES
+  ? 'SQLite only: it upgrades a SQLite file written before migration 004; a PostgreSQL database starts at the current schema'
+  : false;
 
 const BEFORE_004 = ['001_foundation', '002_mail', '003_access', '003_events'];
 
@@ -59,7 +63,7 @@ function legacyMessage(id: string, inboxId: string | null, rcpt: string, rawSha:
   };
 }
 
-test('a store from before 004 opens with the same answers, and copies share one content', async () => {
+test('a store from before 004 opens with the same answers, and copies share one content', { skip }, async () => {
   const dataDir = tempDir();
   try {
     const raw = Buffer.from('Subject: Your code\r\n\r\nYour code is 123456!!!\r\n');

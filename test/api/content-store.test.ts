@@ -4,8 +4,9 @@
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
+import { sql } from 'kysely';
 import { json, type Json } from '../helpers/http.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { startTestServer, TEST_ON_POSTGRES, type TestServer } from '../helpers/server.ts';
 import { sendMail } from '../helpers/smtp.ts';
 
 let s: TestServer;
@@ -16,12 +17,17 @@ after(async () => {
   await s.stop();
 });
 
-const sqlite = () => s.server.services.store.sqlite!;
-const count = (table: string) => (sqlite().prepare(`select count(*) as n from ${table}`).get() as { n: number }).n;
-/** Bytes the database file uses (pages in use; freed pages are not growth). */
-const usedBytes = () =>
-  ((sqlite().pragma('page_count', { simple: true }) as number) - (sqlite().pragma('freelist_count', { simple: true }) as number)) *
-  (sqlite().pragma('page_size', { simple: true }) as number);
+const count = async (table: string) =>
+  Number((await sql<{ n: number }>`select count(*) as n from ${sql.table(table)}`.execute(s.server.services.store.db)).rows[0]!.n);
+/** Bytes the database uses: SQLite's pages in use (freed pages are not growth); PostgreSQL's database size. */
+const usedBytes = async () => {
+  const sqlite = s.server.services.store.sqlite;
+  if (!sqlite) return s.server.services.store.sizeBytes();
+  return (
+    ((sqlite.pragma('page_count', { simple: true }) as number) - (sqlite.pragma('freelist_count', { simple: true }) as number)) *
+    (sqlite.pragma('page_size', { simple: true }) as number)
+  );
+};
 const stored = (sha: string) => s.server.services.blobs.exists(sha);
 
 async function createInbox(): Promise<Json> {
@@ -45,7 +51,7 @@ describe('one SMTP transaction to 100 recipients', () => {
     html = `<p>Your code is <b>482913</b>.</p>${'<p>Lorem ipsum dolor sit amet, consectetur adipiscing elit.</p>'.repeat(3000)}`;
     attachment = crypto.randomBytes(64 * 1024);
     contentBytes = text.length + html.length;
-    const before = usedBytes();
+    const before = await usedBytes();
     const sent = await sendMail(s.server.smtpPort, {
       to: [...recipients.map((r) => r.address), ...orphanAddresses],
       subject: 'Shared content',
@@ -55,16 +61,17 @@ describe('one SMTP transaction to 100 recipients', () => {
     });
     assert.match(sent.response, /^250 /);
     assert.equal(sent.accepted.length, 100);
-    growth = usedBytes() - before;
+    growth = (await usedBytes()) - before;
   });
 
-  test('the database grows by about one copy, not one per recipient', () => {
+  test('the database grows by about one copy, not one per recipient', async () => {
     // One copy of text + html (+ headers, JSON, 100 small rows and their indexes) — far from 100 copies.
     assert.ok(growth < contentBytes * 2, `the database grew by ${growth} bytes for ${contentBytes} bytes of content`);
-    assert.ok(growth > contentBytes / 2, `the content is in the database (${growth} bytes)`);
-    assert.equal(count('contents'), 1, 'one content row for the whole transaction');
-    assert.equal(count('content_attachments'), 1, 'the attachment row is stored once');
-    assert.equal(count('message_rows'), 100);
+    // PostgreSQL compresses the repetitive test text (TOAST), so only SQLite's growth says the text is there.
+    if (!TEST_ON_POSTGRES) assert.ok(growth > contentBytes / 2, `the content is in the database (${growth} bytes)`);
+    assert.equal(await count('contents'), 1, 'one content row for the whole transaction');
+    assert.equal(await count('content_attachments'), 1, 'the attachment row is stored once');
+    assert.equal(await count('message_rows'), 100);
   });
 
   test('every recipient sees the whole message, with its own ids and envelope', async () => {
@@ -115,7 +122,7 @@ describe('one SMTP transaction to 100 recipients', () => {
     const attSha = crypto.createHash('sha256').update(attachment).digest('hex');
     await json(await s.api(`/v1/inboxes/${recipients[0]!.inboxId}/messages/${first.messageId}`, { method: 'DELETE' }));
     for (const r of recipients.slice(1, 50)) assert.equal((await s.api(`/v1/inboxes/${r.inboxId}`, { method: 'DELETE' })).status, 200);
-    assert.equal(count('contents'), 1);
+    assert.equal(await count('contents'), 1);
     assert.ok((await stored(rawSha)) && (await stored(attSha)));
     const other = recipients[60]!;
     const m = (await json(await s.api(`/v1/inboxes/${other.inboxId}/messages`))).items[0];
@@ -123,11 +130,11 @@ describe('one SMTP transaction to 100 recipients', () => {
 
     for (const r of recipients.slice(50)) assert.equal((await s.api(`/v1/inboxes/${r.inboxId}`, { method: 'DELETE' })).status, 200);
     // One unclaimed copy is left: it still holds the content.
-    assert.equal(count('contents'), 1);
+    assert.equal(await count('contents'), 1);
     const last = await json(await s.api('/v1/inboxes', { method: 'POST', json: { address: orphanAddresses[1] } }), 201);
     assert.equal((await s.api(`/v1/inboxes/${last.inboxId}`, { method: 'DELETE' })).status, 200);
-    assert.equal(count('contents'), 0);
-    assert.equal(count('content_attachments'), 0);
+    assert.equal(await count('contents'), 0);
+    assert.equal(await count('content_attachments'), 0);
     assert.ok(!(await stored(rawSha)), 'raw blob removed with the last message');
     assert.ok(!(await stored(attSha)), 'attachment blob removed with the last message');
   });

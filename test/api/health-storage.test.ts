@@ -3,7 +3,7 @@
 // The full-disk and read-only cases on a real tmpfs are in test/e2e/disk-full.test.ts.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { startTestServer } from '../helpers/server.ts';
+import { startTestServer, TEST_ON_POSTGRES } from '../helpers/server.ts';
 
 describe('/health and storage', () => {
   test('less free space than --health-min-free-mb → 503 degraded with the reason', async () => {
@@ -21,12 +21,15 @@ describe('/health and storage', () => {
     }
   });
 
-  test('enough space and a writable data dir → 200 ok', async () => {
+  test('enough space and a writable data dir → 200 ok, naming the database engine and the blob store', async () => {
     const s = await startTestServer(['--health-min-free-mb', '0']);
     try {
       const r = await s.api('/health', { key: null });
       assert.equal(r.status, 200);
-      assert.equal(((await r.json()) as { status: string }).status, 'ok');
+      const body = (await r.json()) as { status: string; database: string; blobStore: unknown };
+      assert.equal(body.status, 'ok');
+      assert.equal(body.database, TEST_ON_POSTGRES ? 'postgres' : 'sqlite');
+      assert.deepEqual(body.blobStore, { kind: 'local' });
     } finally {
       await s.stop();
     }

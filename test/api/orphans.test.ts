@@ -20,25 +20,40 @@ test('contents and blobs left unreferenced by an interrupted delete are collecte
   const gone = await json(await s.api(`/v1/inboxes/${inbox.inboxId}/wait?timeoutSeconds=10&includeBody=false`));
   await sendMail(s.server.smtpPort, { to: inbox.address, subject: 'stays', text: 'kept' });
   const kept = await json(await s.api(`/v1/inboxes/${inbox.inboxId}/wait?timeoutSeconds=10&includeBody=false&since=${gone.messageId}`));
-  const sql = s.server.services.store.sqlite!;
-  const goneSha = (sql.prepare('select content_sha256 as s from message_rows where id = ?').get(gone.messageId) as { s: string }).s;
-  const attSha = (sql.prepare('select sha256 as s from content_attachments where content_sha256 = ?').get(goneSha) as { s: string }).s;
+  // Through the query builder, so the case runs on SQLite and PostgreSQL alike.
+  const db = s.server.services.store.db;
+  const goneSha = (await db.selectFrom('message_rows').select('content_sha256').where('id', '=', gone.messageId).executeTakeFirstOrThrow())
+    .content_sha256;
+  const attSha = (
+    await db.selectFrom('content_attachments').select('sha256').where('content_sha256', '=', goneSha).executeTakeFirstOrThrow()
+  ).sha256;
+  assert.ok((await s.server.services.blobs.exists(goneSha)) && (await s.server.services.blobs.exists(attSha)));
   // The delete committed, the collection never ran (as if killed in between).
-  sql.prepare('delete from message_rows where id = ?').run(gone.messageId);
+  await db.deleteFrom('message_rows').where('id', '=', gone.messageId).execute();
   await s.stop();
 
   s = await startTestServer([], {}, { dataDir });
   try {
-    const sql2 = s.server.services.store.sqlite!;
-    const count = (q: string, v: string) => (sql2.prepare(q).get(v) as { n: number }).n;
+    const db2 = s.server.services.store.db;
+    const count = async (table: 'contents' | 'content_attachments', column: 'sha256' | 'content_sha256', v: string) =>
+      Number(
+        (
+          await db2
+            .selectFrom(table)
+            .select((eb) => eb.fn.countAll().as('n'))
+            .where(column, '=', v)
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
     // The sweep runs in the background after the start and logs what it collected when it is done.
     const logged = () => s.logs.some((l) => l.includes('unreferenced content and blobs collected'));
     for (let i = 0; i < 400 && !logged(); i++) await new Promise((r) => setTimeout(r, 25));
     assert.ok(logged(), 'the sweep reports what it collected');
-    assert.equal(count('select count(*) as n from contents where sha256 = ?', goneSha), 0, 'orphan content removed');
-    assert.equal(count('select count(*) as n from content_attachments where content_sha256 = ?', goneSha), 0);
-    assert.equal(count('select count(*) as n from segment_blobs where sha256 = ?', goneSha), 0, 'raw blob unindexed');
-    assert.equal(count('select count(*) as n from segment_blobs where sha256 = ?', attSha), 0, 'attachment blob unindexed');
+    assert.equal(await count('contents', 'sha256', goneSha), 0, 'orphan content removed');
+    assert.equal(await count('content_attachments', 'content_sha256', goneSha), 0);
+    // Unindexed from the segments on SQLite; the per-sha files deleted on PostgreSQL.
+    assert.ok(!(await s.server.services.blobs.exists(goneSha)), 'raw blob gone');
+    assert.ok(!(await s.server.services.blobs.exists(attSha)), 'attachment blob gone');
     const raw = await s.api(`/v1/inboxes/${inbox.inboxId}/messages/${kept.messageId}/raw`);
     assert.equal(raw.status, 200, 'the message still referenced keeps its bytes');
     assert.match(await raw.text(), /Subject: stays/);

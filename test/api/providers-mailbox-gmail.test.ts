@@ -2,13 +2,12 @@
 // through the official MCP SDK client: connect (refused refresh token, credentials sealed), list/read/triage/digest,
 // the refresh on expiry (401 → refresh → retry, new token resealed), drafts through the drafts API, and an outage.
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import path from 'node:path';
 import { after, before, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { type GmailFake, startGmailFake } from '../helpers/gmail-fake.ts';
 import { callErr, callOk, mcpClient } from '../helpers/mailbox-mcp.ts';
 import { ADMIN_KEY, startTestServer, type TestServer } from '../helpers/server.ts';
+import { storedIncludes } from '../helpers/stored.ts';
 
 type Json = Record<string, any>;
 const SECRET = 'b'.repeat(64);
@@ -74,8 +73,7 @@ test('connect: token refreshed, profile read, credentials sealed and never shown
   for (const secret of [g.client.clientSecret, g.client.refreshToken]) {
     assert.ok(!shown.includes(secret));
     assert.ok(!s.logs.join('\n').includes(secret));
-    for (const f of fs.readdirSync(s.dataDir).filter((n) => n.startsWith('inboxd.db')))
-      assert.ok(!fs.readFileSync(path.join(s.dataDir, f)).includes(secret), f);
+    assert.ok(!(await storedIncludes(s, secret)));
   }
 });
 

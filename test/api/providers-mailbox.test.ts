@@ -2,12 +2,11 @@
 // client: status, scope, list/read, triage buckets (with a verification code), digest, settings, the draft tool with
 // idempotency, and the connect refusals that need no server (no INBOXD_SECRET_KEY, unknown account).
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import path from 'node:path';
 import { after, before, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { callErr, callOk, mcpClient } from '../helpers/mailbox-mcp.ts';
 import { ADMIN_KEY, startTestServer, type TestServer } from '../helpers/server.ts';
+import { storedIncludes } from '../helpers/stored.ts';
 import { deliver, mintKey, newInbox } from '../helpers/workspace-mail.ts';
 
 type Json = Record<string, any>;
@@ -254,6 +253,5 @@ test('connect without INBOXD_SECRET_KEY: 501 before any network work, nothing st
   assert.match(await callErr(admin, 'svc_gmail_connect', { provider: 'imap', host: 'h' }), /needs user, password/);
   assert.match(await callErr(scoped, 'svc_gmail_connect', { provider: 'imap' }), /unscoped admin key/);
   assert.deepEqual((await callOk(admin, 'svc_gmail_list_accounts')).items, []);
-  const db = fs.readFileSync(path.join(s.dataDir, 'inboxd.db'));
-  assert.ok(!db.includes('hunter2-not-stored'));
+  assert.ok(!(await storedIncludes(s, 'hunter2-not-stored')));
 });

@@ -7,6 +7,7 @@ import { sql } from 'kysely';
 import type { Scope } from '../../auth/principal.ts';
 import { randomBase62 } from '../../lib/ids.ts';
 import type { BlobStore } from '../../store/blobs.ts';
+import { dialectOf } from '../../store/dialect.ts';
 import { buildEvent, expandCalendar } from './ics.ts';
 import { type CalDb, changesOf, type LocalEventRow } from './local-store.ts';
 import type { CalendarInfo, CalendarProvider, Created, ListOptions, Listed, NewEvent, Occurrence, Range } from './types.ts';
@@ -167,51 +168,57 @@ export class LocalCalendar implements CalendarProvider {
       return { outcome: 'skipped', reason: `calendar part unreadable: ${(e as Error).message.slice(0, 200)}` };
     }
     const inboxKey = p.inboxId ?? '';
-    const stored = new Map<string, LocalEventRow>();
-    for (const r of await this.db
-      .selectFrom('calendar_local_events')
-      .selectAll()
-      .where('team_id', '=', this.teamId)
-      .where('inbox_key', '=', inboxKey)
-      .execute())
-      stored.set(r.uid, r);
-    const changes = changesOf(text, (uid) => stored.get(uid));
-    const reasons: string[] = [];
-    const now = this.now();
-    for (const c of changes) {
-      if (!c.next) {
-        if (c.reason) reasons.push(c.reason);
-        continue;
+    // Read, merge and write one inbox's events in one transaction, serialised per (team, inbox): two instances
+    // reading two parts of one UID at once (a REQUEST and its update) would otherwise both merge into the row they
+    // read, and the older SEQUENCE could be written last. SQLite has one writer; PostgreSQL takes a transaction-level
+    // advisory lock (the two-key form, a key space apart from the cluster jobs' one-key locks).
+    const changes = await this.db.transaction().execute(async (tx) => {
+      if (dialectOf(tx) === 'postgres')
+        await sql`select pg_advisory_xact_lock(hashtext('inboxd.calendar'), hashtext(${`${this.teamId}:${inboxKey}`}))`.execute(tx);
+      const stored = new Map<string, LocalEventRow>();
+      for (const r of await tx
+        .selectFrom('calendar_local_events')
+        .selectAll()
+        .where('team_id', '=', this.teamId)
+        .where('inbox_key', '=', inboxKey)
+        .execute())
+        stored.set(r.uid, r);
+      const changes = changesOf(text, (uid) => stored.get(uid));
+      const now = this.now();
+      for (const c of changes) {
+        if (!c.next) continue;
+        const old = stored.get(c.uid);
+        const values = {
+          sequence: c.next.sequence,
+          status: c.next.status,
+          ics: c.next.ics,
+          summary: c.next.summary,
+          first_start: c.next.firstStart,
+          last_end: c.next.lastEnd,
+          message_id: p.messageId,
+          updated_at: now,
+        };
+        if (old) await tx.updateTable('calendar_local_events').set(values).where('id', '=', old.id).execute();
+        else
+          await tx
+            .insertInto('calendar_local_events')
+            .values({
+              id: `cev_${randomBase62(20)}`,
+              team_id: this.teamId,
+              inbox_key: inboxKey,
+              inbox_id: p.inboxId,
+              scope_label: p.label,
+              uid: c.uid,
+              source: 'invitation',
+              created_at: now,
+              ...values,
+            })
+            .onConflict((oc) => oc.columns(['team_id', 'inbox_key', 'uid']).doUpdateSet(values))
+            .execute();
       }
-      const old = stored.get(c.uid);
-      const values = {
-        sequence: c.next.sequence,
-        status: c.next.status,
-        ics: c.next.ics,
-        summary: c.next.summary,
-        first_start: c.next.firstStart,
-        last_end: c.next.lastEnd,
-        message_id: p.messageId,
-        updated_at: now,
-      };
-      if (old) await this.db.updateTable('calendar_local_events').set(values).where('id', '=', old.id).execute();
-      else
-        await this.db
-          .insertInto('calendar_local_events')
-          .values({
-            id: `cev_${randomBase62(20)}`,
-            team_id: this.teamId,
-            inbox_key: inboxKey,
-            inbox_id: p.inboxId,
-            scope_label: p.label,
-            uid: c.uid,
-            source: 'invitation',
-            created_at: now,
-            ...values,
-          })
-          .onConflict((oc) => oc.columns(['team_id', 'inbox_key', 'uid']).doUpdateSet(values))
-          .execute();
-    }
+      return changes;
+    });
+    const reasons = changes.flatMap((c) => (!c.next && c.reason ? [c.reason] : []));
     const applied = changes.filter((c) => c.next);
     if (applied.length === 0) return { outcome: changes[0]?.outcome ?? 'skipped', reason: reasons.join('; ') || 'nothing to apply' };
     return { outcome: applied.map((c) => c.outcome).join(','), reason: reasons.length ? reasons.join('; ') : null };
