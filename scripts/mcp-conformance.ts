@@ -69,5 +69,7 @@ try {
 } finally {
   proxy.close();
   proxy.closeAllConnections();
+  // Kept-alive sockets to running upstreams would keep this process alive after the run.
+  http.globalAgent.destroy();
   await srv?.stop();
 }
