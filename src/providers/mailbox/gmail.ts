@@ -4,7 +4,7 @@
 // stored (the `persist` callback).
 import { AppError } from '../../errors.ts';
 import { htmlToText } from '../../mail/extract/index.ts';
-import { composeDraft } from './mime.ts';
+import { replyDraft } from './mime.ts';
 import {
   type Addr,
   type AttachmentInfo,
@@ -263,25 +263,20 @@ export class GmailMailbox implements MailboxProvider {
 
   async createDraft(d: DraftRequest): Promise<DraftResult> {
     const parent = d.threadId ? (await this.readThread(d.threadId, 1)).messages.at(-1) : undefined;
-    const to =
-      d.to.length || !parent ? d.to : [parent.fromMe ? (parent.to[0]?.address ?? '') : (parent.from?.address ?? '')].filter(Boolean);
-    if (!to.length)
-      throw new AppError('validation_failed', 'a draft needs recipients: give `to` or a threadId to reply in', {
-        errors: [{ path: 'to', message: 'required without threadId' }],
-      });
-    const draft = await composeDraft(
-      this.address,
-      { ...d, to },
-      parent ? { subject: parent.subject, messageId: parent.messageIdHeader, references: parent.references } : null,
-      new Date(this.now()),
-    );
+    const draft = await replyDraft(this.address, d, parent, new Date(this.now()));
     const raw = draft.raw.toString('base64url');
     const r = await this.api<{ id: string; message?: { id: string; threadId?: string } }>('drafts', {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ message: { raw, ...(d.threadId ? { threadId: d.threadId } : {}) } }),
     });
-    return { draftId: r.id, threadId: r.message?.threadId ?? d.threadId ?? null, to, subject: draft.subject, location: 'gmail:drafts' };
+    return {
+      draftId: r.id,
+      threadId: r.message?.threadId ?? d.threadId ?? null,
+      to: draft.to,
+      subject: draft.subject,
+      location: 'gmail:drafts',
+    };
   }
 
   async close(): Promise<void> {}

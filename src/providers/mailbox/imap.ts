@@ -8,7 +8,7 @@ import { AppError } from '../../errors.ts';
 import { decodeCursor, encodeCursor } from '../../lib/cursor.ts';
 import { parseSubject } from '../../mail/threads.ts';
 import { attachmentsOf, isPage, isRef, type Key, keyOf, refsOf, type ThreadRef } from './imap-threads.ts';
-import { composeDraft, messageFromRaw } from './mime.ts';
+import { messageFromRaw, replyDraft } from './mime.ts';
 import {
   type DraftRequest,
   type DraftResult,
@@ -256,18 +256,7 @@ export class ImapMailbox implements MailboxProvider {
 
   async createDraft(d: DraftRequest): Promise<DraftResult> {
     const parent = d.threadId ? (await this.readThread(d.threadId, 1)).messages.at(-1) : undefined;
-    const to =
-      d.to.length || !parent ? d.to : [parent.fromMe ? (parent.to[0]?.address ?? '') : (parent.from?.address ?? '')].filter(Boolean);
-    if (!to.length)
-      throw new AppError('validation_failed', 'a draft needs recipients: give `to` or a threadId to reply in', {
-        errors: [{ path: 'to', message: 'required without threadId' }],
-      });
-    const draft = await composeDraft(
-      this.address,
-      { ...d, to },
-      parent ? { subject: parent.subject, messageId: parent.messageIdHeader, references: parent.references } : null,
-      new Date(this.now()),
-    );
+    const draft = await replyDraft(this.address, d, parent, new Date(this.now()));
     return this.run(async (c) => {
       const folder = await this.draftsFolder(c);
       const r = await c.append(folder, draft.raw, ['\\Draft', '\\Seen'], new Date(this.now()));
@@ -275,7 +264,7 @@ export class ImapMailbox implements MailboxProvider {
       return {
         draftId: uid ? `${folder}:${uid}` : draft.messageId,
         threadId: d.threadId ?? null,
-        to,
+        to: draft.to,
         subject: draft.subject,
         location: folder,
       };

@@ -105,3 +105,27 @@ export async function composeDraft(
   });
   return { raw: c.raw, subject, messageId: c.messageId };
 }
+
+/**
+ * A draft of `d`, in reply to `parent` (the last message of the thread it names) when there is one: recipients
+ * default to the other side of that message, subject and references follow it.
+ */
+export async function replyDraft(
+  from: string,
+  d: DraftRequest,
+  parent: MailMessage | undefined,
+  now: Date,
+): Promise<{ raw: Buffer; subject: string; messageId: string; to: string[] }> {
+  const to = d.to.length || !parent ? d.to : [parent.fromMe ? (parent.to[0]?.address ?? '') : (parent.from?.address ?? '')].filter(Boolean);
+  if (!to.length)
+    throw new AppError('validation_failed', 'a draft needs recipients: give `to` or a threadId to reply in', {
+      errors: [{ path: 'to', message: 'required without threadId' }],
+    });
+  const draft = await composeDraft(
+    from,
+    { ...d, to },
+    parent ? { subject: parent.subject, messageId: parent.messageIdHeader, references: parent.references } : null,
+    now,
+  );
+  return { ...draft, to };
+}
