@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -84,6 +84,7 @@ test('unreadable file exits 1', async () => {
   const empty = path.join(dir, 'empty.eml');
   writeFileSync(empty, '');
   const r3 = await run([empty]);
+  rmSync(dir, { recursive: true, force: true });
   assert.equal(r3.code, 1);
   assert.match(r3.err, /cannot parse/);
 });
