@@ -99,9 +99,10 @@ export class S3BlobStore implements BlobStore {
   }
 
   async stage(blobs: Array<{ sha256: string; bytes: Uint8Array }>): Promise<Placement[]> {
+    // One PUT per distinct content: a batch may carry the same bytes twice (one message to several inboxes).
     const seen = new Set<string>();
-    const todo = blobs.filter((b) => !seen.has(b.sha256) && seen.add(b.sha256));
-    await eachLimited(todo, this.concurrency, (b) =>
+    const distinct = blobs.filter((b) => !seen.has(b.sha256) && seen.add(b.sha256));
+    await eachLimited(distinct, this.concurrency, (b) =>
       this.client.send(
         new PutObjectCommand({
           Bucket: this.location.bucket,
