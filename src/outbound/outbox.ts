@@ -5,6 +5,7 @@
 // dies mid-send leaves its rows due again when the lease ends (retried, never dropped — as after a crash on SQLite).
 import { sql, type Insertable, type Kysely, type Selectable, type Transaction } from 'kysely';
 import { dialectOf } from '../store/dialect.ts';
+import { dueRows, nextDueAt, releaseRows } from '../store/due-queue.ts';
 import type { Database, OutboundDeliveryTable } from '../store/schema.ts';
 
 /** How long a claimed row stays one instance's (PostgreSQL): longer than a relay attempt can take (60 s per step). */
@@ -39,60 +40,22 @@ export class OutboxRepo {
         .execute();
   }
 
-  /** Queued relay deliveries due by `now`, oldest due first, leaving out those in flight. */
-  async due(now: number, limit: number, inFlight: string[], leaseMs = OUTBOX_LEASE_MS): Promise<OutboundRow[]> {
-    if (this.shared) return this.claimDue(now, limit, inFlight, leaseMs);
-    let q = this.db
-      .selectFrom('outbound_deliveries')
-      .selectAll()
-      .where('next_attempt_at', 'is not', null)
-      .where('next_attempt_at', '<=', now);
-    if (inFlight.length > 0) q = q.where('id', 'not in', inFlight);
-    return q.orderBy('next_attempt_at').orderBy('id').limit(limit).execute();
-  }
-
-  /** due() on a shared outbox: the rows returned are this instance's until `now + leaseMs` (or its record()). */
-  private claimDue(now: number, limit: number, inFlight: string[], leaseMs: number): Promise<OutboundRow[]> {
-    return this.db.transaction().execute(async (trx) => {
-      let q = trx
-        .selectFrom('outbound_deliveries')
-        .selectAll()
-        .where('next_attempt_at', 'is not', null)
-        .where('next_attempt_at', '<=', now);
-      if (inFlight.length > 0) q = q.where('id', 'not in', inFlight);
-      const rows = await q.orderBy('next_attempt_at').orderBy('id').limit(limit).forUpdate().skipLocked().execute();
-      if (rows.length > 0)
-        await trx
-          .updateTable('outbound_deliveries')
-          .set({ next_attempt_at: now + leaseMs })
-          .where(
-            'id',
-            'in',
-            rows.map((r) => r.id),
-          )
-          .execute();
-      return rows;
-    });
+  /**
+   * Queued relay deliveries due by `now`, oldest due first, leaving out those in flight; on a shared outbox claimed
+   * for `leaseMs` (src/store/due-queue.ts).
+   */
+  due(now: number, limit: number, inFlight: string[], leaseMs = OUTBOX_LEASE_MS): Promise<OutboundRow[]> {
+    return dueRows(this.db, 'outbound_deliveries', { now, limit, exclude: { ids: inFlight }, leaseMs: this.shared ? leaseMs : null });
   }
 
   /** Shared outbox: gives claimed rows that were not handed to the relay back (due as they were before the claim). */
   async release(rows: OutboundRow[]): Promise<void> {
-    if (!this.shared || rows.length === 0) return;
-    await this.db.transaction().execute(async (trx) => {
-      for (const r of rows)
-        await trx.updateTable('outbound_deliveries').set({ next_attempt_at: r.next_attempt_at }).where('id', '=', r.id).execute();
-    });
+    if (this.shared) await releaseRows(this.db, 'outbound_deliveries', rows);
   }
 
   /** When the next queued delivery (not in flight) is due, or null when none is. */
-  async nextDueAt(inFlight: string[]): Promise<number | null> {
-    let q = this.db
-      .selectFrom('outbound_deliveries')
-      .select((eb) => eb.fn.min('next_attempt_at').as('next'))
-      .where('next_attempt_at', 'is not', null);
-    if (inFlight.length > 0) q = q.where('id', 'not in', inFlight);
-    const r = await q.executeTakeFirst();
-    return r?.next ?? null;
+  nextDueAt(inFlight: string[]): Promise<number | null> {
+    return nextDueAt(this.db, 'outbound_deliveries', { ids: inFlight });
   }
 
   /** Moves deliveries on, in one transaction (a row deleted meanwhile, with its message, is simply not there). */

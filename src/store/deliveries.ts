@@ -1,6 +1,7 @@
 // Callback deliveries (the persisted job queue) and their attempts (the delivery log).
 import type { Insertable, Kysely, Selectable } from 'kysely';
 import { dialectOf } from './dialect.ts';
+import { dueRows, nextDueAt, releaseRows } from './due-queue.ts';
 import type { MessageSummaryRow } from './messages.ts';
 import { SUMMARY_COLUMNS } from './messages.ts';
 import type { CallbackAttemptTable, CallbackDeliveryTable, Database } from './schema.ts';
@@ -83,62 +84,22 @@ export class DeliveryRepo {
     });
   }
 
-  /** Pending deliveries due by `now`, oldest due first, leaving out those in flight and hosts at their limit. */
-  async due(now: number, limit: number, exclude: { ids: string[]; hosts: string[] }, leaseMs = 0): Promise<DeliveryRow[]> {
-    if (this.shared) return this.claimDue(now, limit, exclude, leaseMs);
-    let q = this.db
-      .selectFrom('callback_deliveries')
-      .selectAll()
-      .where('next_attempt_at', 'is not', null)
-      .where('next_attempt_at', '<=', now);
-    if (exclude.ids.length > 0) q = q.where('id', 'not in', exclude.ids);
-    if (exclude.hosts.length > 0) q = q.where('target_host', 'not in', exclude.hosts);
-    return q.orderBy('next_attempt_at').orderBy('id').limit(limit).execute();
-  }
-
-  /** due() for a shared queue: the rows returned are this instance's until `now + leaseMs` (or its record()). */
-  private claimDue(now: number, limit: number, exclude: { ids: string[]; hosts: string[] }, leaseMs: number): Promise<DeliveryRow[]> {
-    return this.db.transaction().execute(async (trx) => {
-      let q = trx
-        .selectFrom('callback_deliveries')
-        .selectAll()
-        .where('next_attempt_at', 'is not', null)
-        .where('next_attempt_at', '<=', now);
-      if (exclude.ids.length > 0) q = q.where('id', 'not in', exclude.ids);
-      if (exclude.hosts.length > 0) q = q.where('target_host', 'not in', exclude.hosts);
-      const rows = await q.orderBy('next_attempt_at').orderBy('id').limit(limit).forUpdate().skipLocked().execute();
-      if (rows.length > 0)
-        await trx
-          .updateTable('callback_deliveries')
-          .set({ next_attempt_at: now + leaseMs })
-          .where(
-            'id',
-            'in',
-            rows.map((r) => r.id),
-          )
-          .execute();
-      return rows;
-    });
+  /**
+   * Pending deliveries due by `now`, oldest due first, leaving out those in flight and hosts at their limit; on a
+   * shared database claimed for `leaseMs` (src/store/due-queue.ts).
+   */
+  due(now: number, limit: number, exclude: { ids: string[]; hosts: string[] }, leaseMs = 0): Promise<DeliveryRow[]> {
+    return dueRows(this.db, 'callback_deliveries', { now, limit, exclude, leaseMs: this.shared ? leaseMs : null });
   }
 
   /** Shared queue: gives claimed rows that were not attempted back (due as they were before the claim). */
-  async release(rows: DeliveryRow[]): Promise<void> {
-    await this.db.transaction().execute(async (trx) => {
-      for (const r of rows)
-        await trx.updateTable('callback_deliveries').set({ next_attempt_at: r.next_attempt_at }).where('id', '=', r.id).execute();
-    });
+  release(rows: DeliveryRow[]): Promise<void> {
+    return releaseRows(this.db, 'callback_deliveries', rows);
   }
 
   /** When the next pending delivery (not in flight, host not full) is due, or null when none is. */
-  async nextDueAt(exclude: { ids: string[]; hosts: string[] }): Promise<number | null> {
-    let q = this.db
-      .selectFrom('callback_deliveries')
-      .select((eb) => eb.fn.min('next_attempt_at').as('next'))
-      .where('next_attempt_at', 'is not', null);
-    if (exclude.ids.length > 0) q = q.where('id', 'not in', exclude.ids);
-    if (exclude.hosts.length > 0) q = q.where('target_host', 'not in', exclude.hosts);
-    const r = await q.executeTakeFirst();
-    return r?.next ?? null;
+  nextDueAt(exclude: { ids: string[]; hosts: string[] }): Promise<number | null> {
+    return nextDueAt(this.db, 'callback_deliveries', exclude);
   }
 
   /** Logs attempts and moves their deliveries on, all in one transaction. */
