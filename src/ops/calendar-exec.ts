@@ -2,14 +2,12 @@
 // like execute-reply (src/workspace/idempotency.ts): the same key returns the first result and creates and logs
 // nothing again; the same key with another request is 409. Logic: src/providers/calendar/execute.ts.
 import { z } from 'zod';
-import { AppError, isAppError } from '../errors.ts';
-import { type EventResult, executeCalendarEvent } from '../providers/calendar/execute.ts';
-import { claimKey, completeKey, releaseKey, requestHash } from '../workspace/idempotency.ts';
-import { wsDb } from '../workspace/tables.ts';
+import { AppError } from '../errors.ts';
+import { executeCalendarEvent } from '../providers/calendar/execute.ts';
 import { Instant, TimeZone } from './calendar-views.ts';
 import { principal } from './common.ts';
 import { op } from './op.ts';
-import { jsonAnswer, PreviewStatus, STATUS } from './workspace-common.ts';
+import { idempotent, PreviewStatus, STATUS } from './workspace-common.ts';
 
 const IdempotencyKey = z
   .string()
@@ -92,33 +90,19 @@ export const executeCalendarEventOp = op({
     const s = ctx.services;
     if (Date.parse(input.end) <= Date.parse(input.start))
       throw new AppError('validation_failed', 'end must be after start', { errors: [{ path: 'end', message: 'not after start' }] });
-    const header = ctx.request.header('idempotency-key');
-    if (header !== undefined && input.idempotencyKey !== undefined && header !== input.idempotencyKey)
-      throw new AppError('validation_failed', 'the Idempotency-Key header and idempotencyKey differ; give one', {
-        errors: [{ path: 'idempotencyKey', message: 'differs from the header' }],
-      });
     const { idempotencyKey: _k, ...req } = input;
-    const rawKey = input.idempotencyKey ?? header;
-    if (rawKey === undefined) return { status: STATUS, ...(await executeCalendarEvent(s, p, req)), idempotencyKey: null };
-    const key = IdempotencyKey.safeParse(rawKey);
-    if (!key.success)
-      throw new AppError('validation_failed', 'idempotencyKey: 1-255 printable ASCII characters without spaces', {
-        errors: [{ path: 'idempotencyKey', message: 'invalid' }],
-      });
-    const db = wsDb(s);
-    // Namespaced so a key used for execute-reply cannot replay a calendar answer (or the reverse).
-    const k = `calendar:${key.data}`;
-    const claim = await claimKey<EventResult>(db, p.teamId, k, requestHash({ op: 'calendar_event', ...req }), s.clock.now());
-    if (claim.kind === 'replay') return jsonAnswer(claim.body, true, claim.status);
-    try {
-      const body = { status: STATUS, ...(await executeCalendarEvent(s, p, req)), idempotencyKey: key.data };
-      await completeKey(db, p.teamId, k, 200, body);
-      return jsonAnswer(body, false);
-    } catch (e) {
-      await releaseKey(db, p.teamId, k);
-      if (isAppError(e)) throw e;
-      throw new AppError('unavailable', `the event could not be created: ${(e as Error).message.slice(0, 300)}; retry with the same key`);
-    }
+    return idempotent(
+      ctx,
+      {
+        bodyKey: input.idempotencyKey,
+        // Namespaced so a key used for execute-reply cannot replay a calendar answer (or the reverse).
+        required: false,
+        namespace: 'calendar:',
+        request: { op: 'calendar_event', ...req },
+        what: 'the event could not be created',
+      },
+      async (key) => ({ status: STATUS, ...(await executeCalendarEvent(s, p, req)), idempotencyKey: key }),
+    );
   },
 });
 

@@ -3,16 +3,14 @@
 // is ever sent, so every workspace policy mode allows it. Logged as a workspace action (type draft); an idempotency
 // key (body or Idempotency-Key header) returns the first result again without a second draft.
 import { z } from 'zod';
-import { AppError, isAppError } from '../errors.ts';
 import { withMailbox } from '../providers/mailbox/service.ts';
 import { getSettings } from '../providers/mailbox/settings.ts';
-import { claimKey, completeKey, releaseKey, requestHash } from '../workspace/idempotency.ts';
 import { getPolicy, logAction } from '../workspace/repo.ts';
 import { wsDb } from '../workspace/tables.ts';
 import { principal } from './common.ts';
 import { AccountId } from './gmail-read.ts';
 import { op } from './op.ts';
-import { IdempotencyKey, jsonAnswer, PreviewStatus, STATUS } from './workspace-common.ts';
+import { IdempotencyKey, idempotent, PreviewStatus, STATUS } from './workspace-common.ts';
 
 const Address = z.string().min(3).max(320).describe('An e-mail address');
 
@@ -57,66 +55,54 @@ export const executeGmailDraftOp = op({
   async handler(ctx, input) {
     const p = principal(ctx);
     const s = ctx.services;
-    const header = ctx.request.header('idempotency-key');
-    if (header !== undefined && input.idempotencyKey !== undefined && header !== input.idempotencyKey)
-      throw new AppError('validation_failed', 'the Idempotency-Key header and idempotencyKey differ; give one', {
-        errors: [{ path: 'idempotencyKey', message: 'differs from the header' }],
-      });
-    const rawKey = input.idempotencyKey ?? header;
-    const key = rawKey === undefined ? undefined : IdempotencyKey.safeParse(rawKey);
-    if (key && !key.success)
-      throw new AppError('validation_failed', 'idempotencyKey: 1-255 printable ASCII characters without spaces', {
-        errors: [{ path: 'idempotencyKey', message: 'invalid' }],
-      });
     const { idempotencyKey: _k, ...req } = input;
     const db = wsDb(s);
-    if (key) {
-      const claim = await claimKey(db, p.teamId, key.data, requestHash({ op: 'gmail_draft', ...req }), s.clock.now());
-      if (claim.kind === 'replay') return jsonAnswer(claim.body, true, claim.status);
-    }
-    try {
-      const body = await withMailbox(s, p, input.accountId, 'svc_workspace_execute_gmail_draft', async (m) => {
-        const settings = await getSettings(s.store.db, p.teamId, m.accountId);
-        const sig = settings.signature ? `\n\n-- \n${settings.signature}` : '';
-        const d = await m.createDraft({
-          threadId: input.threadId,
-          to: input.to ?? [],
-          cc: input.cc ?? [],
-          subject: input.subject,
-          text: input.text + sig,
-          html: input.html,
-          inReplyTo: input.inReplyTo,
-        });
-        const policy = await getPolicy(db, p.teamId);
-        const a = await logAction(
-          db,
-          p,
-          {
-            type: 'draft',
-            threadId: d.threadId ? d.threadId.slice(0, 512) : null,
-            draftId: d.draftId,
-            note: `${m.kind} draft in ${m.accountId === 'local' ? 'the local mailbox' : `${m.address} (${m.accountId})`}: ${d.location}`,
-            reasons: ['svc_workspace_execute_gmail_draft: drafts only, nothing sent'],
-          },
-          s.clock.now(),
-        );
-        return {
-          status: STATUS,
-          ...d,
-          accountId: m.accountId,
-          provider: m.kind,
-          mode: policy.mode,
-          actionId: a.id,
-          idempotencyKey: key?.data ?? null,
-        };
-      });
-      if (key) await completeKey(db, p.teamId, key.data, 200, body);
-      return key ? jsonAnswer(body, false) : body;
-    } catch (e) {
-      if (key) await releaseKey(db, p.teamId, key.data);
-      if (isAppError(e)) throw e;
-      throw new AppError('unavailable', `the draft could not be created: ${(e as Error).message.slice(0, 300)}; retry with the same key`);
-    }
+    return idempotent(
+      ctx,
+      {
+        bodyKey: input.idempotencyKey,
+        required: false,
+        namespace: '',
+        request: { op: 'gmail_draft', ...req },
+        what: 'the draft could not be created',
+      },
+      (key) =>
+        withMailbox(s, p, input.accountId, 'svc_workspace_execute_gmail_draft', async (m) => {
+          const settings = await getSettings(s.store.db, p.teamId, m.accountId);
+          const sig = settings.signature ? `\n\n-- \n${settings.signature}` : '';
+          const d = await m.createDraft({
+            threadId: input.threadId,
+            to: input.to ?? [],
+            cc: input.cc ?? [],
+            subject: input.subject,
+            text: input.text + sig,
+            html: input.html,
+            inReplyTo: input.inReplyTo,
+          });
+          const policy = await getPolicy(db, p.teamId);
+          const a = await logAction(
+            db,
+            p,
+            {
+              type: 'draft',
+              threadId: d.threadId ? d.threadId.slice(0, 512) : null,
+              draftId: d.draftId,
+              note: `${m.kind} draft in ${m.accountId === 'local' ? 'the local mailbox' : `${m.address} (${m.accountId})`}: ${d.location}`,
+              reasons: ['svc_workspace_execute_gmail_draft: drafts only, nothing sent'],
+            },
+            s.clock.now(),
+          );
+          return {
+            status: STATUS,
+            ...d,
+            accountId: m.accountId,
+            provider: m.kind,
+            mode: policy.mode,
+            actionId: a.id,
+            idempotencyKey: key,
+          };
+        }),
+    );
   },
 });
 

@@ -1,12 +1,14 @@
 // Pieces the workspace operations share: the supplied-message shape, loading mail from a stored thread, a stored
 // message or the request, and the engine configuration (the AI service's model chain).
 import { z } from 'zod';
-import { AppError } from '../errors.ts';
+import { AppError, isAppError } from '../errors.ts';
 import type { Services } from '../services.ts';
 import type { EngineConfig } from '../workspace/engine.ts';
+import { claimKey, completeKey, releaseKey, requestHash } from '../workspace/idempotency.ts';
 import { fromRow, loadThread, type WsMessage } from '../workspace/source.ts';
+import { wsDb } from '../workspace/tables.ts';
 import { aiOf } from './ai.ts';
-import { InboxId, inboxOf, MessageId } from './common.ts';
+import { InboxId, inboxOf, MessageId, principal } from './common.ts';
 import type { OpContext, RawResult } from './op.ts';
 
 export const STATUS = 'autonomy_preview' as const;
@@ -132,4 +134,53 @@ export function jsonAnswer(body: unknown, replayed: boolean, status?: number): R
     headers: { 'Idempotent-Replayed': String(replayed) },
     ...(status ? { status } : {}),
   };
+}
+
+/**
+ * Runs an execute tool's work at most once per idempotency key (Stripe's semantics, src/workspace/idempotency.ts).
+ * The key comes from the body or the Idempotency-Key header (both given: they must agree). It is claimed before any
+ * work, so a concurrent replay finds it in flight (409) and cannot act twice; a replay returns the first answer with
+ * `Idempotent-Replayed: true`; the same key with another request is 409. Failures are not remembered (the key is
+ * released, a retry runs again) and an unexpected one becomes 503 naming `what`. Keys live in `namespace` (so a key
+ * of one tool cannot replay another's answer). Without a key the work runs plainly, unless `required`.
+ */
+export async function idempotent<T extends object>(
+  ctx: OpContext,
+  o: { bodyKey: string | undefined; required: boolean; namespace: string; request: unknown; what: string },
+  run: (key: string | null) => Promise<T>,
+): Promise<T | RawResult> {
+  const header = ctx.request.header('idempotency-key');
+  if (header !== undefined && o.bodyKey !== undefined && header !== o.bodyKey)
+    throw new AppError('validation_failed', 'the Idempotency-Key header and idempotencyKey differ; give one', {
+      errors: [{ path: 'idempotencyKey', message: 'differs from the header' }],
+    });
+  const raw = o.bodyKey ?? header;
+  const unexpected = (e: unknown): never => {
+    if (isAppError(e)) throw e;
+    throw new AppError('unavailable', `${o.what}: ${(e as Error).message.slice(0, 300)}; retry with the same key`);
+  };
+  if (raw === undefined && !o.required) return run(null).catch(unexpected);
+  const parsed = IdempotencyKey.safeParse(raw);
+  if (!parsed.success)
+    throw new AppError(
+      'validation_failed',
+      raw === undefined
+        ? 'an idempotency key is required: send the Idempotency-Key header or idempotencyKey (any unique string, ≤ 255 characters)'
+        : 'idempotencyKey: 1-255 printable ASCII characters without spaces',
+      { errors: [{ path: 'idempotencyKey', message: raw === undefined ? 'required' : 'invalid' }] },
+    );
+  const s = ctx.services;
+  const teamId = principal(ctx).teamId;
+  const db = wsDb(s);
+  const stored = o.namespace + parsed.data;
+  const claim = await claimKey<T>(db, teamId, stored, requestHash(o.request), s.clock.now());
+  if (claim.kind === 'replay') return jsonAnswer(claim.body, true, claim.status);
+  try {
+    const body = await run(parsed.data);
+    await completeKey(db, teamId, stored, 200, body);
+    return jsonAnswer(body, false);
+  } catch (e) {
+    await releaseKey(db, teamId, stored);
+    return unexpected(e);
+  }
 }

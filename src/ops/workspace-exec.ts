@@ -1,13 +1,10 @@
 // execute-reply (CONTRACT §13): policy-gated and idempotent with Stripe's semantics. The Gmail-draft and calendar-event
 // tools share its idempotency key and answer shape; they live in gmail-draft.ts and calendar-exec.ts (CONTRACT §15).
 import { z } from 'zod';
-import { AppError, isAppError } from '../errors.ts';
-import { type ExecuteResult, executeReply, resolveReply } from '../workspace/execute.ts';
-import { claimKey, completeKey, releaseKey, requestHash } from '../workspace/idempotency.ts';
-import { wsDb } from '../workspace/tables.ts';
+import { executeReply, resolveReply } from '../workspace/execute.ts';
 import { InboxId, MessageId, principal } from './common.ts';
 import { op } from './op.ts';
-import { engineConfig, IdempotencyKey, jsonAnswer, PreviewStatus, STATUS } from './workspace-common.ts';
+import { engineConfig, IdempotencyKey, idempotent, PreviewStatus, STATUS } from './workspace-common.ts';
 
 const ExecuteView = z.object({
   status: PreviewStatus,
@@ -61,38 +58,17 @@ export const executeReplyOp = op({
   async handler(ctx, input) {
     const p = principal(ctx);
     const s = ctx.services;
-    const header = ctx.request.header('idempotency-key');
-    if (header !== undefined && input.idempotencyKey !== undefined && header !== input.idempotencyKey)
-      throw new AppError('validation_failed', 'the Idempotency-Key header and idempotencyKey differ; give one', {
-        errors: [{ path: 'idempotencyKey', message: 'differs from the header' }],
-      });
-    const key = input.idempotencyKey ?? header;
-    const parsedKey = IdempotencyKey.safeParse(key);
-    if (!parsedKey.success)
-      throw new AppError(
-        'validation_failed',
-        key === undefined
-          ? 'an idempotency key is required: send the Idempotency-Key header or idempotencyKey (any unique string, ≤ 255 characters)'
-          : 'idempotencyKey: 1-255 printable ASCII characters without spaces',
-        { errors: [{ path: 'idempotencyKey', message: key === undefined ? 'required' : 'invalid' }] },
-      );
     const req = { inboxId: input.inboxId, messageId: input.messageId, text: input.text, html: input.html, draftId: input.draftId };
-    const db = wsDb(s);
-    // The key is claimed before any work, so a concurrent replay finds it in flight (409) and cannot send twice.
-    const claim = await claimKey<ExecuteResult>(db, p.teamId, parsedKey.data, requestHash(req), s.clock.now());
-    if (claim.kind === 'replay') return jsonAnswer(claim.body, true, claim.status);
-    try {
-      const resolved = await resolveReply(s, p, req, engineConfig(s), ctx.signal);
-      const body = { status: STATUS, ...(await executeReply(s, p, req, resolved)), idempotencyKey: parsedKey.data };
-      await completeKey(db, p.teamId, parsedKey.data, 200, body);
-      return jsonAnswer(body, false);
-    } catch (e) {
-      // Errors are not remembered (Stripe keeps neither validation failures nor, here, 5xx/not_configured): a
-      // retry runs again, and the natural key still allows at most one send per message.
-      await releaseKey(db, p.teamId, parsedKey.data);
-      if (isAppError(e)) throw e;
-      throw new AppError('unavailable', `the reply could not be sent: ${(e as Error).message.slice(0, 300)}; retry with the same key`);
-    }
+    // Errors are not remembered (Stripe keeps neither validation failures nor, here, 5xx/not_configured): a retry runs
+    // again, and the natural key still allows at most one send per message.
+    return idempotent(
+      ctx,
+      { bodyKey: input.idempotencyKey, required: true, namespace: '', request: req, what: 'the reply could not be sent' },
+      async (key) => {
+        const resolved = await resolveReply(s, p, req, engineConfig(s), ctx.signal);
+        return { status: STATUS, ...(await executeReply(s, p, req, resolved)), idempotencyKey: key as string };
+      },
+    );
   },
 });
 
