@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { callErr, callOk, mcpClient } from '../helpers/mailbox-mcp.ts';
+import { callErr, callOk, mcpClient } from '../helpers/mcp-tools.ts';
 import { ADMIN_KEY, startTestServer, type TestServer } from '../helpers/server.ts';
 import { storedIncludes } from '../helpers/stored.ts';
 import { deliver, mintKey, newInbox } from '../helpers/workspace-mail.ts';

@@ -1,12 +1,8 @@
-// Shared by the calendar API tests: an MCP SDK client, tool calls that must succeed or fail, iCalendar builders and
-// invitations sent over real SMTP.
-import assert from 'node:assert/strict';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ADMIN_KEY, type TestServer } from './server.ts';
 import { sendMail } from './smtp.ts';
+import { mcpClient as toolClient } from './mcp-tools.ts';
 
-type Json = Record<string, any>;
 export const SECRET_KEY = 'a'.repeat(64);
 /** The server's clock starts here and runs: the fixtures (DST ends 25 Oct / 1 Nov 2026) are in its future. */
 export const EPOCH = Date.parse('2026-10-01T00:00:00Z');
@@ -22,25 +18,10 @@ export const CALENDAR_TOOLS = [
   'svc_calendar_agenda',
 ];
 
-export async function mcpClient(s: TestServer, key = ADMIN_KEY): Promise<Client> {
-  const transport = new StreamableHTTPClientTransport(new URL(`${s.url}/mcp`), {
-    requestInit: { headers: { authorization: `Bearer ${key}` } },
-  });
-  const c = new Client({ name: 'calendar-test', version: '1.0.0' });
-  await c.connect(transport);
-  return c;
-}
+export { callErr, callOk } from './mcp-tools.ts';
 
-export async function callOk(c: Client, name: string, args: Json = {}): Promise<Json> {
-  const r = (await c.callTool({ name, arguments: args })) as Json;
-  assert.ok(!r.isError, `${name}: ${JSON.stringify(r.content)}`);
-  return r.structuredContent as Json;
-}
-
-export async function callErr(c: Client, name: string, args: Json = {}): Promise<string> {
-  const r = (await c.callTool({ name, arguments: args })) as Json;
-  assert.equal(r.isError, true, `${name} should fail: ${JSON.stringify(r.structuredContent ?? r.content)}`);
-  return String(r.content[0].text);
+export function mcpClient(s: TestServer, key = ADMIN_KEY): Promise<Client> {
+  return toolClient(s.url, key);
 }
 
 export const ics = (body: string, method = '') =>

@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { freePort } from '../../scripts/bench/lib.ts';
 
 export const DOVECOT = process.env.DOVECOT_PATH ?? '/usr/sbin/dovecot';
 
@@ -32,14 +33,6 @@ export interface Dovecot {
   port: number;
   dir: string;
   stop(): Promise<void>;
-}
-
-export async function freePort(): Promise<number> {
-  const srv = net.createServer();
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
-  const port = (srv.address() as net.AddressInfo).port;
-  await new Promise<void>((r) => srv.close(() => r()));
-  return port;
 }
 
 function owner(): { uid: number; gid: number; login: string; internal: string } {

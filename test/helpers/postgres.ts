@@ -4,9 +4,9 @@
 // process id (the postmaster's), then the dir is removed.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { freePort } from '../../scripts/bench/lib.ts';
 
 export interface PgServer {
   /** postgres://inboxd@127.0.0.1:PORT/inboxd (no password: trust on loopback inside the temp cluster). */
@@ -30,17 +30,6 @@ function binDir(): string | null {
 /** Why PostgreSQL cannot be started here, or null when it can. With CI=true a test must fail on this, not skip. */
 export function postgresMissing(): string | null {
   return binDir() ? null : 'PostgreSQL server binaries not found (/usr/lib/postgresql/*/bin/initdb): apt-get install postgresql';
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 export async function startPostgres(): Promise<PgServer> {

@@ -4,10 +4,10 @@
 // fail under CI=true (CI installs it).
 import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { DAVClient } from 'tsdav';
+import { freePort } from '../../scripts/bench/lib.ts';
 
 const BIN = '/usr/bin/radicale';
 
@@ -37,17 +37,6 @@ export function radicaleSkip(): string | false {
   if (process.env.CI === 'true') throw new Error(why);
   console.log(`# skipped: ${why}`);
   return why;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 export async function startRadicale(users: Record<string, string> = { alice: 'wonderland' }): Promise<Radicale> {

@@ -9,6 +9,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
+import { freePort } from '../../scripts/bench/lib.ts';
 
 /** Where the Debian packages put the programs (SWIFT_BIN_DIR overrides it: the skip/fail behaviour is tested so). */
 const BIN = process.env.SWIFT_BIN_DIR ?? '/usr/bin';
@@ -42,17 +43,6 @@ export interface SwiftServer {
 export function swiftMissing(): string | null {
   const absent = BINARIES.filter((b) => !fs.existsSync(b));
   return absent.length === 0 ? null : `S3 tests need OpenStack Swift (missing ${absent.join(', ')}): apt-get install ${SWIFT_PACKAGES}`;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 function backendConf(dir: string, kind: string, port: number, user: string): string {

@@ -1,4 +1,5 @@
-// The official MCP SDK client for the mailbox provider tests, and calls that assert success or a tool error.
+// The official MCP SDK client for tool tests (mailbox and calendar providers), and calls that assert success or a
+// tool error.
 import assert from 'node:assert/strict';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -9,7 +10,7 @@ export async function mcpClient(url: string, key: string): Promise<Client> {
   const transport = new StreamableHTTPClientTransport(new URL(`${url}/mcp`), {
     requestInit: { headers: { authorization: `Bearer ${key}` } },
   });
-  const c = new Client({ name: 'mailbox-test', version: '1.0.0' });
+  const c = new Client({ name: 'inboxd-tool-test', version: '1.0.0' });
   await c.connect(transport);
   return c;
 }
@@ -22,6 +23,6 @@ export async function callOk(c: Client, name: string, args: Json = {}): Promise<
 
 export async function callErr(c: Client, name: string, args: Json = {}): Promise<string> {
   const r = (await c.callTool({ name, arguments: args })) as Json;
-  assert.equal(r.isError, true, `${name} should fail: ${JSON.stringify(r.structuredContent)}`);
-  return r.content[0].text as string;
+  assert.equal(r.isError, true, `${name} should fail: ${JSON.stringify(r.structuredContent ?? r.content)}`);
+  return String(r.content[0].text);
 }
