@@ -2,7 +2,7 @@
 // and every connected CalDAV / Google Calendar account. Logic lives in src/providers/calendar/.
 import { z } from 'zod';
 import { AppError } from '../errors.ts';
-import { merge, overlaps, subtract, suggest, workingWindows } from '../providers/calendar/schedule.ts';
+import { type Interval, merge, overlaps, subtract, suggest, workingWindows } from '../providers/calendar/schedule.ts';
 import { gather, gatherBusy } from '../providers/calendar/service.ts';
 import { atMinutes, dateInZone, minutesOf, nextDate, startOfDate } from '../providers/calendar/tz.ts';
 import {
@@ -33,6 +33,14 @@ const RangeInput = {
   calendarIds: CalendarIds,
 };
 
+/** What a calendar tool call reads: its range, time zone, and the accounts and calendars it names. */
+function scopeOf(
+  i: { timeZone: string; accountIds?: string | string[] | undefined; calendarIds?: string | string[] | undefined },
+  range: Interval,
+) {
+  return { range, timeZone: i.timeZone, accountIds: listOf(i.accountIds), calendarIds: listOf(i.calendarIds) };
+}
+
 export const calendarListEventsOp = op({
   name: 'calendar.list_events',
   summary: 'List events in a time range (recurring events expanded)',
@@ -57,12 +65,7 @@ export const calendarListEventsOp = op({
   }),
   async handler(ctx, i) {
     const range = rangeOf(i.timeMin, i.timeMax, 366);
-    const g = await gather(ctx.services, principal(ctx), {
-      range,
-      timeZone: i.timeZone,
-      accountIds: listOf(i.accountIds),
-      calendarIds: listOf(i.calendarIds),
-    });
+    const g = await gather(ctx.services, principal(ctx), scopeOf(i, range));
     return {
       timeZone: i.timeZone,
       events: g.events.slice(0, i.maxResults).map((e) => eventView(e, i.timeZone)),
@@ -101,12 +104,7 @@ export const calendarAvailabilityOp = op({
   async handler(ctx, i) {
     const range = rangeOf(i.timeMin, i.timeMax, 62);
     const wh = workingHoursOf(i);
-    const b = await gatherBusy(ctx.services, principal(ctx), {
-      range,
-      timeZone: i.timeZone,
-      accountIds: listOf(i.accountIds),
-      calendarIds: listOf(i.calendarIds),
-    });
+    const b = await gatherBusy(ctx.services, principal(ctx), scopeOf(i, range));
     const busy = merge(b.busy).map((x) => ({ startMs: Math.max(x.startMs, range.startMs), endMs: Math.min(x.endMs, range.endMs) }));
     const free = subtract(workingWindows(range, i.timeZone, wh), busy, i.durationMinutes * 60_000);
     return {
@@ -148,12 +146,7 @@ export const calendarCheckConflictsOp = op({
   }),
   async handler(ctx, i) {
     const range = rangeOf(i.start, i.end, 31);
-    const g = await gather(ctx.services, principal(ctx), {
-      range,
-      timeZone: i.timeZone,
-      accountIds: listOf(i.accountIds),
-      calendarIds: listOf(i.calendarIds),
-    });
+    const g = await gather(ctx.services, principal(ctx), scopeOf(i, range));
     const hits = g.events.filter((e) => e.busy && e.status !== 'cancelled' && overlaps(e, range));
     return {
       conflict: hits.length > 0,
@@ -196,12 +189,7 @@ export const calendarSuggestOp = op({
   async handler(ctx, i) {
     const range = rangeOf(i.timeMin, i.timeMax, 62);
     const wh = workingHoursOf(i);
-    const b = await gatherBusy(ctx.services, principal(ctx), {
-      range,
-      timeZone: i.timeZone,
-      accountIds: listOf(i.accountIds),
-      calendarIds: listOf(i.calendarIds),
-    });
+    const b = await gatherBusy(ctx.services, principal(ctx), scopeOf(i, range));
     const slots = suggest({
       range,
       durationMs: i.durationMinutes * 60_000,
@@ -263,12 +251,7 @@ export const calendarAgendaOp = op({
         errors: [{ path: 'workdayEnd', message: 'not after workdayStart' }],
       });
     const range = { startMs: startOfDate(date, i.timeZone), endMs: startOfDate(nextDate(date), i.timeZone) };
-    const g = await gather(ctx.services, principal(ctx), {
-      range,
-      timeZone: i.timeZone,
-      accountIds: listOf(i.accountIds),
-      calendarIds: listOf(i.calendarIds),
-    });
+    const g = await gather(ctx.services, principal(ctx), scopeOf(i, range));
     const work = {
       startMs: atMinutes(date, minutesOf(i.workdayStart), i.timeZone),
       endMs: atMinutes(date, minutesOf(i.workdayEnd), i.timeZone),
