@@ -11,7 +11,7 @@ import type { Database } from './schema.ts';
 import type { Dialect } from './dialect.ts';
 import { MIGRATIONS } from './migrations/index.ts';
 import { nativeBindingOption } from './sqlite-native.ts';
-import { describePgError, type PgOpenOptions, type PgTarget, pgClient, pgKysely, pgPool } from './pg.ts';
+import type { PgOpenOptions, PgTarget } from './pg.ts';
 import { Singletons } from './singletons.ts';
 
 export class StoreOpenError extends Error {
@@ -121,6 +121,8 @@ async function migrate(db: Kysely<Database>): Promise<void> {
  * return, then migrates. `warn` hears about server settings that weaken durability but are the operator's choice.
  */
 export async function openPgStore(target: PgTarget, o: PgOpenOptions & { warn?: (msg: string) => void }): Promise<Store> {
+  // The PostgreSQL driver is loaded only when --database asks for it (the SQLite default never evaluates it).
+  const { describePgError, pgClient, pgKysely, pgPool } = await import('./pg.ts');
   const pool = pgPool(target, o);
   let settings: { synchronous_commit: string; fsync: string };
   try {

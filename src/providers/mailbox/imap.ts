@@ -3,7 +3,7 @@
 // with a server-side SEARCH. Threads: Gmail's X-GM-THRID (or RFC 8474 THREADID) when the server has it, else the
 // root of the References / In-Reply-To chain (its first id), else the message's own Message-ID; a message without
 // any of them is a thread by its normalised subject. Drafts are APPENDed with \Draft to the \Drafts folder.
-import { ImapFlow, type FetchMessageObject, type SearchObject } from 'imapflow';
+import type { FetchMessageObject, ImapFlow, SearchObject } from 'imapflow';
 import { AppError } from '../../errors.ts';
 import { decodeCursor, encodeCursor } from '../../lib/cursor.ts';
 import { parseSubject } from '../../mail/threads.ts';
@@ -41,7 +41,9 @@ const SOCKET_TIMEOUT_MS = 60_000;
 /** Bytes of one message read for a thread view; attachments are listed from BODYSTRUCTURE, not read. */
 const MAX_SOURCE_BYTES = 2 * 1024 * 1024;
 
-export function imapClient(c: ImapConfig, s: ImapSecret): ImapFlow {
+/** imapflow (with its logger and charsets) is loaded on first use: a server without IMAP accounts never pays for it. */
+export async function imapClient(c: ImapConfig, s: ImapSecret): Promise<ImapFlow> {
+  const { ImapFlow } = await import('imapflow');
   return new ImapFlow({
     host: c.host,
     port: c.port,
@@ -94,7 +96,7 @@ export class ImapMailbox implements MailboxProvider {
 
   private async open(): Promise<ImapFlow> {
     if (this.client?.usable) return this.client;
-    const c = imapClient(this.cfg, this.secret);
+    const c = await imapClient(this.cfg, this.secret);
     c.on('error', () => undefined); // socket errors after connect surface as failed commands
     try {
       await c.connect();

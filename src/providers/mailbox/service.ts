@@ -174,7 +174,7 @@ export async function connectMailbox(s: Services, p: Principal, i: ConnectInput)
       smtp,
     };
     const secret: ImapSecret = { password: i.password!, smtpPassword: i.smtpPassword ?? null };
-    const c = imapClient(config, secret);
+    const c = await imapClient(config, secret);
     c.on('error', () => undefined);
     try {
       await c.connect();
