@@ -23,6 +23,7 @@ import { bundleConsole, CONSOLE_CSS_ASSET, CONSOLE_JS_ASSET } from '../src/conso
 const SENTINEL_FUSE = 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2';
 const NATIVE_ASSET_KEY = 'better_sqlite3.node'; // must match src/store/sqlite-native.ts
 const WORKER_ASSET_KEY = 'ingest-worker.cjs'; // must match src/ingest/analyzer.ts
+const SANDBOX_ASSET_KEY = 'sandbox-worker.cjs'; // must match src/budget/sandbox.ts
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
@@ -131,6 +132,9 @@ async function main(): Promise<void> {
   // `new Worker(code, { eval: true })` (a SEA has no file on disk to start a worker from); see src/ingest/analyzer.ts.
   const workerEntry = path.join(root, 'src/ingest/analyze-worker.ts');
   const workerFile = path.join(path.dirname(bundleFile), WORKER_ASSET_KEY);
+  // The sandbox worker (untrusted work under a budget, src/budget/) is carried and started the same way.
+  const sandboxEntry = path.join(root, 'src/budget/worker.ts');
+  const sandboxFile = path.join(path.dirname(bundleFile), SANDBOX_ASSET_KEY);
   // Beside the main bundle, so `node dist/inboxd.cjs` finds them too (src/console/serve.ts).
   const consoleJsFile = path.join(path.dirname(bundleFile), CONSOLE_JS_ASSET);
   const consoleCssFile = path.join(path.dirname(bundleFile), CONSOLE_CSS_ASSET);
@@ -200,20 +204,21 @@ async function main(): Promise<void> {
       metafile: true,
       logLevel: 'silent',
     } satisfies import('esbuild').BuildOptions;
-    const [result, workerResult, ui] = await Promise.all([
+    const [result, workerResult, sandboxResult, ui] = await Promise.all([
       esbuild.build({ ...common, entryPoints: [entry], outfile: bundleFile }),
       esbuild.build({ ...common, entryPoints: [workerEntry], outfile: workerFile, sourcemap: false }),
+      esbuild.build({ ...common, entryPoints: [sandboxEntry], outfile: sandboxFile, sourcemap: false }),
       bundleConsole(),
     ]);
     fs.writeFileSync(consoleJsFile, ui.js);
     fs.writeFileSync(consoleCssFile, ui.css);
-    for (const w of [...result.warnings, ...workerResult.warnings]) {
+    for (const w of [...result.warnings, ...workerResult.warnings, ...sandboxResult.warnings]) {
       const loc = w.location ? `${w.location.file}:${w.location.line}: ` : '';
       console.warn(`esbuild warning: ${loc}${w.text}`);
     }
     const inputCount = Object.keys(result.metafile?.inputs ?? {}).length;
     console.log(
-      `bundled ${rel(entry)} (${inputCount} modules) → ${rel(bundleFile)} ${mb(fs.statSync(bundleFile).size)}, worker → ${rel(workerFile)} ${mb(fs.statSync(workerFile).size)}, console ${kb(ui.js.length)} js + ${kb(ui.css.length)} css in ${Math.round(performance.now() - t)} ms`,
+      `bundled ${rel(entry)} (${inputCount} modules) → ${rel(bundleFile)} ${mb(fs.statSync(bundleFile).size)}, worker → ${rel(workerFile)} ${mb(fs.statSync(workerFile).size)}, sandbox → ${rel(sandboxFile)} ${mb(fs.statSync(sandboxFile).size)}, console ${kb(ui.js.length)} js + ${kb(ui.css.length)} css in ${Math.round(performance.now() - t)} ms`,
     );
   } catch (err) {
     const errors = (err as { errors?: { text: string; location?: { file: string; line: number } | null }[] }).errors;
@@ -241,6 +246,7 @@ async function main(): Promise<void> {
     assets: {
       [NATIVE_ASSET_KEY]: addon,
       [WORKER_ASSET_KEY]: workerFile,
+      [SANDBOX_ASSET_KEY]: sandboxFile,
       [CONSOLE_JS_ASSET]: consoleJsFile,
       [CONSOLE_CSS_ASSET]: consoleCssFile,
     },

@@ -282,6 +282,38 @@ export const OPTIONS = {
     ]),
     default: 'auto',
   },
+  sandboxThreads: {
+    flag: '--sandbox-threads',
+    env: 'INBOXD_SANDBOX_THREADS',
+    arg: 'N',
+    help: 'worker threads for untrusted work (caller patterns and schemas, recurrence rules, monitors), started on first use',
+    schema: z.coerce.number().int('must be a whole number').min(1, 'must be 1-16').max(16, 'must be 1-16'),
+    default: 2,
+  },
+  sandboxTimeoutMs: {
+    flag: '--sandbox-timeout-ms',
+    env: 'INBOXD_SANDBOX_TIMEOUT_MS',
+    arg: 'MS',
+    help: 'default time budget of one piece of untrusted work; its worker is stopped when it runs over',
+    schema: z.coerce.number().int('must be a whole number').min(10, 'must be 10-600000').max(600_000, 'must be 10-600000'),
+    default: 2000,
+  },
+  sandboxMaxHeapMb: {
+    flag: '--sandbox-max-heap-mb',
+    env: 'INBOXD_SANDBOX_MAX_HEAP_MB',
+    arg: 'MB',
+    help: 'heap limit of each untrusted-work thread: a job that needs more stops only its thread',
+    schema: z.coerce.number().int('must be a whole number').min(16, 'must be 16-8192').max(8192, 'must be 16-8192'),
+    default: 128,
+  },
+  sandboxMaxQueued: {
+    flag: '--sandbox-max-queued',
+    env: 'INBOXD_SANDBOX_MAX_QUEUED',
+    arg: 'N',
+    help: 'pieces of untrusted work queued or running at most; one team may hold a quarter of them',
+    schema: z.coerce.number().int('must be a whole number').min(1, 'must be 1-100000').max(100_000, 'must be 1-100000'),
+    default: 64,
+  },
   smtpMaxConnections: {
     flag: '--smtp-max-connections',
     env: 'INBOXD_SMTP_MAX_CONNECTIONS',
@@ -602,6 +634,10 @@ export interface Config {
   /** From INBOXD_BILLING_SECRET_KEY only. */
   billingSecretKey: string | undefined;
   ingestThreads: number;
+  sandboxThreads: number;
+  sandboxTimeoutMs: number;
+  sandboxMaxHeapMb: number;
+  sandboxMaxQueued: number;
   smtpMaxConnections: number;
   smtpMaxConnectionsPerIp: number;
   maxWaitersPerKey: number;

@@ -38,6 +38,7 @@ import { DeliveryRepo } from './store/deliveries.ts';
 import { InboxService } from './inboxes/service.ts';
 import { Ingest } from './ingest/ingest.ts';
 import { createAnalyzer } from './ingest/analyzer.ts';
+import { Sandbox } from './budget/sandbox.ts';
 import { IngestWriter } from './ingest/writer.ts';
 import { startSmtp, type SmtpAuthHooks, type SmtpListener } from './smtp/listener.ts';
 import { InboxRepo } from './store/inboxes.ts';
@@ -160,6 +161,17 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     // Parsing and extraction run in worker threads; the analyzer is closed after pending writes (see stop order).
     const analyzer = createAnalyzer({ threads: config.ingestThreads, log });
     cleanup.push(() => analyzer.close());
+    // Untrusted work (caller patterns and schemas, recurrence rules, monitors) runs in its own worker threads under a
+    // time and heap budget, started on first use.
+    const sandbox = new Sandbox({
+      threads: config.sandboxThreads,
+      timeoutMs: config.sandboxTimeoutMs,
+      maxHeapMb: config.sandboxMaxHeapMb,
+      maxQueued: config.sandboxMaxQueued,
+      ownerShare: 0.25,
+      log,
+    });
+    cleanup.push(() => sandbox.close());
     let baseUrl = config.baseUrl ?? `http://localhost:${config.httpPort}`;
     // Links to inboxd itself (the rehearsal page) are trusted even on localhost; parsed once, not per message.
     let trustedHosts = [new URL(baseUrl).hostname];
@@ -295,6 +307,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       deliveries,
       metrics,
       sealer,
+      sandbox,
       providers: new ProviderAccounts({ db: store.db, sealer, now: () => clock.now() }),
       registry: OPERATIONS,
       baseUrl: () => baseUrl,

@@ -28,6 +28,7 @@ import type { ThreadRepo } from './threads/repo.ts';
 import type { SearchService } from './search/service.ts';
 import type { Sealer } from './lib/sealed.ts';
 import type { ProviderAccounts } from './providers/accounts.ts';
+import type { Sandbox } from './budget/sandbox.ts';
 
 export interface Clock {
   now(): number;
@@ -74,6 +75,8 @@ export interface Services {
   sealer: Sealer;
   /** Connected mailbox and calendar accounts (CONTRACT §15, src/providers/). */
   providers: ProviderAccounts;
+  /** Runs untrusted work (caller patterns and schemas, recurrence rules, monitors) in worker threads under a budget. */
+  sandbox: Sandbox;
   /** Every operation, for the generated surfaces (discovery, OpenAPI, MCP). */
   registry: readonly Operation[];
   /** Public base URL without a trailing slash (CONTRACT §1 --base-url). */

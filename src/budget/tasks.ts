@@ -1,0 +1,22 @@
+// The work the sandbox worker knows how to do: pure functions of a structured-clonable input, named here once.
+// A capability that runs caller-controlled work (a pattern, a schema, a recurrence rule, a monitor over mail) adds
+// its function to TASKS and calls `sandbox.run(name, input)` (src/budget/sandbox.ts). The functions run in a worker
+// thread that is terminated when it takes longer than its budget, so they may loop or backtrack without harm.
+// This file is bundled into the worker (scripts/build.ts): import only pure code and node built-ins.
+
+/** Tests one caller pattern (JavaScript syntax, backtracking engine) against values; the sandbox bounds its time. */
+function regexTest(input: { pattern: string; flags?: string; values: string[] }): boolean[] {
+  const re = new RegExp(input.pattern, input.flags ?? 'u');
+  return input.values.map((v) => {
+    re.lastIndex = 0;
+    return re.test(v);
+  });
+}
+
+export const TASKS = {
+  'regex.test': regexTest,
+} satisfies Record<string, (input: never) => unknown>;
+
+export type TaskName = keyof typeof TASKS;
+export type TaskInput<N extends TaskName> = Parameters<(typeof TASKS)[N]>[0];
+export type TaskOutput<N extends TaskName> = Awaited<ReturnType<(typeof TASKS)[N]>>;
