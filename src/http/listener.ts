@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import type net from 'node:net';
 import { AppError, toProblem } from '../errors.ts';
+import { shareKey } from '../lib/client-address.ts';
 import type { Logger } from '../log.ts';
 
 export interface HttpListenerOptions {
@@ -23,8 +24,11 @@ const MAX_REFUSING = 256;
 const REFUSAL_BODY = (detail: string) => JSON.stringify(toProblem(new AppError('unavailable', detail)));
 
 /**
- * Creates the HTTP server. Connections beyond the caps get a 503 problem (Retry-After: 1) written at once and are
- * closed without their request being read or handled; under a flood (more than MAX_REFUSING being refused at once)
+ * Creates the HTTP server. When the server is full, a newcomer takes the place of an idle connection (no request in
+ * flight: kept alive between requests, or not yet sent a complete header) of the client address holding the most
+ * connections, longest idle first, if that address holds more than the newcomer's would; a request in flight (a wait,
+ * an event stream) is never cut. Connections beyond the caps with nothing to reclaim get a 503 problem
+ * (Retry-After: 1) written at once and are closed without their request being read or handled; under a flood (more than MAX_REFUSING being refused at once)
  * they are closed without an answer. A connection must deliver its request header within `headerTimeoutMs`
  * (from connect, or from the start of the next request on a kept-alive connection) or it gets 408 and is closed.
  * Answers may take as long as they need: waits and event streams are not affected.
@@ -46,22 +50,45 @@ export function createHttpServer(handler: http.RequestListener, opts: HttpListen
   // admitted sockets, so a refused socket never has a request parsed or handled.
   const parsers = server.listeners('connection') as Array<(socket: net.Socket) => void>;
   server.removeAllListeners('connection');
-  const perIp = new Map<string, number>();
-  let open = 0;
+  const shares = new ConnectionShares();
   let refusing = 0;
   let lastWarn = 0;
+  let lastReclaim = 0;
+  server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => shares.busy(req.socket, res));
   server.on('connection', (socket: net.Socket) => {
-    const ip = socket.remoteAddress ?? '';
-    const fromIp = perIp.get(ip) ?? 0;
+    const key = shareKey(socket.remoteAddress);
+    const fromIp = shares.count(key);
     const overIp = opts.maxConnectionsPerIp > 0 && fromIp >= opts.maxConnectionsPerIp;
-    if (open >= cap || overIp) {
+    let full = !overIp && shares.open >= cap;
+    if (full) {
+      // Full: an idle connection (no request in flight) of the address holding the most makes room, if that
+      // address holds more than this one would.
+      const victim = shares.reclaimable(key, fromIp + 1);
+      if (victim) {
+        const now = Date.now();
+        if (now - lastReclaim > 10_000) {
+          lastReclaim = now;
+          log.info('http idle connection closed to admit another client', {
+            ip: socket.remoteAddress ?? '',
+            closedFrom: victim.key,
+            closedHolds: shares.count(victim.key),
+            open: shares.open,
+            limit: cap,
+          });
+        }
+        shares.release(victim);
+        victim.socket.destroy();
+        full = false;
+      }
+    }
+    if (full || overIp) {
       const now = Date.now();
       if (now - lastWarn > 10_000) {
         lastWarn = now;
         log.warn('http connection refused', {
-          ip,
+          ip: socket.remoteAddress ?? '',
           reason: overIp ? 'per-address limit' : 'connection limit',
-          open,
+          open: shares.open,
           fromIp,
           limit: overIp ? opts.maxConnectionsPerIp : cap,
           flag: overIp ? '--max-http-connections-per-ip' : '--max-http-connections',
@@ -71,18 +98,12 @@ export function createHttpServer(handler: http.RequestListener, opts: HttpListen
         socket,
         overIp
           ? `too many open connections from your address (limit ${opts.maxConnectionsPerIp}); close idle ones and retry`
-          : `the server has too many open connections (limit ${cap}); retry shortly`,
+          : `the server has too many open connections (limit ${cap}), all busy or held by addresses with no more than yours; retry shortly`,
       );
       return;
     }
-    open++;
-    perIp.set(ip, fromIp + 1);
-    socket.once('close', () => {
-      open--;
-      const n = (perIp.get(ip) ?? 1) - 1;
-      if (n <= 0) perIp.delete(ip);
-      else perIp.set(ip, n);
-    });
+    const conn = shares.admit(socket, key);
+    socket.once('close', () => shares.release(conn));
     for (const parse of parsers) parse.call(server, socket);
   });
 
@@ -130,6 +151,71 @@ function openFileLimit(): number | null {
     const m = /^Max open files\s+(\d+)/m.exec(fs.readFileSync('/proc/self/limits', 'utf8'));
     return m ? Number(m[1]) : null;
   } catch {
+    return null;
+  }
+}
+
+interface Conn {
+  socket: net.Socket;
+  key: string;
+  /** Requests being handled (pipelined requests are handled one after the other). */
+  active: number;
+  /** Since when no request has been in flight (connect, or the end of the last answer). */
+  idleSince: number;
+  released: boolean;
+}
+
+/** Open connections by client (shareKey), with what each is doing, so the cap can be shared and idle ones reclaimed. */
+class ConnectionShares {
+  open = 0;
+  private readonly byKey = new Map<string, Set<Conn>>();
+  private readonly bySocket = new WeakMap<net.Socket, Conn>();
+
+  count(key: string): number {
+    return this.byKey.get(key)?.size ?? 0;
+  }
+
+  admit(socket: net.Socket, key: string): Conn {
+    const conn: Conn = { socket, key, active: 0, idleSince: performance.now(), released: false };
+    this.open++;
+    let set = this.byKey.get(key);
+    if (!set) this.byKey.set(key, (set = new Set()));
+    set.add(conn);
+    this.bySocket.set(socket, conn);
+    return conn;
+  }
+
+  release(conn: Conn): void {
+    if (conn.released) return;
+    conn.released = true;
+    this.open--;
+    const set = this.byKey.get(conn.key);
+    set?.delete(conn);
+    if (set?.size === 0) this.byKey.delete(conn.key);
+  }
+
+  /** A request is in flight on `socket` until its answer is finished or abandoned. */
+  busy(socket: net.Socket, res: http.ServerResponse): void {
+    const conn = this.bySocket.get(socket);
+    if (!conn) return;
+    conn.active++;
+    res.once('close', () => {
+      conn.active--;
+      conn.idleSince = performance.now();
+    });
+  }
+
+  /**
+   * The connection to close for a newcomer from `key` that would then hold `wouldHold`: the longest-idle one of the
+   * address holding the most among those holding more than `wouldHold` and having an idle one; null if none.
+   */
+  reclaimable(key: string, wouldHold: number): Conn | null {
+    const larger = [...this.byKey].filter(([k, set]) => k !== key && set.size > wouldHold).sort((a, b) => b[1].size - a[1].size);
+    for (const [, set] of larger) {
+      let best: Conn | null = null;
+      for (const c of set) if (c.active === 0 && (!best || c.idleSince < best.idleSince)) best = c;
+      if (best) return best;
+    }
     return null;
   }
 }
