@@ -20,7 +20,10 @@ export interface SmtpOptions {
   tlsCert?: string | undefined;
   tlsKey?: string | undefined;
   hostname: string;
-  /** Open connections at once (default 1000) and per client address (default 200; 0 = no limit). */
+  /**
+   * Open connections at once (default 1000) and per client address (default 200; 0 = no limit). When all places are
+   * taken, an idle session of the client holding the most makes room for a newcomer (smtp/patches.ts).
+   */
   maxConnections?: number;
   maxConnectionsPerIp?: number;
   /** Message bytes all connections together may hold in memory before DATA streams are slowed down. */
@@ -75,6 +78,7 @@ export async function startSmtp(
   /** What each session's message in progress holds of the budget, released when it is stored or the client leaves. */
   const held = new Map<string, () => void>();
   const m = opts.metrics;
+  let lastReclaimLog = 0;
 
   const options: SMTPServerOptions = {
     name: opts.hostname,
@@ -103,6 +107,18 @@ export async function startSmtp(
     ...({
       maxSessionMs: opts.maxSessionMs ?? 600_000,
       maxCommands: opts.maxCommands ?? 1000,
+      onReclaim: (closed: { remoteAddress: string; holds: number; idleMs: number }, admitted: string) => {
+        const now = Date.now();
+        if (now - lastReclaimLog < 10_000) return;
+        lastReclaimLog = now;
+        log.info('smtp idle session closed to admit another client', {
+          remote: admitted,
+          closedFrom: closed.remoteAddress,
+          closedHolds: closed.holds,
+          idleMs: closed.idleMs,
+          limit: opts.maxConnections ?? 1000,
+        });
+      },
       onSessionLimit: (remote: string, why: string) => {
         m?.rejected('session_limit');
         log.info('smtp session closed at its limit', { remote, limit: why === 'lifetime' ? 'lifetime' : 'commands' });

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import net from 'node:net';
 import { after, describe, test } from 'node:test';
 import { shareKey } from '../../src/lib/client-address.ts';
-import { type RawSmtp, sleep } from '../stress/lib.ts';
+import { RawSmtp, sleep } from '../stress/lib.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
 type Json = Record<string, any>;
@@ -119,5 +119,64 @@ describe('HTTP connection shares', () => {
     // The waits end on their own (timeout answer), and then the newcomer takes an idle place.
     while (waits.some((c) => !/^HTTP\/1\.1 \d{3} /.test(c.received()))) await sleep(50);
     assert.match(await health(port, '127.0.0.9'), /^HTTP\/1\.1 200 /);
+  });
+});
+
+describe('SMTP connection shares', () => {
+  async function session(port: number, from: string): Promise<RawSmtp> {
+    const c = new RawSmtp(port, { localAddress: from });
+    smtps.push(c);
+    assert.match(await c.reply(), /^220 /);
+    assert.match(await c.cmd('EHLO client.example'), /^250 /);
+    return c;
+  }
+
+  test('idle sessions from a few addresses fill the cap: a new address gets 220; the longest idle of the largest holder gets 421', async () => {
+    const s = await server(['--smtp-max-connections', '6', '--smtp-max-connections-per-ip', '0']);
+    const port = s.server.smtpPort;
+    const big: RawSmtp[] = [];
+    for (let i = 0; i < 4; i++) big.push(await session(port, '127.0.0.2'));
+    const small = [await session(port, '127.0.0.3'), await session(port, '127.0.0.3')];
+    // Every session but the first has spoken since: the first is the longest idle.
+    for (const c of [...big.slice(1), ...small]) assert.match(await c.cmd('NOOP'), /^250 /);
+    const fresh = new RawSmtp(port, { localAddress: '127.0.0.9' });
+    smtps.push(fresh);
+    assert.match(await fresh.reply(), /^220 /, 'a newcomer from another address gets in');
+    while (!big[0]!.closed) await sleep(10);
+    assert.match(big[0]!.lines.at(-1)!, /^421 4\.7\.0 .*idle session to admit another client/);
+    for (const c of [...big.slice(1), ...small]) assert.match(await c.cmd('NOOP'), /^250 /, 'the others go on');
+    // The newcomer delivers.
+    const inbox = (await (await s.api('/v1/inboxes', { method: 'POST', json: {} })).json()) as Json;
+    assert.match(await fresh.cmd('EHLO fresh.example'), /^250 /);
+    assert.match(await fresh.cmd('MAIL FROM:<a@example.com>'), /^250 /);
+    assert.match(await fresh.cmd(`RCPT TO:<${inbox.address}>`), /^250 /);
+    assert.match(await fresh.cmd('DATA'), /^354 /);
+    assert.match(await fresh.cmd('Subject: in\r\n\r\nhello\r\n.'), /^250 /);
+    // A newcomer from the largest holder takes no one's place.
+    const greedy = new RawSmtp(port, { localAddress: '127.0.0.2' });
+    smtps.push(greedy);
+    assert.match(await greedy.reply(), /^421 .*too many connected clients/);
+    const logged = s.logs.map((l) => JSON.parse(l) as Json).find((l) => l.msg === 'smtp idle session closed to admit another client');
+    assert.equal(logged?.closedFrom, '127.0.0.2');
+  });
+
+  test('a session in the middle of DATA is never reclaimed', async () => {
+    const s = await server(['--smtp-max-connections', '2', '--smtp-max-connections-per-ip', '0']);
+    const port = s.server.smtpPort;
+    const inbox = (await (await s.api('/v1/inboxes', { method: 'POST', json: {} })).json()) as Json;
+    const sending: RawSmtp[] = [];
+    for (let i = 0; i < 2; i++) {
+      const c = await session(port, '127.0.0.2');
+      assert.match(await c.cmd('MAIL FROM:<a@example.com>'), /^250 /);
+      assert.match(await c.cmd(`RCPT TO:<${inbox.address}>`), /^250 /);
+      assert.match(await c.cmd('DATA'), /^354 /);
+      c.write(`Subject: long ${i}\r\n\r\nfirst half\r\n`);
+      sending.push(c);
+    }
+    await sleep(100);
+    const fresh = new RawSmtp(port, { localAddress: '127.0.0.9' });
+    smtps.push(fresh);
+    assert.match(await fresh.reply(), /^421 .*too many connected clients/);
+    for (const c of sending) assert.match(await c.cmd('second half\r\n.'), /^250 /, 'the message in DATA is stored');
   });
 });
