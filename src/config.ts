@@ -271,6 +271,30 @@ export const OPTIONS = {
     schema: flagBool,
     default: false,
   },
+  callbackConcurrency: {
+    flag: '--callback-concurrency',
+    env: 'INBOXD_CALLBACK_CONCURRENCY',
+    arg: 'N',
+    help: 'callback attempts that hold a delivery worker at once (attempts to slow receivers move to the slow lane)',
+    schema: z.coerce.number().int('must be a whole number').min(1, 'must be 1-10000').max(10_000, 'must be 1-10000'),
+    default: 64,
+  },
+  callbackConcurrencyPerHost: {
+    flag: '--callback-concurrency-per-host',
+    env: 'INBOXD_CALLBACK_CONCURRENCY_PER_HOST',
+    arg: 'N',
+    help: 'callback attempts in flight to one receiving host:port; a slow host (unanswered after 1 s) gets half',
+    schema: z.coerce.number().int('must be a whole number').min(1, 'must be 1-10000').max(10_000, 'must be 1-10000'),
+    default: 8,
+  },
+  callbackSlowLane: {
+    flag: '--callback-slow-lane',
+    env: 'INBOXD_CALLBACK_SLOW_LANE',
+    arg: 'N',
+    help: 'callback attempts waiting on slow receivers held at once apart from the workers (each an open socket; 0 = none: they keep their worker)',
+    schema: z.coerce.number().int('must be a whole number').min(0, 'must be 0-100000').max(100_000, 'must be 0-100000'),
+    default: 1024,
+  },
   ingestThreads: {
     flag: '--ingest-threads',
     env: 'INBOXD_INGEST_THREADS',
@@ -685,6 +709,9 @@ export interface Config {
   blobStoreCredentials: S3Credentials | undefined;
   allowHttpCallbacks: boolean;
   allowPrivateCallbacks: boolean;
+  callbackConcurrency: number;
+  callbackConcurrencyPerHost: number;
+  callbackSlowLane: number;
   metricsOpen: boolean;
   auditRetentionDays: number;
   auditMaxRows: number;

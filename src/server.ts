@@ -221,7 +221,12 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       policy: { allowHttp: config.allowHttpCallbacks, allowPrivate: config.allowPrivateCallbacks },
       now: () => clock.now(),
       log,
-      tuning: opts.events?.callbacks,
+      tuning: {
+        maxConcurrent: config.callbackConcurrency,
+        maxPerTarget: config.callbackConcurrencyPerHost,
+        maxStalled: config.callbackSlowLane,
+        ...opts.events?.callbacks,
+      },
       onAttempt: (outcome) => metrics.callbackAttempt(outcome),
     });
     const sealer = new Sealer(config.secretKey);

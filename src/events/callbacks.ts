@@ -2,7 +2,10 @@
 // worker POSTs it (signed per Standard Webhooks) with retries on the CONTRACT §5 schedule, logging every attempt.
 // Ingest only pushes onto an in-memory list from its bus event; rows are written and requests made later, with
 // bounded concurrency overall and per receiving host (host:port, not the URL string: a slow receiver behind many
-// paths is still one host), so a slow or dead receiver delays neither ingest nor other hosts' callbacks.
+// paths is still one host), so a slow or dead receiver delays neither ingest nor other hosts' callbacks. An attempt
+// still unanswered after STALLED_AFTER_MS leaves the workers for a separate slow lane (sockets waiting, no work), and
+// its host counts as slow: its later attempts go straight to that lane, fewer at a time. So however many receivers
+// hang, the workers stay free for the hosts that answer.
 import { Pump } from '../lib/pump.ts';
 import http from 'node:http';
 import https from 'node:https';
@@ -29,14 +32,23 @@ export const ATTEMPT_TIMEOUT_MS = 10_000;
 export const MAX_CONCURRENT = 64;
 /** Per receiving host: well below MAX_CONCURRENT, so slow hosts leave most places to the others. */
 export const MAX_PER_TARGET = 8;
+/** An attempt unanswered this long is stalled: it frees its worker for the slow lane, and its host is slow. */
+export const STALLED_AFTER_MS = 1_000;
+/** Attempts to slow hosts held at once in the slow lane (each an open socket, no other cost). */
+export const MAX_STALLED = 1_024;
+/** A host stays slow this long after its last stalled attempt, unless one of its attempts is answered quickly. */
+const SLOW_FOR_MS = 10 * 60_000;
 
-/** Knobs for tests and benchmarks; the program itself always runs with the defaults. */
+/** Knobs: concurrency, per-host and slow-lane sizes come from flags (--callback-*); the others are for tests. */
 export interface CallbackTuning {
   retryDelaysMs?: readonly number[];
   attemptTimeoutMs?: number;
   maxConcurrent?: number;
-  /** In-flight attempts per receiving host (host:port). */
+  /** In-flight attempts per receiving host (host:port); a slow host gets half of it (at least one). */
   maxPerTarget?: number;
+  /** When an attempt counts as stalled, and how many stalled ones the slow lane holds. */
+  stalledAfterMs?: number;
+  maxStalled?: number;
   resolve?: Resolver;
   /** Shared queue (PostgreSQL): how often the store is looked at without an event (default 5 s). */
   sharedPollMs?: number;
@@ -51,6 +63,9 @@ interface InFlight {
   host: string;
   abort: AbortController;
   done: Promise<void>;
+  /** A worker place, or the slow lane (a slow host's attempt, or one that stalled). */
+  lane: 'worker' | 'slow';
+  stallTimer: NodeJS.Timeout | null;
 }
 
 export class CallbackService {
@@ -64,6 +79,9 @@ export class CallbackService {
   private readonly timeoutMs: number;
   private readonly maxConcurrent: number;
   private readonly maxPerTarget: number;
+  private readonly maxPerSlowTarget: number;
+  private readonly stalledAfterMs: number;
+  private readonly maxStalled: number;
   private readonly resolve: Resolver;
   private readonly sharedPollMs: number;
   private readonly agents = { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) };
@@ -73,6 +91,11 @@ export class CallbackService {
   private incoming: Array<Extract<InboxEvent, { type: 'message.received' }>> = [];
   private flushing: Promise<void> | null = null;
   private readonly inFlight = new Map<string, InFlight>();
+  /** In-flight attempts holding a worker place, and in the slow lane. */
+  private workers = 0;
+  private stalled = 0;
+  /** Host → until when it counts as slow (performance.now() time; bounded, the oldest marks are forgotten). */
+  private readonly slowHosts = new Map<string, number>();
   /** Host → when it last got a place (a sequence number), for the round-robin. */
   private readonly served = new Map<string, number>();
   private serveSeq = 0;
@@ -117,6 +140,9 @@ export class CallbackService {
     this.timeoutMs = t.attemptTimeoutMs ?? ATTEMPT_TIMEOUT_MS;
     this.maxConcurrent = t.maxConcurrent ?? MAX_CONCURRENT;
     this.maxPerTarget = t.maxPerTarget ?? MAX_PER_TARGET;
+    this.maxPerSlowTarget = Math.max(1, Math.floor(this.maxPerTarget / 2));
+    this.stalledAfterMs = t.stalledAfterMs ?? STALLED_AFTER_MS;
+    this.maxStalled = t.maxStalled ?? MAX_STALLED;
     this.resolve = t.resolve ?? systemResolver;
     this.sharedPollMs = t.sharedPollMs ?? 5_000;
   }
@@ -197,6 +223,11 @@ export class CallbackService {
     return this.inFlight.size;
   }
 
+  /** In-flight attempts holding a worker place, and waiting on slow hosts in the slow lane (diagnostics, tests). */
+  lanes(): { workers: number; stalled: number } {
+    return { workers: this.workers, stalled: this.stalled };
+  }
+
   private onEvent(e: InboxEvent): void {
     if (e.type === 'inbox.deleted') {
       this.targets.delete(e.inboxId);
@@ -274,7 +305,31 @@ export class CallbackService {
   }
 
   private fullTargets(): string[] {
-    return [...this.perTarget()].filter(([, n]) => n >= this.maxPerTarget).map(([h]) => h);
+    return [...this.perTarget()].filter(([h, n]) => n >= this.limitFor(h)).map(([h]) => h);
+  }
+
+  private isSlow(host: string): boolean {
+    const until = this.slowHosts.get(host);
+    if (until === undefined) return false;
+    if (until > performance.now()) return true;
+    this.slowHosts.delete(host);
+    return false;
+  }
+
+  private markSlow(host: string): void {
+    this.slowHosts.delete(host);
+    this.slowHosts.set(host, performance.now() + SLOW_FOR_MS);
+    if (this.slowHosts.size > 100_000) this.slowHosts.delete(this.slowHosts.keys().next().value!);
+  }
+
+  /** In-flight attempts a host may have: a slow host half as many. */
+  private limitFor(host: string): number {
+    return this.isSlow(host) ? this.maxPerSlowTarget : this.maxPerTarget;
+  }
+
+  /** No place left anywhere: neither a worker nor the slow lane. */
+  private allFull(): boolean {
+    return this.workers >= this.maxConcurrent && this.stalled >= this.maxStalled;
   }
 
   /** In-flight attempts per receiving host. */
@@ -296,11 +351,11 @@ export class CallbackService {
       const fresh = this.roundRobin([...this.ready.values()]);
       this.ready.clear();
       for (const row of fresh) if (!this.tryDispatch(row, perHost)) this.storeHasDue = true; // stays pending in the store
-      if (!this.storeHasDue || this.inFlight.size >= this.maxConcurrent) return;
+      if (!this.storeHasDue || this.allFull()) return;
       this.storeHasDue = false;
       // A page larger than the free places, so the places can go round-robin over the hosts in it.
-      const free = this.maxConcurrent - this.inFlight.size;
-      const page = Math.min(free * 4, 1_000);
+      const free = this.maxConcurrent - this.workers + Math.min(this.maxStalled - this.stalled, this.maxConcurrent);
+      const page = Math.min(Math.max(free, 1) * 4, 1_000);
       const rows = await this.repo.due(this.now(), page, { ids: [...this.inFlight.keys()], hosts: this.fullTargets() }, this.leaseMs());
       if (this.stopped) return;
       const counts = this.perTarget();
@@ -345,16 +400,19 @@ export class CallbackService {
 
   private tryDispatch(row: DeliveryRow, perHost: Map<string, number>): boolean {
     if (this.inFlight.has(row.id)) return true;
-    if (this.inFlight.size >= this.maxConcurrent) return false;
     const host = hostKey(row);
+    const slow = this.isSlow(host);
+    // A slow host's attempts never take a worker: they wait for room in the slow lane (if there is one at all).
+    const lane = slow && this.maxStalled > 0 ? 'slow' : 'worker';
+    if (lane === 'slow' ? this.stalled >= this.maxStalled : this.workers >= this.maxConcurrent) return false;
     const n = perHost.get(host) ?? 0;
-    if (n >= this.maxPerTarget) return false;
+    if (n >= (slow ? this.maxPerSlowTarget : this.maxPerTarget)) return false;
     perHost.set(host, n + 1);
     // Most recently served last (Map order); bounded, the least recent are forgotten (they go first anyway).
     this.served.delete(host);
     this.served.set(host, ++this.serveSeq);
     if (this.served.size > 10_000) this.served.delete(this.served.keys().next().value!);
-    this.dispatch(row);
+    this.dispatch(row, lane);
     return true;
   }
 
@@ -382,10 +440,15 @@ export class CallbackService {
     this.timer.unref();
   }
 
-  private dispatch(row: DeliveryRow): void {
+  private dispatch(row: DeliveryRow, lane: InFlight['lane']): void {
     const abort = new AbortController();
-    const entry: InFlight = { host: hostKey(row), abort, done: Promise.resolve() };
+    const entry: InFlight = { host: hostKey(row), abort, done: Promise.resolve(), lane, stallTimer: null };
     this.inFlight.set(row.id, entry);
+    if (lane === 'worker') this.workers++;
+    else this.stalled++;
+    const t0 = performance.now();
+    entry.stallTimer = setTimeout(() => this.onStalled(entry), this.stalledAfterMs);
+    entry.stallTimer.unref();
     entry.done = this.attempt(row, abort.signal)
       .catch((e: Error) => {
         // Not recorded (the store failed): the row is still due, so look at the store again.
@@ -393,12 +456,35 @@ export class CallbackService {
         this.log.error('callback attempt failed unexpectedly', { err: e, deliveryId: row.id });
       })
       .finally(() => {
-        const wasFull = this.inFlight.size >= this.maxConcurrent || (this.perTarget().get(entry.host) ?? 0) >= this.maxPerTarget;
+        if (entry.stallTimer) clearTimeout(entry.stallTimer);
+        // Answered quickly: the host is not slow (any more).
+        if (performance.now() - t0 < this.stalledAfterMs) this.slowHosts.delete(entry.host);
+        const wasFull =
+          (entry.lane === 'worker' ? this.workers >= this.maxConcurrent : this.stalled >= this.maxStalled) ||
+          (this.perTarget().get(entry.host) ?? 0) >= this.limitFor(entry.host);
+        if (entry.lane === 'worker') this.workers--;
+        else this.stalled--;
         this.inFlight.delete(row.id);
         // Rows left in the store for want of a place can go now.
         if (wasFull) this.storeHasDue = true;
         if (wasFull || this.storeHasDue || this.ready.size > 0) this.pump();
       });
+  }
+
+  /**
+   * An attempt unanswered for STALLED_AFTER_MS: its host is slow from now on, and the attempt moves to the slow lane
+   * if there is room, freeing its worker for another host (if not, it keeps the worker until it ends).
+   */
+  private onStalled(entry: InFlight): void {
+    entry.stallTimer = null;
+    this.markSlow(entry.host);
+    if (entry.lane === 'slow' || this.stalled >= this.maxStalled) return;
+    const wasFull = this.workers >= this.maxConcurrent;
+    entry.lane = 'slow';
+    this.workers--;
+    this.stalled++;
+    if (wasFull) this.storeHasDue = true;
+    if (wasFull || this.ready.size > 0) this.pump();
   }
 
   private async attempt(row: DeliveryRow, signal: AbortSignal): Promise<void> {

@@ -1,5 +1,7 @@
 // Callback fairness: one receiving host that never answers, reached through many different URL paths, takes at
-// most its per-host share of the delivery workers; another host's callbacks are all delivered meanwhile.
+// most its per-host share of the delivery workers; another host's callbacks are all delivered meanwhile. And more
+// slow hosts than the workers can hold (issue 25: 8 hosts × 8 places filled all 64) still leave them free: attempts
+// unanswered past the stall time move to the slow lane.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createInbox, HoldingReceiver } from '../helpers/receiver.ts';
@@ -96,6 +98,54 @@ describe('callback concurrency per receiving host', () => {
       await one.stop();
       await a.stop();
       await b.stop();
+    }
+  });
+
+  test('more slow hosts than the workers hold: the callbacks of a fast host still arrive quickly', async () => {
+    const SLOW_HOSTS = 6; // × 2 places each = 12, three times the 4 workers
+    const slowHosts: HoldingReceiver[] = [];
+    for (let i = 0; i < SLOW_HOSTS; i++) {
+      const r = new HoldingReceiver(true);
+      await r.start();
+      slowHosts.push(r);
+    }
+    const quick = new HoldingReceiver(false);
+    await quick.start();
+    const one = await startTestServer(
+      ['--allow-http-callbacks', '--allow-private-callbacks'],
+      {},
+      { events: { callbacks: { maxConcurrent: 4, maxPerTarget: 2, attemptTimeoutMs: 120_000, stalledAfterMs: 300, maxStalled: 16 } } },
+    );
+    try {
+      const slowInboxes = [];
+      for (const r of slowHosts) for (let p = 0; p < 3; p++) slowInboxes.push(await createInbox(one, `${r.url}/hook/${p}`));
+      const quickInbox = await createInbox(one, `${quick.url}/quick`);
+      for (const inbox of slowInboxes) await sendMail(one.server.smtpPort, { to: inbox.address, subject: 'slow', text: 'x' });
+      // Every worker is taken by a slow host before the fast host's message comes in.
+      while (slowHosts.reduce((n, r) => n + r.held.length, 0) < 4) await new Promise((r) => setTimeout(r, 20));
+      const t0 = performance.now();
+      await sendMail(one.server.smtpPort, { to: quickInbox.address, subject: 'quick', text: 'x' });
+      const arrived = await Promise.race([
+        quick.waitFor(1).then(() => true),
+        new Promise<boolean>((r) => setTimeout(() => r(false), 15_000)),
+      ]);
+      assert.ok(arrived, 'the fast host got its callback while the slow hosts still hold theirs (the attempts time out after 120 s)');
+      assert.ok(performance.now() - t0 < 15_000);
+      // Each slow host holds at most its share; the slow lane holds them, not the workers.
+      for (const r of slowHosts) assert.ok(r.held.length <= 2);
+      const lanes = one.server.services.callbacks.lanes();
+      assert.ok(lanes.stalled <= 16 && lanes.workers <= 4, JSON.stringify(lanes));
+      for (const r of slowHosts) r.release();
+      for (const r of slowHosts)
+        while (r.paths.length < 3) {
+          await r.waitFor(r.paths.length + 1);
+          r.release();
+        }
+      for (const r of slowHosts) assert.equal(new Set(r.paths).size, 3);
+    } finally {
+      await one.stop();
+      for (const r of slowHosts) await r.stop();
+      await quick.stop();
     }
   });
 });
