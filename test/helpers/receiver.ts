@@ -8,6 +8,8 @@ import type { TestServer } from './server.ts';
 export class HoldingReceiver {
   readonly held: http.ServerResponse[] = [];
   readonly paths: string[] = [];
+  /** When each request arrived (performance.now()), in the order of `paths`. */
+  readonly arrivedAt: number[] = [];
   url = '';
   private readonly server: http.Server;
   private readonly hold: boolean;
@@ -19,6 +21,7 @@ export class HoldingReceiver {
       req.resume();
       req.on('end', () => {
         this.paths.push(req.url ?? '/');
+        this.arrivedAt.push(performance.now());
         for (const w of this.waiters.splice(0)) w();
         if (this.hold) this.held.push(res);
         else res.writeHead(204).end();
