@@ -210,8 +210,10 @@ class ConnectionShares {
    * address holding the most among those holding more than `wouldHold` and having an idle one; null if none.
    */
   reclaimable(key: string, wouldHold: number): Conn | null {
-    const larger = [...this.byKey].filter(([k, set]) => k !== key && set.size > wouldHold).sort((a, b) => b[1].size - a[1].size);
-    for (const [, set] of larger) {
+    const larger: Array<Set<Conn>> = [];
+    for (const [k, set] of this.byKey) if (k !== key && set.size > wouldHold) larger.push(set);
+    larger.sort((a, b) => b.size - a.size);
+    for (const set of larger) {
       let best: Conn | null = null;
       for (const c of set) if (c.active === 0 && (!best || c.idleSince < best.idleSince)) best = c;
       if (best) return best;
