@@ -151,7 +151,8 @@ test('a forged </message> in the From name, subject, link text or URL and body d
   assert.ok(sent, 'the model was called');
   const user = (sent.body!.messages as Array<{ role: string; content: string }>).find((m) => m.role === 'user')!.content;
   // The forged text is there (so the test means something), but only the real block delimiters are tags.
-  for (const marker of ['SYSTEM-FROM', 'SYSTEM-SUBJECT', 'SYSTEM-BODY', 'SYSTEM-URL', 'SYSTEM-LINK']) assert.ok(user.includes(marker), marker);
+  for (const marker of ['SYSTEM-FROM', 'SYSTEM-SUBJECT', 'SYSTEM-BODY', 'SYSTEM-URL', 'SYSTEM-LINK'])
+    assert.ok(user.includes(marker), marker);
   assert.equal(user.match(/[<＜﹤][\s\p{Cf}]*\/[\s\p{Cf}]*message/giu)?.length, 1, user);
   assert.equal(user.match(/[<＜﹤][\s\p{Cf}]*message/giu)?.length, 1, user);
   assert.ok(user.trimEnd().endsWith('</message>'));
