@@ -107,6 +107,8 @@ export class AiService {
   private sandbox: Sandbox | null;
   private readonly ownSandbox: boolean;
   private pending = 0;
+  /** Hashes of caller schemas that compiled (oldest first). */
+  private readonly compiled = new Set<string>();
 
   constructor(opts: AiOptions = {}) {
     const env = opts.env ?? process.env;
@@ -136,7 +138,13 @@ export class AiService {
     if (req.preset) return { name: req.preset, schema: PRESET_SCHEMAS[req.preset], validator: PRESET_VALIDATORS[req.preset] };
     if (!req.schema) throw new AppError('validation_failed', 'give either preset (2fa, invoice, receipt) or schema');
     checkSchema(req.schema, this.schemaLimits);
-    await this.validateCustom(req.schema, [], owner);
+    // A schema that compiled once needs no second trip to the sandbox (the route prepares, then extracts).
+    const id = createHash('sha256').update(JSON.stringify(req.schema)).digest('base64url');
+    if (!this.compiled.has(id)) {
+      await this.validateCustom(req.schema, [], owner);
+      if (this.compiled.size >= 256) this.compiled.delete(this.compiled.values().next().value as string);
+      this.compiled.add(id);
+    }
     return { name: 'custom', schema: req.schema, validator: null };
   }
 

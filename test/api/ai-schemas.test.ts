@@ -5,6 +5,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startFakeModels, type FakeModels } from '../helpers/fake-models.ts';
+import { callErr, mcpClient } from '../helpers/mcp-tools.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
 type Json = Record<string, any>;
@@ -133,6 +134,14 @@ test('30 nested $ref/anyOf levels, a self-reference and a mutual reference: 400 
     assert.match(j.detail, detail, name);
   }
   assert.ok(slowestHealthMs < 1000, `slowest /health ${Math.round(slowestHealthMs)} ms`);
+  // The MCP tool refuses the same schemas as a tool error naming the path, not a crash.
+  const c = await mcpClient(s.url, s.key);
+  try {
+    const text = await callErr(c, 'svc_extract_structured', { inboxId, messageId: id, schema: { $ref: '#' } });
+    assert.match(text, /\$ref cycle # → #.*schema\/\$ref/);
+  } finally {
+    await c.close();
+  }
 });
 
 test('a forged </message> in the From name, subject, link text or URL and body does not reach the model as a tag', async () => {
