@@ -573,6 +573,22 @@ export const OPTIONS = {
     schema: z.coerce.number().int('must be a whole number').min(1000, 'must be at least 1000').max(1_000_000, 'must be at most 1000000'),
     default: 20_000,
   },
+  schemaMaxDepth: {
+    flag: '--schema-max-depth',
+    env: 'INBOXD_SCHEMA_MAX_DEPTH',
+    arg: 'N',
+    help: 'nesting depth of a caller extraction schema, counted through its $refs; deeper schemas are refused (400)',
+    schema: z.coerce.number().int('must be a whole number').min(2, 'must be 2-32').max(32, 'must be 2-32'),
+    default: 8,
+  },
+  schemaBudgetMs: {
+    flag: '--schema-budget-ms',
+    env: 'INBOXD_SCHEMA_BUDGET_MS',
+    arg: 'MS',
+    help: 'time budget of compiling a caller extraction schema or validating one answer with it (in the sandbox); over it answers 422',
+    schema: z.coerce.number().int('must be a whole number').min(10, 'must be 10-60000').max(60_000, 'must be 10-60000'),
+    default: 1000,
+  },
   mxHost: {
     flag: '--mx-host',
     env: 'INBOXD_MX_HOST',
@@ -688,6 +704,8 @@ export interface Config {
   models: string | undefined;
   modelTimeoutMs: number;
   modelMaxInputChars: number;
+  schemaMaxDepth: number;
+  schemaBudgetMs: number;
   mxHost: string | undefined;
   dnsServer: string | undefined;
   dnsTimeoutMs: number;

@@ -5,7 +5,7 @@
 import { readFile } from 'node:fs/promises';
 import { AppError } from '../errors.ts';
 import { parseMessage } from '../mail/parse.ts';
-import { AiService, isPresetName, PRESET_NAMES } from '../ai/service.ts';
+import { AiService, type ExtractRequest, isPresetName, PRESET_NAMES } from '../ai/service.ts';
 
 export async function structuredCommand(
   file: string,
@@ -35,14 +35,26 @@ export async function structuredCommand(
     ai = new AiService({
       ...(process.env.INBOXD_MODELS ? { models: process.env.INBOXD_MODELS } : {}),
       ...(process.env.INBOXD_MODEL_TIMEOUT_MS ? { timeoutMs: Number(process.env.INBOXD_MODEL_TIMEOUT_MS) } : {}),
+      ...(process.env.INBOXD_SCHEMA_BUDGET_MS ? { schemaBudgetMs: Number(process.env.INBOXD_SCHEMA_BUDGET_MS) } : {}),
+      ...(process.env.INBOXD_SCHEMA_MAX_DEPTH ? { schemaLimits: { depth: Number(process.env.INBOXD_SCHEMA_MAX_DEPTH) } } : {}),
     });
   } catch (e) {
     err.write(`inboxd extract: ${(e as Error).message}\n`);
     return 2;
   }
-  const req = isPresetName(opts.preset) ? { preset: opts.preset } : { schema: schema! };
+  const req: ExtractRequest = isPresetName(opts.preset) ? { preset: opts.preset } : { schema: schema! };
+  return run(ai, file, req, out, err);
+}
+
+async function run(
+  ai: AiService,
+  file: string,
+  req: ExtractRequest,
+  out: NodeJS.WritableStream,
+  err: NodeJS.WritableStream,
+): Promise<number> {
   try {
-    ai.prepare(req);
+    await ai.prepare(req);
   } catch (e) {
     err.write(`inboxd extract: ${e instanceof AppError ? e.message : (e as Error).message}\n`);
     return 2;

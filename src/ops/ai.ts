@@ -18,6 +18,9 @@ export function aiOf(s: Services): AiService {
       ...(c.models ? { models: c.models } : {}),
       timeoutMs: c.modelTimeoutMs ?? 30_000,
       maxInputChars: c.modelMaxInputChars ?? 20_000,
+      sandbox: s.sandbox,
+      schemaBudgetMs: c.schemaBudgetMs,
+      schemaLimits: { depth: c.schemaMaxDepth },
       env: { INBOXD_OPENAI_API_KEY: c.openaiApiKey, INBOXD_ANTHROPIC_API_KEY: c.anthropicApiKey },
     });
     for (const w of ai.warnings()) s.log.warn(w);
@@ -101,11 +104,12 @@ export const extractStructured = op({
       ...(input.instructions ? { instructions: input.instructions } : {}),
       ...(input.engine ? { engine: input.engine } : {}),
     };
-    ai.prepare(req); // a bad schema is a 400 before the message is read
+    const owner = ctx.principal?.teamId;
+    await ai.prepare(req, owner); // a bad schema is a 400 before the message is read
     const row = await ctx.services.messages.get(inbox.id, input.messageId);
     if (!row) throw new AppError('not_found', `no message ${input.messageId} in inbox ${inbox.id}`);
     const msg = await parseMessage(await ctx.services.blobs.get(row.raw_sha256));
-    return ai.extract(msg, `${row.id}:${row.raw_sha256}`, req, ctx.signal);
+    return ai.extract(msg, `${row.id}:${row.raw_sha256}`, req, ctx.signal, owner);
   },
 });
 

@@ -173,7 +173,7 @@ function deep(n: number): Record<string, unknown> {
   return s;
 }
 
-test('schemas over the limits or with unsupported keywords are refused with a 400 naming the problem', () => {
+test('schemas over the limits or with unsupported keywords are refused with a 400 naming the problem', async () => {
   const ai = new AiService({ env: {} });
   const props = Object.fromEntries(Array.from({ length: 10_000 }, (_, i) => [`f${i}`, { type: 'string' }]));
   const cases: Array<[unknown, RegExp]> = [
@@ -186,8 +186,8 @@ test('schemas over the limits or with unsupported keywords are refused with a 40
     ['nope', /JSON Schema object/],
   ];
   for (const [schema, re] of cases) {
-    assert.throws(
-      () => ai.prepare({ schema: schema as Record<string, unknown> }),
+    await assert.rejects(
+      ai.prepare({ schema: schema as Record<string, unknown> }),
       (e: unknown) => e instanceof AppError && e.status === 400 && re.test(e.message),
       String(re),
     );

@@ -83,3 +83,27 @@ test('usage errors: unknown preset, preset with --service or --schema, missing f
   assert.equal((await run(['--preset'])).code, 2);
   assert.equal((await run(['--preset', 'invoice', '/nonexistent/file.eml'])).code, 1);
 });
+
+test('--schema runs the same checks as the route: a $ref cycle is a usage error naming its path, a ReDoS pattern is stopped', async () => {
+  const tmp = mkdtempSync(path.join(tmpdir(), 'inboxd-cli-schema-'));
+  const budget = process.env.INBOXD_SCHEMA_BUDGET_MS;
+  try {
+    const cyclic = path.join(tmp, 'cyclic.json');
+    writeFileSync(cyclic, JSON.stringify({ $defs: { a: { $ref: '#/$defs/b' }, b: { $ref: '#/$defs/a' } }, $ref: '#/$defs/a' }));
+    const c = await run(['--schema', cyclic, invoice]);
+    assert.equal(c.code, 2);
+    assert.match(c.err, /\$ref cycle #\/\$defs\/a → #\/\$defs\/b → #\/\$defs\/a.*schema\/\$defs\/b\/\$ref/);
+    const evil = path.join(tmp, 'evil.json');
+    writeFileSync(evil, JSON.stringify({ type: 'object', properties: { subject: { type: ['string', 'null'], pattern: '^(a+)+$' } } }));
+    const subjectOf = path.join(tmp, 'a.eml');
+    writeFileSync(subjectOf, `From: a@example.com\r\nSubject: ${'a'.repeat(40)}!\r\n\r\nhello\r\n`);
+    process.env.INBOXD_SCHEMA_BUDGET_MS = '200';
+    const r = await run(['--schema', evil, subjectOf]);
+    assert.equal(r.code, 1, r.out);
+    assert.match(r.err, /took more than 200 ms.*schema\/properties\/subject\/pattern/);
+  } finally {
+    if (budget === undefined) delete process.env.INBOXD_SCHEMA_BUDGET_MS;
+    else process.env.INBOXD_SCHEMA_BUDGET_MS = budget;
+    rmSync(tmp, { recursive: true, force: true });
+  }
+});
