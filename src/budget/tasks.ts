@@ -3,6 +3,7 @@
 // its function to TASKS and calls `sandbox.run(name, input)` (src/budget/sandbox.ts). The functions run in a worker
 // thread that is terminated when it takes longer than its budget, so they may loop or backtrack without harm.
 // This file is bundled into the worker (scripts/build.ts): import only pure code and node built-ins.
+import { calendarChanges, calendarUids, expandMany } from '../providers/calendar/tasks.ts';
 
 /** Tests one caller pattern (JavaScript syntax, backtracking engine) against values; the sandbox bounds its time. */
 function regexTest(input: { pattern: string; flags?: string; values: string[] }): boolean[] {
@@ -15,6 +16,9 @@ function regexTest(input: { pattern: string; flags?: string; values: string[] })
 
 export const TASKS = {
   'regex.test': regexTest,
+  'calendar.expand': expandMany,
+  'calendar.uids': calendarUids,
+  'calendar.changes': calendarChanges,
 } satisfies Record<string, (input: never) => unknown>;
 
 export type TaskName = keyof typeof TASKS;

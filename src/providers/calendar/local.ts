@@ -3,13 +3,18 @@
 // .ics files) of mail received since the team's cursor. Every part is claimed in `calendar_seen` before it is read,
 // so several instances syncing at once read each part once; the cursor looks back a few minutes because mail
 // committed late (a slow SMTP transaction) can carry an earlier received_at than mail already synced.
+// The sender controls the cost of reading an invitation and of expanding its rules: both run in the sandbox
+// (src/budget/), and an invitation's VTIMEZONEs are stored once (calendar_local_zones), not once per event.
+import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Scope } from '../../auth/principal.ts';
+import { BudgetError, type Sandbox } from '../../budget/sandbox.ts';
 import { randomBase62 } from '../../lib/ids.ts';
 import type { BlobStore } from '../../store/blobs.ts';
 import { dialectOf } from '../../store/dialect.ts';
-import { buildEvent, expandCalendar } from './ics.ts';
-import { type CalDb, changesOf, type LocalEventRow } from './local-store.ts';
+import { BUDGET_HINT, type Expander } from './expand.ts';
+import { buildEvent } from './ics.ts';
+import type { CalDb, LocalEventRow, StoredEvent } from './local-store.ts';
 import type { CalendarInfo, CalendarProvider, Created, ListOptions, Listed, NewEvent, Occurrence, Range } from './types.ts';
 
 const LOOKBACK_MS = 10 * 60_000;
@@ -28,7 +33,11 @@ export interface Skipped {
 export interface SyncResult {
   read: number;
   skipped: Skipped[];
+  /** The sandbox was busy: some parts were left for a later read. */
+  deferred: boolean;
 }
+
+class Conflict extends Error {}
 
 const inScope = (scope: Scope) => (label: string | null) => scope.labelPrefix === null || label?.startsWith(scope.labelPrefix) === true;
 
@@ -41,12 +50,28 @@ export class LocalCalendar implements CalendarProvider {
   private readonly teamId: string;
   private readonly scope: Scope;
 
-  constructor(d: { db: CalDb; blobs: BlobStore; now: () => number; teamId: string; scope: Scope }) {
+  private readonly sandbox: Sandbox;
+  private readonly expand: Expander;
+  private readonly budgetMs: number;
+
+  constructor(d: {
+    db: CalDb;
+    blobs: BlobStore;
+    now: () => number;
+    teamId: string;
+    scope: Scope;
+    sandbox: Sandbox;
+    expand: Expander;
+    budgetMs: number;
+  }) {
     this.db = d.db;
     this.blobs = d.blobs;
     this.now = d.now;
     this.teamId = d.teamId;
     this.scope = d.scope;
+    this.sandbox = d.sandbox;
+    this.expand = d.expand;
+    this.budgetMs = d.budgetMs;
   }
 
   async listCalendars(): Promise<CalendarInfo[]> {
@@ -78,9 +103,9 @@ export class LocalCalendar implements CalendarProvider {
       since = Math.min(since, x.received_at);
     }
     const visible = inScope(this.scope);
-    const out: SyncResult = { read: 0, skipped: [] };
+    const out: SyncResult = { read: 0, skipped: [], deferred: false };
     let maxAt = cur?.cursor_at ?? 0;
-    for (;;) {
+    while (!out.deferred) {
       const parts = await db
         .selectFrom('message_rows as mr')
         .innerJoin('inboxes as i', 'i.id', 'mr.inbox_id')
@@ -111,7 +136,6 @@ export class LocalCalendar implements CalendarProvider {
         .limit(BATCH)
         .execute();
       for (const p of parts) {
-        maxAt = Math.max(maxAt, p.at);
         const claimed = await db
           .insertInto('calendar_seen')
           .values({
@@ -128,6 +152,18 @@ export class LocalCalendar implements CalendarProvider {
           .executeTakeFirst();
         if (Number(claimed.numInsertedOrUpdatedRows ?? 0n) !== 1) continue; // another instance has it
         const r = await this.readPart(p);
+        if (!r) {
+          // The sandbox is busy: the part is released, and the cursor stays before it, for the next read.
+          await db
+            .deleteFrom('calendar_seen')
+            .where('team_id', '=', this.teamId)
+            .where('message_id', '=', p.messageId)
+            .where('idx', '=', p.idx)
+            .execute();
+          out.deferred = true;
+          break;
+        }
+        maxAt = Math.max(maxAt, p.at);
         out.read++;
         await db
           .updateTable('calendar_seen')
@@ -159,7 +195,7 @@ export class LocalCalendar implements CalendarProvider {
     label: string | null;
     sha256: string;
     size: number;
-  }): Promise<{ outcome: string; reason: string | null }> {
+  }): Promise<{ outcome: string; reason: string | null } | null> {
     if (p.size > MAX_PART) return { outcome: 'skipped', reason: `calendar part of ${p.size} bytes is larger than ${MAX_PART}` };
     let text: string;
     try {
@@ -168,34 +204,100 @@ export class LocalCalendar implements CalendarProvider {
       return { outcome: 'skipped', reason: `calendar part unreadable: ${(e as Error).message.slice(0, 200)}` };
     }
     const inboxKey = p.inboxId ?? '';
-    // Read, merge and write one inbox's events in one transaction, serialised per (team, inbox): two instances
-    // reading two parts of one UID at once (a REQUEST and its update) would otherwise both merge into the row they
-    // read, and the older SEQUENCE could be written last. SQLite has one writer; PostgreSQL takes a transaction-level
-    // advisory lock (the two-key form, a key space apart from the cluster jobs' one-key locks).
-    const changes = await this.db.transaction().execute(async (tx) => {
-      if (dialectOf(tx) === 'postgres')
-        await sql`select pg_advisory_xact_lock(hashtext('inboxd.calendar'), hashtext(${`${this.teamId}:${inboxKey}`}))`.execute(tx);
-      const stored = new Map<string, LocalEventRow>();
-      for (const r of await tx
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.applyPart(text, p.messageId, p.inboxId, p.label, inboxKey);
+      } catch (e) {
+        if (e instanceof Conflict && attempt < 3) continue;
+        if (e instanceof Conflict)
+          return { outcome: 'skipped', reason: 'the events of this part kept changing while it was read; send it again' };
+        if (!(e instanceof BudgetError)) throw e;
+        if (e.kind === 'busy' || e.kind === 'closed') return null;
+        return { outcome: 'skipped', reason: `reading this invitation ${e.message}, over its budget; ${BUDGET_HINT}` };
+      }
+    }
+  }
+
+  /** The stored rows of these UIDs in one inbox, with their time zones, as the sandbox merge needs them. */
+  private async storedOf(db: CalDb, inboxKey: string, uids: string[]): Promise<Map<string, LocalEventRow>> {
+    const rows = new Map<string, LocalEventRow>();
+    for (let i = 0; i < uids.length; i += 500)
+      for (const r of await db
         .selectFrom('calendar_local_events')
         .selectAll()
         .where('team_id', '=', this.teamId)
         .where('inbox_key', '=', inboxKey)
+        .where('uid', 'in', uids.slice(i, i + 500))
         .execute())
-        stored.set(r.uid, r);
-      const changes = changesOf(text, (uid) => stored.get(uid));
+        rows.set(r.uid, r);
+    return rows;
+  }
+
+  private async zonesOf(ids: Iterable<string>): Promise<Record<string, string>> {
+    const want = [...new Set(ids)];
+    const out: Record<string, string> = {};
+    for (let i = 0; i < want.length; i += 500)
+      for (const z of await this.db
+        .selectFrom('calendar_local_zones')
+        .select(['id', 'ics'])
+        .where('team_id', '=', this.teamId)
+        .where('id', 'in', want.slice(i, i + 500))
+        .execute())
+        out[z.id] = z.ics;
+    return out;
+  }
+
+  /**
+   * Parses the part and merges it with the stored events in the sandbox (outside any transaction: a slow part must
+   * not hold the database), then writes the result in one transaction that first checks the rows it merged with are
+   * unchanged (Conflict: read again), serialised per (team, inbox) — SQLite has one writer; PostgreSQL takes a
+   * transaction-level advisory lock (the two-key form, a key space apart from the cluster jobs' one-key locks).
+   */
+  private async applyPart(
+    text: string,
+    messageId: string,
+    inboxId: string | null,
+    label: string | null,
+    inboxKey: string,
+  ): Promise<{ outcome: string; reason: string | null }> {
+    const run = { owner: this.teamId, timeoutMs: this.budgetMs };
+    const uids = await this.sandbox.run('calendar.uids', { text }, run);
+    const before = await this.storedOf(this.db, inboxKey, uids);
+    const zones = await this.zonesOf([...before.values()].flatMap((r) => (r.zones_id ? [r.zones_id] : [])));
+    const stored: Record<string, StoredEvent> = {};
+    for (const [uid, r] of before) stored[uid] = { ...r, zones: r.zones_id ? (zones[r.zones_id] ?? null) : null };
+    const { zoneSets, changes } = await this.sandbox.run('calendar.changes', { text, stored }, run);
+    const zoneIds = zoneSets.map((z) => createHash('sha256').update(z).digest('hex'));
+    await this.db.transaction().execute(async (tx) => {
+      if (dialectOf(tx) === 'postgres')
+        await sql`select pg_advisory_xact_lock(hashtext('inboxd.calendar'), hashtext(${`${this.teamId}:${inboxKey}`}))`.execute(tx);
       const now = this.now();
+      const current = await this.storedOf(tx, inboxKey, uids);
+      for (const uid of new Set([...before.keys(), ...current.keys()]))
+        if (before.get(uid)?.updated_at !== current.get(uid)?.updated_at || before.get(uid)?.id !== current.get(uid)?.id)
+          throw new Conflict();
+      for (const [i, z] of zoneSets.entries())
+        await tx
+          .insertInto('calendar_local_zones')
+          .values({ team_id: this.teamId, id: zoneIds[i]!, ics: z, created_at: now })
+          .onConflict((oc) => oc.doNothing())
+          .execute();
+      const dropped = new Set<string>();
       for (const c of changes) {
         if (!c.next) continue;
-        const old = stored.get(c.uid);
+        const old = current.get(c.uid);
+        const zonesId = c.next.zones === null ? null : zoneIds[c.next.zones]!;
+        if (old?.zones_id && old.zones_id !== zonesId) dropped.add(old.zones_id);
         const values = {
           sequence: c.next.sequence,
           status: c.next.status,
           ics: c.next.ics,
+          zones_id: zonesId,
+          skip_reason: null,
           summary: c.next.summary,
           first_start: c.next.firstStart,
           last_end: c.next.lastEnd,
-          message_id: p.messageId,
+          message_id: messageId,
           updated_at: now,
         };
         if (old) await tx.updateTable('calendar_local_events').set(values).where('id', '=', old.id).execute();
@@ -206,8 +308,8 @@ export class LocalCalendar implements CalendarProvider {
               id: `cev_${randomBase62(20)}`,
               team_id: this.teamId,
               inbox_key: inboxKey,
-              inbox_id: p.inboxId,
-              scope_label: p.label,
+              inbox_id: inboxId,
+              scope_label: label,
               uid: c.uid,
               source: 'invitation',
               created_at: now,
@@ -216,7 +318,20 @@ export class LocalCalendar implements CalendarProvider {
             .onConflict((oc) => oc.columns(['team_id', 'inbox_key', 'uid']).doUpdateSet(values))
             .execute();
       }
-      return changes;
+      // A time-zone set no event uses any more goes.
+      for (const id of dropped)
+        await tx
+          .deleteFrom('calendar_local_zones')
+          .where('team_id', '=', this.teamId)
+          .where('id', '=', id)
+          .where(({ not, exists, selectFrom }) =>
+            not(
+              exists(
+                selectFrom('calendar_local_events as e').select('e.id').where('e.team_id', '=', this.teamId).where('e.zones_id', '=', id),
+              ),
+            ),
+          )
+          .execute();
     });
     const reasons = changes.flatMap((c) => (!c.next && c.reason ? [c.reason] : []));
     const applied = changes.filter((c) => c.next);
@@ -237,18 +352,47 @@ export class LocalCalendar implements CalendarProvider {
     if (prefix !== null) q = q.where('scope_label', '>=', prefix).where('scope_label', '<', `${prefix}\u{10FFFF}`);
     const rows = await q.orderBy('first_start').execute();
     const warnings = synced.skipped.map((s) => `skipped the calendar part of ${s.messageId} (inbox ${s.inboxId}): ${s.reason}`);
+    if (synced.deferred) warnings.push('some invitations received lately are not read yet (the server is busy); ask again shortly');
+    const byId = new Map<string, LocalEventRow>();
+    for (const r of rows) {
+      if (r.skip_reason)
+        warnings.push(`skipped event ${r.uid} (${r.id}): ${r.skip_reason} (remembered: a new invitation for this UID replaces it)`);
+      else byId.set(r.id, r);
+    }
+    const live = [...byId.values()];
+    const x = await this.expand(
+      live.map((r) => ({ eventId: r.id, ics: r.ics, zonesId: r.zones_id, uid: r.uid })),
+      {
+        zones: await this.zonesOf(live.flatMap((r) => (r.zones_id ? [r.zones_id] : []))),
+        range,
+        timeZone: opts.timeZone,
+        calendarId: 'local',
+      },
+    );
+    warnings.push(...x.warnings);
+    // An event that cannot be expanded for any range is remembered, so the next read does not pay for it again.
+    const now = this.now();
+    for (const f of x.failed) {
+      if (!f.permanent || !byId.has(f.eventId)) continue;
+      await this.db
+        .updateTable('calendar_local_events')
+        .set({
+          skip_reason: `${f.uid && f.uid !== byId.get(f.eventId)?.uid ? `${f.uid}: ` : ''}${f.reason}`.slice(0, 500),
+          updated_at: now,
+        })
+        .where('id', '=', f.eventId)
+        .where('updated_at', '=', byId.get(f.eventId)!.updated_at)
+        .execute();
+    }
     const seen = new Set<string>();
     const events: Occurrence[] = [];
-    for (const r of rows) {
-      const x = expandCalendar(r.ics, range, { timeZone: opts.timeZone, calendarId: 'local', eventId: r.id });
-      warnings.push(...x.warnings);
-      for (const e of x.events) {
-        // The same invitation delivered to several of the team's inboxes is one meeting.
-        const k = `${e.uid}\u0000${e.startMs}`;
-        if (seen.has(k)) continue;
-        seen.add(k);
-        events.push({ ...e, inboxId: r.inbox_id, messageId: r.message_id });
-      }
+    for (const e of x.events) {
+      // The same invitation delivered to several of the team's inboxes is one meeting.
+      const k = `${e.uid}\u0000${e.startMs}`;
+      if (seen.has(k)) continue;
+      seen.add(k);
+      const r = byId.get(e.eventId);
+      events.push({ ...e, inboxId: r?.inbox_id ?? null, messageId: r?.message_id ?? null });
     }
     return { events, warnings };
   }
@@ -270,6 +414,8 @@ export class LocalCalendar implements CalendarProvider {
         source: 'created',
         message_id: null,
         ics: buildEvent({ ...e, now }),
+        zones_id: null,
+        skip_reason: null,
         summary: e.title.slice(0, 500),
         first_start: e.startMs,
         last_end: e.endMs,
