@@ -20,8 +20,8 @@ export interface ExpandOptions {
   timeZone: string;
   calendarId: string;
   eventId: string;
-  /** VTIMEZONEs stored apart from the event (a VCALENDAR holding only them), see migration 019. */
-  zones?: string | null;
+  /** VTIMEZONEs stored apart from the event (migration 019), parsed once per read by zonesOf. */
+  zones?: Map<string, Zone> | null;
 }
 
 /** An event left out of an answer, and whether that holds for any range (`permanent`: remembered by the caller). */
@@ -44,6 +44,18 @@ export function parseCalendar(text: string): Comp {
   return c;
 }
 
+function zonesIn(cal: Comp): Map<string, Zone> {
+  const out = new Map<string, Zone>();
+  for (const vtz of cal.getAllSubcomponents('vtimezone')) {
+    const id = vtz.getFirstPropertyValue('tzid');
+    if (typeof id === 'string') out.set(id, new ICAL.Timezone(vtz));
+  }
+  return out;
+}
+
+/** The time zones of a VCALENDAR that holds only VTIMEZONEs (stored apart, see migration 019). Throws on bad data. */
+export const zonesOf = (text: string): Map<string, Zone> => zonesIn(parseCalendar(text));
+
 const mail = (v: unknown) =>
   typeof v === 'string'
     ? v
@@ -53,17 +65,15 @@ const mail = (v: unknown) =>
     : null;
 
 class Converter {
-  readonly zones = new Map<string, Zone>();
+  readonly zones: Map<string, Zone>;
   readonly warnings = new Set<string>();
   private readonly viewTz: string;
   private readonly where: string;
-  constructor(cals: Comp[], viewTz: string, where: string) {
+  constructor(cal: Comp, viewTz: string, where: string, apart: Map<string, Zone> | null) {
     this.viewTz = viewTz;
     this.where = where;
-    for (const vtz of cals.flatMap((c) => c.getAllSubcomponents('vtimezone'))) {
-      const id = vtz.getFirstPropertyValue('tzid');
-      if (typeof id === 'string') this.zones.set(id, new ICAL.Timezone(vtz));
-    }
+    this.zones = apart ? new Map(apart) : new Map();
+    for (const [id, z] of zonesIn(cal)) this.zones.set(id, z);
   }
 
   /** A DATE-TIME (with the TZID its property carried) → UTC ms. */
@@ -120,15 +130,13 @@ export function expandCalendar(text: string, range: Range, o: ExpandOptions, met
     return { events: [], warnings: [warning], failed, exhausted: false };
   };
   let cal: Comp;
-  let zones: Comp[] = [];
   try {
     cal = parseCalendar(text);
-    if (o.zones) zones = [parseCalendar(o.zones)];
   } catch (e) {
     const why = `malformed iCalendar (${(e as Error).message.slice(0, 200)})`;
     return fail(null, why, true, `skipped ${o.eventId}: ${why}`);
   }
-  const conv = new Converter([cal, ...zones], o.timeZone, o.eventId);
+  const conv = new Converter(cal, o.timeZone, o.eventId, o.zones ?? null);
   const events: Occurrence[] = [];
   const byUid = new Map<string, Comp[]>();
   for (const v of cal.getAllSubcomponents('vevent')) {

@@ -114,15 +114,20 @@ function vcalendar(children: Comp[]): string {
   return cal.toString();
 }
 
-/** The event's VEVENTs, and its VTIMEZONEs apart (one per TZID, the first wins): stored once per invitation. */
-function calendarOf(zones: Comp[], comps: Comp[]): { ics: string; zones: string | null } {
+/** VTIMEZONEs as one VCALENDAR (one per TZID, the first wins), or null when there are none. */
+function zonesText(zones: Comp[]): string | null {
   const seen = new Map<string, Comp>();
   for (const z of zones) {
     const id = String(z.getFirstPropertyValue('tzid') ?? '');
     if (!seen.has(id)) seen.set(id, z);
   }
+  return seen.size ? vcalendar([...seen.values()]) : null;
+}
+
+/** The event's VEVENTs, and its VTIMEZONEs apart: stored once per invitation, not once per event. */
+function calendarOf(zones: Comp[] | string | null, comps: Comp[]): { ics: string; zones: string | null } {
   const ics = vcalendar(comps);
-  const zoneText = seen.size ? vcalendar([...seen.values()]) : null;
+  const zoneText = Array.isArray(zones) ? zonesText(zones) : zones;
   if (ics.length > MAX_STORED || (zoneText?.length ?? 0) > MAX_STORED)
     throw new Error(`the event would grow past ${MAX_STORED} bytes (its instances and time zones together)`);
   return { ics, zones: zoneText };
@@ -151,9 +156,10 @@ export function changesOf(text: string, stored: (uid: string) => StoredEvent | u
   }
   if (byUid.size === 0) return [{ uid: '', next: null, outcome: 'skipped', reason: 'no VEVENT with a UID' }];
   const out: Change[] = [];
+  const partZones = { comps: zones, text: zonesText(zones) };
   for (const [uid, comps] of byUid) {
     try {
-      out.push(changeOf(method, uid, zones, comps, stored(uid)));
+      out.push(changeOf(method, uid, partZones, comps, stored(uid)));
     } catch (e) {
       out.push({ uid, next: null, outcome: 'skipped', reason: `malformed event: ${(e as Error).message.slice(0, 200)}` });
     }
@@ -161,7 +167,14 @@ export function changesOf(text: string, stored: (uid: string) => StoredEvent | u
   return out;
 }
 
-function changeOf(method: string, uid: string, zones: Comp[], comps: Comp[], old: StoredEvent | undefined): Change {
+function changeOf(
+  method: string,
+  uid: string,
+  part: { comps: Comp[]; text: string | null },
+  comps: Comp[],
+  old: StoredEvent | undefined,
+): Change {
+  const zones = part.comps;
   const seq = seqOf(comps);
   if (old && seq < old.sequence)
     return { uid, next: null, outcome: 'stale', reason: `SEQUENCE ${seq} is older than the stored ${old.sequence}` };
@@ -194,7 +207,7 @@ function changeOf(method: string, uid: string, zones: Comp[], comps: Comp[], old
   return {
     uid,
     next: {
-      ...calendarOf(hasMaster ? zones : [...oldZones, ...zones], merged),
+      ...calendarOf(hasMaster ? part.text : [...oldZones, ...zones], merged),
       sequence: Math.max(seq, old?.sequence ?? 0),
       status: cancelled ? 'cancelled' : 'confirmed',
       summary: summaryOf(merged),

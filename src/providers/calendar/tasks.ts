@@ -1,7 +1,7 @@
 // The calendar's sandbox tasks (src/budget/tasks.ts runs them in a worker thread under a time budget): everything
 // whose cost the sender of an invitation or the owner of a remote calendar controls — parsing their iCalendar text
 // and expanding their recurrence rules. Pure functions of structured-clonable data; imported only by the worker.
-import { expandCalendar, type Failure, parseCalendar } from './ics.ts';
+import { expandCalendar, type Failure, parseCalendar, zonesOf } from './ics.ts';
 import { type Change, changesOf, type StoredEvent } from './local-store.ts';
 import { type ExpandLimits, StepMeter } from './meter.ts';
 import type { Occurrence, Range } from './types.ts';
@@ -36,6 +36,22 @@ export interface ExpandOutput {
 export function expandMany(input: ExpandInput): ExpandOutput {
   const meter = new StepMeter(input.limits);
   const out: ExpandOutput = { events: [], warnings: [], failed: [], notExpanded: [] };
+  // Each time-zone set is parsed once per read, however many events use it.
+  const zones = new Map<string, ReturnType<typeof zonesOf> | null>();
+  const zonesFor = (id: string | null) => {
+    if (!id) return null;
+    if (!zones.has(id)) {
+      let z: ReturnType<typeof zonesOf> | null = null;
+      try {
+        const text = input.zones[id];
+        if (text) z = zonesOf(text);
+      } catch {
+        out.warnings.push(`the stored time zones ${id.slice(0, 12)} are unreadable; times that use them are read as UTC`);
+      }
+      zones.set(id, z);
+    }
+    return zones.get(id) ?? null;
+  };
   for (const [i, item] of input.items.entries()) {
     const x = expandCalendar(
       item.ics,
@@ -44,7 +60,7 @@ export function expandMany(input: ExpandInput): ExpandOutput {
         timeZone: input.timeZone,
         calendarId: input.calendarId,
         eventId: item.eventId,
-        zones: item.zonesId ? (input.zones[item.zonesId] ?? null) : null,
+        zones: zonesFor(item.zonesId),
       },
       meter,
     );
