@@ -6,8 +6,9 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { type RawBuilder, sql } from 'kysely';
 import { callOk, EPOCH, ics, invite, mcpClient, vevent } from '../helpers/calendar.ts';
-import { startTestServer, TEST_ON_POSTGRES, type TestServer, tempDir } from '../helpers/server.ts';
+import { startTestServer, type TestServer, tempDir } from '../helpers/server.ts';
 import { mintKey, newInbox } from '../helpers/workspace-mail.ts';
 
 type Json = Record<string, any>;
@@ -52,6 +53,11 @@ async function readWhilePolling(
   return { body, ms, healthMax, healthCount };
 }
 
+/** Rows of a query on the server's own database (SQLite or PostgreSQL). */
+async function rows(s: TestServer, q: RawBuilder<unknown>): Promise<Json[]> {
+  return (await q.execute(s.server.services.store.db)).rows as Json[];
+}
+
 const titles = (b: Json) => b.events.map((e: Json) => e.title);
 
 describe('calendar budgets', () => {
@@ -87,10 +93,8 @@ describe('calendar budgets', () => {
     });
 
     test('the skipped event is remembered: the next read (MCP) does not expand it again', async () => {
-      const row = s.server.services.store
-        .sqlite!.prepare("select skip_reason from calendar_local_events where uid = 'never-1'")
-        .get() as Json;
-      assert.match(row.skip_reason, /found no instance/);
+      const [row] = await rows(s, sql`select skip_reason from calendar_local_events where uid = 'never-1'`);
+      assert.match(row!.skip_reason, /found no instance/);
       c = await mcpClient(s, readOnly);
       const t = performance.now();
       const out = (await callOk(c, 'svc_calendar_list_events', {
@@ -105,15 +109,13 @@ describe('calendar budgets', () => {
       );
     });
 
-    test('after a restart the stored event does not hang the next read', {
-      skip: TEST_ON_POSTGRES && 'counts on the SQLite file',
-    }, async () => {
+    test('after a restart the stored event does not hang the next read', async () => {
       await c?.close();
       c = undefined;
       await s.stop();
       s = await startTestServer(['--calendar-max-rule-steps', '5000'], {}, { clock, dataDir: dir });
       // Forget the remembered skip, so the restarted server meets the poisonous rule itself.
-      s.server.services.store.sqlite!.prepare('update calendar_local_events set skip_reason = null').run();
+      await rows(s, sql`update calendar_local_events set skip_reason = null`);
       const r = await readWhilePolling(s, RANGE);
       assert.deepEqual(titles(r.body), ['Fine meeting']);
       assert.ok(r.body.warnings.some((x: string) => x.includes('never-1')));
@@ -186,7 +188,7 @@ describe('calendar budgets', () => {
     }
   });
 
-  describe('time zones', { skip: TEST_ON_POSTGRES && 'counts rows in the SQLite file' }, () => {
+  describe('time zones', () => {
     let s: TestServer;
     let inbox: { inboxId: string; address: string };
     before(async () => {
@@ -205,25 +207,24 @@ describe('calendar budgets', () => {
       const body = (await r.json()) as Json;
       assert.equal(body.events.length, 30);
       assert.equal(body.events[0].start, '2026-11-02T05:00:00.000Z');
-      const db = s.server.services.store.sqlite!;
-      const zones = db.prepare('select count(*) n, sum(length(ics)) bytes from calendar_local_zones').get() as Json;
-      const rows = db.prepare("select count(*) n, sum(length(ics)) bytes from calendar_local_events where uid like 'tz-%'").get() as Json;
-      assert.equal(zones.n, 1);
-      assert.ok(zones.bytes > 40_000);
-      assert.equal(rows.n, 30);
-      assert.ok(rows.bytes < 30 * 1000, `event rows hold ${rows.bytes} bytes`);
+      const [zones] = await rows(s, sql`select count(*) n, sum(length(ics)) bytes from calendar_local_zones`);
+      const [stored] = await rows(s, sql`select count(*) n, sum(length(ics)) bytes from calendar_local_events where uid like 'tz-%'`);
+      assert.equal(Number(zones!.n), 1);
+      assert.ok(Number(zones!.bytes) > 40_000);
+      assert.equal(Number(stored!.n), 30);
+      assert.ok(Number(stored!.bytes) < 30 * 1000, `event rows hold ${stored!.bytes} bytes`);
     });
 
     test('an event stored the old way (its VTIMEZONE inside the row) is still read, and an update writes it the new way', async () => {
-      const db = s.server.services.store.sqlite!;
-      const team = (db.prepare('select team_id from inboxes where id = ?').get(inbox.inboxId) as Json).team_id;
+      const [{ team_id: team }] = (await rows(s, sql`select team_id from inboxes where id = ${inbox.inboxId}`)) as [Json];
       const old = ics(
         `${bigZone(1)}\n${vevent('old-1', ';TZID=Custom/Plus5:20261103T100000', ';TZID=Custom/Plus5:20261103T110000', 'Old row', 'RRULE:FREQ=DAILY;COUNT=3')}`,
       );
-      db.prepare(
-        `insert into calendar_local_events (id, team_id, inbox_key, inbox_id, scope_label, uid, sequence, status, source, message_id, ics, summary, first_start, last_end, created_at, updated_at)
-         values ('cev_old', ?, ?, ?, null, 'old-1', 0, 'confirmed', 'invitation', null, ?, 'Old row', ?, null, 0, 0)`,
-      ).run(team, inbox.inboxId, inbox.inboxId, old, Date.parse('2026-11-01T00:00:00Z'));
+      await rows(
+        s,
+        sql`insert into calendar_local_events (id, team_id, inbox_key, inbox_id, scope_label, uid, sequence, status, source, message_id, ics, summary, first_start, last_end, created_at, updated_at)
+         values ('cev_old', ${team}, ${inbox.inboxId}, ${inbox.inboxId}, null, 'old-1', 0, 'confirmed', 'invitation', null, ${old}, 'Old row', ${Date.parse('2026-11-01T00:00:00Z')}, null, 0, 0)`,
+      );
       const r = await s.api(`/v1/providers/calendar/events?${RANGE}`);
       const body = (await r.json()) as Json;
       const mine = body.events.filter((e: Json) => e.title === 'Old row');
@@ -253,9 +254,9 @@ describe('calendar budgets', () => {
           ['Old row', '2026-11-05T05:00:00.000Z'],
         ],
       );
-      const row = db.prepare("select zones_id, ics from calendar_local_events where uid = 'old-1'").get() as Json;
-      assert.ok(row.zones_id, 'rewritten with its zones apart');
-      assert.ok(!row.ics.includes('BEGIN:VTIMEZONE'));
+      const [row] = await rows(s, sql`select zones_id, ics from calendar_local_events where uid = 'old-1'`);
+      assert.ok(row!.zones_id, 'rewritten with its zones apart');
+      assert.ok(!row!.ics.includes('BEGIN:VTIMEZONE'));
     });
   });
 });
