@@ -195,7 +195,7 @@ export const OPTIONS = {
     arg: 'N',
     help: 'event instances one calendar read expands at most, all events together (recurring events past it are cut, with a warning)',
     schema: z.coerce.number().int('must be a whole number').min(10, 'must be 10-1000000').max(1_000_000, 'must be 10-1000000'),
-    default: 10_000,
+    default: 5_000,
   },
   calendarMaxEventInstances: {
     flag: '--calendar-max-event-instances',

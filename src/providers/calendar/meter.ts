@@ -15,7 +15,7 @@ export interface ExpandLimits {
   maxRuleSteps: number;
 }
 
-export const DEFAULT_LIMITS: ExpandLimits = { maxInstances: 10_000, maxEventInstances: 2_000, maxRuleSteps: 20_000 };
+export const DEFAULT_LIMITS: ExpandLimits = { maxInstances: 5_000, maxEventInstances: 2_000, maxRuleSteps: 20_000 };
 
 /** Why the meter stopped a rule: `never` does not depend on the range read (the event is remembered as skipped). */
 export class RuleStop extends Error {
