@@ -107,6 +107,8 @@ describe('calendar budgets', () => {
         out.warnings.some((x: string) => x.includes('never-1') && x.includes('remembered')),
         JSON.stringify(out.warnings),
       );
+      const status = (await callOk(c, 'svc_calendar_status', {})) as Json;
+      assert.match(JSON.stringify(status), /event never-1 is skipped by every read: its recurrence rule found no instance/);
     });
 
     test('after a restart the stored event does not hang the next read', async () => {

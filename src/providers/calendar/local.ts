@@ -446,14 +446,30 @@ export class LocalCalendar implements CalendarProvider {
       .orderBy('at', 'desc')
       .limit(100)
       .execute();
+    // Events remembered as impossible to expand (src/providers/calendar/expand.ts) come first: every read skips them.
+    let poisoned = this.db
+      .selectFrom('calendar_local_events')
+      .select(['inbox_id', 'message_id', 'uid', 'skip_reason'])
+      .where('team_id', '=', this.teamId)
+      .where('skip_reason', 'is not', null)
+      .orderBy('updated_at', 'desc')
+      .limit(20);
+    if (prefix !== null) poisoned = poisoned.where('scope_label', '>=', prefix).where('scope_label', '<', `${prefix}\u{10FFFF}`);
+    const remembered = (await poisoned.execute()).map((r) => ({
+      inboxId: r.inbox_id,
+      messageId: r.message_id ?? '',
+      reason: `event ${r.uid} is skipped by every read: ${r.skip_reason}`,
+    }));
     const visible = inScope(this.scope);
     return {
       events: Number(n.n),
       syncedTo: cur?.cursor_at ?? null,
-      recentlySkipped: skipped
-        .filter((s) => visible(s.scope_label))
-        .slice(0, 20)
-        .map((s) => ({ inboxId: s.inbox_id, messageId: s.message_id, reason: s.reason ?? '' })),
+      recentlySkipped: [
+        ...remembered,
+        ...skipped
+          .filter((s) => visible(s.scope_label))
+          .map((s) => ({ inboxId: s.inbox_id, messageId: s.message_id, reason: s.reason ?? '' })),
+      ].slice(0, 20),
     };
   }
 }
