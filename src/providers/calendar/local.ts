@@ -5,16 +5,15 @@
 // committed late (a slow SMTP transaction) can carry an earlier received_at than mail already synced.
 // The sender controls the cost of reading an invitation and of expanding its rules: both run in the sandbox
 // (src/budget/), and an invitation's VTIMEZONEs are stored once (calendar_local_zones), not once per event.
-import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Scope } from '../../auth/principal.ts';
 import { BudgetError, type Sandbox } from '../../budget/sandbox.ts';
 import { randomBase62 } from '../../lib/ids.ts';
 import type { BlobStore } from '../../store/blobs.ts';
-import { dialectOf } from '../../store/dialect.ts';
 import { BUDGET_HINT, type Expander } from './expand.ts';
 import { buildEvent } from './ics.ts';
-import type { CalDb, LocalEventRow, StoredEvent } from './local-store.ts';
+import { applyPart, Conflict, type Writer, zonesOf } from './local-apply.ts';
+import type { CalDb, LocalEventRow } from './local-store.ts';
 import type { CalendarInfo, CalendarProvider, Created, ListOptions, Listed, NewEvent, Occurrence, Range } from './types.ts';
 
 const LOOKBACK_MS = 10 * 60_000;
@@ -36,8 +35,6 @@ export interface SyncResult {
   /** The sandbox was busy: some parts were left for a later read. */
   deferred: boolean;
 }
-
-class Conflict extends Error {}
 
 const inScope = (scope: Scope) => (label: string | null) => scope.labelPrefix === null || label?.startsWith(scope.labelPrefix) === true;
 
@@ -189,6 +186,10 @@ export class LocalCalendar implements CalendarProvider {
     return out;
   }
 
+  private writer(): Writer {
+    return { db: this.db, teamId: this.teamId, sandbox: this.sandbox, budgetMs: this.budgetMs, now: this.now };
+  }
+
   private async readPart(p: {
     messageId: string;
     inboxId: string | null;
@@ -206,7 +207,7 @@ export class LocalCalendar implements CalendarProvider {
     const inboxKey = p.inboxId ?? '';
     for (let attempt = 0; ; attempt++) {
       try {
-        return await this.applyPart(text, p.messageId, p.inboxId, p.label, inboxKey);
+        return await applyPart(this.writer(), { text, messageId: p.messageId, inboxId: p.inboxId, label: p.label, inboxKey });
       } catch (e) {
         if (e instanceof Conflict && attempt < 3) continue;
         if (e instanceof Conflict)
@@ -216,127 +217,6 @@ export class LocalCalendar implements CalendarProvider {
         return { outcome: 'skipped', reason: `reading this invitation ${e.message}, over its budget; ${BUDGET_HINT}` };
       }
     }
-  }
-
-  /** The stored rows of these UIDs in one inbox, with their time zones, as the sandbox merge needs them. */
-  private async storedOf(db: CalDb, inboxKey: string, uids: string[]): Promise<Map<string, LocalEventRow>> {
-    const rows = new Map<string, LocalEventRow>();
-    for (let i = 0; i < uids.length; i += 500)
-      for (const r of await db
-        .selectFrom('calendar_local_events')
-        .selectAll()
-        .where('team_id', '=', this.teamId)
-        .where('inbox_key', '=', inboxKey)
-        .where('uid', 'in', uids.slice(i, i + 500))
-        .execute())
-        rows.set(r.uid, r);
-    return rows;
-  }
-
-  private async zonesOf(ids: Iterable<string>): Promise<Record<string, string>> {
-    const want = [...new Set(ids)];
-    const out: Record<string, string> = {};
-    for (let i = 0; i < want.length; i += 500)
-      for (const z of await this.db
-        .selectFrom('calendar_local_zones')
-        .select(['id', 'ics'])
-        .where('team_id', '=', this.teamId)
-        .where('id', 'in', want.slice(i, i + 500))
-        .execute())
-        out[z.id] = z.ics;
-    return out;
-  }
-
-  /**
-   * Parses the part and merges it with the stored events in the sandbox (outside any transaction: a slow part must
-   * not hold the database), then writes the result in one transaction that first checks the rows it merged with are
-   * unchanged (Conflict: read again), serialised per (team, inbox) — SQLite has one writer; PostgreSQL takes a
-   * transaction-level advisory lock (the two-key form, a key space apart from the cluster jobs' one-key locks).
-   */
-  private async applyPart(
-    text: string,
-    messageId: string,
-    inboxId: string | null,
-    label: string | null,
-    inboxKey: string,
-  ): Promise<{ outcome: string; reason: string | null }> {
-    const run = { owner: this.teamId, timeoutMs: this.budgetMs };
-    const uids = await this.sandbox.run('calendar.uids', { text }, run);
-    const before = await this.storedOf(this.db, inboxKey, uids);
-    const zones = await this.zonesOf([...before.values()].flatMap((r) => (r.zones_id ? [r.zones_id] : [])));
-    const stored: Record<string, StoredEvent> = {};
-    for (const [uid, r] of before) stored[uid] = { ...r, zones: r.zones_id ? (zones[r.zones_id] ?? null) : null };
-    const { zoneSets, changes } = await this.sandbox.run('calendar.changes', { text, stored }, run);
-    const zoneIds = zoneSets.map((z) => createHash('sha256').update(z).digest('hex'));
-    await this.db.transaction().execute(async (tx) => {
-      if (dialectOf(tx) === 'postgres')
-        await sql`select pg_advisory_xact_lock(hashtext('inboxd.calendar'), hashtext(${`${this.teamId}:${inboxKey}`}))`.execute(tx);
-      const now = this.now();
-      const current = await this.storedOf(tx, inboxKey, uids);
-      for (const uid of new Set([...before.keys(), ...current.keys()]))
-        if (before.get(uid)?.updated_at !== current.get(uid)?.updated_at || before.get(uid)?.id !== current.get(uid)?.id)
-          throw new Conflict();
-      for (const [i, z] of zoneSets.entries())
-        await tx
-          .insertInto('calendar_local_zones')
-          .values({ team_id: this.teamId, id: zoneIds[i]!, ics: z, created_at: now })
-          .onConflict((oc) => oc.doNothing())
-          .execute();
-      const dropped = new Set<string>();
-      for (const c of changes) {
-        if (!c.next) continue;
-        const old = current.get(c.uid);
-        const zonesId = c.next.zones === null ? null : zoneIds[c.next.zones]!;
-        if (old?.zones_id && old.zones_id !== zonesId) dropped.add(old.zones_id);
-        const values = {
-          sequence: c.next.sequence,
-          status: c.next.status,
-          ics: c.next.ics,
-          zones_id: zonesId,
-          skip_reason: null,
-          summary: c.next.summary,
-          first_start: c.next.firstStart,
-          last_end: c.next.lastEnd,
-          message_id: messageId,
-          updated_at: now,
-        };
-        if (old) await tx.updateTable('calendar_local_events').set(values).where('id', '=', old.id).execute();
-        else
-          await tx
-            .insertInto('calendar_local_events')
-            .values({
-              id: `cev_${randomBase62(20)}`,
-              team_id: this.teamId,
-              inbox_key: inboxKey,
-              inbox_id: inboxId,
-              scope_label: label,
-              uid: c.uid,
-              source: 'invitation',
-              created_at: now,
-              ...values,
-            })
-            .onConflict((oc) => oc.columns(['team_id', 'inbox_key', 'uid']).doUpdateSet(values))
-            .execute();
-      }
-      // A time-zone set no event uses any more goes.
-      for (const id of dropped)
-        await tx
-          .deleteFrom('calendar_local_zones')
-          .where('team_id', '=', this.teamId)
-          .where('id', '=', id)
-          .where(({ not, exists, selectFrom }) =>
-            not(
-              exists(
-                selectFrom('calendar_local_events as e').select('e.id').where('e.team_id', '=', this.teamId).where('e.zones_id', '=', id),
-              ),
-            ),
-          )
-          .execute();
-    });
-    const reasons = changes.flatMap((c) => (!c.next && c.reason ? [c.reason] : []));
-    const applied = changes.filter((c) => c.next);
-    if (applied.length === 0) return { outcome: changes[0]?.outcome ?? 'skipped', reason: reasons.join('; ') || 'nothing to apply' };
-    return { outcome: applied.map((c) => c.outcome).join(','), reason: reasons.length ? reasons.join('; ') : null };
   }
 
   async listEvents(range: Range, opts: ListOptions): Promise<Listed> {
@@ -363,7 +243,11 @@ export class LocalCalendar implements CalendarProvider {
     const x = await this.expand(
       live.map((r) => ({ eventId: r.id, ics: r.ics, zonesId: r.zones_id, uid: r.uid })),
       {
-        zones: await this.zonesOf(live.flatMap((r) => (r.zones_id ? [r.zones_id] : []))),
+        zones: await zonesOf(
+          this.db,
+          this.teamId,
+          live.flatMap((r) => (r.zones_id ? [r.zones_id] : [])),
+        ),
         range,
         timeZone: opts.timeZone,
         calendarId: 'local',
