@@ -189,6 +189,38 @@ export const OPTIONS = {
     schema: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).transform((u) => u.replace(/\/+$/, '')),
     default: 'https://www.googleapis.com/calendar/v3',
   },
+  calendarMaxInstances: {
+    flag: '--calendar-max-instances',
+    env: 'INBOXD_CALENDAR_MAX_INSTANCES',
+    arg: 'N',
+    help: 'event instances one calendar read expands at most, all events together (recurring events past it are cut, with a warning)',
+    schema: z.coerce.number().int('must be a whole number').min(10, 'must be 10-1000000').max(1_000_000, 'must be 10-1000000'),
+    default: 5_000,
+  },
+  calendarMaxEventInstances: {
+    flag: '--calendar-max-event-instances',
+    env: 'INBOXD_CALENDAR_MAX_EVENT_INSTANCES',
+    arg: 'N',
+    help: 'instances of one recurring event one calendar read lists at most (a FREQ=SECONDLY rule stops here, with a warning)',
+    schema: z.coerce.number().int('must be a whole number').min(1, 'must be 1-1000000').max(1_000_000, 'must be 1-1000000'),
+    default: 2_000,
+  },
+  calendarMaxRuleSteps: {
+    flag: '--calendar-max-rule-steps',
+    env: 'INBOXD_CALENDAR_MAX_RULE_STEPS',
+    arg: 'N',
+    help: 'candidate dates a recurrence rule may examine without finding an instance before it is taken as never matching (an event may take 5x, a read 25x)',
+    schema: z.coerce.number().int('must be a whole number').min(100, 'must be 100-10000000').max(10_000_000, 'must be 100-10000000'),
+    default: 20_000,
+  },
+  calendarReadBudgetMs: {
+    flag: '--calendar-read-budget-ms',
+    env: 'INBOXD_CALENDAR_READ_BUDGET_MS',
+    arg: 'MS',
+    help: "time budget of one calendar read's expansion (and of reading one invitation) in the sandbox; an event over it is skipped with a warning",
+    schema: z.coerce.number().int('must be a whole number').min(10, 'must be 10-600000').max(600_000, 'must be 10-600000'),
+    default: 5000,
+  },
   googleTokenUrl: {
     flag: '--google-token-url',
     env: 'INBOXD_GOOGLE_TOKEN_URL',
@@ -670,6 +702,10 @@ export interface Config {
   billingApiBase: string | undefined;
   billingPrice: string | undefined;
   googleCalendarApiBase: string;
+  calendarMaxInstances: number;
+  calendarMaxEventInstances: number;
+  calendarMaxRuleSteps: number;
+  calendarReadBudgetMs: number;
   googleTokenUrl: string;
   /** From INBOXD_BILLING_SECRET_KEY only. */
   billingSecretKey: string | undefined;

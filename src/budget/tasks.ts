@@ -4,6 +4,7 @@
 // thread that is terminated when it takes longer than its budget, so they may loop or backtrack without harm.
 // This file is bundled into the worker (scripts/build.ts): import only pure code and node built-ins.
 import { runSchemaJob } from '../ai/schema.ts';
+import { calendarChanges, calendarUids, expandMany } from '../providers/calendar/tasks.ts';
 
 /** Tests one caller pattern (JavaScript syntax, backtracking engine) against values; the sandbox bounds its time. */
 function regexTest(input: { pattern: string; flags?: string; values: string[] }): boolean[] {
@@ -18,6 +19,9 @@ export const TASKS = {
   'regex.test': regexTest,
   /** A caller's JSON Schema (already checked by src/ai/schema-check.ts) compiled and applied to answers. */
   'schema.validate': runSchemaJob,
+  'calendar.expand': expandMany,
+  'calendar.uids': calendarUids,
+  'calendar.changes': calendarChanges,
 } satisfies Record<string, (input: never) => unknown>;
 
 export type TaskName = keyof typeof TASKS;

@@ -3,7 +3,8 @@
 // of one VEVENT to create. Every request has a deadline so a server that stops answering cannot hold a tool call.
 import { DAVClient, type DAVCalendar } from 'tsdav';
 import { AppError } from '../../errors.ts';
-import { buildEvent, expandCalendar } from './ics.ts';
+import { type Expander, inProcessExpander } from './expand.ts';
+import { buildEvent } from './ics.ts';
 import type { CalendarInfo, CalendarProvider, Created, ListOptions, Listed, NewEvent, Occurrence, Range } from './types.ts';
 
 export interface CaldavConfig {
@@ -77,8 +78,12 @@ export class CaldavCalendar implements CalendarProvider {
   private readonly client: DAVClient;
   private calendars: DAVCalendar[] | null = null;
   private loggedIn = false;
+  private readonly expand: Expander;
 
-  constructor(accountId: string, config: CaldavConfig, secret: CaldavSecret, timeoutMs = TIMEOUT_MS) {
+  /** `expand`: where the server's calendar data is expanded (the sandbox on a server; in-process by default). */
+  constructor(accountId: string, config: CaldavConfig, secret: CaldavSecret, opts: { timeoutMs?: number; expand?: Expander } = {}) {
+    const timeoutMs = opts.timeoutMs ?? TIMEOUT_MS;
+    this.expand = opts.expand ?? inProcessExpander();
     this.accountId = accountId;
     this.config = config;
     this.client = new DAVClient({
@@ -132,15 +137,17 @@ export class CaldavCalendar implements CalendarProvider {
       } catch (e) {
         throw caldavError(e, this.config.serverUrl, `reading ${cal.url}`);
       }
+      const items = [];
       for (const o of objects) {
         if (typeof o.data !== 'string' || !o.data.trim()) {
           warnings.push(`skipped ${o.url}: the server sent no calendar data`);
           continue;
         }
-        const x = expandCalendar(o.data, range, { timeZone: opts.timeZone, calendarId: cal.url, eventId: o.url });
-        events.push(...x.events);
-        warnings.push(...x.warnings);
+        items.push({ eventId: o.url, ics: o.data, zonesId: null });
       }
+      const x = await this.expand(items, { range, timeZone: opts.timeZone, calendarId: cal.url });
+      events.push(...x.events);
+      warnings.push(...x.warnings);
     }
     return { events, warnings };
   }

@@ -2,7 +2,10 @@
 // (RRULE, RDATE, EXDATE, RECURRENCE-ID overrides). Times are converted here, not by ical.js's global timezone
 // registry: an IANA TZID through Intl (src/providers/calendar/tz.ts), else the VTIMEZONE in the data, else UTC with a
 // warning. Floating times and all-day dates are read in the caller's time zone. Bad data is a warning, never a throw.
+// Expansion is bounded by construction (src/providers/calendar/meter.ts): instances per event and per read, steps per
+// rule; callers run it in the sandbox (src/providers/calendar/expand.ts) so even a bug here cannot block the server.
 import ICAL from 'ical.js';
+import { DEFAULT_LIMITS, type ExpandLimits, fastForwardSeconds, metered, RuleStop, StepMeter } from './meter.ts';
 import type { Attendee, Listed, Occurrence, Range } from './types.ts';
 import { isKnownZone, startOfDate, wallToUtc } from './tz.ts';
 
@@ -17,6 +20,22 @@ export interface ExpandOptions {
   timeZone: string;
   calendarId: string;
   eventId: string;
+  /** VTIMEZONEs stored apart from the event (migration 019), parsed once per read by zonesOf. */
+  zones?: Map<string, Zone> | null;
+}
+
+/** An event left out of an answer, and whether that holds for any range (`permanent`: remembered by the caller). */
+export interface Failure {
+  eventId: string;
+  uid: string | null;
+  reason: string;
+  permanent: boolean;
+}
+
+export interface Expanded extends Listed {
+  failed: Failure[];
+  /** The read's shared allowance ran out (instances or steps): later calendar objects were not expanded. */
+  exhausted: boolean;
 }
 
 export function parseCalendar(text: string): Comp {
@@ -24,6 +43,18 @@ export function parseCalendar(text: string): Comp {
   if (c.name !== 'vcalendar') throw new Error(`expected BEGIN:VCALENDAR, found ${c.name.toUpperCase()}`);
   return c;
 }
+
+function zonesIn(cal: Comp): Map<string, Zone> {
+  const out = new Map<string, Zone>();
+  for (const vtz of cal.getAllSubcomponents('vtimezone')) {
+    const id = vtz.getFirstPropertyValue('tzid');
+    if (typeof id === 'string') out.set(id, new ICAL.Timezone(vtz));
+  }
+  return out;
+}
+
+/** The time zones of a VCALENDAR that holds only VTIMEZONEs (stored apart, see migration 019). Throws on bad data. */
+export const zonesOf = (text: string): Map<string, Zone> => zonesIn(parseCalendar(text));
 
 const mail = (v: unknown) =>
   typeof v === 'string'
@@ -34,17 +65,15 @@ const mail = (v: unknown) =>
     : null;
 
 class Converter {
-  readonly zones = new Map<string, Zone>();
+  readonly zones: Map<string, Zone>;
   readonly warnings = new Set<string>();
   private readonly viewTz: string;
   private readonly where: string;
-  constructor(cal: Comp, viewTz: string, where: string) {
+  constructor(cal: Comp, viewTz: string, where: string, apart: Map<string, Zone> | null) {
     this.viewTz = viewTz;
     this.where = where;
-    for (const vtz of cal.getAllSubcomponents('vtimezone')) {
-      const id = vtz.getFirstPropertyValue('tzid');
-      if (typeof id === 'string') this.zones.set(id, new ICAL.Timezone(vtz));
-    }
+    this.zones = apart ? new Map(apart) : new Map();
+    for (const [id, z] of zonesIn(cal)) this.zones.set(id, z);
   }
 
   /** A DATE-TIME (with the TZID its property carried) → UTC ms. */
@@ -94,40 +123,106 @@ const str = (c: Comp, p: string): string | null => {
 };
 
 /** The occurrences of every VEVENT of one calendar object that overlap the range. */
-export function expandCalendar(text: string, range: Range, o: ExpandOptions): Listed {
+export function expandCalendar(text: string, range: Range, o: ExpandOptions, meter = new StepMeter(DEFAULT_LIMITS)): Expanded {
+  const failed: Failure[] = [];
+  const fail = (uid: string | null, reason: string, permanent: boolean, warning: string): Expanded => {
+    failed.push({ eventId: o.eventId, uid, reason, permanent });
+    return { events: [], warnings: [warning], failed, exhausted: false };
+  };
   let cal: Comp;
   try {
     cal = parseCalendar(text);
   } catch (e) {
-    return { events: [], warnings: [`skipped ${o.eventId}: malformed iCalendar (${(e as Error).message.slice(0, 200)})`] };
+    const why = `malformed iCalendar (${(e as Error).message.slice(0, 200)})`;
+    return fail(null, why, true, `skipped ${o.eventId}: ${why}`);
   }
-  const conv = new Converter(cal, o.timeZone, o.eventId);
+  const conv = new Converter(cal, o.timeZone, o.eventId, o.zones ?? null);
   const events: Occurrence[] = [];
   const byUid = new Map<string, Comp[]>();
   for (const v of cal.getAllSubcomponents('vevent')) {
     const uid = str(v, 'uid') ?? o.eventId;
     byUid.set(uid, [...(byUid.get(uid) ?? []), v]);
   }
+  let exhausted = false;
   for (const [uid, comps] of byUid) {
+    if (meter.instancesLeft <= 0) {
+      exhausted = true;
+      break;
+    }
+    meter.startEvent();
     try {
-      expandOne(uid, comps, range, o, conv, events);
+      metered(meter, () => expandOne(uid, comps, range, o, conv, events, meter));
     } catch (e) {
-      conv.warnings.add(`skipped event ${uid} in ${o.eventId}: ${(e as Error).message.slice(0, 200)}`);
+      const why = (e as Error).message.slice(0, 200);
+      if (e instanceof RuleStop && e.kind === 'event') conv.warnings.add(`${o.eventId}: recurring event ${uid}: ${why}`);
+      else if (e instanceof RuleStop && e.kind === 'read') {
+        exhausted = true;
+        break;
+      } else {
+        failed.push({ eventId: o.eventId, uid, reason: why, permanent: true });
+        conv.warnings.add(`skipped event ${uid} in ${o.eventId}: ${why}`);
+      }
     }
   }
-  return { events, warnings: [...conv.warnings] };
+  return { events, warnings: [...conv.warnings], failed, exhausted };
 }
 
-function expandOne(uid: string, comps: Comp[], range: Range, o: ExpandOptions, conv: Converter, out: Occurrence[]): void {
+const wallMs = (t: Time) => Date.UTC(t.year, t.month - 1, t.day, t.hour, t.minute, t.second);
+
+/**
+ * Moves DTSTART (and DTEND) of a master with one fixed-period RRULE forward by whole periods to just before the
+ * range (see fastForwardSeconds), so the instances before the range are not generated one by one.
+ */
+function fastForward(master: Comp, range: Range, conv: Converter): void {
+  const rules = master.getAllProperties('rrule');
+  if (rules.length !== 1 || master.hasProperty('rdate')) return;
+  const rule = rules[0]!.getFirstValue() as { freq: string; interval?: number; count?: number | null };
+  const startProp = master.getFirstProperty('dtstart');
+  const start = startProp?.getFirstValue() as Time | undefined;
+  if (!startProp || !start || start.isDate) return;
+  const tzid = tzidOf(master, 'dtstart');
+  const endProp = master.getFirstProperty('dtend');
+  const end = endProp?.getFirstValue() as Time | undefined;
+  const startUtc = conv.ms(start, tzid);
+  const endAt = new ICAL.Event(master).endDate;
+  const duration = endAt ? Math.max(0, conv.ms(endAt, tzidOf(master, 'dtend') ?? tzid) - startUtc) : 0;
+  // Wall time runs beside UTC at the offset DTSTART had; 3 h covers a DST change between DTSTART and the range.
+  const target = range.startMs + (wallMs(start) - startUtc) - duration - 3 * 3600_000;
+  const secs = fastForwardSeconds(rule, wallMs(start), target);
+  if (secs <= 0) return;
+  for (const [p, t] of [
+    [startProp, start],
+    [endProp, end],
+  ] as const) {
+    if (!p || !t || t.isDate) continue;
+    const moved = t.clone();
+    moved.adjust(Math.floor(secs / 86_400), 0, 0, secs % 86_400);
+    p.setValue(moved);
+  }
+}
+
+function expandOne(uid: string, comps: Comp[], range: Range, o: ExpandOptions, conv: Converter, out: Occurrence[], meter: StepMeter): void {
   const master = comps.find((c) => !c.hasProperty('recurrence-id'));
   const overrides = comps.filter((c) => c !== master);
-  const occurrence = (item: Comp, start: Time, end: Time, recurrenceId: Time | null, recurring: boolean): void => {
-    if (statusOf(item) === 'cancelled') return;
+  let mine = 0;
+  const maxMine = meter.limits.maxEventInstances;
+  const occurrence = (item: Comp, start: Time, end: Time, recurrenceId: Time | null, recurring: boolean): boolean => {
+    if (statusOf(item) === 'cancelled') return true;
     const startMs = conv.ms(start, tzidOf(item, 'dtstart'));
     let endMs = conv.ms(end, tzidOf(item, item.hasProperty('dtend') ? 'dtend' : 'dtstart'));
     if (endMs < startMs) endMs = startMs;
     const inRange = endMs > startMs ? startMs < range.endMs && endMs > range.startMs : startMs >= range.startMs && startMs < range.endMs;
-    if (!inRange) return;
+    if (!inRange) return true;
+    if (mine >= maxMine || meter.instancesLeft <= 0) {
+      conv.warnings.add(
+        mine >= maxMine
+          ? `${o.eventId}: recurring event ${uid} has more than ${maxMine} instances in the range; only the first ${maxMine} are listed (ask for a shorter range)`
+          : `this read reached its limit of ${meter.limits.maxInstances} instances; later instances are missing (ask for a shorter range)`,
+      );
+      return false;
+    }
+    mine++;
+    meter.instancesLeft--;
     const transp = String(item.getFirstPropertyValue('transp') ?? '').toUpperCase();
     out.push({
       uid,
@@ -149,17 +244,19 @@ function expandOne(uid: string, comps: Comp[], range: Range, o: ExpandOptions, c
       recurring,
       recurrenceId: recurrenceId ? new Date(conv.ms(recurrenceId, tzidOf(master ?? item, 'dtstart'))).toISOString() : null,
     });
+    return true;
   };
   if (!master) {
     for (const c of overrides) {
       const ev = new ICAL.Event(c);
-      occurrence(c, ev.startDate, ev.endDate, ev.recurrenceId ?? null, true);
+      if (!occurrence(c, ev.startDate, ev.endDate, ev.recurrenceId ?? null, true)) return;
     }
     return;
   }
-  const ev = new ICAL.Event(master);
-  if (!ev.startDate) throw new Error('VEVENT without DTSTART');
   if (statusOf(master) === 'cancelled') return;
+  if (!master.getFirstPropertyValue('dtstart')) throw new Error('VEVENT without DTSTART');
+  fastForward(master, range, conv);
+  const ev = new ICAL.Event(master);
   for (const c of overrides) ev.relateException(new ICAL.Event(c));
   if (!ev.isRecurring()) {
     occurrence(master, ev.startDate, ev.endDate, null, false);
@@ -171,13 +268,16 @@ function expandOne(uid: string, comps: Comp[], range: Range, o: ExpandOptions, c
   const stopAt = range.endMs + 7 * 86_400_000;
   for (let i = 0; i < MAX_ITERATIONS; i++) {
     const next = it.next();
+    meter.hit();
     if (!next) return;
     if (conv.ms(next, tzid) > stopAt) return;
     const d = ev.getOccurrenceDetails(next);
-    occurrence(d.item.component, d.startDate, d.endDate, d.recurrenceId, true);
+    if (!occurrence(d.item.component, d.startDate, d.endDate, d.recurrenceId, true)) return;
   }
   conv.warnings.add(`${o.eventId}: recurring event ${uid} was expanded only to its first ${MAX_ITERATIONS} occurrences`);
 }
+
+export type { ExpandLimits };
 
 const utcStamp = (ms: number) => ICAL.Time.fromJSDate(new Date(ms), true);
 

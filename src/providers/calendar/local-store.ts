@@ -18,7 +18,12 @@ export interface LocalEventRow {
   status: 'confirmed' | 'cancelled';
   source: 'invitation' | 'created';
   message_id: string | null;
+  /** The event's VEVENTs; VTIMEZONEs too in rows written before migration 019 (zones_id null). */
   ics: string;
+  /** The invitation's VTIMEZONEs, stored once in calendar_local_zones (migration 019); null: none or in `ics`. */
+  zones_id: string | null;
+  /** Why expansion of this event failed for any range (remembered, so later reads skip it cheaply); null: fine. */
+  skip_reason: string | null;
   summary: string;
   /** Bounds for the range query (expansion decides exactly): earliest start, latest end or null when unbounded. */
   first_start: number;
@@ -27,8 +32,15 @@ export interface LocalEventRow {
   updated_at: number;
 }
 
+/** What a merge needs of a stored event (plain data: it is handed to the sandbox). */
+export type StoredEvent = Pick<LocalEventRow, 'ics' | 'sequence' | 'status' | 'summary' | 'first_start' | 'last_end'> & {
+  /** The row's VTIMEZONEs (a VCALENDAR holding only them) when stored apart. */
+  zones?: string | null;
+};
+
 export interface CalendarTables {
   calendar_local_events: LocalEventRow;
+  calendar_local_zones: { team_id: string; id: string; ics: string; created_at: number };
   calendar_sync: { team_id: string; cursor_at: number; updated_at: number };
   calendar_seen: {
     team_id: string;
@@ -49,13 +61,18 @@ type Comp = InstanceType<typeof ICAL.Component>;
 
 /** Slack around stored bounds: floating times are read in the viewer's zone, at most ±14 h from UTC. */
 const SLACK = 14 * 3600_000;
+/** An event (all its instances merged) or its time zones may not grow past this: a part is at most as large. */
+export const MAX_STORED = 1024 * 1024;
 
 /** What one calendar part does to the stored events. */
 export interface Change {
   uid: string;
   /** New iCalendar text and state, or null: nothing to store (see outcome/reason). */
   next: {
+    /** The VEVENTs only (a VCALENDAR without VTIMEZONEs). */
     ics: string;
+    /** The VTIMEZONEs the event uses, apart (a VCALENDAR holding only them), or null. */
+    zones: string | null;
     sequence: number;
     status: 'confirmed' | 'cancelled';
     summary: string;
@@ -89,26 +106,38 @@ function bounds(comps: Comp[]): { firstStart: number; lastEnd: number | null } {
 const seqOf = (comps: Comp[]) => Math.max(0, ...comps.map((c) => Number(c.getFirstPropertyValue('sequence') ?? 0) || 0));
 const ridOf = (c: Comp) => c.getFirstPropertyValue('recurrence-id')?.toString() ?? null;
 
-function calendarOf(zones: Comp[], comps: Comp[]): string {
+function vcalendar(children: Comp[]): string {
   const cal = new ICAL.Component(['vcalendar', [], []]);
   cal.addPropertyWithValue('prodid', '-//inboxd//local calendar//EN');
   cal.addPropertyWithValue('version', '2.0');
-  const seen = new Set<string>();
+  for (const c of children) cal.addSubcomponent(c);
+  return cal.toString();
+}
+
+/** VTIMEZONEs as one VCALENDAR (one per TZID, the first wins), or null when there are none. */
+function zonesText(zones: Comp[]): string | null {
+  const seen = new Map<string, Comp>();
   for (const z of zones) {
     const id = String(z.getFirstPropertyValue('tzid') ?? '');
-    if (seen.has(id)) continue;
-    seen.add(id);
-    cal.addSubcomponent(z);
+    if (!seen.has(id)) seen.set(id, z);
   }
-  for (const c of comps) cal.addSubcomponent(c);
-  return cal.toString();
+  return seen.size ? vcalendar([...seen.values()]) : null;
+}
+
+/** The event's VEVENTs, and its VTIMEZONEs apart: stored once per invitation, not once per event. */
+function calendarOf(zones: Comp[] | string | null, comps: Comp[]): { ics: string; zones: string | null } {
+  const ics = vcalendar(comps);
+  const zoneText = Array.isArray(zones) ? zonesText(zones) : zones;
+  if (ics.length > MAX_STORED || (zoneText?.length ?? 0) > MAX_STORED)
+    throw new Error(`the event would grow past ${MAX_STORED} bytes (its instances and time zones together)`);
+  return { ics, zones: zoneText };
 }
 
 /**
  * The changes one calendar part (a text/calendar body or .ics file) makes, given the stored rows of its UIDs.
  * Never throws: malformed data is one `skipped` change with the reason.
  */
-export function changesOf(text: string, stored: (uid: string) => LocalEventRow | undefined): Change[] {
+export function changesOf(text: string, stored: (uid: string) => StoredEvent | undefined): Change[] {
   let cal: Comp;
   try {
     cal = parseCalendar(text);
@@ -127,9 +156,10 @@ export function changesOf(text: string, stored: (uid: string) => LocalEventRow |
   }
   if (byUid.size === 0) return [{ uid: '', next: null, outcome: 'skipped', reason: 'no VEVENT with a UID' }];
   const out: Change[] = [];
+  const partZones = { comps: zones, text: zonesText(zones) };
   for (const [uid, comps] of byUid) {
     try {
-      out.push(changeOf(method, uid, zones, comps, stored(uid)));
+      out.push(changeOf(method, uid, partZones, comps, stored(uid)));
     } catch (e) {
       out.push({ uid, next: null, outcome: 'skipped', reason: `malformed event: ${(e as Error).message.slice(0, 200)}` });
     }
@@ -137,14 +167,24 @@ export function changesOf(text: string, stored: (uid: string) => LocalEventRow |
   return out;
 }
 
-function changeOf(method: string, uid: string, zones: Comp[], comps: Comp[], old: LocalEventRow | undefined): Change {
+function changeOf(
+  method: string,
+  uid: string,
+  part: { comps: Comp[]; text: string | null },
+  comps: Comp[],
+  old: StoredEvent | undefined,
+): Change {
+  const zones = part.comps;
   const seq = seqOf(comps);
   if (old && seq < old.sequence)
     return { uid, next: null, outcome: 'stale', reason: `SEQUENCE ${seq} is older than the stored ${old.sequence}` };
   const hasMaster = comps.some((c) => ridOf(c) === null);
   const oldCal = old ? parseCalendar(old.ics) : null;
   const oldComps = oldCal?.getAllSubcomponents('vevent') ?? [];
-  const oldZones = oldCal?.getAllSubcomponents('vtimezone') ?? [];
+  const oldZones = [
+    ...(oldCal?.getAllSubcomponents('vtimezone') ?? []),
+    ...(old?.zones ? parseCalendar(old.zones).getAllSubcomponents('vtimezone') : []),
+  ];
   const summaryOf = (cs: Comp[]) =>
     String((cs.find((c) => ridOf(c) === null) ?? cs[0])?.getFirstPropertyValue('summary') ?? '(no title)').slice(0, 500);
   if (method === 'CANCEL') {
@@ -155,7 +195,7 @@ function changeOf(method: string, uid: string, zones: Comp[], comps: Comp[], old
     const merged = [...oldComps.filter((o) => !comps.some((c) => ridOf(c) === ridOf(o))), ...comps];
     return {
       uid,
-      next: { ...keep(old), ics: calendarOf([...oldZones, ...zones], merged), sequence: Math.max(seq, old.sequence) },
+      next: { ...keep(old), ...calendarOf([...oldZones, ...zones], merged), sequence: Math.max(seq, old.sequence) },
       outcome: 'cancelled',
       reason: null,
     };
@@ -167,7 +207,7 @@ function changeOf(method: string, uid: string, zones: Comp[], comps: Comp[], old
   return {
     uid,
     next: {
-      ics: calendarOf(hasMaster ? zones : [...oldZones, ...zones], merged),
+      ...calendarOf(hasMaster ? part.text : [...oldZones, ...zones], merged),
       sequence: Math.max(seq, old?.sequence ?? 0),
       status: cancelled ? 'cancelled' : 'confirmed',
       summary: summaryOf(merged),
@@ -179,9 +219,10 @@ function changeOf(method: string, uid: string, zones: Comp[], comps: Comp[], old
   };
 }
 
-function keep(old: LocalEventRow) {
+function keep(old: StoredEvent) {
   return {
     ics: old.ics,
+    zones: old.zones ?? null,
     sequence: old.sequence,
     status: old.status,
     summary: old.summary,

@@ -3,13 +3,17 @@
 // .ics files) of mail received since the team's cursor. Every part is claimed in `calendar_seen` before it is read,
 // so several instances syncing at once read each part once; the cursor looks back a few minutes because mail
 // committed late (a slow SMTP transaction) can carry an earlier received_at than mail already synced.
+// The sender controls the cost of reading an invitation and of expanding its rules: both run in the sandbox
+// (src/budget/), and an invitation's VTIMEZONEs are stored once (calendar_local_zones), not once per event.
 import { sql } from 'kysely';
 import type { Scope } from '../../auth/principal.ts';
+import { BudgetError, type Sandbox } from '../../budget/sandbox.ts';
 import { randomBase62 } from '../../lib/ids.ts';
 import type { BlobStore } from '../../store/blobs.ts';
-import { dialectOf } from '../../store/dialect.ts';
-import { buildEvent, expandCalendar } from './ics.ts';
-import { type CalDb, changesOf, type LocalEventRow } from './local-store.ts';
+import { BUDGET_HINT, type Expander } from './expand.ts';
+import { buildEvent } from './ics.ts';
+import { applyPart, Conflict, type Writer, zonesOf } from './local-apply.ts';
+import type { CalDb, LocalEventRow } from './local-store.ts';
 import type { CalendarInfo, CalendarProvider, Created, ListOptions, Listed, NewEvent, Occurrence, Range } from './types.ts';
 
 const LOOKBACK_MS = 10 * 60_000;
@@ -28,6 +32,8 @@ export interface Skipped {
 export interface SyncResult {
   read: number;
   skipped: Skipped[];
+  /** The sandbox was busy: some parts were left for a later read. */
+  deferred: boolean;
 }
 
 const inScope = (scope: Scope) => (label: string | null) => scope.labelPrefix === null || label?.startsWith(scope.labelPrefix) === true;
@@ -41,12 +47,28 @@ export class LocalCalendar implements CalendarProvider {
   private readonly teamId: string;
   private readonly scope: Scope;
 
-  constructor(d: { db: CalDb; blobs: BlobStore; now: () => number; teamId: string; scope: Scope }) {
+  private readonly sandbox: Sandbox;
+  private readonly expand: Expander;
+  private readonly budgetMs: number;
+
+  constructor(d: {
+    db: CalDb;
+    blobs: BlobStore;
+    now: () => number;
+    teamId: string;
+    scope: Scope;
+    sandbox: Sandbox;
+    expand: Expander;
+    budgetMs: number;
+  }) {
     this.db = d.db;
     this.blobs = d.blobs;
     this.now = d.now;
     this.teamId = d.teamId;
     this.scope = d.scope;
+    this.sandbox = d.sandbox;
+    this.expand = d.expand;
+    this.budgetMs = d.budgetMs;
   }
 
   async listCalendars(): Promise<CalendarInfo[]> {
@@ -78,9 +100,9 @@ export class LocalCalendar implements CalendarProvider {
       since = Math.min(since, x.received_at);
     }
     const visible = inScope(this.scope);
-    const out: SyncResult = { read: 0, skipped: [] };
+    const out: SyncResult = { read: 0, skipped: [], deferred: false };
     let maxAt = cur?.cursor_at ?? 0;
-    for (;;) {
+    while (!out.deferred) {
       const parts = await db
         .selectFrom('message_rows as mr')
         .innerJoin('inboxes as i', 'i.id', 'mr.inbox_id')
@@ -111,7 +133,6 @@ export class LocalCalendar implements CalendarProvider {
         .limit(BATCH)
         .execute();
       for (const p of parts) {
-        maxAt = Math.max(maxAt, p.at);
         const claimed = await db
           .insertInto('calendar_seen')
           .values({
@@ -128,6 +149,18 @@ export class LocalCalendar implements CalendarProvider {
           .executeTakeFirst();
         if (Number(claimed.numInsertedOrUpdatedRows ?? 0n) !== 1) continue; // another instance has it
         const r = await this.readPart(p);
+        if (!r) {
+          // The sandbox is busy: the part is released, and the cursor stays before it, for the next read.
+          await db
+            .deleteFrom('calendar_seen')
+            .where('team_id', '=', this.teamId)
+            .where('message_id', '=', p.messageId)
+            .where('idx', '=', p.idx)
+            .execute();
+          out.deferred = true;
+          break;
+        }
+        maxAt = Math.max(maxAt, p.at);
         out.read++;
         await db
           .updateTable('calendar_seen')
@@ -153,13 +186,17 @@ export class LocalCalendar implements CalendarProvider {
     return out;
   }
 
+  private writer(): Writer {
+    return { db: this.db, teamId: this.teamId, sandbox: this.sandbox, budgetMs: this.budgetMs, now: this.now };
+  }
+
   private async readPart(p: {
     messageId: string;
     inboxId: string | null;
     label: string | null;
     sha256: string;
     size: number;
-  }): Promise<{ outcome: string; reason: string | null }> {
+  }): Promise<{ outcome: string; reason: string | null } | null> {
     if (p.size > MAX_PART) return { outcome: 'skipped', reason: `calendar part of ${p.size} bytes is larger than ${MAX_PART}` };
     let text: string;
     try {
@@ -168,60 +205,18 @@ export class LocalCalendar implements CalendarProvider {
       return { outcome: 'skipped', reason: `calendar part unreadable: ${(e as Error).message.slice(0, 200)}` };
     }
     const inboxKey = p.inboxId ?? '';
-    // Read, merge and write one inbox's events in one transaction, serialised per (team, inbox): two instances
-    // reading two parts of one UID at once (a REQUEST and its update) would otherwise both merge into the row they
-    // read, and the older SEQUENCE could be written last. SQLite has one writer; PostgreSQL takes a transaction-level
-    // advisory lock (the two-key form, a key space apart from the cluster jobs' one-key locks).
-    const changes = await this.db.transaction().execute(async (tx) => {
-      if (dialectOf(tx) === 'postgres')
-        await sql`select pg_advisory_xact_lock(hashtext('inboxd.calendar'), hashtext(${`${this.teamId}:${inboxKey}`}))`.execute(tx);
-      const stored = new Map<string, LocalEventRow>();
-      for (const r of await tx
-        .selectFrom('calendar_local_events')
-        .selectAll()
-        .where('team_id', '=', this.teamId)
-        .where('inbox_key', '=', inboxKey)
-        .execute())
-        stored.set(r.uid, r);
-      const changes = changesOf(text, (uid) => stored.get(uid));
-      const now = this.now();
-      for (const c of changes) {
-        if (!c.next) continue;
-        const old = stored.get(c.uid);
-        const values = {
-          sequence: c.next.sequence,
-          status: c.next.status,
-          ics: c.next.ics,
-          summary: c.next.summary,
-          first_start: c.next.firstStart,
-          last_end: c.next.lastEnd,
-          message_id: p.messageId,
-          updated_at: now,
-        };
-        if (old) await tx.updateTable('calendar_local_events').set(values).where('id', '=', old.id).execute();
-        else
-          await tx
-            .insertInto('calendar_local_events')
-            .values({
-              id: `cev_${randomBase62(20)}`,
-              team_id: this.teamId,
-              inbox_key: inboxKey,
-              inbox_id: p.inboxId,
-              scope_label: p.label,
-              uid: c.uid,
-              source: 'invitation',
-              created_at: now,
-              ...values,
-            })
-            .onConflict((oc) => oc.columns(['team_id', 'inbox_key', 'uid']).doUpdateSet(values))
-            .execute();
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await applyPart(this.writer(), { text, messageId: p.messageId, inboxId: p.inboxId, label: p.label, inboxKey });
+      } catch (e) {
+        if (e instanceof Conflict && attempt < 3) continue;
+        if (e instanceof Conflict)
+          return { outcome: 'skipped', reason: 'the events of this part kept changing while it was read; send it again' };
+        if (!(e instanceof BudgetError)) throw e;
+        if (e.kind === 'busy' || e.kind === 'closed') return null;
+        return { outcome: 'skipped', reason: `reading this invitation ${e.message}, over its budget; ${BUDGET_HINT}` };
       }
-      return changes;
-    });
-    const reasons = changes.flatMap((c) => (!c.next && c.reason ? [c.reason] : []));
-    const applied = changes.filter((c) => c.next);
-    if (applied.length === 0) return { outcome: changes[0]?.outcome ?? 'skipped', reason: reasons.join('; ') || 'nothing to apply' };
-    return { outcome: applied.map((c) => c.outcome).join(','), reason: reasons.length ? reasons.join('; ') : null };
+    }
   }
 
   async listEvents(range: Range, opts: ListOptions): Promise<Listed> {
@@ -237,18 +232,51 @@ export class LocalCalendar implements CalendarProvider {
     if (prefix !== null) q = q.where('scope_label', '>=', prefix).where('scope_label', '<', `${prefix}\u{10FFFF}`);
     const rows = await q.orderBy('first_start').execute();
     const warnings = synced.skipped.map((s) => `skipped the calendar part of ${s.messageId} (inbox ${s.inboxId}): ${s.reason}`);
+    if (synced.deferred) warnings.push('some invitations received lately are not read yet (the server is busy); ask again shortly');
+    const byId = new Map<string, LocalEventRow>();
+    for (const r of rows) {
+      if (r.skip_reason)
+        warnings.push(`skipped event ${r.uid} (${r.id}): ${r.skip_reason} (remembered: a new invitation for this UID replaces it)`);
+      else byId.set(r.id, r);
+    }
+    const live = [...byId.values()];
+    const x = await this.expand(
+      live.map((r) => ({ eventId: r.id, ics: r.ics, zonesId: r.zones_id, uid: r.uid })),
+      {
+        zones: await zonesOf(
+          this.db,
+          this.teamId,
+          live.flatMap((r) => (r.zones_id ? [r.zones_id] : [])),
+        ),
+        range,
+        timeZone: opts.timeZone,
+        calendarId: 'local',
+      },
+    );
+    warnings.push(...x.warnings);
+    // An event that cannot be expanded for any range is remembered, so the next read does not pay for it again.
+    const now = this.now();
+    for (const f of x.failed) {
+      if (!f.permanent || !byId.has(f.eventId)) continue;
+      await this.db
+        .updateTable('calendar_local_events')
+        .set({
+          skip_reason: `${f.uid && f.uid !== byId.get(f.eventId)?.uid ? `${f.uid}: ` : ''}${f.reason}`.slice(0, 500),
+          updated_at: now,
+        })
+        .where('id', '=', f.eventId)
+        .where('updated_at', '=', byId.get(f.eventId)!.updated_at)
+        .execute();
+    }
     const seen = new Set<string>();
     const events: Occurrence[] = [];
-    for (const r of rows) {
-      const x = expandCalendar(r.ics, range, { timeZone: opts.timeZone, calendarId: 'local', eventId: r.id });
-      warnings.push(...x.warnings);
-      for (const e of x.events) {
-        // The same invitation delivered to several of the team's inboxes is one meeting.
-        const k = `${e.uid}\u0000${e.startMs}`;
-        if (seen.has(k)) continue;
-        seen.add(k);
-        events.push({ ...e, inboxId: r.inbox_id, messageId: r.message_id });
-      }
+    for (const e of x.events) {
+      // The same invitation delivered to several of the team's inboxes is one meeting.
+      const k = `${e.uid}\u0000${e.startMs}`;
+      if (seen.has(k)) continue;
+      seen.add(k);
+      const r = byId.get(e.eventId);
+      events.push({ ...e, inboxId: r?.inbox_id ?? null, messageId: r?.message_id ?? null });
     }
     return { events, warnings };
   }
@@ -270,6 +298,8 @@ export class LocalCalendar implements CalendarProvider {
         source: 'created',
         message_id: null,
         ics: buildEvent({ ...e, now }),
+        zones_id: null,
+        skip_reason: null,
         summary: e.title.slice(0, 500),
         first_start: e.startMs,
         last_end: e.endMs,
@@ -300,14 +330,30 @@ export class LocalCalendar implements CalendarProvider {
       .orderBy('at', 'desc')
       .limit(100)
       .execute();
+    // Events remembered as impossible to expand (src/providers/calendar/expand.ts) come first: every read skips them.
+    let poisoned = this.db
+      .selectFrom('calendar_local_events')
+      .select(['inbox_id', 'message_id', 'uid', 'skip_reason'])
+      .where('team_id', '=', this.teamId)
+      .where('skip_reason', 'is not', null)
+      .orderBy('updated_at', 'desc')
+      .limit(20);
+    if (prefix !== null) poisoned = poisoned.where('scope_label', '>=', prefix).where('scope_label', '<', `${prefix}\u{10FFFF}`);
+    const remembered = (await poisoned.execute()).map((r) => ({
+      inboxId: r.inbox_id,
+      messageId: r.message_id ?? '',
+      reason: `event ${r.uid} is skipped by every read: ${r.skip_reason}`,
+    }));
     const visible = inScope(this.scope);
     return {
       events: Number(n.n),
       syncedTo: cur?.cursor_at ?? null,
-      recentlySkipped: skipped
-        .filter((s) => visible(s.scope_label))
-        .slice(0, 20)
-        .map((s) => ({ inboxId: s.inbox_id, messageId: s.message_id, reason: s.reason ?? '' })),
+      recentlySkipped: [
+        ...remembered,
+        ...skipped
+          .filter((s) => visible(s.scope_label))
+          .map((s) => ({ inboxId: s.inbox_id, messageId: s.message_id, reason: s.reason ?? '' })),
+      ].slice(0, 20),
     };
   }
 }

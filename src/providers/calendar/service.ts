@@ -6,19 +6,40 @@ import { AppError, isAppError } from '../../errors.ts';
 import type { Services } from '../../services.ts';
 import { type AccountView, accountView, notConnected, type ProviderAccountRow } from '../accounts.ts';
 import { type CaldavConfig, CaldavCalendar, type CaldavSecret } from './caldav.ts';
+import { type Expander, sandboxExpander } from './expand.ts';
 import { type GoogleConfig, GoogleCalendar, type GoogleSecret } from './google.ts';
 import { LocalCalendar } from './local.ts';
 import { calDb } from './local-store.ts';
 import type { CalendarInfo, CalendarProvider, Occurrence, Range } from './types.ts';
 
+/** Recurrence expansion for one team's reads: in the sandbox, under the --calendar-* limits and budget. */
+function expanderFor(s: Services, teamId: string): Expander {
+  const c = s.config;
+  return sandboxExpander({
+    sandbox: s.sandbox,
+    owner: teamId,
+    budgetMs: c.calendarReadBudgetMs,
+    limits: { maxInstances: c.calendarMaxInstances, maxEventInstances: c.calendarMaxEventInstances, maxRuleSteps: c.calendarMaxRuleSteps },
+  });
+}
+
 export function localCalendar(s: Services, p: Principal): LocalCalendar {
-  return new LocalCalendar({ db: calDb(s.store.db), blobs: s.blobs, now: () => s.clock.now(), teamId: p.teamId, scope: p.scope });
+  return new LocalCalendar({
+    db: calDb(s.store.db),
+    blobs: s.blobs,
+    now: () => s.clock.now(),
+    teamId: p.teamId,
+    scope: p.scope,
+    sandbox: s.sandbox,
+    expand: expanderFor(s, p.teamId),
+    budgetMs: s.config.calendarReadBudgetMs,
+  });
 }
 
 export function openAccount(s: Services, row: ProviderAccountRow): CalendarProvider {
   if (row.provider === 'caldav') {
     const a = s.providers.open<CaldavConfig, CaldavSecret>(row);
-    return new CaldavCalendar(row.id, a.config, a.secret);
+    return new CaldavCalendar(row.id, a.config, a.secret, { expand: expanderFor(s, row.team_id) });
   }
   if (row.provider === 'google') {
     const a = s.providers.open<GoogleConfig, GoogleSecret>(row);

@@ -45,6 +45,19 @@ const WEEKDAYS: Record<string, number> = { Sun: 0, Mon: 1, Tue: 2, Wed: 3, Thu: 
 
 /** The wall-clock time (and weekday, 0 = Sunday) of an instant in a zone. */
 export function wallOf(ms: number, tz: string): Wall & { weekday: number } {
+  if (tz === 'UTC') {
+    // The common zone needs no Intl (formatToParts is ~20 µs a call, and a read of 2,500 events makes 5,000).
+    const d = new Date(ms);
+    return {
+      year: d.getUTCFullYear(),
+      month: d.getUTCMonth() + 1,
+      day: d.getUTCDate(),
+      hour: d.getUTCHours(),
+      minute: d.getUTCMinutes(),
+      second: d.getUTCSeconds(),
+      weekday: d.getUTCDay(),
+    };
+  }
   const parts: Record<string, string> = {};
   for (const p of formatter(tz).formatToParts(new Date(ms))) parts[p.type] = p.value;
   return {
@@ -81,7 +94,7 @@ const pad = (n: number, w = 2) => String(n).padStart(w, '0');
 /** ISO 8601 with the zone's offset, e.g. 2026-10-25T10:00:00+01:00. */
 export function isoInZone(ms: number, tz: string): string {
   const w = wallOf(ms, tz);
-  const off = offsetAt(ms, tz) / 60_000;
+  const off = (wallMs(w) - Math.floor(ms / 1000) * 1000) / 60_000;
   const sign = off < 0 ? '-' : '+';
   const a = Math.abs(off);
   return `${pad(w.year, 4)}-${pad(w.month)}-${pad(w.day)}T${pad(w.hour)}:${pad(w.minute)}:${pad(w.second)}${sign}${pad(Math.floor(a / 60))}:${pad(a % 60)}`;

@@ -19,6 +19,7 @@ import * as m014 from './014_search.ts';
 import * as m016 from './016_providers.ts';
 import * as m018 from './018_mailbox.ts';
 import * as m017 from './017_calendar.ts';
+import * as m019 from './019_calendar_zones.ts';
 
 export const MIGRATIONS: Record<string, Migration> = {
   '001_foundation': m001,
@@ -39,4 +40,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '016_providers': m016,
   '018_mailbox': m018,
   '017_calendar': m017,
+  '019_calendar_zones': m019,
 };
