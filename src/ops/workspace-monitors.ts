@@ -20,7 +20,12 @@ const MonitorView = z.object({
   enabled: z.boolean(),
   nextRunAt: z.string(),
   lastRunAt: z.string().nullable(),
-  lastStatus: z.string().nullable().describe('ok, failed (expected mail missing), alert (threads without reply) or error'),
+  lastStatus: z
+    .string()
+    .nullable()
+    .describe(
+      'ok, failed (expected mail missing), alert (threads without reply), error, or incomplete (stopped at a cap before it could tell)',
+    ),
   createdAt: z.string(),
 });
 const RunView = z.object({
@@ -30,6 +35,10 @@ const RunView = z.object({
   trigger: z.enum(['schedule', 'manual']),
   status: z.string(),
   findings: z.array(z.record(z.string(), z.unknown())),
+  stoppedAtCap: z
+    .string()
+    .nullable()
+    .describe('Where the run stopped early, "stopped at the cap: …" naming the flag; null when it examined everything'),
 });
 
 const monitorView = (m: MonitorRow) => ({
@@ -44,14 +53,19 @@ const monitorView = (m: MonitorRow) => ({
   lastStatus: m.last_status,
   createdAt: iso(m.created_at),
 });
-const runView = (r: MonitorRunRow) => ({
-  runId: r.id,
-  monitorId: r.monitor_id,
-  at: iso(r.at),
-  trigger: r.trigger as 'schedule' | 'manual',
-  status: r.status,
-  findings: JSON.parse(r.findings_json) as Array<Record<string, unknown>>,
-});
+const runView = (r: MonitorRunRow) => {
+  const findings = JSON.parse(r.findings_json) as Array<Record<string, unknown>>;
+  const caps = findings.filter((f) => typeof f.cap === 'string').map((f) => String(f.problem));
+  return {
+    runId: r.id,
+    monitorId: r.monitor_id,
+    at: iso(r.at),
+    trigger: r.trigger as 'schedule' | 'manual',
+    status: r.status,
+    findings,
+    stoppedAtCap: caps.length ? caps.join('; ') : null,
+  };
+};
 
 async function visibleMonitor(ctx: OpContext, id: string): Promise<MonitorRow> {
   const p = principal(ctx);
@@ -121,7 +135,25 @@ export const createMonitorOp = op({
       created_at: now,
       created_by: p.keyId,
     };
-    await wsDb(ctx.services).insertInto('workspace_monitors').values(row).execute();
+    // Counted and stored in one transaction, so parallel creates cannot pass the cap together.
+    const cap = ctx.services.config.maxMonitorsPerTeam;
+    const stored = await wsDb(ctx.services)
+      .transaction()
+      .execute(async (tx) => {
+        const { n } = await tx
+          .selectFrom('workspace_monitors')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .where('team_id', '=', p.teamId)
+          .executeTakeFirstOrThrow();
+        if (Number(n) >= cap) return false;
+        await tx.insertInto('workspace_monitors').values(row).execute();
+        return true;
+      });
+    if (!stored)
+      throw new AppError(
+        'conflict',
+        `this team already has ${cap} monitors, the most a team may have (--max-monitors-per-team); delete one (DELETE /v1/workspace/monitors/:id) or ask the operator to raise --max-monitors-per-team`,
+      );
     return monitorView(row);
   },
 });
