@@ -215,6 +215,9 @@ export const deleteMonitorOp = op({
   },
 });
 
+/** Teams with a run on demand in progress, per server. */
+const manualRunsOf = new WeakMap<object, Set<string>>();
+
 export const runMonitorOp = op({
   name: 'workspace.run_monitor',
   summary: 'Run a monitor now',
@@ -223,14 +226,29 @@ export const runMonitorOp = op({
   http: { method: 'POST', path: '/v1/workspace/monitors/:id/run' },
   tool: {
     name: 'svc_workspace_run_monitor',
-    description: 'Run a monitor now (does not move its schedule); returns the stored run with its status and findings.',
+    description:
+      'Run a monitor now (does not move its schedule); returns the stored run with its status and findings. One run on demand per team at a time (429 with Retry-After otherwise).',
     args: { monitorId: 'id' },
     annotations: { readOnlyHint: false, idempotentHint: false, openWorldHint: false },
   },
   input: z.strictObject({ id: MonitorId }),
   output: RunView,
   async handler(ctx, input) {
-    return runView(await runMonitor(ctx.services, await visibleMonitor(ctx, input.id), 'manual'));
+    const m = await visibleMonitor(ctx, input.id);
+    let manualRuns = manualRunsOf.get(ctx.services);
+    if (!manualRuns) manualRunsOf.set(ctx.services, (manualRuns = new Set()));
+    // A run reads mail within its caps; runs on demand of one team are also taken one at a time, so a loop of
+    // run-now calls cannot multiply that work.
+    if (manualRuns.has(m.team_id))
+      throw new AppError('rate_limited', 'a monitor of this team is already running on demand; retry when it has finished', {
+        headers: { 'Retry-After': '1' },
+      });
+    manualRuns.add(m.team_id);
+    try {
+      return runView(await runMonitor(ctx.services, m, 'manual'));
+    } finally {
+      manualRuns.delete(m.team_id);
+    }
   },
 });
 

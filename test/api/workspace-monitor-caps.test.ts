@@ -160,6 +160,13 @@ test('a tick over large mail reads within its caps, says where each run stopped,
   assert.equal(manual.status, 'incomplete');
   assert.match(manual.stoppedAtCap, /more than 20 messages; only the newest 20 were examined \(--monitor-max-messages\)/);
   assert.match(manual.stoppedAtCap, /read the text of 14 of 20 candidate messages .*\(--monitor-run-bytes\)/);
+  // Runs on demand of one team are taken one at a time: a parallel one is 429 with Retry-After, never a pile-up.
+  const burst = await Promise.all(ids.map((id) => s.api(`/v1/workspace/monitors/${id}/run`, { method: 'POST', key, json: {} })));
+  assert.ok(burst.some((r) => r.status === 200));
+  for (const r of burst) {
+    assert.ok(r.status === 200 || (r.status === 429 && r.headers.get('retry-after') === '1'), String(r.status));
+    await r.arrayBuffer();
+  }
 });
 
 test("one team's many due monitors cannot keep another team's monitor from its run", async () => {
