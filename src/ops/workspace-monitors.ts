@@ -1,5 +1,6 @@
 // Monitors (CONTRACT §13): saved checks run by the scheduler every intervalSeconds and on demand; every run is
 // stored with its findings. A monitor watches one inbox, so a scoped key sees the monitors of its inboxes.
+import { sql } from 'kysely';
 import { z } from 'zod';
 import { AppError } from '../errors.ts';
 import { decodeCursor, pageOf } from '../lib/cursor.ts';
@@ -140,6 +141,9 @@ export const createMonitorOp = op({
     const stored = await wsDb(ctx.services)
       .transaction()
       .execute(async (tx) => {
+        // SQLite runs one transaction at a time; PostgreSQL serialises a team's creates on a lock of its own.
+        if (ctx.services.store.dialect === 'postgres')
+          await sql`select pg_advisory_xact_lock(hashtext('inboxd.monitors'), hashtext(${p.teamId}))`.execute(tx);
         const { n } = await tx
           .selectFrom('workspace_monitors')
           .select((eb) => eb.fn.countAll<number>().as('n'))
