@@ -89,12 +89,15 @@ async function slowestHealth<T>(t: TestServer, work: () => Promise<T>): Promise<
       await new Promise((r) => setTimeout(r, 20));
     }
   })();
+  let result: T;
   try {
-    return { result: await work(), slowest, polls };
+    result = await work();
   } finally {
     done = true;
     await poller;
   }
+  // Read after the last poll has answered (it was sent while the work ran).
+  return { result, slowest, polls };
 }
 
 test('a team may have --max-monitors-per-team monitors: the next create is 409 naming the cap and the flag, nothing stored', async () => {
