@@ -31,6 +31,8 @@ before(async () => {
     {},
     clock,
   );
+  // The test ticks the scheduler itself: its own 15 s timer must not run monitors between the steps.
+  await monitorScheduler(s.server.services).stop();
 });
 after(async () => {
   await s.stop();
@@ -178,6 +180,7 @@ test("one team's many due monitors cannot keep another team's monitor from its r
     {},
     clock,
   );
+  await monitorScheduler(t.server.services).stop();
   try {
     const busy = await teamKey(t, 'busyteam');
     const quiet = await teamKey(t, 'quietteam');
