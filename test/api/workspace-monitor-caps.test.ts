@@ -149,7 +149,7 @@ test('a tick over large mail reads within its caps, says where each run stopped,
     assert.equal(stop.cap, '--monitor-run-bytes');
     assert.match(stop.problem, /^stopped at the cap: read the text of 2 of 12 candidate messages/);
   }
-  const view = await json(await s.api(`/v1/workspace/monitors/${ids[0]}/runs`, { key }));
+  const view = await json(await s.api(`/v1/workspace/monitors/${mine[0]!.monitor_id}/runs`, { key }));
   assert.match(view.items[0].stoppedAtCap, /^stopped at the cap: .*--monitor-run-bytes/);
   const list = (await json(await s.api('/v1/workspace/monitors', { key }))).items as Json[];
   assert.equal(list.filter((m) => m.lastRunAt === null).length, 1, 'one monitor is left due for the next tick');
