@@ -92,7 +92,7 @@ export const createMonitorOp = op({
   tool: {
     name: 'svc_workspace_create_monitor',
     description:
-      'Save a check that runs every intervalSeconds: kind expect_mail ("mail from X to inbox Y matching Z within N minutes": from, subjectContains, textContains, withinMinutes) or no_reply_after (conversations of the inbox whose last message is theirs and older than hours). Each run is stored with its findings.',
+      'Save a check that runs every intervalSeconds: kind expect_mail ("mail from X to inbox Y matching Z within N minutes": from, subjectContains, textContains, withinMinutes) or no_reply_after (conversations of the inbox whose last message is theirs and older than hours). Each run is stored with its findings. A team may have at most --max-monitors-per-team monitors (409 beyond).',
     annotations: { readOnlyHint: false, idempotentHint: false, openWorldHint: false },
   },
   input: z.strictObject({
