@@ -342,7 +342,7 @@ export const OPTIONS = {
     flag: '--sandbox-threads',
     env: 'INBOXD_SANDBOX_THREADS',
     arg: 'N',
-    help: 'worker threads for untrusted work (caller patterns and schemas, recurrence rules, monitors), started on first use',
+    help: 'worker threads for untrusted work (caller patterns and schemas, recurrence rules), started on first use',
     schema: z.coerce.number().int('must be a whole number').min(1, 'must be 1-16').max(16, 'must be 1-16'),
     default: 2,
   },
@@ -369,6 +369,54 @@ export const OPTIONS = {
     help: 'pieces of untrusted work queued or running at most; one team may hold a quarter of them',
     schema: z.coerce.number().int('must be a whole number').min(1, 'must be 1-100000').max(100_000, 'must be 1-100000'),
     default: 64,
+  },
+  maxMonitorsPerTeam: {
+    flag: '--max-monitors-per-team',
+    env: 'INBOXD_MAX_MONITORS_PER_TEAM',
+    arg: 'N',
+    help: 'workspace monitors one team may have; creating more is refused with 409',
+    schema: z.coerce.number().int('must be a whole number').min(1, 'must be 1-100000').max(100_000, 'must be 1-100000'),
+    default: 100,
+  },
+  monitorMaxMessages: {
+    flag: '--monitor-max-messages',
+    env: 'INBOXD_MONITOR_MAX_MESSAGES',
+    arg: 'N',
+    help: 'messages one monitor run examines (the newest of its window); a run that stops there says so',
+    schema: z.coerce.number().int('must be a whole number').min(1, 'must be 1-100000').max(100_000, 'must be 1-100000'),
+    default: 1000,
+  },
+  monitorMaxTextChars: {
+    flag: '--monitor-max-text-chars',
+    env: 'INBOXD_MONITOR_MAX_TEXT_CHARS',
+    arg: 'N',
+    help: "characters of a message's text that a monitor's textContains looks at (the start of the text)",
+    schema: z.coerce.number().int('must be a whole number').min(100, 'must be 100-10000000').max(10_000_000, 'must be 100-10000000'),
+    default: 65_536,
+  },
+  monitorRunBytes: {
+    flag: '--monitor-run-bytes',
+    env: 'INBOXD_MONITOR_RUN_BYTES',
+    arg: 'BYTES',
+    help: 'message bytes whose text one monitor run may read (textContains); a run that stops there says so',
+    schema: z.coerce.number().int('must be a whole number').min(1024, 'must be at least 1024'),
+    default: 32 * 1024 * 1024,
+  },
+  monitorTickBytes: {
+    flag: '--monitor-tick-bytes',
+    env: 'INBOXD_MONITOR_TICK_BYTES',
+    arg: 'BYTES',
+    help: 'message bytes all monitor runs of one scheduler tick may read; due monitors past it run at the next tick',
+    schema: z.coerce.number().int('must be a whole number').min(1024, 'must be at least 1024'),
+    default: 256 * 1024 * 1024,
+  },
+  monitorTickMs: {
+    flag: '--monitor-tick-ms',
+    env: 'INBOXD_MONITOR_TICK_MS',
+    arg: 'MS',
+    help: 'time one scheduler tick may spend running monitors; due monitors past it run at the next tick',
+    schema: z.coerce.number().int('must be a whole number').min(10, 'must be 10-600000').max(600_000, 'must be 10-600000'),
+    default: 2000,
   },
   smtpMaxConnections: {
     flag: '--smtp-max-connections',
@@ -714,6 +762,12 @@ export interface Config {
   sandboxTimeoutMs: number;
   sandboxMaxHeapMb: number;
   sandboxMaxQueued: number;
+  maxMonitorsPerTeam: number;
+  monitorMaxMessages: number;
+  monitorMaxTextChars: number;
+  monitorRunBytes: number;
+  monitorTickBytes: number;
+  monitorTickMs: number;
   smtpMaxConnections: number;
   smtpMaxConnectionsPerIp: number;
   maxWaitersPerKey: number;

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { TTL_MAX_MINUTES } from '../inboxes/service.ts';
 import { decodeCursor, pageOf } from '../lib/cursor.ts';
 import { getPreset } from '../mail/presets.ts';
-import { expectationOf, MAX_SERVICES, RUN_STATUSES } from '../runs/model.ts';
+import { expectationOf, MAX_SERVICES, maskSecrets, maskSubject, RUN_STATUSES } from '../runs/model.ts';
 import {
   iso,
   MailView,
@@ -324,7 +324,10 @@ export const runTimelineOp = op({
   async handler(ctx, input) {
     const run = await loadRun(ctx.services, principal(ctx), input.id);
     const after = decodeCursor(input.cursor, isEventCursor);
-    const rows = await runRepo(ctx.services).events(run.id, input.limit + 1, after && { at: after.a, id: after.i });
+    const repo = runRepo(ctx.services);
+    const rows = await repo.events(run.id, input.limit + 1, after && { at: after.a, id: after.i });
+    // Masked when shown too, so events recorded before the masking rule grew show no more than new ones.
+    const codes = await repo.codesOf(rows.flatMap((e) => (e.type === 'message.received' ? codeMailOfEvent(e.data_json) : [])));
     const page = pageOf(
       rows,
       input.limit,
@@ -333,12 +336,26 @@ export const runTimelineOp = op({
         at: iso(e.at)!,
         type: e.type,
         stepId: e.step_id,
-        data: JSON.parse(e.data_json) as Record<string, unknown>,
+        data: timelineData(e.type, JSON.parse(e.data_json) as Record<string, unknown>, codes),
       }),
       (e) => ({ a: e.at, i: e.id }),
     );
     return { runId: run.id, label: run.label, ...page };
   },
 });
+
+/** The message of a mail event whose subject could carry a code (it has a digit). */
+function codeMailOfEvent(json: string): string[] {
+  const d = JSON.parse(json) as { messageId?: unknown; subject?: unknown };
+  return typeof d.messageId === 'string' && typeof d.subject === 'string' && /\d/.test(d.subject) ? [d.messageId] : [];
+}
+
+function timelineData(type: string, data: Record<string, unknown>, codes: Map<string, string | null>): Record<string, unknown> {
+  const out = { ...data };
+  if (data.metadata !== undefined) out.metadata = maskSecrets(data.metadata);
+  if (type === 'message.received' && typeof data.subject === 'string')
+    out.subject = maskSubject(data.subject, codes.get(String(data.messageId)) ?? null);
+  return out;
+}
 
 export const runOps = [startRunOp, listRunsOp, getRunSessionOp, patchRunSessionOp, nextRunOp, reportRunOp, planNextOp, runTimelineOp];

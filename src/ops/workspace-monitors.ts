@@ -1,5 +1,6 @@
 // Monitors (CONTRACT §13): saved checks run by the scheduler every intervalSeconds and on demand; every run is
 // stored with its findings. A monitor watches one inbox, so a scoped key sees the monitors of its inboxes.
+import { sql } from 'kysely';
 import { z } from 'zod';
 import { AppError } from '../errors.ts';
 import { decodeCursor, pageOf } from '../lib/cursor.ts';
@@ -20,7 +21,12 @@ const MonitorView = z.object({
   enabled: z.boolean(),
   nextRunAt: z.string(),
   lastRunAt: z.string().nullable(),
-  lastStatus: z.string().nullable().describe('ok, failed (expected mail missing), alert (threads without reply) or error'),
+  lastStatus: z
+    .string()
+    .nullable()
+    .describe(
+      'ok, failed (expected mail missing), alert (threads without reply), error, or incomplete (stopped at a cap before it could tell)',
+    ),
   createdAt: z.string(),
 });
 const RunView = z.object({
@@ -30,6 +36,10 @@ const RunView = z.object({
   trigger: z.enum(['schedule', 'manual']),
   status: z.string(),
   findings: z.array(z.record(z.string(), z.unknown())),
+  stoppedAtCap: z
+    .string()
+    .nullable()
+    .describe('Where the run stopped early, "stopped at the cap: …" naming the flag; null when it examined everything'),
 });
 
 const monitorView = (m: MonitorRow) => ({
@@ -44,14 +54,19 @@ const monitorView = (m: MonitorRow) => ({
   lastStatus: m.last_status,
   createdAt: iso(m.created_at),
 });
-const runView = (r: MonitorRunRow) => ({
-  runId: r.id,
-  monitorId: r.monitor_id,
-  at: iso(r.at),
-  trigger: r.trigger as 'schedule' | 'manual',
-  status: r.status,
-  findings: JSON.parse(r.findings_json) as Array<Record<string, unknown>>,
-});
+const runView = (r: MonitorRunRow) => {
+  const findings = JSON.parse(r.findings_json) as Array<Record<string, unknown>>;
+  const caps = findings.filter((f) => typeof f.cap === 'string').map((f) => String(f.problem));
+  return {
+    runId: r.id,
+    monitorId: r.monitor_id,
+    at: iso(r.at),
+    trigger: r.trigger as 'schedule' | 'manual',
+    status: r.status,
+    findings,
+    stoppedAtCap: caps.length ? caps.join('; ') : null,
+  };
+};
 
 async function visibleMonitor(ctx: OpContext, id: string): Promise<MonitorRow> {
   const p = principal(ctx);
@@ -77,7 +92,7 @@ export const createMonitorOp = op({
   tool: {
     name: 'svc_workspace_create_monitor',
     description:
-      'Save a check that runs every intervalSeconds: kind expect_mail ("mail from X to inbox Y matching Z within N minutes": from, subjectContains, textContains, withinMinutes) or no_reply_after (conversations of the inbox whose last message is theirs and older than hours). Each run is stored with its findings.',
+      'Save a check that runs every intervalSeconds: kind expect_mail ("mail from X to inbox Y matching Z within N minutes": from, subjectContains, textContains, withinMinutes) or no_reply_after (conversations of the inbox whose last message is theirs and older than hours). Each run is stored with its findings. A team may have at most --max-monitors-per-team monitors (409 beyond).',
     annotations: { readOnlyHint: false, idempotentHint: false, openWorldHint: false },
   },
   input: z.strictObject({
@@ -121,7 +136,28 @@ export const createMonitorOp = op({
       created_at: now,
       created_by: p.keyId,
     };
-    await wsDb(ctx.services).insertInto('workspace_monitors').values(row).execute();
+    // Counted and stored in one transaction, so parallel creates cannot pass the cap together.
+    const cap = ctx.services.config.maxMonitorsPerTeam;
+    const stored = await wsDb(ctx.services)
+      .transaction()
+      .execute(async (tx) => {
+        // SQLite runs one transaction at a time; PostgreSQL serialises a team's creates on a lock of its own.
+        if (ctx.services.store.dialect === 'postgres')
+          await sql`select pg_advisory_xact_lock(hashtext('inboxd.monitors'), hashtext(${p.teamId}))`.execute(tx);
+        const { n } = await tx
+          .selectFrom('workspace_monitors')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .where('team_id', '=', p.teamId)
+          .executeTakeFirstOrThrow();
+        if (Number(n) >= cap) return false;
+        await tx.insertInto('workspace_monitors').values(row).execute();
+        return true;
+      });
+    if (!stored)
+      throw new AppError(
+        'conflict',
+        `this team already has ${cap} monitors, the most a team may have (--max-monitors-per-team); delete one (DELETE /v1/workspace/monitors/:id) or ask the operator to raise --max-monitors-per-team`,
+      );
     return monitorView(row);
   },
 });
@@ -183,6 +219,9 @@ export const deleteMonitorOp = op({
   },
 });
 
+/** Teams with a run on demand in progress, per server. */
+const manualRunsOf = new WeakMap<object, Set<string>>();
+
 export const runMonitorOp = op({
   name: 'workspace.run_monitor',
   summary: 'Run a monitor now',
@@ -191,14 +230,29 @@ export const runMonitorOp = op({
   http: { method: 'POST', path: '/v1/workspace/monitors/:id/run' },
   tool: {
     name: 'svc_workspace_run_monitor',
-    description: 'Run a monitor now (does not move its schedule); returns the stored run with its status and findings.',
+    description:
+      'Run a monitor now (does not move its schedule); returns the stored run with its status and findings. One run on demand per team at a time (429 with Retry-After otherwise).',
     args: { monitorId: 'id' },
     annotations: { readOnlyHint: false, idempotentHint: false, openWorldHint: false },
   },
   input: z.strictObject({ id: MonitorId }),
   output: RunView,
   async handler(ctx, input) {
-    return runView(await runMonitor(ctx.services, await visibleMonitor(ctx, input.id), 'manual'));
+    const m = await visibleMonitor(ctx, input.id);
+    let manualRuns = manualRunsOf.get(ctx.services);
+    if (!manualRuns) manualRunsOf.set(ctx.services, (manualRuns = new Set()));
+    // A run reads mail within its caps; runs on demand of one team are also taken one at a time, so a loop of
+    // run-now calls cannot multiply that work.
+    if (manualRuns.has(m.team_id))
+      throw new AppError('rate_limited', 'a monitor of this team is already running on demand; retry when it has finished', {
+        headers: { 'Retry-After': '1' },
+      });
+    manualRuns.add(m.team_id);
+    try {
+      return runView(await runMonitor(ctx.services, m, 'manual'));
+    } finally {
+      manualRuns.delete(m.team_id);
+    }
   },
 });
 

@@ -117,15 +117,143 @@ export function checkStatusChange(from: RunStatus, to: RunStatus): void {
     throw new AppError('conflict', `the run already succeeded; its status cannot go back to ${to} (start a new run instead)`);
 }
 
-const SECRET_KEY = /pass(word)?|secret|token|otp|api[_-]?key|credential|cookie/i;
 export const MASK = '***';
 
-/** Values under keys that look like credentials are never stored: a run document is meant to be shared and reviewed. */
+// What a run document never keeps (README "Driving a signup run from an agent", masking rule). A key is split into
+// words at separators and case changes (`x-api-key` → x api key, `verificationCode` → verification code) and
+// compared without case or separators; a value is looked at on its own.
+/** Secret-like when one of the key's words is one of these. */
+const SECRET_WORDS = new Set([
+  'auth',
+  'authorization',
+  'bearer',
+  'cookie',
+  'cookies',
+  'credential',
+  'credentials',
+  'cvc',
+  'cvv',
+  'hotp',
+  'jwt',
+  'mfa',
+  'otp',
+  'pin',
+  'pwd',
+  'sig',
+  'signature',
+  'ssn',
+  'totp',
+  '2fa',
+]);
+/** `code` and `key` are secret-like alone or next to one of these (`verificationCode`, `x-api-key`; not `countryCode`). */
+const CODE_QUALIFIERS = new Set([
+  'access',
+  'activation',
+  'auth',
+  'backup',
+  'confirm',
+  'confirmation',
+  'email',
+  'encryption',
+  'login',
+  'magic',
+  'mfa',
+  'otp',
+  'one',
+  'onetime',
+  'private',
+  'recovery',
+  'reset',
+  'secret',
+  'security',
+  'session',
+  'signin',
+  'signing',
+  'sms',
+  'ssh',
+  'api',
+  'verification',
+  'verify',
+]);
+/** Secret-like when the key, without separators, contains one of these. */
+const SECRET_PARTS = ['pass', 'secret', 'token', 'apikey', 'privatekey', 'accesskey', 'signingkey', 'sessionid', 'credential', 'cookie'];
+/** A word of a value (a run of these characters) is looked at on its own; every test below is linear in it. */
+const WORD_RE = /[A-Za-z0-9_.~+/=-]+/g;
+/** Tokens with a known prefix and shape (inboxd keys and tokens, OpenAI/Stripe, GitHub, Slack, AWS, Google). */
+const KNOWN_TOKEN_RE =
+  /^(?:ib[xt]_[A-Za-z0-9]{20,}|sk[-_][A-Za-z0-9_-]{16,}|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|xox[abprs]-[A-Za-z0-9-]{10,}|AKIA[0-9A-Z]{16}|AIza[0-9A-Za-z_-]{30,})$/;
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const PRIVATE_KEY_RE = /-----BEGIN [A-Z ]{0,40}PRIVATE KEY-----/;
+
+function looksLikeToken(w: string, afterBearer: boolean): boolean {
+  if (afterBearer && w.length >= 8) return true;
+  if (KNOWN_TOKEN_RE.test(w)) return true;
+  const parts = w.split('.');
+  // A JWT: three base64url parts, the first a JSON object ("eyJ").
+  if (parts.length === 3 && w.startsWith('eyJ') && parts.every((x) => x.length >= 8 && /^[A-Za-z0-9_-]+$/.test(x))) return true;
+  // Any long opaque run of letters and digits (not a UUID).
+  return w.length >= 32 && /[0-9]/.test(w) && /[A-Za-z]/.test(w) && !UUID_RE.test(w);
+}
+
+/** A key's words, split at separators and case changes, lower case: `x-api-key` → x api key, `APIKey` → api key. */
+export function keyWords(key: string): string[] {
+  const words: string[] = [];
+  let cur = '';
+  const isUpper = (c: string) => c >= 'A' && c <= 'Z';
+  const isLower = (c: string) => (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+  for (let i = 0; i < key.length; i++) {
+    const c = key[i]!;
+    if (!isUpper(c) && !isLower(c)) {
+      if (cur) words.push(cur);
+      cur = '';
+      continue;
+    }
+    const prev = key[i - 1] ?? '';
+    const next = key[i + 1] ?? '';
+    if (cur && isUpper(c) && (isLower(prev) || (isUpper(prev) && next >= 'a' && next <= 'z'))) {
+      words.push(cur);
+      cur = '';
+    }
+    cur += c;
+  }
+  if (cur) words.push(cur);
+  return words.map((w) => w.toLowerCase());
+}
+
+/** Whether values under this key are masked. */
+export function isSecretKey(key: string): boolean {
+  const words = keyWords(key);
+  if (words.some((w) => SECRET_WORDS.has(w))) return true;
+  for (const w of words)
+    if ((w === 'code' || w === 'codes' || w === 'key' || w === 'keys') && (words.length === 1 || words.some((x) => CODE_QUALIFIERS.has(x))))
+      return true;
+  const compact = words.join('');
+  return SECRET_PARTS.some((p) => compact.includes(p));
+}
+
+/** A string value with every secret-looking token in it masked (the whole value when it holds a private key). */
+export function maskValue(v: string): string {
+  if (PRIVATE_KEY_RE.test(v)) return MASK;
+  return v.replace(WORD_RE, (w, at: number) => (looksLikeToken(w, /bearer\s+$/i.test(v.slice(Math.max(0, at - 12), at))) ? MASK : w));
+}
+
+/**
+ * Values under keys that look like credentials, and values that look like secrets or tokens, are never stored or
+ * shown: a run document is meant to be shared and reviewed.
+ */
 export function maskSecrets(v: unknown): unknown {
+  if (typeof v === 'string') return maskValue(v);
   if (Array.isArray(v)) return v.map(maskSecrets);
   if (typeof v !== 'object' || v === null) return v;
   const out: Record<string, unknown> = {};
-  for (const [k, x] of Object.entries(v)) out[k] = SECRET_KEY.test(k) && x !== null ? MASK : maskSecrets(x);
+  for (const [k, x] of Object.entries(v)) out[k] = isSecretKey(k) && x !== null ? MASK : maskSecrets(x);
+  return out;
+}
+
+/** A subject as the timeline shows it: the message's extracted code (and any token) masked wherever it appears. */
+export function maskSubject(subject: string, otp: string | null): string {
+  let out = maskValue(subject);
+  if (otp && otp.length >= 3) out = out.split(otp).join(MASK);
   return out;
 }
 

@@ -6,7 +6,7 @@ import type { Principal } from '../auth/principal.ts';
 import { hashSecret, newTokenSecret } from '../auth/secrets.ts';
 import { newId } from '../lib/ids.ts';
 import type { Services } from '../services.ts';
-import { MASK, type Run, type RunService } from './model.ts';
+import { MASK, maskSubject, type Run, type RunService } from './model.ts';
 import { RunRepo, type NewEvent, type RunMail } from './repo.ts';
 
 const repos = new WeakMap<object, RunRepo>();
@@ -38,7 +38,8 @@ export async function syncTimeline(s: Services, run: Run): Promise<void> {
         at: m.received_at,
         type: 'message.received',
         ref: `msg:${m.id}`,
-        data: { ...base, from: m.from_address, subject: m.subject },
+        // A code in the subject ("123456 is your code") is masked like the code.extracted event's.
+        data: { ...base, from: m.from_address, subject: maskSubject(m.subject, m.otp) },
       });
     if ((m.otp || m.primary_link) && !known.has(`code:${m.id}`))
       events.push({

@@ -179,6 +179,17 @@ export class RunRepo {
     return rows.map((r) => ({ ...r, inbox_id: r.inbox_id! }));
   }
 
+  /** The extracted code of each of these messages (null when it has none). */
+  async codesOf(ids: string[]): Promise<Map<string, string | null>> {
+    if (ids.length === 0) return new Map();
+    const rows = await this.db
+      .selectFrom('messages')
+      .select(['id', 'otp'])
+      .where('id', 'in', [...new Set(ids)])
+      .execute();
+    return new Map(rows.map((r) => [r.id, r.otp]));
+  }
+
   /** Newest first: the mail of one inbox received after `afterSeq`. */
   async inboxMail(inboxId: string, afterSeq: number, limit: number): Promise<RunMail[]> {
     const rows = await this.db

@@ -1,6 +1,6 @@
 // The API shapes of a run: the session document, its steps and services, and the mail a step refers to.
 import { z } from 'zod';
-import { RUN_STATUSES, STEP_KINDS, STEP_STATUSES, type Run, type RunService, type RunStep } from './model.ts';
+import { maskSecrets, RUN_STATUSES, STEP_KINDS, STEP_STATUSES, type Run, type RunService, type RunStep } from './model.ts';
 
 export const RunId = z.string().min(1).max(64).describe('Run id (run_…)');
 export const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
@@ -62,7 +62,8 @@ export const runView = (r: Run): z.infer<typeof RunView> => ({
   status: r.status,
   services: r.services.map(serviceView),
   steps: r.steps.map(stepView),
-  metadata: r.metadata,
+  // Masked again when shown: a document stored before the masking rule grew keeps what it was stored with.
+  metadata: maskSecrets(r.metadata) as Record<string, unknown>,
   notes: r.notes,
   version: r.version,
   createdAt: iso(r.createdAt)!,
@@ -79,7 +80,9 @@ export const ServiceName = z
   .describe('A preset (github, slack, …) or any service name');
 export const Metadata = z
   .record(z.string(), z.unknown())
-  .describe('Free JSON; values under keys like password/secret/token/otp are stored as ***');
+  .describe(
+    'Free JSON; values under secret-like keys (password, token, privateKey, pin, verificationCode, authorization, x-api-key, …) and values that look like tokens are stored as ***',
+  );
 
 export const MailView = z.object({
   messageId: z.string(),

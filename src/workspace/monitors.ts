@@ -2,8 +2,18 @@
 // `expect_mail`: mail from X to inbox Y matching Z arrived within N minutes. `no_reply_after`: conversations of an
 // inbox whose last message is inbound and older than N hours. The scheduler reads time from services.clock, so
 // tests move a controllable clock and call tick().
+//
+// Anyone can mail an inbox, so the mail a monitor reads is a stranger's: every run is bounded by construction. It
+// reads the small columns of at most `monitorMaxMessages` messages (never a body, headers or the extraction), and only
+// a `textContains` reads text: the first `monitorMaxTextChars` characters of each candidate, in small batches that
+// yield to the event loop, until the run has read the text of `monitorRunBytes` message bytes. A tick of the
+// scheduler takes due monitors one per team in turn and stops starting runs after `monitorTickMs` or
+// `monitorTickBytes`; what is left stays due for the next tick. A run that stops at a cap says so in its findings
+// (`problem: "stopped at the cap: …"`) and is `incomplete` when what it read cannot answer the question.
+import { sql } from 'kysely';
+import type { Config } from '../config.ts';
 import type { Services } from '../services.ts';
-import { MAX_THREAD_MESSAGES, fromRow, type WsMessage } from './source.ts';
+import type { WsMessage } from './source.ts';
 import { conversations } from './suggest.ts';
 import { type MonitorRow, type MonitorRunRow, nextSeq, wsDb, wsId } from './tables.ts';
 
@@ -26,16 +36,66 @@ export interface Finding {
   subject?: string;
   receivedAt?: string;
   problem?: string;
+  /** Set on the finding that says where a run stopped: the flag of the cap it reached. */
+  cap?: string;
 }
 
-const has = (hay: string, needle: string | undefined) => needle === undefined || hay.toLowerCase().includes(needle.toLowerCase());
+/** The caps on monitors' work (flags of the same names, see src/config.ts). */
+export interface MonitorLimits {
+  maxMessages: number;
+  maxTextChars: number;
+  runBytes: number;
+  tickBytes: number;
+  tickMs: number;
+}
 
-async function inboxMail(
+export const monitorLimits = (c: Config): MonitorLimits => ({
+  maxMessages: c.monitorMaxMessages,
+  maxTextChars: c.monitorMaxTextChars,
+  runBytes: c.monitorRunBytes,
+  tickBytes: c.monitorTickBytes,
+  tickMs: c.monitorTickMs,
+});
+
+/** What a tick has left; runs of the tick take their text reads from it. */
+export interface TickBudget {
+  bytesLeft: number;
+}
+
+/** Statuses a run can have. `incomplete`: it stopped at a cap before it could tell. */
+export const RUN_STATUSES = ['ok', 'failed', 'alert', 'error', 'incomplete'] as const;
+
+/** Text reads of one query: at most this many messages and (by their stored size) bytes. */
+const TEXT_BATCH_MESSAGES = 25;
+const TEXT_BATCH_BYTES = 8 * 1024 * 1024;
+/** Subjects and senders are compared and shown at most this long (a header line is 998 characters). */
+const FIELD_CHARS = 998;
+
+const has = (hay: string, needle: string | undefined) => needle === undefined || hay.toLowerCase().includes(needle.toLowerCase());
+const yieldNow = () => new Promise<void>((r) => setImmediate(r));
+const mib = (n: number) => `${(n / 1048576).toFixed(n < 1048576 ? 2 : 0)} MiB`;
+
+interface Seen {
+  id: string;
+  threadId: string | null;
+  direction: 'inbound' | 'outbound';
+  from: string;
+  subject: string;
+  at: number;
+  size: number;
+}
+
+/**
+ * The newest `limit` messages of the inbox received since `since`, newest first: only the columns stored before the
+ * bodies (SQLite never walks a large body to read them). `more` when the window holds more than that.
+ */
+async function recentMail(
   s: Services,
   m: MonitorRow,
   inboxId: string,
   since: number,
-): Promise<{ address: string; mail: WsMessage[] } | null> {
+  limit: number,
+): Promise<{ address: string; mail: Seen[]; more: boolean } | null> {
   const inbox = await s.store.db
     .selectFrom('inboxes')
     .select(['id', 'address'])
@@ -45,40 +105,149 @@ async function inboxMail(
   if (!inbox) return null;
   const rows = await s.store.db
     .selectFrom('messages')
-    .selectAll()
+    .select(['id', 'thread_id', 'direction', 'received_at', 'from_address', 'subject', 'date', 'size'])
     .where('inbox_id', '=', inbox.id)
     .where('received_at', '>=', since)
     .orderBy('received_at', 'desc')
-    .limit(MAX_THREAD_MESSAGES * 5)
+    .orderBy('seq', 'desc')
+    .limit(limit + 1)
     .execute();
-  return { address: inbox.address, mail: rows.reverse().map((r) => fromRow(r, inbox.address)) };
+  const own = inbox.address.toLowerCase();
+  const mail = rows.slice(0, limit).map((r): Seen => {
+    const from = (r.from_address ?? '').slice(0, FIELD_CHARS).toLowerCase();
+    return {
+      id: r.id,
+      threadId: r.thread_id ?? null,
+      // Mail from the inbox's own address is ours (as in source.ts), whatever the direction column says.
+      direction: r.direction === 'outbound' || from === own ? 'outbound' : 'inbound',
+      from,
+      subject: r.subject.slice(0, FIELD_CHARS),
+      at: r.date ?? r.received_at,
+      size: Number(r.size),
+    };
+  });
+  return { address: inbox.address, mail, more: rows.length > limit };
 }
 
-export async function runMonitor(s: Services, m: MonitorRow, trigger: 'schedule' | 'manual'): Promise<MonitorRunRow> {
+/** HTML to text in one linear pass (a regular expression over a stranger's markup could backtrack). */
+export function htmlText(h: string): string {
+  const parts: string[] = [];
+  let i = 0;
+  while (i < h.length) {
+    const lt = h.indexOf('<', i);
+    if (lt < 0) {
+      parts.push(h.slice(i));
+      break;
+    }
+    parts.push(h.slice(i, lt), ' ');
+    const gt = h.indexOf('>', lt + 1);
+    if (gt < 0) break;
+    i = gt + 1;
+  }
+  return parts.join('').replaceAll('&nbsp;', ' ').replaceAll('&lt;', '<').replaceAll('&gt;', '>').replaceAll('&amp;', '&');
+}
+
+/** The start of each message's text (or of its HTML, as text): one query, `chars` characters at most each. */
+async function textStarts(s: Services, ids: string[], chars: number): Promise<Map<string, string>> {
+  const { rows } = await sql<{
+    id: string;
+    t: string | null;
+  }>`select id, coalesce('t' || substr(text_body, 1, ${chars}), 'h' || substr(html_body, 1, ${chars})) as t from messages where id in (${sql.join(ids)})`.execute(
+    s.store.db,
+  );
+  return new Map(rows.map((r) => [r.id, r.t === null ? '' : r.t[0] === 't' ? r.t.slice(1) : htmlText(r.t.slice(1))]));
+}
+
+const capNote = (detail: string, flag: string): Finding => ({ problem: `stopped at the cap: ${detail}`, cap: flag });
+
+/**
+ * Runs one monitor and stores the run. `tick` is the scheduler's budget (its text reads are taken from it); a manual
+ * run has only its own caps.
+ */
+export async function runMonitor(s: Services, m: MonitorRow, trigger: 'schedule' | 'manual', tick?: TickBudget): Promise<MonitorRunRow> {
+  const lim = monitorLimits(s.config);
   const now = s.clock.now();
   const p = JSON.parse(m.params_json) as MonitorParams;
   let status: string;
   let findings: Finding[] = [];
+  const stops: Finding[] = [];
+  const tooMany = (what: string) =>
+    capNote(
+      `the ${what} has more than ${lim.maxMessages} messages; only the newest ${lim.maxMessages} were examined (--monitor-max-messages)`,
+      '--monitor-max-messages',
+    );
   try {
     if (m.kind === 'expect_mail') {
-      const r = await inboxMail(s, m, p.inboxId, now - (p.withinMinutes ?? 60) * 60_000);
+      const within = p.withinMinutes ?? 60;
+      const r = await recentMail(s, m, p.inboxId, now - within * 60_000, lim.maxMessages);
       if (!r) [status, findings] = ['error', [{ problem: `inbox ${p.inboxId} no longer exists` }]];
       else {
-        const hits = r.mail.filter(
-          (x) => x.direction === 'inbound' && has(x.from, p.from) && has(x.subject, p.subjectContains) && has(x.text, p.textContains),
-        );
+        if (r.more) stops.push(tooMany(`last ${within} minutes`));
+        const candidates = r.mail.filter((x) => x.direction === 'inbound' && has(x.from, p.from) && has(x.subject, p.subjectContains));
+        const hits: Seen[] = [];
+        if (p.textContains === undefined) hits.push(...candidates.slice(0, 20));
+        else {
+          let spent = 0;
+          let i = 0;
+          while (i < candidates.length && hits.length < 20) {
+            const batch: Seen[] = [];
+            let bytes = 0;
+            while (i < candidates.length && batch.length < TEXT_BATCH_MESSAGES && bytes < TEXT_BATCH_BYTES) {
+              const c = candidates[i]!;
+              if (spent + bytes + c.size > lim.runBytes) break;
+              batch.push(c);
+              bytes += c.size;
+              i++;
+            }
+            if (batch.length === 0) {
+              stops.push(
+                capNote(
+                  `read the text of ${i} of ${candidates.length} candidate messages (${mib(spent)}); the next would pass the ${mib(lim.runBytes)} a run may read (--monitor-run-bytes)`,
+                  '--monitor-run-bytes',
+                ),
+              );
+              break;
+            }
+            const texts = await textStarts(
+              s,
+              batch.map((x) => x.id),
+              lim.maxTextChars,
+            );
+            spent += bytes;
+            if (tick) tick.bytesLeft -= bytes;
+            for (const c of batch) if (hits.length < 20 && has(texts.get(c.id) ?? '', p.textContains)) hits.push(c);
+            await yieldNow();
+          }
+        }
         findings = hits
-          .slice(-20)
-          .map((x) => ({ messageId: x.id!, from: x.from, subject: x.subject, receivedAt: new Date(x.date ?? now).toISOString() }));
-        status = hits.length ? 'ok' : 'failed';
-        if (!hits.length) findings = [{ problem: `no matching mail in the last ${p.withinMinutes ?? 60} minutes` }];
+          .toReversed()
+          .map((x) => ({ messageId: x.id, from: x.from, subject: x.subject, receivedAt: new Date(x.at).toISOString() }));
+        status = hits.length ? 'ok' : stops.length ? 'incomplete' : 'failed';
+        if (!hits.length && !stops.length) findings = [{ problem: `no matching mail in the last ${within} minutes` }];
       }
     } else {
       const hours = p.hours ?? 24;
-      const r = await inboxMail(s, m, p.inboxId, now - 30 * 24 * 3600_000);
+      const r = await recentMail(s, m, p.inboxId, now - 30 * 24 * 3600_000, lim.maxMessages);
       if (!r) [status, findings] = ['error', [{ problem: `inbox ${p.inboxId} no longer exists` }]];
       else {
-        for (const c of conversations(r.mail)) {
+        if (r.more) stops.push(tooMany('last 30 days'));
+        const asMessages = r.mail.toReversed().map(
+          (x): WsMessage => ({
+            id: x.id,
+            threadId: x.threadId,
+            from: x.from,
+            fromName: '',
+            to: [],
+            subject: x.subject,
+            text: '',
+            date: x.at,
+            headers: [],
+            attachmentCount: 0,
+            direction: x.direction,
+            messageIdHeader: null,
+          }),
+        );
+        for (const c of conversations(asMessages)) {
           const last = c.at(-1)!;
           if (last.direction === 'inbound' && (last.date ?? now) <= now - hours * 3600_000)
             findings.push({
@@ -90,12 +259,13 @@ export async function runMonitor(s: Services, m: MonitorRow, trigger: 'schedule'
               problem: `no reply after ${hours} hours`,
             });
         }
-        status = findings.length ? 'alert' : 'ok';
+        status = findings.length ? 'alert' : stops.length ? 'incomplete' : 'ok';
       }
     }
   } catch (e) {
     [status, findings] = ['error', [{ problem: (e as Error).message.slice(0, 300) }]];
   }
+  const stored = [...findings.slice(0, 100 - stops.length), ...stops];
   const run: MonitorRunRow = {
     id: wsId('mrn'),
     monitor_id: m.id,
@@ -103,7 +273,7 @@ export async function runMonitor(s: Services, m: MonitorRow, trigger: 'schedule'
     at: now,
     trigger,
     status,
-    findings_json: JSON.stringify(findings.slice(0, 100)),
+    findings_json: JSON.stringify(stored),
     seq: nextSeq(now),
   };
   const db = wsDb(s);
@@ -116,7 +286,27 @@ export async function runMonitor(s: Services, m: MonitorRow, trigger: 'schedule'
   return run;
 }
 
-/** Runs every enabled monitor whose time has come; returns the runs made. Serialised: a slow run never overlaps. */
+/** Due monitors one per team in turn (each team's oldest-due first), so one team's many monitors delay another's by one run at most. */
+export function inTurns<T extends { team_id: string }>(rows: T[]): T[] {
+  const teams = new Map<string, T[]>();
+  for (const r of rows) {
+    const q = teams.get(r.team_id);
+    if (q) q.push(r);
+    else teams.set(r.team_id, [r]);
+  }
+  const queues = [...teams.values()];
+  const out: T[] = [];
+  for (let round = 0; out.length < rows.length; round++) for (const q of queues) if (round < q.length) out.push(q[round]!);
+  return out;
+}
+
+/** Due monitors looked at per tick (id and team only); more stay due for the next tick. */
+const DUE_SCAN = 10_000;
+
+/**
+ * Runs enabled monitors whose time has come, in turns between teams, until the tick's time or byte budget is spent;
+ * returns the runs made. Serialised: a slow tick never overlaps the next. Monitors left over stay due.
+ */
 export class MonitorScheduler {
   private readonly s: Services;
   private timer: NodeJS.Timeout | null = null;
@@ -141,19 +331,44 @@ export class MonitorScheduler {
   }
 
   private async due(): Promise<MonitorRunRow[]> {
+    const lim = monitorLimits(this.s.config);
+    const started = performance.now();
+    const budget: TickBudget = { bytesLeft: lim.tickBytes };
     const now = this.s.clock.now();
-    const rows = await wsDb(this.s)
+    const db = wsDb(this.s);
+    const due = await db
       .selectFrom('workspace_monitors')
-      .selectAll()
+      .select(['id', 'team_id'])
       .where('enabled', '=', 1)
       .where('next_run_at', '<=', now)
       .orderBy('next_run_at')
-      .limit(100)
+      .orderBy('id')
+      .limit(DUE_SCAN)
       .execute();
+    const order = inTurns(due);
     const out: MonitorRunRow[] = [];
-    for (const m of rows) {
+    for (const [i, d] of order.entries()) {
       if (this.s.shutdown.aborted) break;
-      out.push(await runMonitor(this.s, m, 'schedule'));
+      const overTime = performance.now() - started >= lim.tickMs;
+      if (overTime || budget.bytesLeft <= 0) {
+        this.s.log.warn('workspace monitors left for the next tick', {
+          due: order.length - i,
+          ran: out.length,
+          reason: overTime ? `the tick's ${lim.tickMs} ms (--monitor-tick-ms)` : `the tick's ${lim.tickBytes} bytes (--monitor-tick-bytes)`,
+        });
+        break;
+      }
+      // Read again: it may have been deleted, disabled or run meanwhile.
+      const m = await db
+        .selectFrom('workspace_monitors')
+        .selectAll()
+        .where('id', '=', d.id)
+        .where('enabled', '=', 1)
+        .where('next_run_at', '<=', now)
+        .executeTakeFirst();
+      if (!m) continue;
+      out.push(await runMonitor(this.s, m, 'schedule', budget));
+      await yieldNow();
     }
     return out;
   }

@@ -73,7 +73,9 @@ export function conversations(messages: WsMessage[]): WsMessage[][] {
         .replace(/^((re|fwd?|aw|sv|wg)\s*:\s*)+/i, '')
         .trim()
         .toLowerCase()}`;
-    groups.set(k, [...(groups.get(k) ?? []), m]);
+    const g = groups.get(k);
+    if (g) g.push(m);
+    else groups.set(k, [m]);
   }
   return [...groups.values()];
 }

@@ -1,7 +1,19 @@
 // The pure rules of a run: the step plan, status changes, JSON Merge Patch, secret masking.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { checkStatusChange, currentStep, maskSecrets, mergePatch, planSteps, presetOfName, type Run } from '../../src/runs/model.ts';
+import {
+  checkStatusChange,
+  currentStep,
+  isSecretKey,
+  keyWords,
+  maskSecrets,
+  maskSubject,
+  maskValue,
+  mergePatch,
+  planSteps,
+  presetOfName,
+  type Run,
+} from '../../src/runs/model.ts';
 
 test('four steps per service, in order, with stable ids', () => {
   const steps = planSteps([
@@ -61,4 +73,26 @@ test('credential-looking keys are masked at any depth, other values kept', () =>
     }),
     { user: 'ada', Password: '***', nested: { api_key: '***', list: [{ sessionToken: '***', ok: 1 }] }, otpSeen: '***', secret: null },
   );
+});
+
+test('the masking rule: key words without case or separators, token-looking values, linear on hostile input', () => {
+  assert.deepEqual(keyWords('x-api-key'), ['x', 'api', 'key']);
+  assert.deepEqual(keyWords('APIKey'), ['api', 'key']);
+  assert.deepEqual(keyWords('verificationCode'), ['verification', 'code']);
+  for (const k of ['privateKey', 'PRIVATE_KEY', 'pin', 'userPin', 'verificationCode', 'verification-code', 'authorization', 'x-api-key'])
+    assert.ok(isSecretKey(k), k);
+  for (const k of ['countryCode', 'zipCode', 'primaryKey', 'keyId', 'pinned', 'shipping', 'user', 'statusCode'])
+    assert.ok(!isSecretKey(k), k);
+  assert.equal(maskValue('Bearer abc.def-123456'), 'Bearer ***');
+  assert.equal(maskValue('key sk-proj-ABCDEFGHIJKLMNOPQRST here'), 'key *** here');
+  assert.equal(maskValue('3f2b8c1e-4a5d-4e6f-9a7b-1c2d3e4f5a6b'), '3f2b8c1e-4a5d-4e6f-9a7b-1c2d3e4f5a6b', 'a UUID is an id');
+  assert.equal(maskValue('plain words stay'), 'plain words stay');
+  assert.equal(maskSubject('Your code: 482913', '482913'), 'Your code: ***');
+  // Hostile shapes (a long capital run, repeated prefixes) are handled in one pass.
+  const t0 = performance.now();
+  keyWords('A'.repeat(60_000));
+  maskValue('eyJ'.repeat(20_000));
+  maskValue(`${'sk-'.repeat(20_000)}!`);
+  maskValue(`Bearer ${'-----BEGIN '.repeat(5000)}`);
+  assert.ok(performance.now() - t0 < 2000, 'not blocked');
 });
