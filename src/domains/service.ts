@@ -211,12 +211,43 @@ export class DomainService {
     if (Number(r.numUpdatedRows) === 0) throw new AppError('not_found', `domain ${id} was deleted while it was being verified`);
     if (status === 'verified') this.served.addCustom(row.name, row.team_id);
     else this.served.removeCustom(row.name);
+    if (status === 'verified') await this.evictOthers(row);
     if (status !== row.status)
       this.log.info(status === 'verified' ? 'custom domain verified; now served' : 'custom domain failed verification; no longer served', {
         domainId: row.id,
         domain: row.name,
       });
     return this.get(p, id);
+  }
+
+  /**
+   * Inboxes of other teams at a domain this team has just verified (possible only from `--accept-any-domain`, made
+   * before the verification) are removed with their mail: from now on the domain's mail, addresses and DKIM key are
+   * the verifying team's alone. Run at every verify that finds the domain verified, so one created in a race goes too.
+   */
+  private async evictOthers(row: DomainRow): Promise<void> {
+    if (row.team_id === null) return;
+    let removed = 0;
+    for (;;) {
+      const batch = await this.db
+        .selectFrom('inboxes')
+        .selectAll()
+        .where('address', this.like, `%@${row.name}`)
+        .where('team_id', '!=', row.team_id)
+        .limit(100)
+        .execute();
+      if (batch.length === 0) break;
+      for (const inbox of batch) {
+        await this.inboxes.delete(inbox);
+        removed++;
+      }
+    }
+    if (removed > 0)
+      this.log.warn('inboxes of other teams at a newly verified custom domain removed (they existed through --accept-any-domain)', {
+        domainId: row.id,
+        domain: row.name,
+        inboxes: removed,
+      });
   }
 
   /** Removes the domain and stops serving it, then removes its inboxes (with their mail) and its unclaimed mail. */
@@ -266,10 +297,10 @@ export class DomainService {
   }
 
   /**
-   * The signing key for mail from `domain`, or null: only a verified domain whose DKIM and SPF records matched at
-   * the last verify signs (a signature DNS cannot confirm would hurt delivery more than no signature).
+   * The signing key for mail of team `teamId` from `domain`, or null: only a verified domain of that team whose DKIM
+   * and SPF records matched at the last verify signs (a signature DNS cannot confirm would hurt delivery more than no signature).
    */
-  async dkimFor(domain: string): Promise<DkimKey | null> {
+  async dkimFor(domain: string, teamId: string): Promise<DkimKey | null> {
     const name = domain.trim().toLowerCase().replace(/\.$/, '');
     const row = await this.db
       .selectFrom('domains')
@@ -278,7 +309,8 @@ export class DomainService {
       .where('status', '=', 'verified')
       .where('signing_ready', '=', 1)
       .executeTakeFirst();
-    if (!row) return null;
+    // Only the sending team's own key: mail of another team's inbox at the name is never signed with it.
+    if (!row || (row.team_id !== null && row.team_id !== teamId)) return null;
     try {
       return { domainName: row.name, keySelector: row.dkim_selector, privateKey: this.sealer.open(row.dkim_private_key, row.id) };
     } catch (e) {

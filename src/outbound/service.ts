@@ -77,6 +77,7 @@ export class OutboundService {
   /** Sends per minute per team (--max-sends-per-minute). */
   private readonly sends: RateLimiter;
   readonly worker: OutboundWorker;
+  private readonly relayFrom: ReadonlySet<string>;
 
   constructor(d: {
     ingest: Ingest;
@@ -90,8 +91,11 @@ export class OutboundService {
     now: () => number;
     maxMessageBytes: () => number;
     maxSendsPerMinute: number;
+    /** --relay-from-domains: domains beyond the served ones and the team's own that may send through the relay. */
+    relayFromDomains?: readonly string[];
     tuning?: WorkerTuning | undefined;
   }) {
+    this.relayFrom = new Set(d.relayFromDomains ?? []);
     this.ingest = d.ingest;
     this.outbox = d.outbox;
     this.served = d.served;
@@ -156,6 +160,7 @@ export class OutboundService {
         'not_configured',
         `outbound mail to ${external[0]!.address}${external.length > 1 ? ` (and ${external.length - 1} more)` : ''} needs a relay: this server delivers only to ${this.served.describe()} without one; the operator sets --smtp-relay (INBOXD_SMTP_RELAY). Nothing was sent.`,
       );
+    await this.refuseSender(req.inbox, external.length > 0);
     this.sends.hit(req.inbox.team_id);
 
     const composed = await composeMail({
@@ -239,6 +244,29 @@ export class OutboundService {
       references: req.references,
       recipients: rows.map((r) => recipientState(r as OutboundRow)),
     };
+  }
+
+  /**
+   * Who may send as which domain (README "Sending and replying", *Sender domains*): never from an address at another
+   * team's verified custom domain (an inbox left there from --accept-any-domain); through the relay only from a
+   * --domain, the team's own verified custom domain, or one --relay-from-domains names.
+   */
+  private async refuseSender(inbox: InboxRow, viaRelay: boolean): Promise<void> {
+    const domain = domainOf(inbox.address);
+    // On a cluster the domain may have been verified on another instance: read its state fresh.
+    await this.served.isServedFresh(domain);
+    const owner = this.served.ownerOf(domain);
+    if (owner !== null && owner !== inbox.team_id)
+      throw new AppError(
+        'forbidden',
+        `${domain} is another team's verified custom domain: inbox ${inbox.id} may not send from it; use an inbox at a domain of your own. Nothing was sent.`,
+      );
+    if (!viaRelay || this.served.isConfigured(domain) || owner === inbox.team_id || this.relayFrom.has('*') || this.relayFrom.has(domain))
+      return;
+    throw new AppError(
+      'forbidden',
+      `inbox ${inbox.id} is at ${domain}, which this team may not send from through the relay: only the --domain names (${this.served.configuredNames().join(', ')}), your team's verified custom domains${this.relayFrom.size > 0 ? `, and ${[...this.relayFrom].join(', ')}` : ''} (--relay-from-domains). Nothing was sent.`,
+    );
   }
 
   async deliveriesOf(messageId: string): Promise<RecipientState[]> {
