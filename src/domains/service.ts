@@ -1,7 +1,7 @@
 // Custom mail domains (CONTRACT §10): add (with a DKIM key pair), verify over DNS, serve, sign, delete.
 import crypto from 'node:crypto';
 import { promisify } from 'node:util';
-import type { Kysely, Selectable } from 'kysely';
+import { type Kysely, type Selectable, sql } from 'kysely';
 import type { Principal } from '../auth/principal.ts';
 import { AppError } from '../errors.ts';
 import type { InboxService } from '../inboxes/service.ts';
@@ -109,6 +109,10 @@ export class DomainService {
     for (const r of rows) if (r.status === 'verified') this.served.addCustom(r.name, r.team_id);
     let sealed = 0;
     let unopenable = 0;
+    const sqlite = dialectOf(this.db as never) === 'sqlite';
+    const toSeal = this.sealer.enabled && rows.some((r) => !Sealer.isSealed(r.dkim_private_key));
+    // The plain key's old bytes are zeroed where the row is rewritten (SQLite keeps freed space as it was otherwise).
+    if (toSeal && sqlite) await sql`PRAGMA secure_delete = ON`.execute(this.db);
     for (const r of rows) {
       if (this.sealer.enabled && !Sealer.isSealed(r.dkim_private_key)) {
         const value = this.sealer.seal(r.dkim_private_key, r.id);
@@ -116,6 +120,7 @@ export class DomainService {
         sealed++;
       } else if (this.keyProblem(r) !== null) unopenable++;
     }
+    if (toSeal && sqlite) await this.scrub();
     if (rows.length > 0 && !this.sealer.enabled)
       this.log.warn('DKIM private keys of custom domains are stored unencrypted in inboxd.db (set INBOXD_SECRET_KEY to seal them)', {
         domains: rows.length,
@@ -127,6 +132,26 @@ export class DomainService {
         { domains: unopenable },
       );
     return { verified: rows.filter((r) => r.status === 'verified').length, total: rows.length };
+  }
+
+  /**
+   * After keys were sealed on SQLite: earlier versions of each domain row (every verify rewrote it, plain key and all)
+   * may still lie in freed space of inboxd.db and in its WAL. VACUUM rewrites the file from the live rows only and the
+   * WAL is then emptied, so no unsealed copy is left on disk. Once, at the start that seals them; it takes time and
+   * free disk space in proportion to the database (a failure is logged and changes nothing else).
+   */
+  private async scrub(): Promise<void> {
+    const started = Date.now();
+    try {
+      await sql`PRAGMA secure_delete = OFF`.execute(this.db);
+      await sql`VACUUM`.execute(this.db);
+      await sql`PRAGMA wal_checkpoint(TRUNCATE)`.execute(this.db);
+      this.log.info('rewrote inboxd.db after sealing DKIM keys, so no unsealed copy is left in free pages', { ms: Date.now() - started });
+    } catch (e) {
+      this.log.warn('could not rewrite inboxd.db after sealing DKIM keys; unsealed copies may remain in its free pages until a VACUUM', {
+        err: e as Error,
+      });
+    }
   }
 
   async create(p: Principal, rawName: string): Promise<DomainRow> {

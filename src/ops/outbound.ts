@@ -10,8 +10,12 @@ import { InboxId, inboxOf, MessageId, principal } from './common.ts';
 import { op, type OpContext } from './op.ts';
 import { DeliveryView } from './views.ts';
 
-/** CR, LF and NUL split or cut header lines (header injection); other controls have no business in a header either. */
-const HEADER_UNSAFE = /[\u0000-\u001f\u007f\u2028\u2029]/;
+/**
+ * CR, LF and NUL split or cut header lines (header injection); other controls have no business in a header either:
+ * C0, DEL, the C1 range (U+0080–U+009F: NEL U+0085 is a line break to some readers) and the Unicode line and paragraph
+ * separators.
+ */
+const HEADER_UNSAFE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
 const headerSafe = (what: string) => (v: string) =>
   !HEADER_UNSAFE.test(v) || `${what} must not contain CR, LF, NUL or other control characters`;
 

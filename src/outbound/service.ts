@@ -195,7 +195,22 @@ export class OutboundService {
       outbound: {
         inboxAddress: req.inbox.address,
         also: async (trx: Transaction<Database>, s) => {
-          const localIds = new Map(s.local.map((d) => [d.rcpt, d]));
+          // A copy that landed in another team's inbox is described exactly like one kept unclaimed (no inbox named):
+          // a send must not tell whether, or as which inbox, another team has an address.
+          const inboxIds = [...new Set(s.local.flatMap((d) => (d.inboxId ? [d.inboxId] : [])))];
+          const ours = new Set(
+            inboxIds.length === 0
+              ? []
+              : (
+                  await trx
+                    .selectFrom('inboxes')
+                    .select('id')
+                    .where('id', 'in', inboxIds)
+                    .where('team_id', '=', req.inbox.team_id)
+                    .execute()
+                ).map((i) => i.id),
+          );
+          const localIds = new Map(s.local.map((d) => [d.rcpt, d.inboxId !== null && !ours.has(d.inboxId) ? { ...d, inboxId: null } : d]));
           rows = recipients.map((r) => {
             const local = r.route === 'local' ? localIds.get(r.address) : undefined;
             return {
@@ -215,7 +230,7 @@ export class OutboundService {
                 r.route === 'local'
                   ? local?.inboxId
                     ? `stored in inbox ${local.inboxId}`
-                    : 'stored unclaimed (no inbox has this address yet)'
+                    : 'stored, unclaimed by this team (no inbox of this team has this address)'
                   : null,
               next_attempt_at: r.route === 'local' ? null : now,
               local_message_id: local?.messageId ?? null,
