@@ -159,11 +159,14 @@ async function doSend(ctx: OpContext, inbox: InboxRow, input: z.output<z.ZodObje
   return result(inbox, input.subject, r);
 }
 
-/** Under `--smtp-auth required` a key reaches only its own scope's inboxes, by SMTP and by a local send alike. */
-function deliveryGuard(ctx: OpContext): { mayNotDeliverTo?: (address: string) => Promise<string | null> } {
-  if (ctx.services.config.smtpAuth !== 'required') return {};
+/**
+ * Under `--smtp-auth required` a key reaches only its own scope's inboxes, by SMTP and by a local send alike; and the
+ * answer names only inboxes inside the key's label scope.
+ */
+function deliveryGuard(ctx: OpContext): { mayNotDeliverTo?: (address: string) => Promise<string | null>; labelPrefix: string | null } {
   const p = principal(ctx);
-  return { mayNotDeliverTo: (address) => ctx.services.inboxes.refusesSender(p, address) };
+  if (ctx.services.config.smtpAuth !== 'required') return { labelPrefix: p.scope.labelPrefix };
+  return { mayNotDeliverTo: (address) => ctx.services.inboxes.refusesSender(p, address), labelPrefix: p.scope.labelPrefix };
 }
 
 async function doReply(ctx: OpContext, inbox: InboxRow, input: z.output<z.ZodObject<typeof ReplyFields>>) {

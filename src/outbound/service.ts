@@ -3,6 +3,7 @@
 // every other address goes through the operator's relay. The sender's copy (direction 'outbound'), the local copies
 // and the outbox rows are written in one ingest transaction, so an accepted send is never half stored; relay
 // deliveries then go out from the outbox, with retries on the callback schedule, and survive a restart.
+import { labelInScope } from '../auth/principal.ts';
 import { RateLimiter } from '../auth/rate-limit.ts';
 import type { Transaction } from 'kysely';
 import { AppError } from '../errors.ts';
@@ -43,6 +44,8 @@ export interface SendRequest {
    * or null. Checked for every local recipient before anything is stored; one refusal refuses the send (403).
    */
   mayNotDeliverTo?: (address: string) => Promise<string | null>;
+  /** The sending key's label prefix: local copies in inboxes outside it are described like unclaimed ones. */
+  labelPrefix?: string | null;
 }
 
 export interface RecipientState {
@@ -195,8 +198,8 @@ export class OutboundService {
       outbound: {
         inboxAddress: req.inbox.address,
         also: async (trx: Transaction<Database>, s) => {
-          // A copy that landed in another team's inbox is described exactly like one kept unclaimed (no inbox named):
-          // a send must not tell whether, or as which inbox, another team has an address.
+          // A copy that landed in another team's inbox (or one outside the key's label scope) is described exactly like
+          // one kept unclaimed (no inbox named): a send must not tell whether, or as which inbox, another has an address.
           const inboxIds = [...new Set(s.local.flatMap((d) => (d.inboxId ? [d.inboxId] : [])))];
           const ours = new Set(
             inboxIds.length === 0
@@ -204,11 +207,13 @@ export class OutboundService {
               : (
                   await trx
                     .selectFrom('inboxes')
-                    .select('id')
+                    .select(['id', 'label'])
                     .where('id', 'in', inboxIds)
                     .where('team_id', '=', req.inbox.team_id)
                     .execute()
-                ).map((i) => i.id),
+                )
+                  .filter((i) => labelInScope({ labelPrefix: req.labelPrefix ?? null, readOnly: false }, i.label))
+                  .map((i) => i.id),
           );
           const localIds = new Map(s.local.map((d) => [d.rcpt, d.inboxId !== null && !ours.has(d.inboxId) ? { ...d, inboxId: null } : d]));
           rows = recipients.map((r) => {

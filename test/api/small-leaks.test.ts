@@ -258,6 +258,25 @@ describe("other teams' addresses", () => {
       assert.match(r.recipients[0].response, new RegExp(own.inboxId));
       assert.match(r.recipients[0].deliveredMessageId, /^msg_/);
 
+      // The same for a key scoped to a label prefix and an inbox of its own team outside that prefix.
+      const scoped = (
+        await json(
+          await s.api('/v1/team/keys', { method: 'POST', json: { label: 'ci', role: 'member', scope: { labelPrefix: 'ci-' } } }),
+          201,
+        )
+      ).key;
+      const ciInbox = await json(await s.api('/v1/inboxes', { method: 'POST', json: { label: 'ci-1' }, key: scoped }), 201);
+      const outside = await json(await s.api('/v1/inboxes', { method: 'POST', json: { label: 'prod' } }), 201);
+      const scopedView = async (to: string) => {
+        const r = await json(
+          await s.api(`/v1/inboxes/${ciInbox.inboxId}/send`, { method: 'POST', json: { to, subject: 's', text: 'x' }, key: scoped }),
+          202,
+        );
+        const { address: _a, deliveredMessageId, ...rest } = r.recipients[0];
+        return { ...rest, deliveredMessageId: /^msg_/.test(deliveredMessageId) };
+      };
+      assert.deepEqual(await scopedView(outside.address), await scopedView('nobody-else@inboxd.test'));
+
       // Routes taking ids: another team's inbox and message answer as ones that never existed.
       await sendMail(s.server.smtpPort, {
         to: theirs.address,
