@@ -87,7 +87,7 @@ export function verifyResult(
           primaryAction: {
             type: 'retry',
             value: inbox.id,
-            instruction: `No mail reached ${inbox.address} within ${opts.timeoutSeconds ?? 0} s. Check that the ${serviceName ? `${serviceName} ` : ''}form was submitted with exactly this address, then call verify again with inboxId ${inbox.id}.`,
+            instruction: `No mail reached ${inbox.address} within ${opts.timeoutSeconds ?? 0} s. Check that the ${serviceName ? `${serviceName} ` : ''}form was submitted with exactly this address, then call verify again with inboxId ${inbox.id} (if the form was submitted before this inbox existed, add since: the time it was submitted; mail from before the inbox is used only then).`,
           },
         },
         message: null,
