@@ -575,6 +575,22 @@ export const OPTIONS = {
     schema: flagBool,
     default: false,
   },
+  relayFromDomains: {
+    flag: '--relay-from-domains',
+    env: 'INBOXD_RELAY_FROM_DOMAINS',
+    arg: 'DOMAIN[,DOMAIN…]',
+    help: "more domains an inbox may send from through --smtp-relay, or * for any; always allowed: the --domain ones and the sending team's own verified custom domains (never another team's)",
+    schema: z
+      .string()
+      .transform((s) =>
+        s
+          .split(',')
+          .map((d) => d.trim().toLowerCase().replace(/\.$/, ''))
+          .filter(Boolean),
+      )
+      .pipe(z.array(z.union([z.literal('*'), hostname]))),
+    default: '',
+  },
   maxSendsPerMinute: {
     flag: '--max-sends-per-minute',
     env: 'INBOXD_MAX_SENDS_PER_MINUTE',
@@ -786,6 +802,8 @@ export interface Config {
   /** From INBOXD_SMTP_RELAY_USER / INBOXD_SMTP_RELAY_PASSWORD only (a secret never belongs in argv). */
   smtpRelayUser: string | undefined;
   smtpRelayPassword: string | undefined;
+  /** Domains beyond the served ones and the team's own that inboxes may send from through the relay ('*': any). */
+  relayFromDomains: string[];
   maxSendsPerMinute: number;
   smtpMaxSessionSeconds: number;
   smtpMaxCommands: number;

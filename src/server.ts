@@ -275,11 +275,12 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
           })
         : null,
       // Signed when the sending domain is a verified custom domain whose DKIM and SPF records matched (src/domains/).
-      dkimFor: opts.outbound?.dkimFor ?? ((domain) => domains.dkimFor(domain)),
+      dkimFor: opts.outbound?.dkimFor ?? ((domain, teamId) => domains.dkimFor(domain, teamId)),
       log,
       now: () => clock.now(),
       maxMessageBytes: () => config.maxMessageBytes,
       maxSendsPerMinute: config.maxSendsPerMinute,
+      relayFromDomains: config.relayFromDomains,
       tuning: opts.outbound?.tuning,
     });
     const services: Services = {

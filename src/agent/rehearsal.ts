@@ -130,7 +130,7 @@ export const signupForm = (error?: string) =>
 export const codeForm = (s: RehearsalSession, error?: string) =>
   page(
     'Check your email',
-    `${error ? `<p class="err" role="alert">${esc(error)}</p>` : ''}<p>We sent a verification code and a sign-in link to <b>${esc(s.address)}</b>.</p>
+    `${error ? `<p class="err" role="alert">${esc(error)}</p>` : ''}<p>If <b>${esc(s.address)}</b> is an inbox on this server, we sent it a verification code and a sign-in link.</p>
 <form method="post" action="/v1/agent/test/confirm"><input type="hidden" name="session" value="${esc(s.id)}"><label for="code">Verification code</label><input id="code" name="code" inputmode="numeric" autocomplete="one-time-code" required><button type="submit">Verify</button></form>`,
   );
 

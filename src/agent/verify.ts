@@ -87,7 +87,7 @@ export function verifyResult(
           primaryAction: {
             type: 'retry',
             value: inbox.id,
-            instruction: `No mail reached ${inbox.address} within ${opts.timeoutSeconds ?? 0} s. Check that the ${serviceName ? `${serviceName} ` : ''}form was submitted with exactly this address, then call verify again with inboxId ${inbox.id}.`,
+            instruction: `No mail reached ${inbox.address} within ${opts.timeoutSeconds ?? 0} s. Check that the ${serviceName ? `${serviceName} ` : ''}form was submitted with exactly this address, then call verify again with inboxId ${inbox.id} (if the form was submitted before this inbox existed, add since: the time it was submitted; mail from before the inbox is used only then).`,
           },
         },
         message: null,
@@ -143,7 +143,10 @@ export interface WaitAndExtract {
   timeoutSeconds: number;
   subjectContains?: string | undefined;
   expectFrom?: string | undefined;
-  /** ISO time or msg_…; overrides the default (mail newer than what verify last handed out on this inbox). */
+  /**
+   * ISO time or msg_…; overrides the default (mail that arrived after the inbox was created and is newer than what
+   * verify last handed out on this inbox). An ISO time before the inbox's creation opts in to mail it claimed.
+   */
   since?: string | undefined;
   deleteAfter: boolean;
 }
@@ -158,7 +161,12 @@ export async function waitAndExtract(ctx: OpContext, w: WaitAndExtract): Promise
   const progress = () =>
     ctx.emit?.('progress', { elapsedSeconds: Math.round((Date.now() - started) / 1000), timeoutSeconds: w.timeoutSeconds });
   ctx.emit?.('progress', { elapsedSeconds: 0, timeoutSeconds: w.timeoutSeconds });
-  const since = w.since !== undefined ? await resolveSince(s.messages, w.inbox.id, w.since) : await markOf(s, w.inbox.id);
+  // By default only mail that arrived once the inbox existed: mail claimed at its creation (sent to the address
+  // before, possibly planted by whoever guessed it) is handed out only to a caller who asks for it with `since`.
+  const since =
+    w.since !== undefined
+      ? await resolveSince(s.messages, w.inbox.id, w.since)
+      : { ...(await markOf(s, w.inbox.id)), time: w.inbox.created_at - 1 };
   const filter = { subjectContains: w.subjectContains, from: w.expectFrom };
   const deps = { messages: s.messages, bus: s.bus };
   let bound = since;

@@ -32,6 +32,11 @@ export class ServedDomains {
     return [...this.configured, ...[...this.custom.keys()].sort()];
   }
 
+  /** The `--domain` names. */
+  configuredNames(): readonly string[] {
+    return this.configured;
+  }
+
   /** True for a configured or verified custom domain (never because of --accept-any-domain). */
   isServed(domain: string): boolean {
     const d = domain.toLowerCase();

@@ -1,7 +1,7 @@
 // Custom mail domains (CONTRACT §10): add (with a DKIM key pair), verify over DNS, serve, sign, delete.
 import crypto from 'node:crypto';
 import { promisify } from 'node:util';
-import type { Kysely, Selectable } from 'kysely';
+import { type Kysely, type Selectable, sql } from 'kysely';
 import type { Principal } from '../auth/principal.ts';
 import { AppError } from '../errors.ts';
 import type { InboxService } from '../inboxes/service.ts';
@@ -109,6 +109,10 @@ export class DomainService {
     for (const r of rows) if (r.status === 'verified') this.served.addCustom(r.name, r.team_id);
     let sealed = 0;
     let unopenable = 0;
+    const sqlite = dialectOf(this.db as never) === 'sqlite';
+    const toSeal = this.sealer.enabled && rows.some((r) => !Sealer.isSealed(r.dkim_private_key));
+    // The plain key's old bytes are zeroed where the row is rewritten (SQLite keeps freed space as it was otherwise).
+    if (toSeal && sqlite) await sql`PRAGMA secure_delete = ON`.execute(this.db);
     for (const r of rows) {
       if (this.sealer.enabled && !Sealer.isSealed(r.dkim_private_key)) {
         const value = this.sealer.seal(r.dkim_private_key, r.id);
@@ -116,6 +120,7 @@ export class DomainService {
         sealed++;
       } else if (this.keyProblem(r) !== null) unopenable++;
     }
+    if (toSeal && sqlite) await this.scrub();
     if (rows.length > 0 && !this.sealer.enabled)
       this.log.warn('DKIM private keys of custom domains are stored unencrypted in inboxd.db (set INBOXD_SECRET_KEY to seal them)', {
         domains: rows.length,
@@ -127,6 +132,26 @@ export class DomainService {
         { domains: unopenable },
       );
     return { verified: rows.filter((r) => r.status === 'verified').length, total: rows.length };
+  }
+
+  /**
+   * After keys were sealed on SQLite: earlier versions of each domain row (every verify rewrote it, plain key and all)
+   * may still lie in freed space of inboxd.db and in its WAL. VACUUM rewrites the file from the live rows only and the
+   * WAL is then emptied, so no unsealed copy is left on disk. Once, at the start that seals them; it takes time and
+   * free disk space in proportion to the database (a failure is logged and changes nothing else).
+   */
+  private async scrub(): Promise<void> {
+    const started = Date.now();
+    try {
+      await sql`PRAGMA secure_delete = OFF`.execute(this.db);
+      await sql`VACUUM`.execute(this.db);
+      await sql`PRAGMA wal_checkpoint(TRUNCATE)`.execute(this.db);
+      this.log.info('rewrote inboxd.db after sealing DKIM keys, so no unsealed copy is left in free pages', { ms: Date.now() - started });
+    } catch (e) {
+      this.log.warn('could not rewrite inboxd.db after sealing DKIM keys; unsealed copies may remain in its free pages until a VACUUM', {
+        err: e as Error,
+      });
+    }
   }
 
   async create(p: Principal, rawName: string): Promise<DomainRow> {
@@ -211,12 +236,43 @@ export class DomainService {
     if (Number(r.numUpdatedRows) === 0) throw new AppError('not_found', `domain ${id} was deleted while it was being verified`);
     if (status === 'verified') this.served.addCustom(row.name, row.team_id);
     else this.served.removeCustom(row.name);
+    if (status === 'verified') await this.evictOthers(row);
     if (status !== row.status)
       this.log.info(status === 'verified' ? 'custom domain verified; now served' : 'custom domain failed verification; no longer served', {
         domainId: row.id,
         domain: row.name,
       });
     return this.get(p, id);
+  }
+
+  /**
+   * Inboxes of other teams at a domain this team has just verified (possible only from `--accept-any-domain`, made
+   * before the verification) are removed with their mail: from now on the domain's mail, addresses and DKIM key are
+   * the verifying team's alone. Run at every verify that finds the domain verified, so one created in a race goes too.
+   */
+  private async evictOthers(row: DomainRow): Promise<void> {
+    if (row.team_id === null) return;
+    let removed = 0;
+    for (;;) {
+      const batch = await this.db
+        .selectFrom('inboxes')
+        .selectAll()
+        .where('address', this.like, `%@${row.name}`)
+        .where('team_id', '!=', row.team_id)
+        .limit(100)
+        .execute();
+      if (batch.length === 0) break;
+      for (const inbox of batch) {
+        await this.inboxes.delete(inbox);
+        removed++;
+      }
+    }
+    if (removed > 0)
+      this.log.warn('inboxes of other teams at a newly verified custom domain removed (they existed through --accept-any-domain)', {
+        domainId: row.id,
+        domain: row.name,
+        inboxes: removed,
+      });
   }
 
   /** Removes the domain and stops serving it, then removes its inboxes (with their mail) and its unclaimed mail. */
@@ -266,10 +322,10 @@ export class DomainService {
   }
 
   /**
-   * The signing key for mail from `domain`, or null: only a verified domain whose DKIM and SPF records matched at
-   * the last verify signs (a signature DNS cannot confirm would hurt delivery more than no signature).
+   * The signing key for mail of team `teamId` from `domain`, or null: only a verified domain of that team whose DKIM
+   * and SPF records matched at the last verify signs (a signature DNS cannot confirm would hurt delivery more than no signature).
    */
-  async dkimFor(domain: string): Promise<DkimKey | null> {
+  async dkimFor(domain: string, teamId: string): Promise<DkimKey | null> {
     const name = domain.trim().toLowerCase().replace(/\.$/, '');
     const row = await this.db
       .selectFrom('domains')
@@ -278,7 +334,8 @@ export class DomainService {
       .where('status', '=', 'verified')
       .where('signing_ready', '=', 1)
       .executeTakeFirst();
-    if (!row) return null;
+    // Only the sending team's own key: mail of another team's inbox at the name is never signed with it.
+    if (!row || (row.team_id !== null && row.team_id !== teamId)) return null;
     try {
       return { domainName: row.name, keySelector: row.dkim_selector, privateKey: this.sealer.open(row.dkim_private_key, row.id) };
     } catch (e) {

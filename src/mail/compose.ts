@@ -93,7 +93,8 @@ export async function composeMail(m: ComposeInput): Promise<Composed> {
 
 /** `Re: <subject>` without stacking prefixes: a subject that already starts with `Re:` (any case) is kept. */
 export function replySubject(original: string): string {
-  const s = original.trim();
+  // A received subject may hold controls (C0, DEL, C1 such as NEL, U+2028/9); a reply's subject header holds none.
+  const s = original.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, ' ').trim();
   if (/^re\s*:/i.test(s)) return s;
   return `Re: ${s}`.trimEnd();
 }

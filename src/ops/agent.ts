@@ -21,7 +21,7 @@ export const Service = z
   .enum(PRESET_IDS, { error: () => `service must be one of: ${PRESET_IDS.join(', ')}` })
   .describe(`One of the 25 presets: ${PRESET_IDS.join(', ')}`);
 export const Since = singleLine(z.string().min(1).max(64)).describe(
-  'Consider only mail after this ISO 8601 time or this message id (msg_…) of the inbox. Default: mail newer than the message verify last returned on this inbox',
+  'Consider only mail after this ISO 8601 time or this message id (msg_…) of the inbox. Default: mail that arrived after the inbox was created and is newer than the message verify last returned on this inbox; a time before the inbox was created also takes mail sent to the address earlier (claimed by the inbox)',
 );
 export const SubjectContains = singleLine(z.string().min(1).max(500)).describe('Only mail whose subject contains this (case-insensitive)');
 export const ExpectFrom = singleLine(z.string().min(1).max(320)).describe('Only mail whose sender contains this, e.g. github.com');
@@ -128,7 +128,7 @@ export const openInbox = op({
   name: 'inboxes.open',
   summary: 'Open an inbox and wait for its verification mail in one call',
   description:
-    'Creates the inbox (or opens the one at `localPart`/`address` — mail that already arrived there is claimed), waits up to `timeoutSeconds` (default 60, max 120) for mail matching `expectFrom`/`subjectContains`, extracts the code or link, and deletes the inbox afterwards unless `deleteAfter` is false. Never answers 408: a timeout is `status: "timeout"`. With `Accept: text/event-stream` it streams `inbox`, `progress` and `result` events.',
+    'Creates the inbox (or opens the one at `localPart`/`address`), waits up to `timeoutSeconds` (default 60, max 120) for mail matching `expectFrom`/`subjectContains`, extracts the code or link, and deletes the inbox afterwards unless `deleteAfter` is false. Mail that reached the address before the inbox existed is claimed by it but handed out only with a `since` time before that. Never answers 408: a timeout is `status: "timeout"`. With `Accept: text/event-stream` it streams `inbox`, `progress` and `result` events.',
   access: 'write',
   streams: true,
   http: { method: 'POST', path: '/v1/inboxes/open' },

@@ -124,7 +124,7 @@ export const verifyDomain = op({
   name: 'domains.verify',
   summary: 'Verify a custom domain over DNS',
   description:
-    'Looks each record up in DNS and reports found/missing/mismatch per record. The domain becomes verified (and is served) when the verification TXT and MX records match; SPF and DKIM must match too for DKIM signing. A failed lookup (DNS server unreachable) is reported per record and changes nothing.',
+    'Looks each record up in DNS and reports found/missing/mismatch per record. The domain becomes verified (and is served) when the verification TXT and MX records match; SPF and DKIM must match too for DKIM signing. A verified domain is the team’s alone: other teams’ inboxes at it (possible only with --accept-any-domain) are removed with their mail. A failed lookup (DNS server unreachable) is reported per record and changes nothing.',
   access: 'admin',
   http: { method: 'POST', path: '/v1/domains/:id/verify' },
   tool: {

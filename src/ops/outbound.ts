@@ -10,8 +10,12 @@ import { InboxId, inboxOf, MessageId, principal } from './common.ts';
 import { op, type OpContext } from './op.ts';
 import { DeliveryView } from './views.ts';
 
-/** CR, LF and NUL split or cut header lines (header injection); other controls have no business in a header either. */
-const HEADER_UNSAFE = /[\u0000-\u001f\u007f\u2028\u2029]/;
+/**
+ * CR, LF and NUL split or cut header lines (header injection); other controls have no business in a header either:
+ * C0, DEL, the C1 range (U+0080–U+009F: NEL U+0085 is a line break to some readers) and the Unicode line and paragraph
+ * separators.
+ */
+const HEADER_UNSAFE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
 const headerSafe = (what: string) => (v: string) =>
   !HEADER_UNSAFE.test(v) || `${what} must not contain CR, LF, NUL or other control characters`;
 
@@ -155,11 +159,14 @@ async function doSend(ctx: OpContext, inbox: InboxRow, input: z.output<z.ZodObje
   return result(inbox, input.subject, r);
 }
 
-/** Under `--smtp-auth required` a key reaches only its own scope's inboxes, by SMTP and by a local send alike. */
-function deliveryGuard(ctx: OpContext): { mayNotDeliverTo?: (address: string) => Promise<string | null> } {
-  if (ctx.services.config.smtpAuth !== 'required') return {};
+/**
+ * Under `--smtp-auth required` a key reaches only its own scope's inboxes, by SMTP and by a local send alike; and the
+ * answer names only inboxes inside the key's label scope.
+ */
+function deliveryGuard(ctx: OpContext): { mayNotDeliverTo?: (address: string) => Promise<string | null>; labelPrefix: string | null } {
   const p = principal(ctx);
-  return { mayNotDeliverTo: (address) => ctx.services.inboxes.refusesSender(p, address) };
+  if (ctx.services.config.smtpAuth !== 'required') return { labelPrefix: p.scope.labelPrefix };
+  return { mayNotDeliverTo: (address) => ctx.services.inboxes.refusesSender(p, address), labelPrefix: p.scope.labelPrefix };
 }
 
 async function doReply(ctx: OpContext, inbox: InboxRow, input: z.output<z.ZodObject<typeof ReplyFields>>) {

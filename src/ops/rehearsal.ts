@@ -51,16 +51,23 @@ export const testSignup = op({
   audit: false,
   async handler(ctx, input) {
     const s = ctx.services;
-    limitIp(s.rehearsals, ctx.request.ip, 'signup');
-    const inbox = await s.inboxes.byAddress(input.email.trim().toLowerCase());
-    if (!inbox)
-      return html(
-        signupForm(
-          `${input.email || 'That'} is not an inbox on this server. Create one first (POST /v1/inboxes or POST /v1/agent/verify) and use its address.`,
-        ),
+    // The page takes no key, and with --smtp-auth required only a key may put mail into an inbox (README "SMTP as
+    // applications configure it"): the rehearsal signup is off then; GET /v1/agent/autotest (with a key) remains.
+    if (s.config.smtpAuth === 'required')
+      throw new AppError(
+        'forbidden',
+        'the rehearsal signup mails inboxes without a key, which --smtp-auth required rules out on this server; use GET /v1/agent/autotest with an API key instead',
       );
+    limitIp(s.rehearsals, ctx.request.ip, 'signup');
+    const address = input.email.trim().toLowerCase();
+    if (address === '' || address.length > 320 || !address.includes('@'))
+      return html(signupForm(`${input.email || 'That'} is not an e-mail address. Use the address of an inbox on this server.`));
     s.rehearsals.count(ctx.request.ip, 'signup');
-    const session = s.rehearsals.start(inbox.address, inbox.id);
+    const inbox = await s.inboxes.byAddress(address);
+    // The same page whether or not some team has an inbox at the address: the page is open to anyone, and must not
+    // tell which addresses exist (nothing is mailed when none does).
+    const session = s.rehearsals.start(inbox?.address ?? address, inbox?.id ?? '');
+    if (!inbox) return html(codeForm(session));
     const link = `${s.baseUrl()}/v1/agent/test/magic?session=${session.id}&token=${session.linkToken}`;
     await simulateInto({ ingest: s.ingest, maxMessageBytes: s.config.maxMessageBytes }, inbox, {
       scenario: 'otp_and_link',

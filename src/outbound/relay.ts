@@ -10,8 +10,11 @@ export interface DkimKey {
   privateKey: string;
 }
 
-/** The DKIM key of a sending domain (a verified custom domain, src/domains/), or null to send unsigned. */
-export type DkimFor = (domain: string) => DkimKey | null | Promise<DkimKey | null>;
+/**
+ * The DKIM key of a sending domain (a verified custom domain, src/domains/) for mail of the sending team, or null to
+ * send unsigned (never another team's key).
+ */
+export type DkimFor = (domain: string, teamId: string) => DkimKey | null | Promise<DkimKey | null>;
 
 export interface RcptOutcome {
   rcpt: string;

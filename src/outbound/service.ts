@@ -3,6 +3,7 @@
 // every other address goes through the operator's relay. The sender's copy (direction 'outbound'), the local copies
 // and the outbox rows are written in one ingest transaction, so an accepted send is never half stored; relay
 // deliveries then go out from the outbox, with retries on the callback schedule, and survive a restart.
+import { labelInScope } from '../auth/principal.ts';
 import { RateLimiter } from '../auth/rate-limit.ts';
 import type { Transaction } from 'kysely';
 import { AppError } from '../errors.ts';
@@ -43,6 +44,8 @@ export interface SendRequest {
    * or null. Checked for every local recipient before anything is stored; one refusal refuses the send (403).
    */
   mayNotDeliverTo?: (address: string) => Promise<string | null>;
+  /** The sending key's label prefix: local copies in inboxes outside it are described like unclaimed ones. */
+  labelPrefix?: string | null;
 }
 
 export interface RecipientState {
@@ -77,6 +80,7 @@ export class OutboundService {
   /** Sends per minute per team (--max-sends-per-minute). */
   private readonly sends: RateLimiter;
   readonly worker: OutboundWorker;
+  private readonly relayFrom: ReadonlySet<string>;
 
   constructor(d: {
     ingest: Ingest;
@@ -90,8 +94,11 @@ export class OutboundService {
     now: () => number;
     maxMessageBytes: () => number;
     maxSendsPerMinute: number;
+    /** --relay-from-domains: domains beyond the served ones and the team's own that may send through the relay. */
+    relayFromDomains?: readonly string[];
     tuning?: WorkerTuning | undefined;
   }) {
+    this.relayFrom = new Set(d.relayFromDomains ?? []);
     this.ingest = d.ingest;
     this.outbox = d.outbox;
     this.served = d.served;
@@ -156,6 +163,7 @@ export class OutboundService {
         'not_configured',
         `outbound mail to ${external[0]!.address}${external.length > 1 ? ` (and ${external.length - 1} more)` : ''} needs a relay: this server delivers only to ${this.served.describe()} without one; the operator sets --smtp-relay (INBOXD_SMTP_RELAY). Nothing was sent.`,
       );
+    await this.refuseSender(req.inbox, external.length > 0);
     this.sends.hit(req.inbox.team_id);
 
     const composed = await composeMail({
@@ -190,7 +198,24 @@ export class OutboundService {
       outbound: {
         inboxAddress: req.inbox.address,
         also: async (trx: Transaction<Database>, s) => {
-          const localIds = new Map(s.local.map((d) => [d.rcpt, d]));
+          // A copy that landed in another team's inbox (or one outside the key's label scope) is described exactly like
+          // one kept unclaimed (no inbox named): a send must not tell whether, or as which inbox, another has an address.
+          const inboxIds = [...new Set(s.local.flatMap((d) => (d.inboxId ? [d.inboxId] : [])))];
+          const ours = new Set(
+            inboxIds.length === 0
+              ? []
+              : (
+                  await trx
+                    .selectFrom('inboxes')
+                    .select(['id', 'label'])
+                    .where('id', 'in', inboxIds)
+                    .where('team_id', '=', req.inbox.team_id)
+                    .execute()
+                )
+                  .filter((i) => labelInScope({ labelPrefix: req.labelPrefix ?? null, readOnly: false }, i.label))
+                  .map((i) => i.id),
+          );
+          const localIds = new Map(s.local.map((d) => [d.rcpt, d.inboxId !== null && !ours.has(d.inboxId) ? { ...d, inboxId: null } : d]));
           rows = recipients.map((r) => {
             const local = r.route === 'local' ? localIds.get(r.address) : undefined;
             return {
@@ -210,7 +235,7 @@ export class OutboundService {
                 r.route === 'local'
                   ? local?.inboxId
                     ? `stored in inbox ${local.inboxId}`
-                    : 'stored unclaimed (no inbox has this address yet)'
+                    : 'stored, unclaimed by this team (no inbox of this team has this address)'
                   : null,
               next_attempt_at: r.route === 'local' ? null : now,
               local_message_id: local?.messageId ?? null,
@@ -239,6 +264,29 @@ export class OutboundService {
       references: req.references,
       recipients: rows.map((r) => recipientState(r as OutboundRow)),
     };
+  }
+
+  /**
+   * Who may send as which domain (README "Sending and replying", *Sender domains*): never from an address at another
+   * team's verified custom domain (an inbox left there from --accept-any-domain); through the relay only from a
+   * --domain, the team's own verified custom domain, or one --relay-from-domains names.
+   */
+  private async refuseSender(inbox: InboxRow, viaRelay: boolean): Promise<void> {
+    const domain = domainOf(inbox.address);
+    // On a cluster the domain may have been verified on another instance: read its state fresh.
+    await this.served.isServedFresh(domain);
+    const owner = this.served.ownerOf(domain);
+    if (owner !== null && owner !== inbox.team_id)
+      throw new AppError(
+        'forbidden',
+        `${domain} is another team's verified custom domain: inbox ${inbox.id} may not send from it; use an inbox at a domain of your own. Nothing was sent.`,
+      );
+    if (!viaRelay || this.served.isConfigured(domain) || owner === inbox.team_id || this.relayFrom.has('*') || this.relayFrom.has(domain))
+      return;
+    throw new AppError(
+      'forbidden',
+      `inbox ${inbox.id} is at ${domain}, which this team may not send from through the relay: only the --domain names (${this.served.configuredNames().join(', ')}), your team's verified custom domains${this.relayFrom.size > 0 ? `, and ${[...this.relayFrom].join(', ')}` : ''} (--relay-from-domains). Nothing was sent.`,
+    );
   }
 
   async deliveriesOf(messageId: string): Promise<RecipientState[]> {

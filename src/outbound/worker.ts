@@ -162,7 +162,7 @@ export class OutboundWorker {
       raw,
       first.mail_from,
       group.map((r) => r.rcpt),
-      await this.dkimFor(first.sender_domain),
+      await this.dkimFor(first.sender_domain, first.team_id),
     );
     // Stopping closed the connections under this attempt: its rows stay queued for after the restart, unrecorded.
     if (this.stopped && results.every((r) => !r.accepted && !r.permanent)) return;

@@ -8,6 +8,7 @@ import { after, before, test } from 'node:test';
 import { dkimVerify } from 'mailauth/lib/dkim/verify.js';
 import nodemailer from 'nodemailer';
 import { hashSecret } from '../../src/auth/secrets.ts';
+import { DEFAULT_TEAM_ID } from '../../src/store/keys.ts';
 import { startDns, type TestDns } from '../helpers/dns.ts';
 import { json, type Json } from '../helpers/http.ts';
 import { sendMail } from '../helpers/smtp.ts';
@@ -128,11 +129,11 @@ test('published: verified, served by SMTP, inboxes at it, and dkimFor signs mail
   assert.equal(msgs.items.length, 1);
   assert.equal(msgs.items[0].subject, 'hello custom');
 
-  const key = await s.server.services.domains.dkimFor('Mail.Example.com.');
+  const key = await s.server.services.domains.dkimFor('Mail.Example.com.', DEFAULT_TEAM_ID);
   assert.ok(key);
   assert.equal(key.domainName, DOMAIN);
   assert.equal(key.keySelector, d.dkimSelector);
-  assert.equal(await s.server.services.domains.dkimFor('inboxd.test'), null);
+  assert.equal(await s.server.services.domains.dkimFor('inboxd.test', DEFAULT_TEAM_ID), null);
   const t = nodemailer.createTransport({ streamTransport: true, buffer: true, dkim: key });
   const info = await t.sendMail({ from: `bob@${DOMAIN}`, to: 'someone@example.org', subject: 'signed', text: 'hi' });
   const resolver = new Resolver();
@@ -153,7 +154,7 @@ test('restart keeps the verified domain served and its key usable', async () => 
   s = await startTestServer(ARGS(dns), { INBOXD_SECRET_KEY: SECRET }, { dataDir });
   const sent = await sendMail(s.server.smtpPort, { to: `bob@${DOMAIN}`, subject: 'after restart', text: 'x' });
   assert.match(sent.response, /^250/);
-  assert.ok(await s.server.services.domains.dkimFor(DOMAIN));
+  assert.ok(await s.server.services.domains.dkimFor(DOMAIN, DEFAULT_TEAM_ID));
   // Unclaimed mail for the domain, removed with it later.
   await sendMail(s.server.smtpPort, { to: `nobody@${DOMAIN}`, subject: 'unclaimed', text: 'x' });
 });
@@ -184,7 +185,7 @@ test('a DNS outage on re-verify changes nothing; records gone from DNS → pendi
   const d = await json(await s.api(`/v1/domains/${domain.domainId}/verify`, { method: 'POST' }));
   assert.equal(d.status, 'pending');
   assert.equal(d.signing, false);
-  assert.equal(await s.server.services.domains.dkimFor(DOMAIN), null);
+  assert.equal(await s.server.services.domains.dkimFor(DOMAIN, DEFAULT_TEAM_ID), null);
   await assert.rejects(sendMail(s.server.smtpPort, { to: `bob@${DOMAIN}`, subject: 'x', text: 'x' }), /550/);
   for (const [k, v] of saved) dns.zone.set(k, v);
   assert.equal((await json(await s.api(`/v1/domains/${domain.domainId}/verify`, { method: 'POST' }))).status, 'verified');
@@ -203,7 +204,7 @@ test('delete: stops serving, removes the inboxes at the domain with their mail, 
     .execute();
   assert.equal(left.length, 0);
   assert.equal((await s.api(`/v1/domains/${domain.domainId}`)).status, 404);
-  assert.equal(await s.server.services.domains.dkimFor(DOMAIN), null);
+  assert.equal(await s.server.services.domains.dkimFor(DOMAIN, DEFAULT_TEAM_ID), null);
 });
 
 test('bad names: IPs, wildcards, too long, single label; names are normalised (case, trailing dot, IDN → punycode)', async () => {
@@ -301,11 +302,11 @@ test('without INBOXD_SECRET_KEY keys are stored plainly (and said so); a later k
     await t.stop();
     t = await startTestServer(ARGS(dns), { INBOXD_SECRET_KEY: SECRET }, { dataDir: dir });
     assert.match((await row()).k, /^sealed:v1:/);
-    assert.ok(await t.server.services.domains.dkimFor('plain.example'));
+    assert.ok(await t.server.services.domains.dkimFor('plain.example', DEFAULT_TEAM_ID));
     await t.stop();
     t = await startTestServer(ARGS(dns), { INBOXD_SECRET_KEY: crypto.randomBytes(32).toString('base64') }, { dataDir: dir });
     assert.ok(t.logs.some((l) => /cannot be opened with the current INBOXD_SECRET_KEY/.test(l)));
-    assert.equal(await t.server.services.domains.dkimFor('plain.example'), null);
+    assert.equal(await t.server.services.domains.dkimFor('plain.example', DEFAULT_TEAM_ID), null);
     const v = await json(await t.api(`/v1/domains/${d.domainId}`));
     assert.equal(v.status, 'verified');
     assert.equal(v.signing, false);

@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { sendMail } from '../helpers/smtp.ts';
 import { json, type Json } from '../helpers/http.ts';
+import { callOk, mcpClient } from '../helpers/mcp-tools.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
 let s: TestServer;
@@ -154,15 +155,48 @@ async function sim(inboxId: string, body: Json): Promise<Json> {
 }
 
 describe('POST /v1/inboxes/open', () => {
-  test('mail sent before the call (unclaimed) is claimed, extracted, and the inbox deleted', async () => {
+  test('mail sent before the call (unclaimed) is claimed, and with since (the form was sent then) extracted, and the inbox deleted', async () => {
+    const formSubmittedAt = new Date(Date.now() - 1000).toISOString();
     await githubCode('signup-42@inboxd.test', '552907');
     const r = await json(
-      await post('/v1/inboxes/open', { service: 'github', localPart: 'signup-42', timeoutSeconds: 5, expectFrom: 'github.com' }),
+      await post('/v1/inboxes/open', {
+        service: 'github',
+        localPart: 'signup-42',
+        timeoutSeconds: 5,
+        expectFrom: 'github.com',
+        since: formSubmittedAt,
+      }),
     );
     assert.equal(r.status, 'verified');
     assert.equal(r.verification.otp, '552907');
     assert.equal(r.deleted, true);
     assert.equal((await s.api(`/v1/inboxes/${r.email.inboxId}`)).status, 404);
+  });
+
+  test('mail planted for an address just before its inbox exists is claimed but not handed out by open, verify or wait-and-extract', async () => {
+    // Someone who guessed the address sends a fake code a moment before the inbox is created.
+    await githubCode('planted-1@inboxd.test', '111111');
+    await new Promise((r) => setTimeout(r, 5));
+    const opened = await json(
+      await post('/v1/inboxes/open', { service: 'github', localPart: 'planted-1', timeoutSeconds: 1, deleteAfter: false }),
+    );
+    assert.equal(opened.status, 'timeout', JSON.stringify(opened.verification));
+    const inboxId = opened.email.inboxId;
+    assert.equal((await json(await post('/v1/agent/verify', { inboxId, timeoutSeconds: 1 }))).status, 'timeout');
+    const c = await mcpClient(s.url, s.key);
+    try {
+      assert.equal((await callOk(c, 'svc_wait_and_extract', { inboxId, timeoutSeconds: 1 })).status, 'timeout');
+    } finally {
+      await c.close();
+    }
+    // The planted message is in the inbox for anyone who reads it, marked by its time.
+    const listed = await json(await s.api(`/v1/inboxes/${inboxId}/messages`));
+    assert.equal(listed.items.length, 1);
+    // The real mail, sent after the inbox was made, is the one handed out.
+    const pending = post('/v1/agent/verify', { inboxId, timeoutSeconds: 10 });
+    await new Promise((r) => setTimeout(r, 150));
+    await githubCode('planted-1@inboxd.test', '222222');
+    assert.equal((await json(await pending)).verification.otp, '222222');
   });
 
   test('with a callbackUrl the inbox it creates returns its callbackSecret once', async () => {
@@ -308,8 +342,10 @@ describe('rehearsal page (testUrl)', () => {
     assert.match(ok, /data-result="verified"/);
     const magic = await (await fetch(r.verification.primaryLink.replace(/^http:\/\/localhost/, 'http://127.0.0.1'))).text();
     assert.match(magic, /data-result="verified"/);
+    // An address nobody has gets the very same page as an inbox's (the open page does not tell which exist).
+    const same = (page: string, address: string) => page.replace(/value="[0-9a-f]+"/, 'value="S"').replace(address, 'A');
     const unknown = await (await form('/v1/agent/test/signup', { email: 'nobody@example.com' })).text();
-    assert.match(unknown, /is not an inbox on this server/);
+    assert.equal(same(unknown, 'nobody@example.com'), same(html, v.email.address));
     const forged = await (await fetch(`${s.url}/v1/agent/test/magic?session=${session}&token=forged`)).text();
     assert.match(forged, /data-result="failed"/);
   });

@@ -2,6 +2,7 @@
 // on connect, a time-range calendar-query REPORT to list, ical.js expansion (src/providers/calendar/ics.ts), and a PUT
 // of one VEVENT to create. Every request has a deadline so a server that stops answering cannot hold a tool call.
 import { DAVClient, type DAVCalendar } from 'tsdav';
+import { redact } from '../redact.ts';
 import { AppError } from '../../errors.ts';
 import { type Expander, inProcessExpander } from './expand.ts';
 import { buildEvent } from './ics.ts';
@@ -41,9 +42,10 @@ const isoNoMs = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 
  * A tsdav/fetch failure as the error a caller can act on: 400 for refused credentials or a server that is not CalDAV,
  * 503 for an unreachable or failing server.
  */
-export function caldavError(e: unknown, serverUrl: string, doing: string): AppError {
+export function caldavError(e: unknown, serverUrl: string, doing: string, secret?: CaldavSecret): AppError {
   if (e instanceof AppError) return e;
-  const msg = (e as Error)?.message ?? String(e);
+  // The server's text is quoted; a password it echoes is cut out.
+  const msg = redact((e as Error)?.message ?? String(e), [secret?.password]);
   if (/answered 40[13]|invalid credentials|unauthori[sz]ed|forbidden/i.test(msg))
     return new AppError(
       'validation_failed',
@@ -79,6 +81,7 @@ export class CaldavCalendar implements CalendarProvider {
   private calendars: DAVCalendar[] | null = null;
   private loggedIn = false;
   private readonly expand: Expander;
+  private readonly secret: CaldavSecret;
 
   /** `expand`: where the server's calendar data is expanded (the sandbox on a server; in-process by default). */
   constructor(accountId: string, config: CaldavConfig, secret: CaldavSecret, opts: { timeoutMs?: number; expand?: Expander } = {}) {
@@ -86,6 +89,7 @@ export class CaldavCalendar implements CalendarProvider {
     this.expand = opts.expand ?? inProcessExpander();
     this.accountId = accountId;
     this.config = config;
+    this.secret = secret;
     this.client = new DAVClient({
       serverUrl: config.serverUrl,
       credentials: { username: secret.username, password: secret.password },
@@ -104,7 +108,7 @@ export class CaldavCalendar implements CalendarProvider {
       this.calendars = all.filter((c) => !c.components || c.components.includes('VEVENT'));
       return this.calendars;
     } catch (e) {
-      throw caldavError(e, this.config.serverUrl, doing);
+      throw caldavError(e, this.config.serverUrl, doing, this.secret);
     }
   }
 
@@ -135,7 +139,7 @@ export class CaldavCalendar implements CalendarProvider {
           timeRange: { start: isoNoMs(range.startMs), end: isoNoMs(range.endMs) },
         });
       } catch (e) {
-        throw caldavError(e, this.config.serverUrl, `reading ${cal.url}`);
+        throw caldavError(e, this.config.serverUrl, `reading ${cal.url}`, this.secret);
       }
       const items = [];
       for (const o of objects) {
@@ -168,7 +172,7 @@ export class CaldavCalendar implements CalendarProvider {
     try {
       res = await this.client.createCalendarObject({ calendar: cal, filename, iCalString: buildEvent({ ...e, now: Date.now() }) });
     } catch (err) {
-      throw caldavError(err, this.config.serverUrl, 'creating an event');
+      throw caldavError(err, this.config.serverUrl, 'creating an event', this.secret);
     }
     if (!res.ok)
       throw new AppError(

@@ -2,6 +2,7 @@
 // or a local fake stands in. OAuth: the access token is refreshed through the token endpoint when it is missing,
 // expired or answered 401, and the new one is handed to `onTokens` to be sealed and stored. Recurring events are
 // expanded by the server (singleEvents=true).
+import { redact } from '../redact.ts';
 import { AppError } from '../../errors.ts';
 import type { CalendarInfo, CalendarProvider, Created, ListOptions, Listed, NewEvent, Occurrence, Range } from './types.ts';
 import { startOfDate } from './tz.ts';
@@ -94,12 +95,17 @@ export class GoogleCalendar implements CalendarProvider {
     if (!res.ok || typeof body.access_token !== 'string')
       throw new AppError(
         res.status >= 500 ? 'unavailable' : 'validation_failed',
-        `the Google token endpoint ${this.config.tokenUrl} refused the refresh token (${res.status} ${body.error ?? ''} ${body.error_description ?? ''}`.trim() +
+        `the Google token endpoint ${this.config.tokenUrl} refused the refresh token (${res.status} ${redact(`${body.error ?? ''} ${body.error_description ?? ''}`, this.secrets())}`.trim() +
           '): check refreshToken, clientId and clientSecret, or connect the account again',
         { errors: [{ path: 'refreshToken', message: 'refused by the token endpoint' }] },
       );
     this.secret = { ...this.secret, accessToken: body.access_token, expiresAt: this.now() + (body.expires_in ?? 3600) * 1000 - 60_000 };
     await this.onTokens(this.secret);
+  }
+
+  /** The credentials it holds, to cut out of server error text. */
+  private secrets(): Array<string | null | undefined> {
+    return [this.secret.clientSecret, this.secret.refreshToken, this.secret.accessToken];
   }
 
   private async call<T>(method: string, path: string, body?: unknown): Promise<T> {
@@ -128,7 +134,7 @@ export class GoogleCalendar implements CalendarProvider {
       }
       const json = (await res.json().catch(() => null)) as (T & { error?: { message?: string } }) | null;
       if (!res.ok) {
-        const why = json?.error?.message ?? res.statusText;
+        const why = redact(String(json?.error?.message ?? res.statusText), this.secrets());
         throw new AppError(
           res.status >= 400 && res.status < 500 && res.status !== 429 ? 'validation_failed' : 'unavailable',
           `the Google Calendar API answered ${res.status} to ${method} ${path.split('?')[0]}: ${String(why).slice(0, 200)}`,

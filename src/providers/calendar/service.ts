@@ -2,6 +2,7 @@
 // reading them together, and connecting accounts. A scoped key sees only the invitations of its labels' inboxes:
 // remote calendars are a person's whole calendar, so they are not offered to keys limited to some inboxes.
 import type { Principal } from '../../auth/principal.ts';
+import { redacting } from '../redact.ts';
 import { AppError, isAppError } from '../../errors.ts';
 import type { Services } from '../../services.ts';
 import { type AccountView, accountView, notConnected, type ProviderAccountRow } from '../accounts.ts';
@@ -162,7 +163,13 @@ export type ConnectInput =
     };
 
 /** Logs in with the credentials and finds the calendars FIRST; only a working account is stored. */
-export async function connect(
+export function connect(s: Services, p: Principal, input: ConnectInput): Promise<{ account: AccountView; calendars: CalendarInfo[] }> {
+  // A server's refusal is quoted in the answer; whatever of the credentials it echoes is cut out.
+  const i = input as { password?: string; refreshToken?: string; clientSecret?: string; accessToken?: string | null };
+  return redacting([i.password, i.refreshToken, i.clientSecret, i.accessToken], () => connectChecked(s, p, input));
+}
+
+async function connectChecked(
   s: Services,
   p: Principal,
   input: ConnectInput,

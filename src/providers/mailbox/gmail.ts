@@ -2,6 +2,7 @@
 // in). OAuth: an admin supplies a refresh token with its client id and secret at connect time; the access token is
 // refreshed through --google-token-url when it is expired or the API answers 401, and the new one is resealed and
 // stored (the `persist` callback).
+import { redact } from '../redact.ts';
 import { AppError } from '../../errors.ts';
 import { htmlToText } from '../../mail/extract/index.ts';
 import { replyDraft } from './mime.ts';
@@ -95,7 +96,7 @@ export async function refreshAccess(tokenUrl: string, s: GmailSecret, now: numbe
   if (r.status >= 400 && r.status < 500)
     throw new AppError(
       'validation_failed',
-      `the Google token endpoint (${host(tokenUrl)}) refused the refresh token: ${j.error ?? r.status}${j.error_description ? ` (${j.error_description.slice(0, 200)})` : ''}; check clientId, clientSecret and refreshToken, or connect again with a new refresh token`,
+      `the Google token endpoint (${host(tokenUrl)}) refused the refresh token: ${redact(`${j.error ?? r.status}${j.error_description ? ` (${j.error_description})` : ''}`, [s.clientSecret, s.refreshToken, s.accessToken]).slice(0, 300)}; check clientId, clientSecret and refreshToken, or connect again with a new refresh token`,
       { errors: [{ path: 'refreshToken', message: 'refused by the token endpoint' }] },
     );
   if (!r.ok || !j.access_token)
@@ -183,6 +184,10 @@ export class GmailMailbox implements MailboxProvider {
     return t.accessToken;
   }
 
+  secrets(): Array<string | null | undefined> {
+    return [this.secret.clientSecret, this.secret.refreshToken, this.secret.accessToken];
+  }
+
   /** One API call; an expired token is refreshed first, a 401 refreshes once and retries. */
   async api<T>(path: string, init: RequestInit = {}): Promise<T> {
     const url = `${this.ep.apiBase}/gmail/v1/users/me/${path}`;
@@ -199,7 +204,10 @@ export class GmailMailbox implements MailboxProvider {
       throw new AppError('not_found', `the Gmail API has no ${path.split('?')[0]} (take ids from svc_gmail_list_threads)`);
     if (r.status === 400) {
       const j = (await r.json().catch(() => ({}))) as { error?: { message?: string } };
-      throw new AppError('validation_failed', `the Gmail API refused the request: ${(j.error?.message ?? 'bad request').slice(0, 300)}`);
+      throw new AppError(
+        'validation_failed',
+        `the Gmail API refused the request: ${redact(j.error?.message ?? 'bad request', this.secrets()).slice(0, 300)}`,
+      );
     }
     if (r.status === 401 || r.status === 403)
       throw new AppError(

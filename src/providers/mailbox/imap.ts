@@ -4,6 +4,7 @@
 // root of the References / In-Reply-To chain (its first id), else the message's own Message-ID; a message without
 // any of them is a thread by its normalised subject. Drafts are APPENDed with \Draft to the \Drafts folder.
 import type { FetchMessageObject, ImapFlow, SearchObject } from 'imapflow';
+import { redact } from '../redact.ts';
 import { AppError } from '../../errors.ts';
 import { decodeCursor, encodeCursor } from '../../lib/cursor.ts';
 import { parseSubject } from '../../mail/threads.ts';
@@ -60,20 +61,22 @@ export async function imapClient(c: ImapConfig, s: ImapSecret): Promise<ImapFlow
 }
 
 /** An imapflow failure as the API error it is: refused login → 400, unreachable → 503; never the password. */
-export function imapError(e: unknown, c: Pick<ImapConfig, 'host' | 'port' | 'user'>): AppError {
+export function imapError(e: unknown, c: Pick<ImapConfig, 'host' | 'port' | 'user'>, secret?: ImapSecret): AppError {
   if (e instanceof AppError) return e;
   const err = e as { authenticationFailed?: boolean; responseText?: string; code?: string; message?: string };
   const where = `${c.host}:${c.port}`;
+  // The server's own words are quoted, without a password it echoes (cut out before the text is shortened).
+  const quote = (t: string) => redact(t, [secret?.password, secret?.smtpPassword]).slice(0, 200);
   if (err.authenticationFailed)
     return new AppError(
       'validation_failed',
-      `the IMAP server ${where} refused the login of ${c.user}${err.responseText ? ` (${err.responseText.slice(0, 200)})` : ''}: check user and password`,
+      `the IMAP server ${where} refused the login of ${c.user}${err.responseText ? ` (${quote(err.responseText)})` : ''}: check user and password`,
       { errors: [{ path: 'password', message: 'IMAP login failed' }] },
     );
-  const why = err.code ?? err.message ?? 'unknown error';
+  const why = quote(String(err.code ?? err.message ?? 'unknown error'));
   return new AppError(
     'unavailable',
-    `cannot reach the IMAP server ${where}: ${String(why).slice(0, 200)}; check host, port and TLS (secure) and that the server is running`,
+    `cannot reach the IMAP server ${where}: ${why}; check host, port and TLS (secure) and that the server is running`,
   );
 }
 
@@ -94,6 +97,10 @@ export class ImapMailbox implements MailboxProvider {
     this.now = now;
   }
 
+  secrets(): Array<string | null | undefined> {
+    return [this.secret.password, this.secret.smtpPassword];
+  }
+
   private async open(): Promise<ImapFlow> {
     if (this.client?.usable) return this.client;
     const c = await imapClient(this.cfg, this.secret);
@@ -102,7 +109,7 @@ export class ImapMailbox implements MailboxProvider {
       await c.connect();
     } catch (e) {
       c.close();
-      throw imapError(e, this.cfg);
+      throw imapError(e, this.cfg, this.secret);
     }
     this.client = c;
     return c;
@@ -116,8 +123,11 @@ export class ImapMailbox implements MailboxProvider {
       if (e instanceof AppError) throw e;
       const err = e as { serverResponseCode?: string; responseText?: string; code?: string };
       if (err.serverResponseCode === 'NONEXISTENT' || /doesn't exist|not exist|unknown mailbox/i.test(err.responseText ?? ''))
-        throw new AppError('not_found', `no such folder on ${this.cfg.host}:${this.cfg.port}: ${err.responseText ?? ''}`.trim());
-      throw imapError(e, this.cfg);
+        throw new AppError(
+          'not_found',
+          `no such folder on ${this.cfg.host}:${this.cfg.port}: ${redact(err.responseText ?? '', this.secrets())}`.trim(),
+        );
+      throw imapError(e, this.cfg, this.secret);
     }
   }
 

@@ -4,6 +4,7 @@
 import nodemailer from 'nodemailer';
 import type { Principal } from '../../auth/principal.ts';
 import { AppError } from '../../errors.ts';
+import { redact, redacting } from '../redact.ts';
 import type { Services } from '../../services.ts';
 import { notConnected, type ProviderAccountRow } from '../accounts.ts';
 import { GmailMailbox, type GmailSecret } from './gmail.ts';
@@ -79,7 +80,7 @@ export async function withMailbox<T>(
 ): Promise<T> {
   const m = await openMailbox(s, p, accountId, what);
   try {
-    const out = await fn(m);
+    const out = await redacting(m.secrets?.() ?? [], () => fn(m));
     if (m.kind !== 'local') await s.providers.mark(m.accountId, { ok: true });
     return out;
   } catch (e) {
@@ -145,7 +146,7 @@ async function checkSmtp(c: NonNullable<ImapConfig['smtp']>, password: string | 
       );
     throw new AppError(
       'unavailable',
-      `cannot reach the SMTP server ${c.host}:${c.port}: ${(err.code ?? err.message ?? 'error').slice(0, 200)}; check smtpHost, smtpPort and smtpSecure`,
+      `cannot reach the SMTP server ${c.host}:${c.port}: ${redact(err.code ?? err.message ?? 'error', [password]).slice(0, 200)}; check smtpHost, smtpPort and smtpSecure`,
     );
   } finally {
     t.close();
@@ -153,7 +154,12 @@ async function checkSmtp(c: NonNullable<ImapConfig['smtp']>, password: string | 
 }
 
 /** Checks the credentials against the server, then stores the account (sealed). Nothing is stored on any failure. */
-export async function connectMailbox(s: Services, p: Principal, i: ConnectInput): Promise<ProviderAccountRow> {
+export function connectMailbox(s: Services, p: Principal, i: ConnectInput): Promise<ProviderAccountRow> {
+  // A server's refusal is quoted in the answer; whatever of the credentials it echoes is cut out.
+  return redacting([i.password, i.smtpPassword, i.clientSecret, i.refreshToken, i.accessToken], () => connectChecked(s, p, i));
+}
+
+async function connectChecked(s: Services, p: Principal, i: ConnectInput): Promise<ProviderAccountRow> {
   if (i.provider === 'imap') need(i, ['host', 'user', 'password']);
   else need(i, ['clientId', 'clientSecret', 'refreshToken']);
   s.providers.requireSealing('mailbox');
@@ -182,7 +188,7 @@ export async function connectMailbox(s: Services, p: Principal, i: ConnectInput)
       await c.logout();
     } catch (e) {
       c.close();
-      throw imapError(e, config);
+      throw imapError(e, config, secret);
     }
     if (smtp) await checkSmtp(smtp, secret.smtpPassword ?? null, config.tlsInsecure);
     return s.providers.save({

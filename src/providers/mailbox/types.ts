@@ -94,6 +94,8 @@ export interface MailboxProvider {
   createDraft(d: DraftRequest): Promise<DraftResult>;
   /** Ends the connection, if the adapter keeps one. */
   close(): Promise<void>;
+  /** The credentials it holds, to cut out of server error text (src/providers/redact.ts). */
+  secrets?(): Array<string | null | undefined>;
 }
 
 export const lower = (a: string | null | undefined): string => (a ?? '').trim().toLowerCase();
