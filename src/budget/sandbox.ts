@@ -182,6 +182,11 @@ export class Sandbox {
     if (this.closed) return;
     for (;;) {
       let slot = this.slots.find((s) => s.ready && !s.job && !s.dead);
+      if (slot && this.waiting.size === 0) {
+        // Idle workers must not keep a process (a CLI command, a test) alive; a job refs its worker again.
+        for (const s of this.slots) if (!s.job) s.worker.unref();
+        return;
+      }
       if (!slot) {
         if (this.waiting.size === 0) return;
         const starting = this.slots.some((s) => !s.ready && !s.dead);
@@ -197,6 +202,7 @@ export class Sandbox {
 
   private start(slot: Slot, job: Job): void {
     slot.job = job;
+    slot.worker.ref();
     slot.timer = setTimeout(() => {
       this.counts.timedOut++;
       this.kill(slot, new BudgetError('time', job.task, job.timeoutMs, `took more than ${job.timeoutMs} ms`));
@@ -228,7 +234,6 @@ export class Sandbox {
     const source = this.source!;
     const options = { resourceLimits: { maxOldGenerationSizeMb: this.opts.maxHeapMb, maxYoungGenerationSizeMb: 16 } };
     const worker = source.kind === 'eval' ? new Worker(source.code, { ...options, eval: true }) : new Worker(source.url, options);
-    worker.unref();
     const slot: Slot = { worker, ready: false, job: null, timer: null, dead: false };
     this.slots.push(slot);
     worker.on('message', (m: SandboxReply | { ready: true }) => {

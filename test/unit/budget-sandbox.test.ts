@@ -1,6 +1,10 @@
 // The untrusted-work sandbox: a job over its time or heap budget is stopped from outside (its worker terminated) while
 // the main thread keeps serving, the next job runs on a fresh worker, and one owner cannot take the whole queue.
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { BudgetError, budgetProblem, Sandbox } from '../../src/budget/sandbox.ts';
 import { createLogger } from '../../src/log.ts';
@@ -95,5 +99,27 @@ describe('sandbox', () => {
     assert.equal(await pending, 'closed');
     assert.equal(await s.run('regex.test', EVIL).catch((e: BudgetError) => e.kind), 'closed');
     assert.equal(s.stats().threads, 0);
+  });
+
+  it('an idle sandbox does not keep a process alive, a running job does', async () => {
+    const url = new URL('../../src/budget/sandbox.ts', import.meta.url).href;
+    const logUrl = new URL('../../src/log.ts', import.meta.url).href;
+    const script = `
+      const { Sandbox } = await import(${JSON.stringify(url)});
+      const { silentLogger } = await import(${JSON.stringify(logUrl)});
+      const s = new Sandbox({ threads: 1, timeoutMs: 5000, maxHeapMb: 32, maxQueued: 4, ownerShare: 1, log: silentLogger });
+      const r = await s.run('regex.test', { pattern: 'a', values: ['a'] });
+      console.log(JSON.stringify(r));`;
+    // A file, not `node -e`: workers inherit the parent's execArgv, and --input-type does not apply to them.
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'inboxd-sandbox-'));
+    const file = path.join(dir, 'run.mjs');
+    fs.writeFileSync(file, script);
+    const t0 = performance.now();
+    const out = await new Promise<string>((resolve, reject) =>
+      execFile(process.execPath, [file], { timeout: 15_000 }, (err, stdout) => (err ? reject(err) : resolve(stdout))),
+    );
+    fs.rmSync(dir, { recursive: true, force: true });
+    assert.equal(out.trim(), '[true]');
+    assert.ok(performance.now() - t0 < 10_000);
   });
 });
