@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { resolveSince, waitForMessage } from '../inboxes/wait.ts';
 import { type Considered, extractionOf, markOf, pickUsable, setMark } from './pick.ts';
 import { waiterGate } from '../inboxes/waiters.ts';
+import { encodedFor } from '../inboxes/encoded.ts';
 import { primaryActionFor, type Extraction } from '../mail/extract/index.ts';
 import { getPreset, type PresetId } from '../mail/presets.ts';
 import type { OpContext } from '../ops/op.ts';
@@ -206,7 +207,8 @@ async function finish(ctx: OpContext, w: WaitAndExtract, c: Considered | null): 
     await s.inboxes.delete(w.inbox);
     result.deleted = true;
   }
-  return result;
+  // Every call woken by this message on this inbox answers the same: one encoding for all of them (encodingOf).
+  return encodedFor(c, `${w.inbox.id}|${w.service ?? ''}|${result.deleted}`, () => result).view;
 }
 
 /** The verify result of a considered message (or of none). */

@@ -16,6 +16,7 @@ import type { Principal } from '../auth/principal.ts';
 import { readJsonBody } from '../http/body.ts';
 import type { Services } from '../services.ts';
 import { NAME, VERSION } from '../version.ts';
+import { writeSharedResults } from './shared.ts';
 import { callTool, listTools } from './tools.ts';
 
 const SESSION_IDLE_MS = 30 * 60_000;
@@ -151,6 +152,7 @@ export function mcpMiddleware(services: Services): Middleware {
     }
     const request = { ip: ctx.ip || null, userAgent: ctx.get('user-agent') || null };
     ctx.respond = false;
+    writeSharedResults(ctx.res);
     const req: IncomingMessage = ctx.req;
     normaliseAccept(req, ctx.method);
 
