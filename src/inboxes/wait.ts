@@ -4,13 +4,13 @@ import { AppError } from '../errors.ts';
 import type { EventBus } from '../events/bus.ts';
 import type { InboxRow } from '../store/inboxes.ts';
 import type { MessageRepo, MessageSummaryRow } from '../store/messages.ts';
-import type { WaiterGate } from './waiters.ts';
+import type { WaiterGate, WaiterOwner } from './waiters.ts';
 
 export interface WaitDeps {
   messages: MessageRepo;
   bus: EventBus;
   /** Counts this wait against the caller's and the server's caps (429 beyond them). */
-  gate?: { gate: WaiterGate; key: string } | undefined;
+  gate?: { gate: WaiterGate; owner: WaiterOwner } | undefined;
 }
 
 export interface WaitFilter {
@@ -72,7 +72,7 @@ export function waitForMessage(
   onTick?: (elapsedMs: number) => void,
 ): Promise<MessageSummaryRow | null> {
   return new Promise((resolve, reject) => {
-    const release = deps.gate ? deps.gate.gate.acquire(deps.gate.key) : undefined;
+    const release = deps.gate ? deps.gate.gate.acquire(deps.gate.owner) : undefined;
     let done = false;
     const started = Date.now();
     const timers: NodeJS.Timeout[] = [];

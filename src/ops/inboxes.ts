@@ -5,7 +5,7 @@ import { TTL_MAX_MINUTES } from '../inboxes/service.ts';
 import { resolveSince, waitForMessage } from '../inboxes/wait.ts';
 import { answerCache, waiterGate } from '../inboxes/waiters.ts';
 import { type Encoded, encode } from '../inboxes/encoded.ts';
-import { gateKey } from '../agent/verify.ts';
+import { waitOwner } from '../agent/verify.ts';
 import type { MessageRow } from '../store/messages.ts';
 import type { Services } from '../services.ts';
 import { decodeCursor, pageOf } from '../lib/cursor.ts';
@@ -188,7 +188,7 @@ export const waitForMessageOp = op({
     const since = await resolveSince(s.messages, inbox.id, input.since);
     const total = input.timeoutSeconds;
     const hit = await waitForMessage(
-      { messages: s.messages, bus: s.bus, gate: { gate: waiterGate(s.config), key: gateKey(ctx) } },
+      { messages: s.messages, bus: s.bus, gate: { gate: waiterGate(s.config), owner: waitOwner(ctx) } },
       inbox,
       { subjectContains: input.subjectContains, from: input.from, since },
       total * 1000,
