@@ -58,6 +58,39 @@ export async function resolveSince(messages: MessageRepo, inboxId: string, since
 }
 
 const SCAN_LIMIT = 500;
+/** Waiters answered per turn of the event loop when one message wakes many. */
+const WAKE_BATCH = 32;
+
+/**
+ * Wakes waiters a batch per turn of the event loop: a message that wakes a thousand of them would otherwise answer
+ * all of them (each writing a large answer to its socket) before the server reads another request, /health
+ * included.
+ */
+class WakeQueue {
+  private readonly pending: Array<() => void> = [];
+  private scheduled = false;
+
+  add(wake: () => void): void {
+    this.pending.push(wake);
+    if (!this.scheduled) {
+      this.scheduled = true;
+      setImmediate(this.run);
+    }
+  }
+
+  private readonly run = (): void => {
+    for (const wake of this.pending.splice(0, WAKE_BATCH)) wake();
+    if (this.pending.length > 0) setImmediate(this.run);
+    else this.scheduled = false;
+  };
+}
+
+const queues = new WeakMap<EventBus, WakeQueue>();
+function wakeQueue(bus: EventBus): WakeQueue {
+  let q = queues.get(bus);
+  if (!q) queues.set(bus, (q = new WakeQueue()));
+  return q;
+}
 
 /**
  * The newest matching message, waiting up to `timeoutMs` for one. Resolves null on timeout or when `signal`
@@ -89,7 +122,7 @@ export function waitForMessage(
     // Subscribe before looking in the store, so a message that lands in between is not missed.
     const unsubscribe = deps.bus.subscribe(inbox.id, (e) => {
       if (e.type === 'inbox.deleted') finish(null, new AppError('not_found', `inbox ${inbox.id} was deleted while waiting`));
-      else if (matches(e.message, filter)) finish(e.message);
+      else if (matches(e.message, filter)) wakeQueue(deps.bus).add(() => finish(e.message));
     });
     const onAbort = () => finish(null);
     if (signal.aborted) return finish(null);

@@ -29,6 +29,8 @@ async function countLarge<T>(min: number, marker: string, run: () => Promise<T>)
   JSON.stringify = ((...args: Parameters<typeof real>) => {
     const out = real(...args);
     if (typeof out === 'string' && out.length > min && out.includes(marker)) large++;
+    if (process.env.DBG && typeof out === 'string' && out.length > min && out.includes(marker))
+      console.log('LARGE', out.slice(0, 150), new Error().stack?.split('\n').slice(2, 5).join(' | '));
     return out;
   }) as typeof real;
   try {
@@ -158,5 +160,39 @@ describe('one encoding per wake-up', { skip: TEST_CLUSTER && 'the waiters wake o
     }
     // One encoding of the result and one quoted copy for the MCP text block, for 7 waiters.
     assert.ok(large <= 2, `${large} large serialisations of the verify result for 7 waiters`);
+  });
+
+  test('event streams of one inbox share the frame of a live message', async () => {
+    const inbox = await json(await s.api('/v1/inboxes', { method: 'POST', json: {} }), 201);
+    const STREAMS = 6;
+    const subject = '\\"'.repeat(495); // 1,980 characters once escaped
+    const aborts = Array.from({ length: STREAMS }, () => new AbortController());
+    const { large } = await countLarge(1500, '"subject"', async () => {
+      const streams = await Promise.all(
+        aborts.map((a) => s.api(`/v1/inboxes/${inbox.inboxId}/events`, { headers: { accept: 'text/event-stream' }, signal: a.signal })),
+      );
+      const readers = streams.map(async (r) => {
+        const dec = new TextDecoder();
+        let text = '';
+        for await (const chunk of r.body as unknown as AsyncIterable<Uint8Array>) {
+          text += dec.decode(chunk, { stream: true });
+          if (/event: message\.received\n[^]*\n\n/.test(text)) break;
+        }
+        return text;
+      });
+      await until(() => s.server.services.eventStreams.count() === STREAMS);
+      await json(
+        await s.api(`/v1/inboxes/${inbox.inboxId}/simulate`, { method: 'POST', json: { scenario: 'custom', subject, text: 'hi' } }),
+        201,
+      );
+      for (const text of await Promise.all(readers)) {
+        const data = /event: message\.received\ndata: (.*)\n\n/.exec(text);
+        assert.ok(data);
+        assert.equal(JSON.parse(data[1]!).subject, subject);
+      }
+    });
+    for (const a of aborts) a.abort();
+    // This test's simulate request, the frame once, and the simulate answer (it echoes the subject): not one per stream.
+    assert.ok(large <= 3, `${large} large serialisations for ${STREAMS} streams`);
   });
 });
