@@ -29,7 +29,6 @@ async function countLarge<T>(min: number, marker: string, run: () => Promise<T>)
   JSON.stringify = ((...args: Parameters<typeof real>) => {
     const out = real(...args);
     if (typeof out === 'string' && out.length > min && out.includes(marker)) large++;
-      console.log('LARGE', out.slice(0, 150), new Error().stack?.split('\n').slice(2, 5).join(' | '));
     return out;
   }) as typeof real;
   try {
