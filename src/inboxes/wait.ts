@@ -120,8 +120,10 @@ export function waitForMessage(
       else resolve(v);
     };
     // Subscribe before looking in the store, so a message that lands in between is not missed.
+    // Both kinds of event go through the wake queue, so they are seen in the order they were published.
     const unsubscribe = deps.bus.subscribe(inbox.id, (e) => {
-      if (e.type === 'inbox.deleted') finish(null, new AppError('not_found', `inbox ${inbox.id} was deleted while waiting`));
+      if (e.type === 'inbox.deleted')
+        wakeQueue(deps.bus).add(() => finish(null, new AppError('not_found', `inbox ${inbox.id} was deleted while waiting`)));
       else if (matches(e.message, filter)) wakeQueue(deps.bus).add(() => finish(e.message));
     });
     const onAbort = () => finish(null);
