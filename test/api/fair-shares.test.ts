@@ -8,6 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { hashSecret } from '../../src/auth/secrets.ts';
+import { loadConfig } from '../../src/config.ts';
 import { waiterGate } from '../../src/inboxes/waiters.ts';
 import { json } from '../helpers/http.ts';
 import { startTestServer, type TestServer, TEST_CLUSTER } from '../helpers/server.ts';
@@ -272,5 +273,17 @@ describe('MCP Origin', () => {
     assert.equal(await post(`127.0.0.1:${port}`, 'http://localhost:5173'), 200);
     assert.equal(await post(`127.0.0.1:${port}`, 'https://console.example.com'), 200);
     assert.equal(await post(`127.0.0.1:${port}`, 'https://console.example.com:8443'), 403);
+  });
+
+  test('--mcp-allowed-origins takes origins only, and the share flags whole numbers', () => {
+    assert.deepEqual(loadConfig(['--mcp-allowed-origins', 'https://A.example.com, http://b.example:8080']).mcpAllowedOrigins, [
+      'https://a.example.com',
+      'http://b.example:8080',
+    ]);
+    assert.throws(() => loadConfig(['--mcp-allowed-origins', 'https://a.example.com/app']), /--mcp-allowed-origins: .*without a path/);
+    assert.throws(() => loadConfig(['--mcp-allowed-origins', 'a.example.com']), /--mcp-allowed-origins: .*http\(s\):\/\/host/);
+    assert.throws(() => loadConfig(['--mcp-max-sessions-per-key', '-1']), /--mcp-max-sessions-per-key: .*0 or more/);
+    assert.throws(() => loadConfig(['--max-waiters-per-team', '1.5']), /--max-waiters-per-team: .*whole number/);
+    assert.throws(() => loadConfig(['--mcp-max-sessions', '0']), /--mcp-max-sessions: .*at least 1/);
   });
 });
