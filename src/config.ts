@@ -533,6 +533,14 @@ export const OPTIONS = {
     arg: 'N',
     help: 'long-poll waits (wait, verify, open, wait tools) one API key or token may hold open at once; more get 429 (0 = no limit)',
     schema: z.coerce.number().int('must be a whole number').min(0, 'must be 0 or more').max(1_000_000, 'must be at most 1000000'),
+    default: 500,
+  },
+  maxWaitersPerTeam: {
+    flag: '--max-waiters-per-team',
+    env: 'INBOXD_MAX_WAITERS_PER_TEAM',
+    arg: 'N',
+    help: 'long-poll waits all keys of one team may hold open at once; more get 429 (0 = no limit)',
+    schema: z.coerce.number().int('must be a whole number').min(0, 'must be 0 or more').max(1_000_000, 'must be at most 1000000'),
     default: 1000,
   },
   maxWaiters: {
@@ -554,6 +562,54 @@ export const OPTIONS = {
       .min(1024, 'must be at least 1024')
       .max(512 * 1024 * 1024, 'must be at most 536870912'),
     default: 256 * 1024,
+  },
+  mcpMaxSessions: {
+    flag: '--mcp-max-sessions',
+    env: 'INBOXD_MCP_MAX_SESSIONS',
+    arg: 'N',
+    help: 'MCP sessions open at once; when full, the least recently used session with no call in flight is closed to make room (503 when every one is busy)',
+    schema: z.coerce.number().int('must be a whole number').min(1, 'must be at least 1').max(1_000_000, 'must be at most 1000000'),
+    default: 1000,
+  },
+  mcpMaxSessionsPerKey: {
+    flag: '--mcp-max-sessions-per-key',
+    env: 'INBOXD_MCP_MAX_SESSIONS_PER_KEY',
+    arg: 'N',
+    help: 'MCP sessions one API key or token may hold open at once; more initialize calls get 429 (0 = no limit)',
+    schema: z.coerce.number().int('must be a whole number').min(0, 'must be 0 or more').max(1_000_000, 'must be at most 1000000'),
+    default: 100,
+  },
+  mcpMaxSessionsPerTeam: {
+    flag: '--mcp-max-sessions-per-team',
+    env: 'INBOXD_MCP_MAX_SESSIONS_PER_TEAM',
+    arg: 'N',
+    help: 'MCP sessions all keys of one team may hold open at once; more initialize calls get 429 (0 = no limit)',
+    schema: z.coerce.number().int('must be a whole number').min(0, 'must be 0 or more').max(1_000_000, 'must be at most 1000000'),
+    default: 500,
+  },
+  mcpAllowedOrigins: {
+    flag: '--mcp-allowed-origins',
+    env: 'INBOXD_MCP_ALLOWED_ORIGINS',
+    arg: 'ORIGINS',
+    help: 'more browser origins (scheme://host[:port], comma-separated) allowed to call /mcp besides the --base-url origin and loopback origins',
+    schema: z
+      .string()
+      .transform((v) =>
+        v
+          .split(',')
+          .map((o) => o.trim())
+          .filter(Boolean),
+      )
+      .pipe(
+        z.array(
+          z
+            .string()
+            .regex(/^https?:\/\/[^/\s]+$/, 'each origin must be http(s)://host[:port], without a path')
+            .refine((o) => URL.canParse(o), 'not a valid origin')
+            .transform((o) => new URL(o).origin),
+        ),
+      ),
+    default: '',
   },
   smtpRelay: {
     flag: '--smtp-relay',
@@ -787,8 +843,13 @@ export interface Config {
   smtpMaxConnections: number;
   smtpMaxConnectionsPerIp: number;
   maxWaitersPerKey: number;
+  maxWaitersPerTeam: number;
   maxWaiters: number;
   waitMaxBodyChars: number;
+  mcpMaxSessions: number;
+  mcpMaxSessionsPerKey: number;
+  mcpMaxSessionsPerTeam: number;
+  mcpAllowedOrigins: string[];
   maxHttpConnections: number;
   maxHttpConnectionsPerIp: number;
   httpHeaderTimeoutSeconds: number;

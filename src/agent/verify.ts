@@ -3,7 +3,8 @@
 import { z } from 'zod';
 import { resolveSince, waitForMessage } from '../inboxes/wait.ts';
 import { type Considered, extractionOf, markOf, pickUsable, setMark } from './pick.ts';
-import { waiterGate } from '../inboxes/waiters.ts';
+import { type WaiterOwner, waiterGate } from '../inboxes/waiters.ts';
+import { encodedFor } from '../inboxes/encoded.ts';
 import { primaryActionFor, type Extraction } from '../mail/extract/index.ts';
 import { getPreset, type PresetId } from '../mail/presets.ts';
 import type { OpContext } from '../ops/op.ts';
@@ -184,7 +185,7 @@ export async function waitAndExtract(ctx: OpContext, w: WaitAndExtract): Promise
       if (found.newestSeen !== null) bound = { ...bound, seq: found.newestSeen };
       const left = w.timeoutSeconds * 1000 - (Date.now() - started);
       if (left <= 0 || ctx.signal.aborted) break;
-      release ??= waiterGate(s.config).acquire(gateKey(ctx));
+      release ??= waiterGate(s.config).acquire(waitOwner(ctx));
       const hit = await waitForMessage(deps, w.inbox, { ...filter, since: bound }, left, ctx.signal, progress);
       if (!hit) break;
     }
@@ -194,9 +195,10 @@ export async function waitAndExtract(ctx: OpContext, w: WaitAndExtract): Promise
   return finish(ctx, w, fallback);
 }
 
-/** Rate-limit identity of a wait: the key (a token counts against the key that minted it). */
-export function gateKey(ctx: OpContext): string {
-  return ctx.principal?.keyId ?? `ip:${ctx.request.ip ?? '?'}`;
+/** Who a wait counts against: the key (a token counts against the key that minted it) and its team. */
+export function waitOwner(ctx: OpContext): WaiterOwner {
+  const p = ctx.principal;
+  return p ? { key: p.keyId, team: p.teamId } : { key: `ip:${ctx.request.ip ?? '?'}`, team: `ip:${ctx.request.ip ?? '?'}` };
 }
 
 async function finish(ctx: OpContext, w: WaitAndExtract, c: Considered | null): Promise<VerifyResult> {
@@ -214,7 +216,8 @@ async function finish(ctx: OpContext, w: WaitAndExtract, c: Considered | null): 
     await s.inboxes.delete(w.inbox);
     result.deleted = true;
   }
-  return result;
+  // Every call woken by this message on this inbox answers the same: one encoding for all of them (encodingOf).
+  return encodedFor(c, `${w.inbox.id}|${w.service ?? ''}|${result.deleted}`, () => result).view;
 }
 
 /** The verify result of a considered message (or of none). */

@@ -27,7 +27,7 @@ export interface OpenStream {
   inboxId: string;
   /** Replay messages with seq > this first; null: only what arrives from now on. */
   lastEventId: number | null;
-  /** The `data` JSON of a message event. */
+  /** The `data` JSON of a message event; the same for every stream (a live event's frame is shared by all). */
   render: (m: MessageSummaryRow) => unknown;
   /** Client gone or server stopping: the stream ends. */
   signal: AbortSignal;
@@ -40,6 +40,8 @@ export class EventStreams {
   private readonly heartbeatMs: number;
   private readonly maxBuffered: number;
   private open = 0;
+  /** Frames of messages being sent, by the message object the bus handed to every subscriber. */
+  private readonly frames = new WeakMap<MessageSummaryRow, Buffer>();
 
   constructor(d: { db: Kysely<Database>; bus: EventBus; log: Logger; tuning?: SseTuning | undefined }) {
     this.db = d.db;
@@ -74,7 +76,7 @@ export class EventStreams {
       close(new Error('SSE reader too slow'));
     };
     /** False when the reader is behind (replay then waits for it to drain). */
-    const write = (frame: string): boolean => {
+    const write = (frame: string | Buffer): boolean => {
       if (closed) return false;
       // Checked before writing, so one event larger than the bound still goes to a reader that keeps up.
       if (buffered() > this.maxBuffered) {
@@ -86,7 +88,11 @@ export class EventStreams {
     const sendMessage = (m: MessageSummaryRow): boolean => {
       if (m.seq <= lastSent) return true;
       lastSent = m.seq;
-      return write(`id: ${m.seq}\nevent: message.received\ndata: ${JSON.stringify(o.render(m))}\n\n`);
+      // A live event is one object for every stream of the inbox: its frame is encoded once and written to all.
+      let frame = this.frames.get(m);
+      if (!frame)
+        this.frames.set(m, (frame = Buffer.from(`id: ${m.seq}\nevent: message.received\ndata: ${JSON.stringify(o.render(m))}\n\n`)));
+      return write(frame);
     };
     const onEvent = (e: InboxEvent) => {
       if (!replaying) return handle(e);

@@ -5,7 +5,7 @@ import { authenticateHeader, authFailureDetail } from '../auth/authenticate.ts';
 import { PassThrough } from 'node:stream';
 import { AppError, isAppError, toProblem } from '../errors.ts';
 import type { Operation, OpContext, RawBody } from '../ops/op.ts';
-import { isRawResult } from '../ops/op.ts';
+import { isRawResult, isSharedJson } from '../ops/op.ts';
 import { invokeOperation, prepareOperation, runOperation } from '../ops/pipeline.ts';
 import type { Services } from '../services.ts';
 import { readBody, readFormOrJsonBody, readJsonBody } from './body.ts';
@@ -99,7 +99,12 @@ async function handle(ctx: Context, o: Operation, services: Services): Promise<v
     opCtx.emit = send;
     void invokeOperation(o, opCtx, prepared)
       .then(
-        (result) => send('result', result),
+        (result) => {
+          // An answer shared by many waiters goes out as its one encoding, not serialised again per stream.
+          if (isRawResult(result) && isSharedJson(result)) {
+            if (!out.writableEnded) out.write('event: result\ndata: '), out.write(result.body), out.write('\n\n');
+          } else send('result', result);
+        },
         (e: unknown) =>
           send('error', toProblem(isAppError(e) ? e : new AppError('internal', 'unexpected error; the server log has the details'))),
       )

@@ -4,13 +4,13 @@ import { AppError } from '../errors.ts';
 import type { EventBus } from '../events/bus.ts';
 import type { InboxRow } from '../store/inboxes.ts';
 import type { MessageRepo, MessageSummaryRow } from '../store/messages.ts';
-import type { WaiterGate } from './waiters.ts';
+import type { WaiterGate, WaiterOwner } from './waiters.ts';
 
 export interface WaitDeps {
   messages: MessageRepo;
   bus: EventBus;
   /** Counts this wait against the caller's and the server's caps (429 beyond them). */
-  gate?: { gate: WaiterGate; key: string } | undefined;
+  gate?: { gate: WaiterGate; owner: WaiterOwner } | undefined;
 }
 
 export interface WaitFilter {
@@ -58,6 +58,39 @@ export async function resolveSince(messages: MessageRepo, inboxId: string, since
 }
 
 const SCAN_LIMIT = 500;
+/** Waiters answered per turn of the event loop when one message wakes many. */
+const WAKE_BATCH = 32;
+
+/**
+ * Wakes waiters a batch per turn of the event loop: a message that wakes a thousand of them would otherwise answer
+ * all of them (each writing a large answer to its socket) before the server reads another request, /health
+ * included.
+ */
+class WakeQueue {
+  private readonly pending: Array<() => void> = [];
+  private scheduled = false;
+
+  add(wake: () => void): void {
+    this.pending.push(wake);
+    if (!this.scheduled) {
+      this.scheduled = true;
+      setImmediate(this.run);
+    }
+  }
+
+  private readonly run = (): void => {
+    for (const wake of this.pending.splice(0, WAKE_BATCH)) wake();
+    if (this.pending.length > 0) setImmediate(this.run);
+    else this.scheduled = false;
+  };
+}
+
+const queues = new WeakMap<EventBus, WakeQueue>();
+function wakeQueue(bus: EventBus): WakeQueue {
+  let q = queues.get(bus);
+  if (!q) queues.set(bus, (q = new WakeQueue()));
+  return q;
+}
 
 /**
  * The newest matching message, waiting up to `timeoutMs` for one. Resolves null on timeout or when `signal`
@@ -72,7 +105,7 @@ export function waitForMessage(
   onTick?: (elapsedMs: number) => void,
 ): Promise<MessageSummaryRow | null> {
   return new Promise((resolve, reject) => {
-    const release = deps.gate ? deps.gate.gate.acquire(deps.gate.key) : undefined;
+    const release = deps.gate ? deps.gate.gate.acquire(deps.gate.owner) : undefined;
     let done = false;
     const started = Date.now();
     const timers: NodeJS.Timeout[] = [];
@@ -87,9 +120,11 @@ export function waitForMessage(
       else resolve(v);
     };
     // Subscribe before looking in the store, so a message that lands in between is not missed.
+    // Both kinds of event go through the wake queue, so they are seen in the order they were published.
     const unsubscribe = deps.bus.subscribe(inbox.id, (e) => {
-      if (e.type === 'inbox.deleted') finish(null, new AppError('not_found', `inbox ${inbox.id} was deleted while waiting`));
-      else if (matches(e.message, filter)) finish(e.message);
+      if (e.type === 'inbox.deleted')
+        wakeQueue(deps.bus).add(() => finish(null, new AppError('not_found', `inbox ${inbox.id} was deleted while waiting`)));
+      else if (matches(e.message, filter)) wakeQueue(deps.bus).add(() => finish(e.message));
     });
     const onAbort = () => finish(null);
     if (signal.aborted) return finish(null);

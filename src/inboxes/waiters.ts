@@ -5,29 +5,48 @@ import { AppError } from '../errors.ts';
 
 export interface WaiterLimits {
   maxWaitersPerKey: number;
+  maxWaitersPerTeam: number;
   maxWaiters: number;
+}
+
+/** Who holds a wait: the API key (a token counts against the key that minted it) and its team. */
+export interface WaiterOwner {
+  key: string;
+  team: string;
 }
 
 const RETRY_AFTER_SECONDS = 5;
 
+/**
+ * Counts open waits per key, per team and in all, and refuses one beyond a share: no key and no team can hold
+ * every slot of the server (two read-only keys once held all 2,000), so others can still wait.
+ */
 export class WaiterGate {
   private readonly limits: WaiterLimits;
   private readonly byKey = new Map<string, number>();
+  private readonly byTeam = new Map<string, number>();
   private total = 0;
 
   constructor(limits: WaiterLimits) {
     this.limits = limits;
   }
 
-  /** Takes a waiter slot for `key` (the API key or token's key id) or throws 429; returns the release function. */
-  acquire(key: string): () => void {
-    const { maxWaitersPerKey, maxWaiters } = this.limits;
-    const mine = this.byKey.get(key) ?? 0;
+  /** Takes a waiter slot for `owner` or throws 429 naming the share that is full; returns the release function. */
+  acquire(owner: WaiterOwner): () => void {
+    const { maxWaitersPerKey, maxWaitersPerTeam, maxWaiters } = this.limits;
+    const mine = this.byKey.get(owner.key) ?? 0;
+    const team = this.byTeam.get(owner.team) ?? 0;
     const headers = { 'Retry-After': String(RETRY_AFTER_SECONDS) };
     if (maxWaitersPerKey > 0 && mine >= maxWaitersPerKey)
       throw new AppError(
         'rate_limited',
         `this key already holds ${mine} open waits (the per-key cap, --max-waiters-per-key, is ${maxWaitersPerKey}); let some finish or cancel them, then retry in ${RETRY_AFTER_SECONDS} s`,
+        { headers },
+      );
+    if (maxWaitersPerTeam > 0 && team >= maxWaitersPerTeam)
+      throw new AppError(
+        'rate_limited',
+        `the keys of this team already hold ${team} open waits (the per-team share, --max-waiters-per-team, is ${maxWaitersPerTeam}); let some of the team's waits finish, then retry in ${RETRY_AFTER_SECONDS} s`,
         { headers },
       );
     if (maxWaiters > 0 && this.total >= maxWaiters)
@@ -36,22 +55,32 @@ export class WaiterGate {
         `the server already holds ${this.total} open waits (the server-wide cap, --max-waiters, is ${maxWaiters}); retry in ${RETRY_AFTER_SECONDS} s`,
         { headers },
       );
-    this.byKey.set(key, mine + 1);
+    this.byKey.set(owner.key, mine + 1);
+    this.byTeam.set(owner.team, team + 1);
     this.total++;
     let released = false;
     return () => {
       if (released) return;
       released = true;
       this.total--;
-      const n = (this.byKey.get(key) ?? 1) - 1;
-      if (n <= 0) this.byKey.delete(key);
-      else this.byKey.set(key, n);
+      drop(this.byKey, owner.key);
+      drop(this.byTeam, owner.team);
     };
   }
 
   count(key?: string): number {
     return key === undefined ? this.total : (this.byKey.get(key) ?? 0);
   }
+
+  teamCount(team: string): number {
+    return this.byTeam.get(team) ?? 0;
+  }
+}
+
+function drop(m: Map<string, number>, k: string): void {
+  const n = (m.get(k) ?? 1) - 1;
+  if (n <= 0) m.delete(k);
+  else m.set(k, n);
 }
 
 // One gate and one answer cache per running server, found through its config object (no wiring in server.ts).

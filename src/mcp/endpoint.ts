@@ -13,24 +13,16 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { authenticateHeader, authFailureDetail } from '../auth/authenticate.ts';
 import type { Principal } from '../auth/principal.ts';
+import type { AppError } from '../errors.ts';
 import { readJsonBody } from '../http/body.ts';
 import type { Services } from '../services.ts';
 import { NAME, VERSION } from '../version.ts';
+import { writeSharedResults } from './shared.ts';
+import { type Slot, SessionTable } from './sessions.ts';
 import { callTool, listTools } from './tools.ts';
 
 const SESSION_IDLE_MS = 30 * 60_000;
-const MAX_SESSIONS = 1000;
 const BODY_LIMIT = 4 * 1024 * 1024;
-
-interface Session {
-  id: string;
-  keyId: string;
-  /** The client accepted only JSON at initialize: answers are JSON, and progress travels on the GET stream. */
-  jsonOnly: boolean;
-  transport: StreamableHTTPServerTransport;
-  server: Server;
-  lastSeen: number;
-}
 
 const INSTRUCTIONS = `inboxd gives you disposable e-mail inboxes and reads verification mail for you.
 Typical flow: svc_verify_signup with a service (e.g. "github") → type the returned address into the signup form → call svc_verify_signup again with the inboxId (or svc_wait_and_extract) → use agent.primaryAction (type the otp, or open the link). svc_simulate_message delivers test mail without any real sender.`;
@@ -39,7 +31,7 @@ function newServer(
   services: Services,
   principal: Principal,
   request: { ip: string | null; userAgent: string | null },
-  sessions: () => Map<string, Session>,
+  sessions: SessionTable,
 ): Server {
   const server = new Server(
     { name: NAME, version: VERSION },
@@ -69,7 +61,7 @@ function newServer(
           ? {
               progress: (elapsed, total) => {
                 if (finished) return;
-                const s = sessionId ? sessions().get(sessionId) : undefined;
+                const s = sessionId ? sessions.get(sessionId) : undefined;
                 // A JSON answer has no stream of its own: in such a session the GET /mcp stream carries progress.
                 if (s?.jsonOnly) return void s.server.notification(note(elapsed, total)).catch(() => undefined);
                 void extra.sendNotification(note(elapsed, total)).catch(() => undefined);
@@ -96,7 +88,8 @@ function newServer(
 }
 
 export function mcpMiddleware(services: Services): Middleware {
-  const sessions = new Map<string, Session>();
+  const sessions = new SessionTable(services.config);
+  const origins = allowedOrigins(services);
   const sweep = setInterval(() => {
     const now = Date.now();
     for (const s of sessions.values()) if (now - s.lastSeen > SESSION_IDLE_MS) void s.transport.close();
@@ -118,8 +111,14 @@ export function mcpMiddleware(services: Services): Middleware {
         `${ctx.method} is not allowed on /mcp; use POST (JSON-RPC), GET (session stream) or DELETE (end session)`,
       );
     }
-    if (!originAllowed(ctx.get('origin'), services.baseUrl(), ctx.get('host'))) {
-      return rpcError(ctx, 403, -32000, `Origin ${ctx.get('origin')} is not allowed to call this MCP server`);
+    const origin = ctx.get('origin');
+    if (origin && !origins().has(originOf(origin))) {
+      return rpcError(
+        ctx,
+        403,
+        -32000,
+        `Origin ${origin} is not allowed to call this MCP server: only the --base-url origin, loopback origins and --mcp-allowed-origins are`,
+      );
     }
     const auth = await authenticateHeader(services, ctx.get('authorization') || undefined);
     if (!auth.ok) {
@@ -151,6 +150,7 @@ export function mcpMiddleware(services: Services): Middleware {
     }
     const request = { ip: ctx.ip || null, userAgent: ctx.get('user-agent') || null };
     ctx.respond = false;
+    writeSharedResults(ctx.res);
     const req: IncomingMessage = ctx.req;
     normaliseAccept(req, ctx.method);
 
@@ -158,19 +158,32 @@ export function mcpMiddleware(services: Services): Middleware {
       const s = sessions.get(sessionId);
       if (!s || s.keyId !== principal.keyId) return rawError(ctx, 404, -32001, `unknown MCP session ${sessionId}; initialize a new one`);
       s.lastSeen = Date.now();
-      await s.transport.handleRequest(req, ctx.res, body);
+      // A call in flight keeps its session from being reclaimed when the table is full; a GET stream does not.
+      const call = ctx.method === 'POST';
+      if (call) s.busy++;
+      try {
+        await s.transport.handleRequest(req, ctx.res, body);
+      } finally {
+        if (call) s.busy--;
+        s.lastSeen = Date.now();
+      }
       return;
     }
     if (ctx.method === 'POST' && isInitializeRequest(body)) {
-      if (sessions.size >= MAX_SESSIONS)
-        return rawError(ctx, 503, -32000, 'too many open MCP sessions; close some (DELETE /mcp) or call statelessly');
+      let slot: Slot;
+      try {
+        slot = sessions.reserve({ keyId: principal.keyId, teamId: principal.teamId });
+      } catch (e) {
+        const err = e as AppError;
+        return rawError(ctx, err.status, -32000, err.detail, err.headers);
+      }
       let server: Server;
       const jsonOnly = !acceptsStream(ctx);
       const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
         sessionIdGenerator: () => crypto.randomUUID(),
         enableJsonResponse: jsonOnly,
         onsessioninitialized: (id) => {
-          sessions.set(id, { id, keyId: principal.keyId, jsonOnly, transport, server, lastSeen: Date.now() });
+          slot.open({ id, keyId: principal.keyId, teamId: principal.teamId, jsonOnly, transport, server });
         },
         onsessionclosed: (id) => {
           sessions.delete(id);
@@ -178,17 +191,23 @@ export function mcpMiddleware(services: Services): Middleware {
       });
       transport.onclose = () => {
         if (transport.sessionId) sessions.delete(transport.sessionId);
+        else slot.release();
       };
-      server = newServer(services, principal, request, () => sessions);
-      await server.connect(transport);
-      await transport.handleRequest(req, ctx.res, body);
+      server = newServer(services, principal, request, sessions);
+      try {
+        await server.connect(transport);
+        await transport.handleRequest(req, ctx.res, body);
+      } finally {
+        // An initialize that did not open a session gives its room back.
+        if (!transport.sessionId || !sessions.get(transport.sessionId)) slot.release();
+      }
       return;
     }
     if (ctx.method !== 'POST')
       return rawError(ctx, 400, -32000, `${ctx.method} /mcp needs an Mcp-Session-Id header (from the initialize response)`);
     // Stateless: a fresh server and transport for this one request.
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !acceptsStream(ctx) });
-    const server = newServer(services, principal, request, () => sessions);
+    const server = newServer(services, principal, request, sessions);
     ctx.res.on('close', () => {
       void transport.close();
       void server.close();
@@ -217,15 +236,35 @@ function normaliseAccept(req: IncomingMessage, method: string): void {
   }
 }
 
-function originAllowed(origin: string, baseUrl: string, host: string): boolean {
-  if (!origin) return true;
+/**
+ * Browser origins allowed to call /mcp: the --base-url origin, loopback origins (any port: a local tool or
+ * inspector) and --mcp-allowed-origins. Not the request's own Host: a DNS-rebinding page is served from a name
+ * that resolves to this server, so its Origin always equals the Host it sends.
+ */
+function allowedOrigins(services: Services): () => Set<string> {
+  let base = '';
+  let set = new Set<string>();
+  return () => {
+    const now = services.baseUrl();
+    if (now !== base) {
+      base = now;
+      set = new Set([LOOPBACK_ORIGIN, originOf(now), ...services.config.mcpAllowedOrigins.map(originOf)]);
+    }
+    return set;
+  };
+}
+
+const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
+const LOOPBACK_ORIGIN = 'loopback';
+
+/** An origin in canonical form; loopback origins (any port) map to one marker. */
+function originOf(origin: string): string {
   try {
-    const o = new URL(origin);
-    if (o.origin === new URL(baseUrl).origin) return true;
-    if (o.host === host) return true;
-    return ['localhost', '127.0.0.1', '[::1]'].includes(o.hostname);
+    const u = new URL(origin);
+    if (u.origin === 'null') return 'null';
+    return LOOPBACK.has(u.hostname) ? LOOPBACK_ORIGIN : u.origin;
   } catch {
-    return false;
+    return 'invalid';
   }
 }
 
@@ -235,7 +274,7 @@ function rpcError(ctx: Context, status: number, code: number, message: string): 
   ctx.body = JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null });
 }
 
-function rawError(ctx: Context, status: number, code: number, message: string): void {
-  ctx.res.writeHead(status, { 'content-type': 'application/json' });
+function rawError(ctx: Context, status: number, code: number, message: string, headers: Record<string, string> = {}): void {
+  ctx.res.writeHead(status, { ...headers, 'content-type': 'application/json' });
   ctx.res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
 }

@@ -7,9 +7,10 @@ import { z } from 'zod';
 import type { Principal } from '../auth/principal.ts';
 import { AppError, isAppError } from '../errors.ts';
 import type { Operation, OpContext, RawResult } from '../ops/op.ts';
-import { isMutation, isRawResult } from '../ops/op.ts';
+import { isMutation, isRawResult, isSharedJson } from '../ops/op.ts';
 import { invokeOperation, prepareOperation } from '../ops/pipeline.ts';
 import type { Services } from '../services.ts';
+import { sharedToolResult } from './shared.ts';
 
 /** The largest raw message or attachment a tool returns inline; bigger ones point at the HTTP URL. */
 const INLINE_LIMIT = 5 * 1024 * 1024;
@@ -108,10 +109,11 @@ export async function callTool(services: Services, call: ToolCall): Promise<Call
     const input = await prepareOperation(o, ctx, args);
     const result = await invokeOperation(o, ctx, input);
     if (isRawResult(result)) {
+      // JSON encoded once for many callers (a woken wait): its bytes are the text, its value the structured content,
+      // and neither is serialised again per call.
+      if (isSharedJson(result)) return sharedToolResult(result.body);
       if (result.json === undefined) return rawToContent(result);
-      // JSON prepared once for many callers (a woken wait): its bytes are the text, its value the structured content.
-      const text = Buffer.isBuffer(result.body) ? result.body.toString('utf8') : JSON.stringify(result.json);
-      return { content: [{ type: 'text', text }], structuredContent: result.json as Record<string, unknown> };
+      return { content: [{ type: 'text', text: JSON.stringify(result.json) }], structuredContent: result.json as Record<string, unknown> };
     }
     return {
       content: [{ type: 'text', text: JSON.stringify(result, null, 2) }],

@@ -8,7 +8,7 @@ import { getPreset, isPresetId, listPresets, serviceFromAddress, type PresetId }
 import { ExpectFrom, Service, Since, SubjectContains, TimeoutSeconds, VERIFY_DEFAULT_SECONDS } from './agent.ts';
 import { InboxId, inboxOf, principal, singleLine } from './common.ts';
 import { Label } from './inboxes.ts';
-import { op } from './op.ts';
+import { asShared, op } from './op.ts';
 import { InboxView, inboxView, MessageSummary, messageSummary } from './views.ts';
 import { issueRunAccess } from '../runs/access.ts';
 
@@ -39,15 +39,17 @@ export const waitAndExtractOp = op({
     const inbox = await inboxOf(ctx, input.inboxId);
     if (input.deleteAfter && principal(ctx).scope.readOnly)
       throw new AppError('forbidden', 'this key is read-only and cannot delete the inbox (deleteAfter)');
-    return waitAndExtract(ctx, {
-      inbox,
-      service: input.service ?? presetOf(inbox.service),
-      timeoutSeconds: input.timeoutSeconds ?? VERIFY_DEFAULT_SECONDS,
-      subjectContains: input.subjectContains,
-      expectFrom: input.expectFrom,
-      since: input.since,
-      deleteAfter: input.deleteAfter,
-    });
+    return asShared(
+      await waitAndExtract(ctx, {
+        inbox,
+        service: input.service ?? presetOf(inbox.service),
+        timeoutSeconds: input.timeoutSeconds ?? VERIFY_DEFAULT_SECONDS,
+        subjectContains: input.subjectContains,
+        expectFrom: input.expectFrom,
+        since: input.since,
+        deleteAfter: input.deleteAfter,
+      }),
+    );
   },
 });
 

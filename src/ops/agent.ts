@@ -8,7 +8,7 @@ import { SCENARIOS } from '../mail/simulate.ts';
 import { NAME, VERSION } from '../version.ts';
 import { InboxId, inboxOf, principal, singleLine } from './common.ts';
 import { CallbackUrl, FullAddress, Label, LocalPart, TtlMinutes } from './inboxes.ts';
-import { op, type OpContext } from './op.ts';
+import { asShared, op, type OpContext } from './op.ts';
 import { runSelfTest, SelfTestReport } from '../agent/autotest.ts';
 import { runLabel } from '../runs/service.ts';
 
@@ -88,15 +88,17 @@ export const verify = op({
         });
       }
       const inbox = await inboxOf(ctx, input.inboxId);
-      return waitAndExtract(ctx, {
-        inbox,
-        service: input.service ?? presetOf(inbox.service),
-        timeoutSeconds: input.timeoutSeconds ?? VERIFY_DEFAULT_SECONDS,
-        subjectContains: input.subjectContains,
-        expectFrom: input.expectFrom,
-        since: input.since,
-        deleteAfter: input.deleteAfter,
-      });
+      return asShared(
+        await waitAndExtract(ctx, {
+          inbox,
+          service: input.service ?? presetOf(inbox.service),
+          timeoutSeconds: input.timeoutSeconds ?? VERIFY_DEFAULT_SECONDS,
+          subjectContains: input.subjectContains,
+          expectFrom: input.expectFrom,
+          since: input.since,
+          deleteAfter: input.deleteAfter,
+        }),
+      );
     }
     if (input.service === undefined && input.localPart === undefined && input.address === undefined) {
       throw new AppError(
@@ -112,15 +114,17 @@ export const verify = op({
     );
     ctx.emit?.('inbox', { inboxId: inbox.id, address: inbox.address });
     if (!input.timeoutSeconds) return verifyResult(ctx.services.baseUrl(), inbox, null, { service: input.service });
-    return waitAndExtract(ctx, {
-      inbox,
-      service: input.service,
-      timeoutSeconds: input.timeoutSeconds,
-      subjectContains: input.subjectContains,
-      expectFrom: input.expectFrom,
-      since: input.since,
-      deleteAfter: input.deleteAfter,
-    });
+    return asShared(
+      await waitAndExtract(ctx, {
+        inbox,
+        service: input.service,
+        timeoutSeconds: input.timeoutSeconds,
+        subjectContains: input.subjectContains,
+        expectFrom: input.expectFrom,
+        since: input.since,
+        deleteAfter: input.deleteAfter,
+      }),
+    );
   },
 });
 
@@ -171,7 +175,8 @@ export const openInbox = op({
       since: input.since,
       deleteAfter: input.deleteAfter,
     });
-    return { ...result, ...secret };
+    // A created inbox's secret makes this answer its own; else it is the one every woken caller shares.
+    return secret.callbackSecret ? { ...result, ...secret } : asShared(result);
   },
 });
 

@@ -4,12 +4,13 @@ import { AppError } from '../errors.ts';
 import { TTL_MAX_MINUTES } from '../inboxes/service.ts';
 import { resolveSince, waitForMessage } from '../inboxes/wait.ts';
 import { answerCache, waiterGate } from '../inboxes/waiters.ts';
-import { gateKey } from '../agent/verify.ts';
+import { type Encoded, encode } from '../inboxes/encoded.ts';
+import { waitOwner } from '../agent/verify.ts';
 import type { MessageRow } from '../store/messages.ts';
 import type { Services } from '../services.ts';
 import { decodeCursor, pageOf } from '../lib/cursor.ts';
 import { InboxId, inboxOf, principal, singleLine } from './common.ts';
-import { op, type RawResult } from './op.ts';
+import { op, rawJson } from './op.ts';
 import { Cursor, InboxView, inboxView, Limit, listOf, MessageView, messageView } from './views.ts';
 
 export const Label = z
@@ -187,7 +188,7 @@ export const waitForMessageOp = op({
     const since = await resolveSince(s.messages, inbox.id, input.since);
     const total = input.timeoutSeconds;
     const hit = await waitForMessage(
-      { messages: s.messages, bus: s.bus, gate: { gate: waiterGate(s.config), key: gateKey(ctx) } },
+      { messages: s.messages, bus: s.bus, gate: { gate: waiterGate(s.config), owner: waitOwner(ctx) } },
       inbox,
       { subjectContains: input.subjectContains, from: input.from, since },
       total * 1000,
@@ -205,28 +206,20 @@ export const waitForMessageOp = op({
         `no matching message arrived in inbox ${inbox.id} within ${input.timeoutSeconds} s; send the mail, then call again (pass since= to skip older mail)`,
       );
     }
-    // Every waiter woken by this message shares one read and one JSON (a thousand waiters, one large message).
-    const answer = await answerCache<SharedAnswer | null>(s.config).get(`${hit.id}:${input.includeBody}`, () =>
+    // Every waiter woken by this message shares one read and one JSON (a thousand waiters, one large message), and
+    // every edge writes those bytes: the body, the SSE `result` data, the MCP tool result.
+    const answer = await answerCache<Encoded<WaitAnswer> | null>(s.config).get(`${hit.id}:${input.includeBody}`, () =>
       buildAnswer(s, inbox.id, hit.id, input.includeBody),
     );
     if (!answer) throw new AppError('not_found', `message ${hit.id} was deleted meanwhile`);
-    // A stream (SSE, MCP progress) carries the value; a plain answer writes the shared bytes.
-    if (ctx.emit) return answer.view;
-    const raw: RawResult = { kind: 'raw', contentType: 'application/json; charset=utf-8', body: answer.json, json: answer.view };
-    return raw;
+    return rawJson(answer);
   },
 });
 
-interface SharedAnswer {
-  view: WaitAnswer;
-  json: Buffer;
-}
-
-async function buildAnswer(s: Services, inboxId: string, id: string, includeBody: boolean): Promise<SharedAnswer | null> {
+async function buildAnswer(s: Services, inboxId: string, id: string, includeBody: boolean): Promise<Encoded<WaitAnswer> | null> {
   const row = await s.messages.get(inboxId, id);
   if (!row) return null;
-  const view = waitAnswer(row, await s.messages.attachments(row.id), s.baseUrl(), includeBody ? s.config.waitMaxBodyChars : 0);
-  return { view, json: Buffer.from(JSON.stringify(view)) };
+  return encode(waitAnswer(row, await s.messages.attachments(row.id), s.baseUrl(), includeBody ? s.config.waitMaxBodyChars : 0));
 }
 
 /** The full message with text, html and headers bounded by `limit` characters each (0: left out). */

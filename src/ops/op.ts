@@ -4,6 +4,7 @@ import type { Readable } from 'node:stream';
 import type { z } from 'zod';
 import type { Principal } from '../auth/principal.ts';
 import type { Logger } from '../log.ts';
+import { type Encoded, encodingOf } from '../inboxes/encoded.ts';
 import type { Services } from '../services.ts';
 
 /** public: no key needed · read: any valid key · write: not read-only · admin: unscoped admin key. */
@@ -110,6 +111,22 @@ export function op<I extends z.ZodType, O extends z.ZodType>(def: Operation<I, O
 
 export function isRawResult(v: unknown): v is RawResult {
   return typeof v === 'object' && v !== null && (v as { kind?: unknown }).kind === 'raw';
+}
+
+/** An answer encoded once for many callers as a raw JSON result: every edge writes `body` and sees `json`. */
+export function rawJson(e: Encoded): RawResult & { body: Buffer } {
+  return { kind: 'raw', contentType: 'application/json; charset=utf-8', body: e.json, json: e.view };
+}
+
+/** `value` as its one shared encoding when it has one (a woken wait's answer), else as it is. */
+export function asShared<T>(value: T): T | RawResult {
+  const e = encodingOf(value);
+  return e ? rawJson(e) : value;
+}
+
+/** A raw result carrying one shared JSON encoding (as opposed to a file or a stream). */
+export function isSharedJson(r: RawResult): r is RawResult & { body: Buffer } {
+  return r.json !== undefined && Buffer.isBuffer(r.body);
 }
 
 export function isMutation(o: Operation): boolean {

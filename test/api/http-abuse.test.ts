@@ -18,9 +18,23 @@ let base: string;
 
 before(async () => {
   dir = tempDir('inboxd-http-abuse-');
-  // 1,000 concurrent waits come from one address: above the default per-address connection cap (256).
+  // 1,000 concurrent waits come from one address and one key: above the default per-address connection cap (256)
+  // and the key's share of waits (500).
   const config = loadConfig(
-    ['--http-port', '0', '--smtp-port', '0', '--host', '127.0.0.1', '--data-dir', dir, '--max-http-connections-per-ip', '2000'],
+    [
+      '--http-port',
+      '0',
+      '--smtp-port',
+      '0',
+      '--host',
+      '127.0.0.1',
+      '--data-dir',
+      dir,
+      '--max-http-connections-per-ip',
+      '2000',
+      '--max-waiters-per-key',
+      '1000',
+    ],
     {
       INBOXD_ADMIN_KEY: ADMIN_KEY,
     },

@@ -1,5 +1,5 @@
 // Hostile load on waits, full size and with the default caps: 1,900 long-poll GET …/wait waiters (one key at the
-// per-key cap of 1,000) and 100 verify waiters on one inbox — the server-wide cap of 2,000 — then one several-MB
+// per-key cap of 1,000, raised by flag from the default 500) and 100 verify waiters on one inbox — the server-wide cap of 2,000 — then one several-MB
 // message. Every waiter is answered, the next wait is refused with 429 naming the cap it hit, and the server's memory
 // stays bounded (the message's JSON is built once, bodies are cut to --wait-max-body-chars).
 import assert from 'node:assert/strict';
@@ -19,7 +19,8 @@ test('thousands of waiters and one large message: all answered, memory bounded',
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'inboxd-waiters-'));
   // Every waiter here comes from 127.0.0.1: the per-address HTTP connection cap (256 by default) is lifted so the
   // waiter caps are what is tested (a CI runner with thousands of waits from one host needs the same setting).
-  const srv = await startChild(dir, ['--max-http-connections-per-ip', '0']);
+  // The keys here are all of one team, one of them a CI farm: its key may hold 1,000 and the team every slot.
+  const srv = await startChild(dir, ['--max-http-connections-per-ip', '0', '--max-waiters-per-key', '1000', '--max-waiters-per-team', '0']);
   try {
     const base = `http://127.0.0.1:${srv.http}`;
     const inbox = await createInbox(srv);
