@@ -598,7 +598,7 @@ export const OPTIONS = {
     arg: 'N',
     help: 'words one search term may expand to (a phrase, a-hyphenated-word, a Chinese or Japanese run as character pairs)',
     schema: z.coerce.number().int('must be a whole number').min(1, 'must be 1-256').max(256, 'must be 1-256'),
-    default: 32,
+    default: 16,
   },
   embeddings: {
     flag: '--embeddings',

@@ -17,7 +17,7 @@ export const MAX_TERMS = 32;
  * positions of every word of a phrase in every message that has them all, so a 997-character hyphenated word (499
  * words) cost seconds per query; this bounds it.
  */
-export const MAX_TERM_WORDS = 32;
+export const MAX_TERM_WORDS = 16;
 /** Words of all terms together (a query of 32 phrases of 16 words is still refused). */
 export const MAX_QUERY_WORDS = 64;
 
@@ -304,6 +304,17 @@ function atomTsQuery(a: Atom): string | null {
   }
 }
 
+/**
+ * The atom with a phrase relaxed to the AND of its words (SQLite): it matches at least the rows the phrase does, and
+ * FTS5 answers it from the posting lists without reading positions, so counting it is cheap where the phrase is not.
+ */
+function atomMatchWords(a: Atom): string | null {
+  if (a.kind !== 'text' || isSingleCjk(a.text.trim())) return atomMatch(a);
+  const words = lexemes(segmentCjkQuery(a.text));
+  if (words.length <= 1) return atomMatch(a);
+  return `(${words.map((w) => `${COLUMN[a.field]} : ${ftsString(w)}`).join(' AND ')})`;
+}
+
 function atomMatch(a: Atom): string | null {
   switch (a.kind) {
     case 'text':
@@ -337,6 +348,13 @@ export interface CompiledQuery {
   labels: string[];
   /** The ANDed parts of `match`, one FTS5 expression each. */
   parts: string[];
+  /** The same parts with each phrase relaxed to the AND of its words (SQLite; PostgreSQL: the parts), for counting. */
+  countParts: string[];
+  /**
+   * Words of the longest text term (a phrase when more than 1). FTS5 evaluates a phrase over the posting lists of all
+   * its words whatever rowid range a query asks for, so a query with a phrase is not cut into rowid steps.
+   */
+  longest: number;
 }
 
 /**
@@ -348,6 +366,7 @@ export function compileQuery(p: ParsedQuery, dialect: Dialect = 'sqlite'): Compi
   const orOp = dialect === 'postgres' ? ' | ' : ' OR ';
   const andOp = dialect === 'postgres' ? ' & ' : ' AND ';
   const and: string[] = [];
+  const relaxed: string[] = [];
   const filter: string[] = [];
   const not: string[] = [];
   let after: number | null = null;
@@ -355,8 +374,10 @@ export function compileQuery(p: ParsedQuery, dialect: Dialect = 'sqlite'): Compi
   const terms: string[] = [];
   const text: string[] = [];
   const labels: string[] = [];
+  let longest = 0;
   for (const group of p.groups) {
     const parts: string[] = [];
+    const loose: string[] = [];
     let free = false;
     for (const t of group) {
       const a = t.atom;
@@ -367,9 +388,11 @@ export function compileQuery(p: ParsedQuery, dialect: Dialect = 'sqlite'): Compi
       }
       const m = toExpr(a);
       if (m === null) continue;
+      if (a.kind === 'text') longest = Math.max(longest, termWords(a.text));
       if (t.negated) not.push(m);
       else {
         parts.push(m);
+        loose.push(dialect === 'postgres' ? m : (atomMatchWords(a) ?? m));
         if (a.kind === 'text') {
           terms.push(...(a.phrase ? [a.text] : [a.text.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, '')]));
           if (a.field === 'any' || a.field === 'subject') text.push(a.text);
@@ -382,6 +405,7 @@ export function compileQuery(p: ParsedQuery, dialect: Dialect = 'sqlite'): Compi
     const expr = parts.length === 1 ? parts[0]! : parts.length > 1 ? `(${parts.join(orOp)})` : null;
     if (expr === null) continue;
     and.push(expr);
+    relaxed.push(loose.length === 1 ? loose[0]! : `(${loose.join(orOp)})`);
     if (!free) filter.push(expr);
   }
   return {
@@ -394,5 +418,7 @@ export function compileQuery(p: ParsedQuery, dialect: Dialect = 'sqlite'): Compi
     text: text.join(' '),
     labels,
     parts: and,
+    countParts: relaxed,
+    longest,
   };
 }
