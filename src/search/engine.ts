@@ -117,7 +117,8 @@ export type Ranking = 'bm25' | 'newest';
 
 /**
  * A time budget the work checks between bounded steps (SQLite: in the search worker, src/search/run.ts). `at` is a
- * performance.now() time; the steps are sized so that one step stays short even on hostile mail.
+ * wall-clock time (Date.now(): the search is timed from its arrival on the main thread, including its wait for a
+ * worker); the steps are sized so that one step stays short even on hostile mail.
  */
 export interface Deadline {
   at: number;
@@ -144,7 +145,7 @@ export async function scanDown(
   let size = 64;
   let hi = top;
   while (hi >= 1) {
-    if (performance.now() >= deadline.at) return 'timeout';
+    if (Date.now() >= deadline.at) return 'timeout';
     const lo = Math.max(1, hi - size + 1);
     const t0 = performance.now();
     if (await step(lo, hi)) return 'enough';
@@ -208,7 +209,7 @@ export async function keywordPage(
   // PostgreSQL: a query of operators only (has:, label:) ranks every match 0 anyway; it is not read for that.
   let ranking: Ranking = q.match && (dialect === 'sqlite' || q.terms.length > 0) ? 'bm25' : 'newest';
   if (ranking === 'bm25') {
-    const counting = chunked ? { at: performance.now() + (deadline.at - performance.now()) / 4 } : null;
+    const counting = chunked ? { at: Date.now() + (deadline.at - Date.now()) / 4 } : null;
     // Phrases are counted as the AND of their words (at least as many rows, no positions read): FTS5 reads a phrase's
     // posting lists whole, and the bm25 statement below reads them again.
     for (const p of [...scopeExpr(scope, true, dialect), ...q.countParts, ...q.not]) {

@@ -32,8 +32,13 @@ export interface RunRequest {
   /** The query's embedding (null: keyword only), and the model whose stored vectors it is compared with. */
   qv: Float32Array | null;
   model: string | null;
-  /** Time budget in ms, checked between bounded steps (SQLite); undefined: none (PostgreSQL has statement_timeout). */
-  budgetMs?: number | undefined;
+  /**
+   * When the work must stop (Date.now() ms; set on arrival, so a wait for a worker counts), checked between bounded
+   * steps (SQLite); undefined: none (PostgreSQL has statement_timeout).
+   */
+  deadlineAt?: number | undefined;
+  /** Past this (Date.now() ms) the search is not started at all: it waited for a worker its whole budget. */
+  lateAt?: number | undefined;
 }
 
 export interface RunResult {
@@ -41,11 +46,14 @@ export interface RunResult {
   next: SearchCursor | null;
   mode: SearchMode;
   partial: PartialAnswer | null;
+  /** Set when the deadline had passed before the work began (the search waited for a worker all its budget). */
+  late?: boolean;
 }
 
 export async function runSearch(db: Kysely<Database>, req: RunRequest): Promise<RunResult> {
   const { limit, cursor, compiled, scope } = req;
-  const deadline: Deadline | undefined = req.budgetMs === undefined ? undefined : { at: performance.now() + req.budgetMs };
+  const deadline: Deadline | undefined = req.deadlineAt === undefined ? undefined : { at: req.deadlineAt };
+  if (req.lateAt !== undefined && Date.now() >= req.lateAt) return { rows: [], next: null, mode: req.mode, partial: null, late: true };
   const offset = cursor?.o ?? 0;
   const hi = cursor?.hi;
   let hits: Hit[];

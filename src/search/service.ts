@@ -118,7 +118,13 @@ export class SearchService {
       qv,
       model: qv === null ? null : (this.embeddings?.model ?? null),
     };
-    const r = await this.runBudgeted(run);
+    const r = await this.runBudgeted(run, Date.now());
+    if (r.late)
+      throw new AppError(
+        'unavailable',
+        `the search waited for a free search thread for its whole time budget (${this.limits.budgetMs} ms; other searches are running); retry shortly`,
+        { headers: { 'Retry-After': '1' } },
+      );
     if (r.partial && r.rows.length === 0)
       throw new AppError('budget_exceeded', `the search ${r.partial.reason.replace(/^the search /, '')} and found nothing yet; ${NARROW}`);
     return { rows: r.rows, next: r.next, mode: r.mode, semantic: r.mode !== 'keyword', partial: r.partial };
@@ -126,11 +132,11 @@ export class SearchService {
 
   /**
    * Runs the search under the time budget, enforced from outside the work. SQLite: in a sandbox worker (stopped when
-   * over, the queue shared fairly between teams); the worker checks three quarters of the budget itself between
-   * bounded steps, so a long scan answers what it found (partial) before it would be stopped. PostgreSQL:
+   * over, the queue shared fairly between teams); the worker checks three quarters of the budget (from arrival)
+   * itself between bounded steps, so a long scan answers what it found (partial) before it would be stopped. PostgreSQL:
    * statement_timeout on the search's own transaction. Over budget: 422 budget_exceeded naming what to narrow.
    */
-  private async runBudgeted(run: RunRequest): Promise<RunResult> {
+  private async runBudgeted(run: RunRequest, arrival: number): Promise<RunResult> {
     const { budgetMs } = this.limits;
     if (this.dialect === 'postgres')
       try {
@@ -142,11 +148,15 @@ export class SearchService {
         if ((e as { code?: string }).code === '57014') throw overBudget(budgetMs);
         throw e;
       }
-    if (!this.sandbox || !this.sqliteFile) return runSearch(this.db, { ...run, budgetMs: budgetMs * 0.75 });
+    // The worker stops itself at three quarters of the budget from the search's arrival (a wait for a worker counts;
+    // a search that waited the whole budget away is not started), the sandbox stops the worker at the whole budget.
+    const deadlineAt = arrival + budgetMs * 0.75;
+    const lateAt = arrival + budgetMs;
+    if (!this.sandbox || !this.sqliteFile) return runSearch(this.db, { ...run, deadlineAt });
     try {
       return await this.sandbox.run(
         'search.sqlite',
-        { file: this.sqliteFile, req: { ...run, budgetMs: budgetMs * 0.75 } },
+        { file: this.sqliteFile, req: { ...run, deadlineAt, lateAt } },
         { owner: run.scope.teamId, timeoutMs: budgetMs },
       );
     } catch (e) {
