@@ -18,8 +18,8 @@ function connection(file: string): Kysely<Database> {
   open?.sqlite.close();
   const sqlite = new BetterSqlite3(file, { ...nativeBindingOption(), readonly: true, fileMustExist: true });
   sqlite.pragma('busy_timeout = 2000');
-  // A small page cache: each search thread has its own connection, and the main one keeps the big cache.
-  sqlite.pragma('cache_size = -16384');
+  // A small page cache (4 MB): each search thread has its own connection, and the main one keeps the big cache.
+  sqlite.pragma('cache_size = -4096');
   sqlite.pragma('temp_store = MEMORY');
   open = { file, sqlite, db: new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) }) };
   return open.db;
