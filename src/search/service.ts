@@ -161,8 +161,8 @@ export class SearchService {
       );
     } catch (e) {
       if (e instanceof BudgetError && (e.kind === 'time' || e.kind === 'memory')) throw overBudget(budgetMs, e);
-      if (e instanceof BudgetError && e.kind === 'busy')
-        throw new AppError('unavailable', `the search could not start: ${e.message}; retry shortly`, { headers: { 'Retry-After': '1' } });
+      if (e instanceof BudgetError && (e.kind === 'busy' || e.kind === 'closed'))
+        throw new AppError('unavailable', `the search could not run: ${e.message}; retry shortly`, { headers: { 'Retry-After': '1' } });
       if (e instanceof BudgetError) throw new AppError('internal', `the search failed: ${e.message}`);
       throw e;
     }
