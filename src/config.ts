@@ -768,6 +768,30 @@ export const OPTIONS = {
     schema: z.coerce.number().int('must be a whole number').min(50, 'must be at least 50').max(30_000, 'must be at most 30000'),
     default: 2000,
   },
+  searchBudgetMs: {
+    flag: '--search-budget-ms',
+    env: 'INBOXD_SEARCH_BUDGET_MS',
+    arg: 'MS',
+    help: 'time budget of one search, enforced from outside it (over it: 422 budget_exceeded, or a partial answer)',
+    schema: z.coerce.number().int('must be a whole number').min(10, 'must be 10-600000').max(600_000, 'must be 10-600000'),
+    default: 2000,
+  },
+  searchMaxTerms: {
+    flag: '--search-max-terms',
+    env: 'INBOXD_SEARCH_MAX_TERMS',
+    arg: 'N',
+    help: 'terms (words, phrases, operators) one search query may have',
+    schema: z.coerce.number().int('must be a whole number').min(1, 'must be 1-256').max(256, 'must be 1-256'),
+    default: 32,
+  },
+  searchMaxTermWords: {
+    flag: '--search-max-term-words',
+    env: 'INBOXD_SEARCH_MAX_TERM_WORDS',
+    arg: 'N',
+    help: 'words one search term may expand to (a phrase, a-hyphenated-word, a Chinese or Japanese run as character pairs)',
+    schema: z.coerce.number().int('must be a whole number').min(1, 'must be 1-256').max(256, 'must be 1-256'),
+    default: 16,
+  },
   embeddings: {
     flag: '--embeddings',
     env: 'INBOXD_EMBEDDINGS',
@@ -880,6 +904,9 @@ export interface Config {
   dnsTimeoutMs: number;
   /** From INBOXD_SECRET_KEY only: seals DKIM private keys (and later other credentials) at rest (src/lib/sealed.ts). */
   secretKey: string | undefined;
+  searchBudgetMs: number;
+  searchMaxTerms: number;
+  searchMaxTermWords: number;
   embeddings: string | undefined;
   embeddingsRetrySeconds: number;
   /** From INBOXD_OPENAI_API_KEY / INBOXD_ANTHROPIC_API_KEY only (secrets). */

@@ -205,6 +205,9 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       bus,
       log,
       singleton: store.dialect === 'postgres' ? (job, fn) => store.singleton(job, fn) : undefined,
+      sandbox,
+      sqliteFile: store.sqlite?.name,
+      limits: { budgetMs: config.searchBudgetMs, maxTerms: config.searchMaxTerms, maxTermWords: config.searchMaxTermWords },
       embeddings: config.embeddings
         ? {
             cfg: { link: parseEmbeddings(config.embeddings), timeoutMs: config.modelTimeoutMs, apiKey: config.openaiApiKey },

@@ -2,9 +2,11 @@
 // A capability that runs caller-controlled work (a pattern, a schema, a recurrence rule, a monitor over mail) adds
 // its function to TASKS and calls `sandbox.run(name, input)` (src/budget/sandbox.ts). The functions run in a worker
 // thread that is terminated when it takes longer than its budget, so they may loop or backtrack without harm.
-// This file is bundled into the worker (scripts/build.ts): import only pure code and node built-ins.
+// This file is bundled into the worker (scripts/build.ts): import only pure code and node built-ins — and the search
+// task, which opens its own read-only SQLite connection in the worker (src/search/worker-task.ts).
 import { runSchemaJob } from '../ai/schema.ts';
 import { calendarChanges, calendarUids, expandMany } from '../providers/calendar/tasks.ts';
+import { sqliteSearch } from '../search/worker-task.ts';
 
 /** Tests one caller pattern (JavaScript syntax, backtracking engine) against values; the sandbox bounds its time. */
 function regexTest(input: { pattern: string; flags?: string; values: string[] }): boolean[] {
@@ -22,6 +24,7 @@ export const TASKS = {
   'calendar.expand': expandMany,
   'calendar.uids': calendarUids,
   'calendar.changes': calendarChanges,
+  'search.sqlite': sqliteSearch,
 } satisfies Record<string, (input: never) => unknown>;
 
 export type TaskName = keyof typeof TASKS;

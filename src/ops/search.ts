@@ -38,6 +38,10 @@ const SearchOutput = z.object({
   nextCursor: z.string().nullable(),
   mode: z.enum(['keyword', 'semantic', 'hybrid']).describe('The ranking used: keyword when no embeddings model could be used'),
   semantic: z.boolean().describe('Whether the meaning of the query took part (an embeddings model was configured and answered)'),
+  partial: z
+    .object({ reason: z.string() })
+    .nullable()
+    .describe('Set when the search ran out of its time budget mid-scan: the items are the newest matches found so far, and why'),
 });
 
 const isCursor = (v: unknown): v is SearchCursor => {
@@ -71,6 +75,7 @@ async function run(ctx: OpContext, scope: SearchScope, input: { q: string; mode:
     nextCursor: r.next ? encodeCursor(r.next) : null,
     mode: r.mode,
     semantic: r.semantic,
+    partial: r.partial,
   };
 }
 

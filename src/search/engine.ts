@@ -116,12 +116,78 @@ async function postingsAtMost(db: Kysely<Database>, dialect: Dialect, expr: stri
 export type Ranking = 'bm25' | 'newest';
 
 /**
+ * A time budget the work checks between bounded steps (SQLite: in the search worker, src/search/run.ts). `at` is a
+ * wall-clock time (Date.now(): the search is timed from its arrival on the main thread, including its wait for a
+ * worker); the steps are sized so that one step stays short even on hostile mail.
+ */
+export interface Deadline {
+  at: number;
+}
+
+/** Why an answer holds less than every match: the scan ran out of its time budget. */
+export interface PartialAnswer {
+  reason: string;
+}
+
+/**
+ * Walks rowids from `top` down to 1 in ranges, calling `step(lo, hi)` until it returns true (enough), the rowids run
+ * out, or the deadline passes between two steps. The range grows while steps are quick and shrinks when one is slow,
+ * so one step of an FTS5 query (a posting-list walk over the range) stays in the milliseconds whatever the mail is.
+ */
+const STEP_MS = 10;
+
+export async function scanDown(
+  top: number,
+  deadline: Deadline,
+  step: (lo: number, hi: number) => Promise<boolean>,
+): Promise<'enough' | 'done' | 'timeout'> {
+  // Small first: on hostile mail one message can cost a millisecond, so the first step must not be thousands of them.
+  let size = 64;
+  let hi = top;
+  while (hi >= 1) {
+    if (Date.now() >= deadline.at) return 'timeout';
+    const lo = Math.max(1, hi - size + 1);
+    const t0 = performance.now();
+    if (await step(lo, hi)) return 'enough';
+    const took = performance.now() - t0;
+    // Aim at STEP_MS a step: grow at most 4× when quicker, shrink in proportion when slower.
+    size = Math.max(8, Math.min(1 << 20, Math.floor(size * Math.min(4, STEP_MS / Math.max(took, 0.1)))));
+    hi = lo - 1;
+  }
+  return 'done';
+}
+
+/** SQLite, chunked: whether at most `max` rows match `expr` (null: the deadline passed before it was known). */
+async function postingsAtMostChunked(
+  db: Kysely<Database>,
+  expr: string,
+  max: number,
+  top: number,
+  deadline: Deadline,
+): Promise<boolean | null> {
+  let n = 0;
+  const end = await scanDown(top, deadline, async (lo, hi) => {
+    const r = await sql<{ n: number }>`select count(*) as n from (select rowid from search_fts
+      where search_fts match ${expr} and rowid between ${lo} and ${hi} limit ${max + 1 - n})`.execute(db);
+    n += Number(r.rows[0]?.n ?? 0);
+    return n > max;
+  });
+  if (end === 'timeout') return null;
+  return n <= max;
+}
+
+type PageRow = { rid: number; cid: number; id: string; score: number };
+
+/**
  * One page of keyword hits (`limit + 1` rows when more follow), from `offset` in the ranking of the newest `window`
  * matches with rowid <= `hi` (pinned by the first page, so mail arriving meanwhile does not shift later pages).
  * Ranking: bm25 (`score` = -bm25, higher is better), ties newest first, when every phrase of the query matches at
  * most BM25_MAX_POSTINGS stored messages. bm25 reads each phrase's whole posting list for its IDF, so a word found in
  * most mail would cost a pass over the index per query (~40 ms per such word at 1M messages) to order rows that all
  * contain it: such queries, and queries of operators only, come newest first (score 0), which costs O(page).
+ * With a `deadline` (SQLite, in the search worker) every walk over the index is cut into bounded rowid ranges with the
+ * deadline checked between them: counting for bm25 may use a quarter of the time left (past it, newest first), and
+ * a newest-first scan stopped by the deadline answers what it found so far, marked `partial`.
  */
 export async function keywordPage(
   db: Kysely<Database>,
@@ -132,20 +198,33 @@ export async function keywordPage(
   hi: number | undefined,
   window = RANK_WINDOW,
   maxPostings = BM25_MAX_POSTINGS,
-): Promise<{ hits: Hit[]; hi: number; ranking: Ranking }> {
+  deadline?: Deadline,
+): Promise<{ hits: Hit[]; hi: number; ranking: Ranking; partial?: PartialAnswer | undefined }> {
   const dialect = dialectOf(db as never);
   const expr = matchExpr(scope, q.match, q.not, dialect);
+  // In rowid steps only without phrases: FTS5 reads a phrase's posting lists whole for each statement (measured: a
+  // 2-word phrase costs the same over 64 rowids as over 8,000), so steps would repeat that cost, not split it.
+  const chunked = deadline !== undefined && dialect === 'sqlite' && q.longest <= 1;
+  const top = chunked ? (hi ?? (await newestContent(db))) : 0;
   // PostgreSQL: a query of operators only (has:, label:) ranks every match 0 anyway; it is not read for that.
   let ranking: Ranking = q.match && (dialect === 'sqlite' || q.terms.length > 0) ? 'bm25' : 'newest';
-  if (ranking === 'bm25')
-    for (const p of [...scopeExpr(scope, true, dialect), ...q.parts, ...q.not])
-      if (!(await postingsAtMost(db, dialect, p, maxPostings))) {
+  if (ranking === 'bm25') {
+    const counting = chunked ? { at: Date.now() + (deadline.at - Date.now()) / 4 } : null;
+    // Phrases are counted as the AND of their words (at least as many rows, no positions read): FTS5 reads a phrase's
+    // posting lists whole, and the bm25 statement below reads them again.
+    for (const p of [...scopeExpr(scope, true, dialect), ...q.countParts, ...q.not]) {
+      const small = counting
+        ? await postingsAtMostChunked(db, p, maxPostings, top, counting)
+        : await postingsAtMost(db, dialect, p, maxPostings);
+      if (small !== true) {
         ranking = 'newest';
         break;
       }
+    }
+  }
   const join = joinKw(dialect);
   const run = (w: number) =>
-    sql<{ rid: number; cid: number; id: string; score: number }>`
+    sql<PageRow>`
     select m.rowid as rid, c.cid, m.id, c.score from (
       ${candidates(dialect, expr, ranking === 'bm25' ? q.match : null, hi, w)}
     ) c ${join} contents ct on ct.rowid = c.cid
@@ -153,6 +232,7 @@ export async function keywordPage(
     ${join} inboxes i on i.id = m.inbox_id
     where ${rowFilters(scope, q)}
     order by c.score desc, m.rowid desc limit ${limit + 1} offset ${offset}`.execute(db);
+  if (chunked && ranking === 'newest') return newestChunked(db, scope, q, expr, limit, offset, top, window, deadline);
   // Newest first needs only the top of the window; the whole window is read if the exact filters dropped too many.
   const small = Math.min(window, (offset + limit + 1) * 2 + 50);
   let rows = (await run(ranking === 'newest' ? small : window)).rows;
@@ -161,7 +241,56 @@ export async function keywordPage(
   return { hits: rows.map((r) => ({ rid: Number(r.rid), id: r.id, score: Number(r.score) })), hi: hi ?? newest, ranking };
 }
 
-/** Semantic ranking of the newest SCAN_CAP contents in scope that pass the query's operators, per message row. */
+async function newestContent(db: Kysely<Database>): Promise<number> {
+  const r = await sql<{ n: number | null }>`select max(rowid) as n from search_fts`.execute(db);
+  return Number(r.rows[0]?.n ?? 0);
+}
+
+/** Newest first over the newest `window` matches, in bounded rowid ranges (SQLite under a deadline). */
+async function newestChunked(
+  db: Kysely<Database>,
+  scope: SearchScope,
+  q: CompiledQuery,
+  expr: string,
+  limit: number,
+  offset: number,
+  top: number,
+  window: number,
+  deadline: Deadline,
+): Promise<{ hits: Hit[]; hi: number; ranking: Ranking; partial?: PartialAnswer | undefined }> {
+  const need = offset + limit + 1;
+  const found: PageRow[] = [];
+  let seen = 0;
+  const end = await scanDown(top, deadline, async (lo, hi) => {
+    const cids = (
+      await sql<{ cid: number }>`select rowid as cid from search_fts where search_fts match ${expr}
+        and rowid between ${lo} and ${hi} order by rowid desc limit ${window - seen}`.execute(db)
+    ).rows.map((r) => Number(r.cid));
+    seen += cids.length;
+    if (cids.length > 0) {
+      const rows = await sql<PageRow>`select m.rowid as rid, ct.rowid as cid, m.id, 0 as score from contents ct
+        cross join message_rows m on m.content_sha256 = ct.sha256
+        cross join inboxes i on i.id = m.inbox_id
+        where ct.rowid in (${sql.join(cids)}) and ${rowFilters(scope, q)}`.execute(db);
+      found.push(...rows.rows);
+    }
+    return found.length >= need || seen >= window;
+  });
+  found.sort((a, b) => Number(b.rid) - Number(a.rid));
+  const rows = found.slice(offset, need);
+  const partial =
+    end === 'timeout'
+      ? {
+          reason: `the search ran out of its time budget after looking through the newest ${seen} matching messages; narrow it (an inbox, label:, after:, rarer words) to see older ones`,
+        }
+      : undefined;
+  return { hits: rows.map((r) => ({ rid: Number(r.rid), id: r.id, score: 0 })), hi: top, ranking: 'newest', partial };
+}
+
+/**
+ * Semantic ranking of the newest SCAN_CAP contents in scope that pass the query's operators, per message row. With a
+ * `deadline` (SQLite) the scan goes in bounded rowid ranges; one stopped by the deadline ranks what it read, `partial`.
+ */
 export async function semanticRank(
   db: Kysely<Database>,
   scope: SearchScope,
@@ -170,28 +299,49 @@ export async function semanticRank(
   qv: Float32Array,
   top: number,
   hi?: number,
-): Promise<{ hits: Hit[]; hi: number }> {
+  deadline?: Deadline,
+): Promise<{ hits: Hit[]; hi: number; partial?: PartialAnswer | undefined }> {
   const dialect = dialectOf(db as never);
   const expr = matchExpr(scope, q.filter, q.not, dialect);
   const join = joinKw(dialect);
-  const rows = await sql<{ rid: number; cid: number; id: string; vec: Buffer }>`
-    select m.rowid as rid, c.cid, m.id, v.vec from (
-      ${candidates(dialect, expr, null, hi, SCAN_CAP)}
-    ) c ${join} contents ct on ct.rowid = c.cid
+  const scored: Hit[] = [];
+  let newest = 0;
+  const score = (rows: Array<{ rid: number; cid: number; id: string; vec: Uint8Array }>) => {
+    for (const r of rows) {
+      newest = Math.max(newest, Number(r.cid));
+      if (r.vec.byteLength !== qv.length) continue;
+      const v = new Int8Array(r.vec.buffer, r.vec.byteOffset, r.vec.byteLength);
+      scored.push({ rid: Number(r.rid), id: r.id, score: similarity(qv, v) });
+    }
+  };
+  const vectorsOf = (cands: RawBuilder<unknown>) =>
+    sql<{ rid: number; cid: number; id: string; vec: Uint8Array }>`
+    select m.rowid as rid, c.cid, m.id, v.vec from (${cands}) c ${join} contents ct on ct.rowid = c.cid
     ${join} search_vectors v on v.content_sha256 = ct.sha256 and v.model = ${model}
     ${join} message_rows m on m.content_sha256 = ct.sha256
     ${join} inboxes i on i.id = m.inbox_id
     where ${rowFilters(scope, q)}`.execute(db);
-  const scored: Hit[] = [];
-  let newest = 0;
-  for (const r of rows.rows) {
-    newest = Math.max(newest, Number(r.cid));
-    if (r.vec.byteLength !== qv.length) continue;
-    const v = new Int8Array(r.vec.buffer, r.vec.byteOffset, r.vec.byteLength);
-    scored.push({ rid: Number(r.rid), id: r.id, score: similarity(qv, v) });
-  }
+  let partial: PartialAnswer | undefined;
+  if (deadline !== undefined && dialect === 'sqlite' && q.longest <= 1) {
+    const from = hi ?? (await newestContent(db));
+    let seen = 0;
+    const end = await scanDown(from, deadline, async (lo, h) => {
+      const cands = sql`select f.rowid as cid from search_fts f where search_fts match ${expr}
+        and f.rowid between ${lo} and ${h} order by f.rowid desc limit ${SCAN_CAP - seen}`;
+      const rows = (await vectorsOf(cands)).rows;
+      const cids = new Set(rows.map((r) => r.cid));
+      seen += cids.size;
+      score(rows);
+      return seen >= SCAN_CAP;
+    });
+    if (end === 'timeout')
+      partial = {
+        reason: `the search ran out of its time budget after comparing the newest ${seen} messages by meaning; narrow it (an inbox, label:, after:) to reach older ones`,
+      };
+    newest = Math.max(newest, from);
+  } else score((await vectorsOf(candidates(dialect, expr, null, hi, SCAN_CAP))).rows);
   scored.sort((a, b) => b.score - a.score || b.rid - a.rid);
-  return { hits: scored.slice(0, top), hi: hi ?? newest };
+  return { hits: scored.slice(0, top), hi: hi ?? newest, partial };
 }
 
 /** Reciprocal rank fusion (k = 60) of ranked lists; ties go to the newer message. */

@@ -5,11 +5,28 @@
 //   atom  := word | "phrase" | name ":" (word | "phrase")
 import { AppError } from '../errors.ts';
 import type { Dialect } from '../store/dialect.ts';
-import { tsPhrase, tsToken } from './pg-text.ts';
+import { lexemes, tsPhrase, tsToken } from './pg-text.ts';
 import { hexToken, isSingleCjk, segmentCjkQuery } from './text.ts';
 
 export const MAX_QUERY_CHARS = 1000;
+/** Terms (words, phrases, operators) in one query (--search-max-terms). */
 export const MAX_TERMS = 32;
+/**
+ * Words one term expands to in the index (--search-max-term-words): `a-b-c` and a quoted phrase are searched as a
+ * phrase of their words, and a Chinese or Japanese run as a phrase of its character pairs. The index checks the
+ * positions of every word of a phrase in every message that has them all, so a 997-character hyphenated word (499
+ * words) cost seconds per query; this bounds it.
+ */
+export const MAX_TERM_WORDS = 16;
+/** Words of all terms together (a query of 32 phrases of 16 words is still refused). */
+export const MAX_QUERY_WORDS = 64;
+
+/** The limits a query is checked against (flags may lower or raise them). */
+export interface QueryLimits {
+  maxTerms: number;
+  maxTermWords: number;
+}
+export const DEFAULT_LIMITS: QueryLimits = { maxTerms: MAX_TERMS, maxTermWords: MAX_TERM_WORDS };
 
 export type Field = 'any' | 'from' | 'to' | 'subject';
 export type Atom =
@@ -52,8 +69,17 @@ function readPhrase(q: string, open: number): { text: string; end: number } {
   return { text: q.slice(open + 1, close), end: close + 1 };
 }
 
+// Control characters other than whitespace (NUL above all) cannot be stored in mail text the index holds.
+const CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/;
+
 function lex(q: string): Lexeme[] {
   const out: Lexeme[] = [];
+  const ctl = CONTROL.exec(q);
+  if (ctl)
+    throw queryError(
+      `control character U+${ctl[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')} is not allowed in a query; remove it`,
+      ctl.index,
+    );
   let i = 0;
   while (i < q.length) {
     const c = q[i]!;
@@ -173,12 +199,19 @@ function atomOf(l: Lexeme, now: number): Atom | null {
   }
 }
 
-export function parseQuery(q: string, now: number): ParsedQuery {
+/** The words a text term expands to in the index (as FTS5's unicode61 cuts them, CJK runs as character pairs). */
+export function termWords(text: string): number {
+  return lexemes(segmentCjkQuery(text)).length;
+}
+
+export function parseQuery(q: string, now: number, limits: QueryLimits = DEFAULT_LIMITS): ParsedQuery {
   if (q.length > MAX_QUERY_CHARS) throw queryError(`the query is ${q.length} characters; the limit is ${MAX_QUERY_CHARS} — shorten it`);
+  const { maxTerms, maxTermWords } = limits;
   const lx = lex(q);
   const groups: Term[][] = [];
   let i = 0;
   let terms = 0;
+  let words = 0;
   const unary = (): Term => {
     const l = lx[i];
     if (!l) throw queryError('the query ends where a term was expected', q.length);
@@ -193,9 +226,22 @@ export function parseQuery(q: string, now: number): ParsedQuery {
       tok = n;
     }
     i++;
-    if (++terms > MAX_TERMS) throw queryError(`more than ${MAX_TERMS} terms; the limit is ${MAX_TERMS}`, tok.pos);
+    if (++terms > maxTerms)
+      throw queryError(`more than ${maxTerms} terms; the limit is ${maxTerms} (--search-max-terms) — remove some`, tok.pos);
     const atom = atomOf(tok, now);
     if (!atom) throw queryError('unexpected term', tok.pos);
+    if (atom.kind === 'text') {
+      const n = termWords(atom.text);
+      if (n > maxTermWords)
+        throw queryError(
+          `this term is searched as a phrase of ${n} words (hyphens, dots and other punctuation split words; Chinese and Japanese text counts its character pairs); the limit is ${maxTermWords} words per term (--search-max-term-words) — shorten it or split it into separate words`,
+          tok.pos,
+        );
+      words += n;
+      const maxWords = Math.max(MAX_QUERY_WORDS, maxTermWords);
+      if (words > maxWords)
+        throw queryError(`the query's terms add up to more than ${maxWords} words; the limit is ${maxWords} — remove some`, tok.pos);
+    }
     if (atom.kind === 'time' && negated)
       return { atom: { ...atom, op: atom.op === 'before' ? 'after' : 'before' }, negated: false, pos: tok.pos };
     return { atom, negated, pos: l.pos };
@@ -258,6 +304,17 @@ function atomTsQuery(a: Atom): string | null {
   }
 }
 
+/**
+ * The atom with a phrase relaxed to the AND of its words (SQLite): it matches at least the rows the phrase does, and
+ * FTS5 answers it from the posting lists without reading positions, so counting it is cheap where the phrase is not.
+ */
+function atomMatchWords(a: Atom): string | null {
+  if (a.kind !== 'text' || isSingleCjk(a.text.trim())) return atomMatch(a);
+  const words = lexemes(segmentCjkQuery(a.text));
+  if (words.length <= 1) return atomMatch(a);
+  return `(${words.map((w) => `${COLUMN[a.field]} : ${ftsString(w)}`).join(' AND ')})`;
+}
+
 function atomMatch(a: Atom): string | null {
   switch (a.kind) {
     case 'text':
@@ -291,6 +348,13 @@ export interface CompiledQuery {
   labels: string[];
   /** The ANDed parts of `match`, one FTS5 expression each. */
   parts: string[];
+  /** The same parts with each phrase relaxed to the AND of its words (SQLite; PostgreSQL: the parts), for counting. */
+  countParts: string[];
+  /**
+   * Words of the longest text term (a phrase when more than 1). FTS5 evaluates a phrase over the posting lists of all
+   * its words whatever rowid range a query asks for, so a query with a phrase is not cut into rowid steps.
+   */
+  longest: number;
 }
 
 /**
@@ -302,6 +366,7 @@ export function compileQuery(p: ParsedQuery, dialect: Dialect = 'sqlite'): Compi
   const orOp = dialect === 'postgres' ? ' | ' : ' OR ';
   const andOp = dialect === 'postgres' ? ' & ' : ' AND ';
   const and: string[] = [];
+  const relaxed: string[] = [];
   const filter: string[] = [];
   const not: string[] = [];
   let after: number | null = null;
@@ -309,8 +374,10 @@ export function compileQuery(p: ParsedQuery, dialect: Dialect = 'sqlite'): Compi
   const terms: string[] = [];
   const text: string[] = [];
   const labels: string[] = [];
+  let longest = 0;
   for (const group of p.groups) {
     const parts: string[] = [];
+    const loose: string[] = [];
     let free = false;
     for (const t of group) {
       const a = t.atom;
@@ -321,9 +388,11 @@ export function compileQuery(p: ParsedQuery, dialect: Dialect = 'sqlite'): Compi
       }
       const m = toExpr(a);
       if (m === null) continue;
+      if (a.kind === 'text') longest = Math.max(longest, termWords(a.text));
       if (t.negated) not.push(m);
       else {
         parts.push(m);
+        loose.push(dialect === 'postgres' ? m : (atomMatchWords(a) ?? m));
         if (a.kind === 'text') {
           terms.push(...(a.phrase ? [a.text] : [a.text.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, '')]));
           if (a.field === 'any' || a.field === 'subject') text.push(a.text);
@@ -336,6 +405,7 @@ export function compileQuery(p: ParsedQuery, dialect: Dialect = 'sqlite'): Compi
     const expr = parts.length === 1 ? parts[0]! : parts.length > 1 ? `(${parts.join(orOp)})` : null;
     if (expr === null) continue;
     and.push(expr);
+    relaxed.push(loose.length === 1 ? loose[0]! : `(${loose.join(orOp)})`);
     if (!free) filter.push(expr);
   }
   return {
@@ -348,5 +418,7 @@ export function compileQuery(p: ParsedQuery, dialect: Dialect = 'sqlite'): Compi
     text: text.join(' '),
     labels,
     parts: and,
+    countParts: relaxed,
+    longest,
   };
 }

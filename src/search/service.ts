@@ -5,34 +5,32 @@ import type { Kysely } from 'kysely';
 import type { EventBus } from '../events/bus.ts';
 import type { IngestWriter } from '../ingest/writer.ts';
 import type { Logger } from '../log.ts';
-import { SUMMARY_COLUMNS, type MessageSummaryRow } from '../store/messages.ts';
 import { type Dialect, dialectOf } from '../store/dialect.ts';
 import type { Database } from '../store/schema.ts';
+import { sql } from 'kysely';
+import { BudgetError, type Sandbox } from '../budget/sandbox.ts';
+import { AppError } from '../errors.ts';
 import { EmbedQueue } from './embed-queue.ts';
 import { embed, type EmbeddingsConfig, normalize } from './embeddings.ts';
-import { fuse, type Hit, keywordPage, type SearchScope, semanticRank } from './engine.ts';
+import type { PartialAnswer, SearchScope } from './engine.ts';
 import { PendingIndexer } from './indexer.ts';
-import { compileQuery, parseQuery } from './query.ts';
-import { bodyText, snippet } from './text.ts';
+import { compileQuery, DEFAULT_LIMITS, parseQuery, type QueryLimits } from './query.ts';
+import { type RunRequest, type RunResult, runSearch, type SearchCursor, type SearchMode } from './run.ts';
 
-export type SearchMode = 'keyword' | 'semantic' | 'hybrid';
-
-/** Hybrid and semantic answers page through at most this many of the best matches. */
-export const FUSED_TOP = 200;
-const HYBRID_DEPTH = 100;
-
-/** Where the next page starts: the offset, the newest row ranked (pinned by page 1) and the ranking page 1 used. */
-export interface SearchCursor {
-  o: number;
-  hi: number;
-  m: SearchMode;
-}
+export { FUSED_TOP, type SearchCursor, type SearchMode } from './run.ts';
 
 export interface SearchResult {
-  rows: Array<{ row: MessageSummaryRow; snippet: string | null; score: number }>;
+  rows: RunResult['rows'];
   next: SearchCursor | null;
   mode: SearchMode;
   semantic: boolean;
+  /** Set when the answer holds less than every match (the time budget ran out mid-scan), with why. */
+  partial: PartialAnswer | null;
+}
+
+/** Search budgets and limits (flags --search-budget-ms, --search-max-terms, --search-max-term-words). */
+export interface SearchLimits extends QueryLimits {
+  budgetMs: number;
 }
 
 export class SearchService {
@@ -42,6 +40,9 @@ export class SearchService {
   readonly pending: PendingIndexer;
   readonly embeddings: EmbedQueue | null;
   private readonly queryVectors = new Map<string, Float32Array>();
+  private readonly sandbox: Sandbox | null;
+  private readonly sqliteFile: string | null;
+  readonly limits: SearchLimits;
 
   constructor(d: {
     db: Kysely<Database>;
@@ -51,8 +52,15 @@ export class SearchService {
     embeddings?: { cfg: EmbeddingsConfig; retryMs: number } | undefined;
     /** Store.singleton: on PostgreSQL, one instance of the cluster runs the embeddings queue. */
     singleton?: ((job: string, fn: () => Promise<unknown>) => Promise<boolean>) | undefined;
+    /** SQLite: searches run in the sandbox's worker threads on their own read-only connection to this file. */
+    sandbox?: Sandbox | undefined;
+    sqliteFile?: string | undefined;
+    limits?: Partial<SearchLimits> | undefined;
   }) {
     this.db = d.db;
+    this.sandbox = d.sandbox ?? null;
+    this.sqliteFile = d.sqliteFile ?? null;
+    this.limits = { ...DEFAULT_LIMITS, budgetMs: DEFAULT_BUDGET_MS, ...d.limits };
     this.log = d.log;
     this.dialect = dialectOf(d.db as never);
     this.pending = new PendingIndexer({ db: d.db, writer: d.writer, log: d.log });
@@ -95,50 +103,69 @@ export class SearchService {
     cursor?: SearchCursor | undefined;
     now: number;
   }): Promise<SearchResult> {
-    const compiled = compileQuery(parseQuery(req.q, req.now), this.dialect);
-    const { limit, cursor } = req;
+    const compiled = compileQuery(parseQuery(req.q, req.now, this.limits), this.dialect);
     const scope = { ...req.scope, soleTeam: await this.soleTeam(req.now) };
-    const offset = cursor?.o ?? 0;
-    const hi = cursor?.hi;
     // Later pages keep the ranking of the first one (a keyword first page stays keyword if the model is back).
-    const wanted = cursor?.m ?? req.mode;
+    const wanted = req.cursor?.m ?? req.mode;
     let qv: Float32Array | null = null;
     if (wanted !== 'keyword' && compiled.text.trim() !== '' && this.embeddings) qv = await this.queryVector(compiled.text);
-    let hits: Hit[];
-    let next: SearchCursor | null = null;
-    let mode: SearchMode = wanted;
-    if (qv === null || this.embeddings === null) {
-      mode = 'keyword';
-      const page = await keywordPage(this.db, scope, compiled, limit, offset, hi);
-      hits = page.hits.slice(0, limit);
-      if (page.hits.length > limit) next = { o: offset + limit, hi: page.hi, m: mode };
-    } else {
-      const sem = await semanticRank(this.db, scope, compiled, this.embeddings.model, qv, mode === 'hybrid' ? HYBRID_DEPTH : FUSED_TOP, hi);
-      let ranked = sem.hits;
-      let newest = sem.hi;
-      if (mode === 'hybrid') {
-        const kw = compiled.match ? await keywordPage(this.db, scope, compiled, HYBRID_DEPTH, 0, hi) : { hits: [], hi: 0 };
-        ranked = fuse([kw.hits.slice(0, HYBRID_DEPTH), sem.hits]);
-        newest = hi ?? Math.max(newest, kw.hi);
-      }
-      ranked = ranked.slice(0, FUSED_TOP);
-      hits = ranked.slice(offset, offset + limit);
-      if (offset + limit < ranked.length) next = { o: offset + limit, hi: newest, m: mode };
-    }
-    const rows = await this.rowsOf(hits.map((h) => h.id));
-    return {
-      rows: hits.flatMap((h) => {
-        const r = rows.get(h.id);
-        if (!r) return [];
-        const body = bodyText(r.text_body, r.html_body);
-        const snip = snippet(body, compiled.terms) ?? snippet(r.subject, compiled.terms);
-        const { text_body: _t, html_body: _h, ...row } = r;
-        return [{ row, snippet: snip, score: Math.round(h.score * 1e6) / 1e6 }];
-      }),
-      next,
-      mode,
-      semantic: mode !== 'keyword',
+    const run: RunRequest = {
+      scope,
+      compiled,
+      mode: qv === null ? 'keyword' : wanted,
+      limit: req.limit,
+      cursor: req.cursor,
+      qv,
+      model: qv === null ? null : (this.embeddings?.model ?? null),
     };
+    const r = await this.runBudgeted(run, Date.now());
+    if (r.late)
+      throw new AppError(
+        'unavailable',
+        `the search waited for a free search thread for its whole time budget (${this.limits.budgetMs} ms; other searches are running); retry shortly`,
+        { headers: { 'Retry-After': '1' } },
+      );
+    if (r.partial && r.rows.length === 0)
+      throw new AppError('budget_exceeded', `the search ${r.partial.reason.replace(/^the search /, '')} and found nothing yet; ${NARROW}`);
+    return { rows: r.rows, next: r.next, mode: r.mode, semantic: r.mode !== 'keyword', partial: r.partial };
+  }
+
+  /**
+   * Runs the search under the time budget, enforced from outside the work. SQLite: in a sandbox worker (stopped when
+   * over, the queue shared fairly between teams); the worker checks three quarters of the budget (from arrival)
+   * itself between bounded steps, so a long scan answers what it found (partial) before it would be stopped. PostgreSQL:
+   * statement_timeout on the search's own transaction. Over budget: 422 budget_exceeded naming what to narrow.
+   */
+  private async runBudgeted(run: RunRequest, arrival: number): Promise<RunResult> {
+    const { budgetMs } = this.limits;
+    if (this.dialect === 'postgres')
+      try {
+        return await this.db.transaction().execute(async (trx) => {
+          await sql.raw(`set local statement_timeout = ${Math.max(1, Math.floor(budgetMs))}`).execute(trx);
+          return runSearch(trx, run);
+        });
+      } catch (e) {
+        if ((e as { code?: string }).code === '57014') throw overBudget(budgetMs);
+        throw e;
+      }
+    // The worker stops itself at three quarters of the budget from the search's arrival (a wait for a worker counts;
+    // a search that waited the whole budget away is not started), the sandbox stops the worker at the whole budget.
+    const deadlineAt = arrival + budgetMs * 0.75;
+    const lateAt = arrival + budgetMs;
+    if (!this.sandbox || !this.sqliteFile) return runSearch(this.db, { ...run, deadlineAt });
+    try {
+      return await this.sandbox.run(
+        'search.sqlite',
+        { file: this.sqliteFile, req: { ...run, deadlineAt, lateAt } },
+        { owner: run.scope.teamId, timeoutMs: budgetMs },
+      );
+    } catch (e) {
+      if (e instanceof BudgetError && (e.kind === 'time' || e.kind === 'memory')) throw overBudget(budgetMs, e);
+      if (e instanceof BudgetError && (e.kind === 'busy' || e.kind === 'closed'))
+        throw new AppError('unavailable', `the search could not run: ${e.message}; retry shortly`, { headers: { 'Retry-After': '1' } });
+      if (e instanceof BudgetError) throw new AppError('internal', `the search failed: ${e.message}`);
+      throw e;
+    }
   }
 
   private teams: { at: number; sole: boolean } | null = null;
@@ -178,14 +205,13 @@ export class SearchService {
       return null;
     }
   }
+}
 
-  private async rowsOf(ids: string[]): Promise<Map<string, MessageSummaryRow & { text_body: string | null; html_body: string | null }>> {
-    if (ids.length === 0) return new Map();
-    const rows = await this.db
-      .selectFrom('messages')
-      .select([...SUMMARY_COLUMNS, 'text_body', 'html_body'])
-      .where('id', 'in', ids)
-      .execute();
-    return new Map(rows.map((r) => [r.id, r]));
-  }
+const DEFAULT_BUDGET_MS = 2000;
+const NARROW =
+  'narrow it: one inbox (inboxId), label:, after:, rarer or fewer words, or a shorter phrase; the budget is --search-budget-ms';
+
+function overBudget(budgetMs: number, e?: BudgetError): AppError {
+  const what = e?.kind === 'memory' ? `needed more than ${e.limit} MB of memory` : `took more than ${budgetMs} ms`;
+  return new AppError('budget_exceeded', `the search ${what}, over its budget; ${NARROW}`);
 }

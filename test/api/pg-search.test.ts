@@ -254,3 +254,38 @@ describe('embeddings on a cluster', { skip: missing ?? false }, () => {
     }
   });
 });
+
+describe('search under its time budget on PostgreSQL', { skip: missing ?? false }, () => {
+  test('statement_timeout bounds each search: a query over --search-budget-ms is 422 budget_exceeded', async () => {
+    const server = await startPostgres();
+    const t = await startTestServer(['--search-budget-ms', '10'], {}, { database: await server.createDatabase('pgbudget') });
+    try {
+      const ib = await json(await t.api('/v1/inboxes', { method: 'POST', json: { label: 'budget' } }), 201);
+      const words = Array.from({ length: 3000 }, (_, i) => `a-b-c w${i % 97}`).join(' ');
+      for (let i = 0; i < 300; i += 50)
+        await Promise.all(
+          Array.from({ length: 50 }, (_, k) =>
+            t.server.services.ingest.accept({
+              raw: Buffer.from(`From: x@example.com\r\nTo: ${ib.address}\r\nSubject: n ${i + k}\r\n\r\ncode ${i + k} ${words}\r\n`),
+              rcpts: [ib.address],
+              mailFrom: null,
+              source: 'test',
+            }),
+          ),
+        );
+      // The search's transaction has statement_timeout = the budget: PostgreSQL cancels the statement, the caller gets
+      // 422 naming what to narrow (the budget is lowered below the flag's minimum only to make the cancel certain).
+      t.server.services.search.limits.budgetMs = 1;
+      const res = await t.api(`/v1/search?q=${encodeURIComponent('a OR b OR c OR w1 OR w2 "a b c"')}&limit=100`);
+      const body = await json(res, 422);
+      assert.equal(body.code, 'budget_exceeded');
+      assert.match(body.detail, /the search took more than 1 ms, over its budget; narrow it.*--search-budget-ms/);
+      // The connection it ran on is fine afterwards (the timeout was local to the search's transaction).
+      t.server.services.search.limits.budgetMs = 5000;
+      await json(await t.api(`/v1/search?q=${encodeURIComponent('w1')}&limit=1`));
+    } finally {
+      await t.stop();
+      await server.stop();
+    }
+  });
+});

@@ -1,5 +1,6 @@
 // The single executable runs message analysis in a worker thread started from its embedded bundle (a SEA has no
-// worker file on disk): the thread exists, and a delivered message has its code extracted.
+// worker file on disk): the thread exists, and a delivered message has its code extracted. Search runs in the
+// sandbox's worker thread, on its own read-only SQLite connection, and finds it.
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -50,6 +51,15 @@ test('dist/inboxd analyses mail in a worker thread', {
     otp?: string;
   };
   assert.equal(got.verification?.otp ?? got.otp, '482913', JSON.stringify(got).slice(0, 300));
+  // Search runs in a sandbox worker on its own read-only SQLite connection, the addon loaded from the SEA asset.
+  const found = (await (await api(`/v1/search?q=${encodeURIComponent('has:code verify')}`)).json()) as {
+    items?: Array<{ subject: string }>;
+  };
+  assert.deepEqual(
+    found.items?.map((i) => i.subject),
+    ['[GitHub] Please verify your device'],
+    JSON.stringify(found).slice(0, 300),
+  );
   const threads = fs
     .readdirSync(`/proc/${child.pid}/task`)
     .map((t) => fs.readFileSync(`/proc/${child!.pid}/task/${t}/comm`, 'utf8').trim());
