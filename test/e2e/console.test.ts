@@ -279,7 +279,8 @@ describe('browser console', { skip: missing ?? false }, () => {
     await page.click('.create-key button[type="submit"]');
     const secret = (await (await page.waitForSelector('.secret code.otp')).textContent()) ?? '';
     assert.match(secret, /^ibx_[A-Za-z0-9]{32}$/);
-    assert.match((await page.textContent('table.grid')) ?? '', /made-in-console/);
+    // The list reloads after the create: wait for the new row rather than reading the table as it was.
+    await page.waitForSelector('table.grid >> text=made-in-console', { timeout: 5000 });
     await page.click('nav[aria-label="Views"] >> text=Audit');
     await page.waitForSelector('table.grid');
     assert.match((await page.textContent('table.grid')) ?? '', /key\.create/);
@@ -370,7 +371,7 @@ describe('browser console', { skip: missing ?? false }, () => {
     const msgs = await page.$$eval('ol.thread [data-nav="thread-messages"] .subject', (els) => els.map((e) => e.textContent));
     assert.deepEqual(msgs, ['Plans for Friday', 'Re: Plans for Friday']);
     await page.click('nav[aria-label="Views"] >> text=Threads');
-    await page.waitForSelector(`[data-thread-id]`);
-    assert.match((await page.textContent('section[aria-label="Recent threads"]')) ?? '', /Plans for Friday/);
+    // The per-inbox list's rows are still in the page while the cross-inbox view loads: wait for that view's row.
+    await page.waitForSelector('section[aria-label="Recent threads"] [data-thread-id] >> text=Plans for Friday', { timeout: 5000 });
   });
 });
