@@ -133,6 +133,14 @@ export class Ingest {
           }
           const out: Array<{ delivery: Delivery; teamId: string | null; row: MessageSummaryRow }> = [];
           const unclaimed: { total?: number } = {};
+          const isFresh = Number(fresh.numAffectedRows ?? 0) > 0;
+          // The search row of a content carries the scope of the inboxes holding it: it is rewritten only when a new
+          // inbox gets a copy. The same bytes mailed again to the same inboxes (a stranger can repeat them at will)
+          // change nothing, and re-indexing them cost more with every earlier copy.
+          let scopeGrows = isFresh;
+          const noteCopy = async (inboxId: string) => {
+            if (!scopeGrows) scopeGrows = (await trx.executeQuery(q.copyIn({ sha: rawSha, inbox: inboxId }))).rows.length === 0;
+          };
           for (const rcpt of rcpts) {
             // Counting and inserting happen in this one transaction, so no parallel path can pass a limit.
             const maxSeq = limits.maxMessagesPerInbox > 0 ? limits.maxMessagesPerInbox : Number.MAX_SAFE_INTEGER;
@@ -150,6 +158,7 @@ export class Ingest {
             const threadId = inbox
               ? await this.threads.assign(trx, { inboxId: inbox.id, teamId: inbox.team_id, messageId: id, receivedAt }, threadFields)
               : null;
+            if (inbox) await noteCopy(inbox.id);
             const row = {
               id,
               inbox_id: inbox?.id ?? null,
@@ -192,6 +201,7 @@ export class Ingest {
               { inboxId: inbox.id, teamId: inbox.team_id, messageId: id, receivedAt },
               threadFields,
             );
+            await noteCopy(inbox.id);
             const row = {
               id,
               inbox_id: inbox.id,
@@ -215,7 +225,7 @@ export class Ingest {
               row: { ...envelope, ...summaryContent, raw_sha256: rawSha },
             });
           }
-          if (out.some((o) => o.delivery.inboxId)) await indexContent(trx, rawSha, doc, Number(fresh.numAffectedRows ?? 0) > 0);
+          if (scopeGrows && out.some((o) => o.delivery.inboxId)) await indexContent(trx, rawSha, doc, isFresh);
           return out;
         },
       })
@@ -299,6 +309,10 @@ function compileIngestQueries(db: Kysely<Database>) {
         .compile(),
     ),
     inboxAt: precompile(['address'], (p) => db.selectFrom('inboxes').select('id').where('address', '=', p.address).compile()),
+    /** A copy of this content already in this inbox (index message_rows_content_inbox, migration 020). */
+    copyIn: precompile(['sha', 'inbox'], (p) =>
+      db.selectFrom('message_rows').select('id').where('content_sha256', '=', p.sha).where('inbox_id', '=', p.inbox).limit(1).compile(),
+    ),
     insertContent: precompile(CONTENT_COLUMNS, (p) =>
       db
         .insertInto('contents')

@@ -20,6 +20,7 @@ import * as m016 from './016_providers.ts';
 import * as m018 from './018_mailbox.ts';
 import * as m017 from './017_calendar.ts';
 import * as m019 from './019_calendar_zones.ts';
+import * as m020 from './020_content_inbox_index.ts';
 
 export const MIGRATIONS: Record<string, Migration> = {
   '001_foundation': m001,
@@ -41,4 +42,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '018_mailbox': m018,
   '017_calendar': m017,
   '019_calendar_zones': m019,
+  '020_content_inbox_index': m020,
 };
