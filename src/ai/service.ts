@@ -8,7 +8,7 @@ import { budgetProblem, Sandbox } from '../budget/sandbox.ts';
 import { AppError } from '../errors.ts';
 import { silentLogger } from '../log.ts';
 import type { ParsedMessage } from '../mail/types.ts';
-import { builtinCustom, builtinPreset, type PresetName } from './builtin/index.ts';
+import { builtinInput, type PresetName } from './builtin/index.ts';
 import { viewOf } from './builtin/view.ts';
 import { callModel, parseModels, probeModel, type ChainConfig, type ModelLink } from './models.ts';
 import { INVOICE_SCHEMA, RECEIPT_SCHEMA, TWOFA_SCHEMA } from './preset-schemas.ts';
@@ -183,7 +183,7 @@ export class AiService {
       });
     }
     if (!result) {
-      const data = req.preset ? builtinPreset(msg, req.preset) : builtinCustom(msg, p.schema);
+      const data = await this.builtin(msg, req.preset ?? null, req.preset ? null : p.schema, owner);
       const v = await check(data);
       result = { data, engine: 'builtin', model: null, validated: v.ok, fallbacks, ...(v.ok ? {} : { errors: v.errors }) };
     }
@@ -191,10 +191,11 @@ export class AiService {
     return result;
   }
 
-  /** Compiles a caller's schema and validates `values` with it in the sandbox, under the schema budget. */
-  private async validateCustom(schema: Record<string, unknown>, values: unknown[], owner?: string): Promise<Validation[]> {
-    // Without the server's sandbox (the CLI, a library use) one of our own lives while jobs are pending: its worker
-    // would otherwise hold the process open, and nothing holds it open while a job runs.
+  /**
+   * Runs a job in the sandbox. Without the server's sandbox (the CLI, a library use) one of our own lives while jobs
+   * are pending, so nothing is left running after the last one.
+   */
+  private async inSandbox<T>(run: (sandbox: Sandbox) => Promise<T>): Promise<T> {
     const sandbox = (this.sandbox ??= new Sandbox({
       threads: 1,
       timeoutMs: this.schemaBudgetMs,
@@ -204,10 +205,39 @@ export class AiService {
       log: silentLogger,
     }));
     this.pending++;
-    let r: SchemaJobResult;
-    const keepAlive = setInterval(() => {}, 60_000);
     try {
-      r = await sandbox.run('schema.validate', { schema, values }, { ...(owner ? { owner } : {}), timeoutMs: this.schemaBudgetMs });
+      return await run(sandbox);
+    } finally {
+      if (--this.pending === 0 && this.ownSandbox) {
+        this.sandbox = null;
+        await sandbox.close();
+      }
+    }
+  }
+
+  /**
+   * The built-in engine over the message, in the sandbox: its parsing of a stranger's HTML and text is bounded by
+   * the sandbox's time budget (--sandbox-timeout-ms) instead of running on the thread that serves requests.
+   */
+  private builtin(msg: ParsedMessage, preset: PresetName | null, schema: Record<string, unknown> | null, owner?: string): Promise<unknown> {
+    return this.inSandbox((sandbox) =>
+      sandbox.run('ai.builtin', { msg: builtinInput(msg), preset, schema }, owner ? { owner } : {}).catch((e: unknown) => {
+        throw budgetProblem(
+          e,
+          'the built-in extractor',
+          'this message is too large or too complex for it; configure a model (--models) or raise --sandbox-timeout-ms',
+        );
+      }),
+    );
+  }
+
+  /** Compiles a caller's schema and validates `values` with it in the sandbox, under the schema budget. */
+  private async validateCustom(schema: Record<string, unknown>, values: unknown[], owner?: string): Promise<Validation[]> {
+    let r: SchemaJobResult;
+    try {
+      r = await this.inSandbox((sandbox) =>
+        sandbox.run('schema.validate', { schema, values }, { ...(owner ? { owner } : {}), timeoutMs: this.schemaBudgetMs }),
+      );
     } catch (e) {
       const patterns = patternPaths(schema);
       throw budgetProblem(
@@ -217,12 +247,6 @@ export class AiService {
           ? `its pattern${patterns.length > 1 ? 's' : ''} (${patterns.slice(0, 5).join(', ')}) may backtrack without end on this text: simplify ${patterns.length > 1 ? 'them' : 'it'} (no nested quantifiers such as (a+)+), or an operator may raise --schema-budget-ms`
           : 'simplify the schema (fewer anyOf/oneOf/allOf alternatives), or an operator may raise --schema-budget-ms',
       );
-    } finally {
-      clearInterval(keepAlive);
-      if (--this.pending === 0 && this.ownSandbox) {
-        this.sandbox = null;
-        await sandbox.close();
-      }
     }
     if (r.compileError !== null)
       throw new AppError('validation_failed', `schema cannot be used: ${r.compileError}`, {

@@ -4,6 +4,7 @@
 // thread that is terminated when it takes longer than its budget, so they may loop or backtrack without harm.
 // This file is bundled into the worker (scripts/build.ts): import only pure code and node built-ins — and the search
 // task, which opens its own read-only SQLite connection in the worker (src/search/worker-task.ts).
+import { runBuiltinJob } from '../ai/builtin/index.ts';
 import { runSchemaJob } from '../ai/schema.ts';
 import { calendarChanges, calendarUids, expandMany } from '../providers/calendar/tasks.ts';
 import { sqliteSearch } from '../search/worker-task.ts';
@@ -21,6 +22,8 @@ export const TASKS = {
   'regex.test': regexTest,
   /** A caller's JSON Schema (already checked by src/ai/schema-check.ts) compiled and applied to answers. */
   'schema.validate': runSchemaJob,
+  /** The built-in extraction engine over a (hostile) message. */
+  'ai.builtin': runBuiltinJob,
   'calendar.expand': expandMany,
   'calendar.uids': calendarUids,
   'calendar.changes': calendarChanges,

@@ -5,7 +5,7 @@ import type { ParsedMessage } from '../../mail/types.ts';
 import { extractInvoice, extractReceipt } from './commerce.ts';
 import { fillCustom } from './custom.ts';
 import { extractTwoFa } from './twofa.ts';
-import { viewOf } from './view.ts';
+import { MAX_XML_BYTES, viewOf } from './view.ts';
 
 export type PresetName = '2fa' | 'invoice' | 'receipt';
 
@@ -18,4 +18,28 @@ export function builtinPreset(msg: ParsedMessage, preset: PresetName): Record<st
 
 export function builtinCustom(msg: ParsedMessage, schema: Record<string, unknown>): unknown {
   return fillCustom(msg, viewOf(msg), schema);
+}
+
+/** What the built-in engine needs of a message, to hand to the sandbox: only XML attachments carry their bytes. */
+export function builtinInput(msg: ParsedMessage): ParsedMessage {
+  const xml = (a: ParsedMessage['attachments'][number]) =>
+    (/xml/i.test(a.contentType) || /\.xml$/i.test(a.filename ?? '')) && a.content.length <= MAX_XML_BYTES;
+  return { ...msg, attachments: msg.attachments.filter(xml) };
+}
+
+export interface BuiltinJob {
+  msg: ParsedMessage;
+  preset: PresetName | null;
+  schema: Record<string, unknown> | null;
+}
+
+/** The sandbox task (src/budget/tasks.ts): the built-in engine over a hostile message, under a time budget. */
+export function runBuiltinJob(job: BuiltinJob): unknown {
+  // Structured clone turns Buffers into Uint8Arrays.
+  const attachments = job.msg.attachments.map((a) => ({
+    ...a,
+    content: Buffer.isBuffer(a.content) ? a.content : Buffer.from(a.content as Uint8Array),
+  }));
+  const msg = { ...job.msg, attachments };
+  return job.preset ? builtinPreset(msg, job.preset) : builtinCustom(msg, job.schema ?? {});
 }

@@ -28,7 +28,7 @@ export interface MessageView {
 
 const MAX_JSONLD = 10;
 const MAX_JSONLD_CHARS = 200_000;
-const MAX_XML_BYTES = 2 * 1024 * 1024;
+export const MAX_XML_BYTES = 2 * 1024 * 1024;
 
 export function viewOf(msg: ParsedMessage): MessageView {
   let lines: string[] = [];
