@@ -191,13 +191,16 @@ function undoSearchMigration(dir: string): void {
   const db = new BetterSqlite3(path.join(dir, 'inboxd.db'));
   for (const x of ['trigger search_content_deleted', 'trigger search_row_moved']) db.exec(`drop ${x}`);
   for (const x of ['search_embed_state', 'search_vectors', 'search_pending', 'search_fts']) db.exec(`drop table ${x}`);
-  // The tables of every later migration go too, so they can run again after 014 (015 workspace, 016–018 providers).
+  // The tables of every later migration go too, so they can run again after 014 (015 workspace, 016–019 providers).
   const later = db
     .prepare(
       "select name from sqlite_master where type = 'table' and (name like 'workspace\\_%' escape '\\' or name like 'calendar\\_%' escape '\\' or name in ('provider_accounts', 'mailbox_settings'))",
     )
     .all() as Array<{ name: string }>;
   for (const { name } of later) db.exec(`drop table ${name}`);
+  // 020 swapped message_rows' content index for a (content, inbox) one: put the old one back.
+  db.exec('drop index message_rows_content_inbox');
+  db.exec('create index message_rows_content on message_rows (content_sha256)');
   db.prepare("delete from kysely_migration where name >= '014'").run();
   db.close();
 }
