@@ -4,11 +4,11 @@
 // domain, or one --relay-from-domains names.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { hashSecret } from '../../src/auth/secrets.ts';
 import { DEFAULT_TEAM_ID } from '../../src/store/keys.ts';
 import { startDns, type TestDns } from '../helpers/dns.ts';
 import { json, type Json } from '../helpers/http.ts';
 import { startRelay, type TestRelay } from '../helpers/relay.ts';
+import { teamAdminKey } from '../helpers/teams.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { sendMail } from '../helpers/smtp.ts';
 
@@ -128,30 +128,4 @@ test("an inbox of another team left at a verified domain (created in a race) may
   assert.match(r.detail, /another team's verified custom domain/);
 });
 
-/** An admin key of a second team (no API creates teams yet; written to the store as the key service would). */
-async function otherTeamKey(): Promise<string> {
-  const db = s.server.services.store.db;
-  const secret = 'ibx_OtherTeamAdmin00000000000000000';
-  await db
-    .insertInto('teams')
-    .values({ id: 'team_other', name: 'other', plan: 'self-hosted', created_at: Date.now(), billing_customer_id: null })
-    .execute();
-  await db
-    .insertInto('api_keys')
-    .values({
-      id: 'key_otherteamadmin',
-      team_id: 'team_other',
-      label: 'other admin',
-      role: 'admin',
-      secret_hash: hashSecret(secret),
-      secret_prefix: secret.slice(0, 8),
-      scope_label_prefix: null,
-      scope_read_only: 0,
-      client_id: null,
-      created_at: Date.now(),
-      last_used_at: null,
-      revoked_at: null,
-    })
-    .execute();
-  return secret;
-}
+const otherTeamKey = () => teamAdminKey(s, 'other', { keyId: 'key_otherteamadmin' });

@@ -7,11 +7,11 @@ import fs from 'node:fs';
 import { after, before, test } from 'node:test';
 import { dkimVerify } from 'mailauth/lib/dkim/verify.js';
 import nodemailer from 'nodemailer';
-import { hashSecret } from '../../src/auth/secrets.ts';
 import { DEFAULT_TEAM_ID } from '../../src/store/keys.ts';
 import { startDns, type TestDns } from '../helpers/dns.ts';
 import { json, type Json } from '../helpers/http.ts';
 import { sendMail } from '../helpers/smtp.ts';
+import { teamAdminKey } from '../helpers/teams.ts';
 import { startTestServer, tempDir, type TestServer } from '../helpers/server.ts';
 
 const SECRET = crypto.randomBytes(32).toString('hex');
@@ -319,36 +319,7 @@ test('without INBOXD_SECRET_KEY keys are stored plainly (and said so); a later k
   }
 });
 
-/** An admin key of a second team (no API creates teams yet; written to the store as the key service would). */
-async function otherTeamKey(): Promise<string> {
-  const db = s.server.services.store.db;
-  const teamId = 'team_other';
-  const secret = 'ibx_OtherTeamAdmin00000000000000000';
-  await db
-    .insertInto('teams')
-    .values({ id: teamId, name: 'other', plan: 'self-hosted', created_at: Date.now(), billing_customer_id: null })
-    .onConflict((oc) => oc.column('id').doNothing())
-    .execute();
-  await db
-    .insertInto('api_keys')
-    .values({
-      id: 'key_otherteamadmin',
-      team_id: teamId,
-      label: 'other admin',
-      role: 'admin',
-      secret_hash: hashSecret(secret),
-      secret_prefix: secret.slice(0, 8),
-      scope_label_prefix: null,
-      scope_read_only: 0,
-      client_id: null,
-      created_at: Date.now(),
-      last_used_at: null,
-      revoked_at: null,
-    })
-    .onConflict((oc) => oc.column('id').doNothing())
-    .execute();
-  return secret;
-}
+const otherTeamKey = () => teamAdminKey(s, 'other', { keyId: 'key_otherteamadmin' });
 
 /** A server whose --dns-server is a loopback port nobody answers on. */
 async function startTestServerNoDns(): Promise<TestServer> {

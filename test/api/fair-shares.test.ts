@@ -7,10 +7,10 @@ import http from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { hashSecret } from '../../src/auth/secrets.ts';
 import { loadConfig } from '../../src/config.ts';
 import { waiterGate } from '../../src/inboxes/waiters.ts';
 import { json } from '../helpers/http.ts';
+import { teamAdminKey } from '../helpers/teams.ts';
 import { startTestServer, type TestServer, TEST_CLUSTER } from '../helpers/server.ts';
 
 type Json = Record<string, any>;
@@ -46,35 +46,8 @@ async function newKey(label: string, readOnly = false): Promise<string> {
 }
 
 let teams = 0;
-/** A member key of a team of its own. */
-async function otherTeamKey(): Promise<string> {
-  const db = s.server.services.store.db;
-  const n = ++teams;
-  const teamId = `team_fair${n}`;
-  const secret = `ibx_FairShareTeam${String(n).padStart(18, '0')}`;
-  await db
-    .insertInto('teams')
-    .values({ id: teamId, name: `fair ${n}`, plan: 'self-hosted', created_at: Date.now(), billing_customer_id: null })
-    .execute();
-  await db
-    .insertInto('api_keys')
-    .values({
-      id: `key_fair${n}`,
-      team_id: teamId,
-      label: `fair ${n}`,
-      role: 'admin',
-      secret_hash: hashSecret(secret),
-      secret_prefix: secret.slice(0, 8),
-      scope_label_prefix: null,
-      scope_read_only: 0,
-      client_id: null,
-      created_at: Date.now(),
-      last_used_at: null,
-      revoked_at: null,
-    })
-    .execute();
-  return secret;
-}
+/** An admin key of a team of its own. */
+const otherTeamKey = () => teamAdminKey(s, `fair${++teams}`);
 
 const initialize = (id = 1) => ({
   jsonrpc: '2.0',

@@ -8,41 +8,15 @@ import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import { hashSecret } from '../../src/auth/secrets.ts';
 import { startDns } from '../helpers/dns.ts';
 import { json, type Json } from '../helpers/http.ts';
 import { sendMail } from '../helpers/smtp.ts';
+import { teamAdminKey } from '../helpers/teams.ts';
 import { startTestServer, TEST_ON_POSTGRES, type TestServer, tempDir } from '../helpers/server.ts';
 
 const NEL = '\u0085';
 
-/** An admin key of a second team (no API creates teams yet; written to the store as the key service would). */
-async function otherTeamKey(s: TestServer): Promise<string> {
-  const db = s.server.services.store.db;
-  const secret = 'ibx_OtherTeamAdmin00000000000000000';
-  await db
-    .insertInto('teams')
-    .values({ id: 'team_other', name: 'other', plan: 'self-hosted', created_at: Date.now(), billing_customer_id: null })
-    .execute();
-  await db
-    .insertInto('api_keys')
-    .values({
-      id: 'key_otherteamadmin',
-      team_id: 'team_other',
-      label: 'other admin',
-      role: 'admin',
-      secret_hash: hashSecret(secret),
-      secret_prefix: secret.slice(0, 8),
-      scope_label_prefix: null,
-      scope_read_only: 0,
-      client_id: null,
-      created_at: Date.now(),
-      last_used_at: null,
-      revoked_at: null,
-    })
-    .execute();
-  return secret;
-}
+const otherTeamKey = (s: TestServer) => teamAdminKey(s, 'other');
 
 describe('C1 control characters in header fields of a send', () => {
   test('NEL (U+0085) and other C1 controls in subject, names, replyTo or a file name → 400 naming the field, nothing stored', async () => {

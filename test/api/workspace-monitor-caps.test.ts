@@ -4,10 +4,10 @@
 // monitors cannot keep another team's monitor from its run. Caps are set low by flag.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { hashSecret } from '../../src/auth/secrets.ts';
 import { monitorScheduler } from '../../src/workspace/monitors.ts';
 import type { MonitorRunRow } from '../../src/workspace/tables.ts';
 import { json, type Json } from '../helpers/http.ts';
+import { teamAdminKey } from '../helpers/teams.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { deliver } from '../helpers/workspace-mail.ts';
 
@@ -38,33 +38,7 @@ after(async () => {
   await s.stop();
 });
 
-/** An admin key of another team (no API creates teams; written to the store as the key service would). */
-async function teamKey(t: TestServer, name: string): Promise<string> {
-  const db = t.server.services.store.db;
-  const secret = `ibx_${name.padEnd(31, '0')}`;
-  await db
-    .insertInto('teams')
-    .values({ id: `team_${name}`, name, plan: 'self-hosted', created_at: now, billing_customer_id: null })
-    .execute();
-  await db
-    .insertInto('api_keys')
-    .values({
-      id: `key_${name}`,
-      team_id: `team_${name}`,
-      label: `${name} admin`,
-      role: 'admin',
-      secret_hash: hashSecret(secret),
-      secret_prefix: secret.slice(0, 8),
-      scope_label_prefix: null,
-      scope_read_only: 0,
-      client_id: null,
-      created_at: now,
-      last_used_at: null,
-      revoked_at: null,
-    })
-    .execute();
-  return secret;
-}
+const teamKey = (t: TestServer, name: string) => teamAdminKey(t, name);
 
 const create = (t: TestServer, key: string | undefined, body: Json) =>
   t.api('/v1/workspace/monitors', {
