@@ -17,11 +17,18 @@ export const SYSTEM = [
 ].join(' ');
 
 // A bracket that would start a (closing) message tag; replaced, never removed, so no new tag can form.
-const TAG_OPEN = /[<\uFF1C\uFE64]([\s\p{Cf}]*\/?[\s\p{Cf}]*message)/giu;
+/** `<tag` or `</tag`, also with fullwidth brackets, spaces or invisible format characters in between. */
+const tagOpen = (tag: string) => new RegExp(`[<\\uFF1C\\uFE64]([\\s\\p{Cf}]*\\/?[\\s\\p{Cf}]*${tag})`, 'giu');
+const TAG_OPEN = tagOpen('message');
+/** The block the workspace's prompts put a thread in (src/workspace/engine.ts). */
+export const THREAD_TAG = tagOpen('thread');
 
-/** Mail text made unable to open or close the <message> block. */
-export function untrusted(s: string): string {
-  return s.replace(TAG_OPEN, '‹$1');
+/**
+ * Mail text made unable to open or close the <message> block (or `tag`'s): the `<` becomes `‹`, so nothing is
+ * removed that a nested `</mess</message>age>` could rebuild.
+ */
+export function untrusted(s: string, tag: RegExp = TAG_OPEN): string {
+  return s.replace(tag, '‹$1');
 }
 
 export function extractionPrompt(

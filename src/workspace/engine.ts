@@ -2,6 +2,7 @@
 // answer must have the expected shape or the next link is tried; the mail is passed as untrusted data, and what a
 // model writes is only ever text of a draft or summary: whether anything is sent is decided by the policy alone.
 import { callModel, type ChainConfig } from '../ai/models.ts';
+import { THREAD_TAG, untrusted } from '../ai/prompt.ts';
 import { draftReply, type Draft, type Summary, summarize } from './builtin.ts';
 import type { WsMessage } from './source.ts';
 
@@ -42,14 +43,15 @@ export interface EngineConfig {
   maxInputChars: number;
 }
 
-function threadText(messages: WsMessage[], maxChars: number): string {
+/** The thread as the model reads it: mail text cannot open or close the <thread> block (see src/ai/prompt.ts). */
+export function threadText(messages: WsMessage[], maxChars: number): string {
   let body = messages
     .map(
       (m) => `From: ${m.fromName} <${m.from}>\nDate: ${m.date ? new Date(m.date).toISOString() : ''}\nSubject: ${m.subject}\n\n${m.text}`,
     )
     .join('\n\n---\n\n');
   if (body.length > maxChars) body = `[… earlier mail cut]\n${body.slice(-maxChars)}`;
-  return `<thread>\n${body.replace(/<\/?thread>/gi, '')}\n</thread>`;
+  return `<thread>\n${untrusted(body, THREAD_TAG)}\n</thread>`;
 }
 
 const strings = (v: unknown, max: number): string[] | null =>
