@@ -555,7 +555,7 @@ export const OPTIONS = {
     flag: '--wait-max-body-chars',
     env: 'INBOXD_WAIT_MAX_BODY_CHARS',
     arg: 'N',
-    help: 'text and html longer than this are cut in wait answers (bodyTruncated: true; the full message stays at its URL)',
+    help: 'text and html longer than this (counted as the JSON answer writes them: a control character is six) are cut in wait answers (truncated: true; the full message stays at its URL)',
     schema: z.coerce
       .number()
       .int('must be a whole number')

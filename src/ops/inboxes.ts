@@ -223,6 +223,35 @@ async function buildAnswer(s: Services, inboxId: string, id: string, includeBody
 }
 
 /** The full message with text, html and headers bounded by `limit` characters each (0: left out). */
+// The limit counts characters as the answer's JSON writes them: a control character is six (\u0001), a quote or a
+// backslash two. Counted in plain characters, a body of control characters came out six times the limit, for every
+// waiter's socket.
+const ESCAPED = /[\u0000-\u001f"\\\ud800-\udfff]/;
+
+function encodedSize(code: number): number {
+  if (code === 0x22 || code === 0x5c || code === 0x08 || code === 0x09 || code === 0x0a || code === 0x0c || code === 0x0d) return 2;
+  if (code < 0x20) return 6;
+  return 1;
+}
+
+/** Characters of `t` whose JSON encoding fits in `limit` (surrogates count one each: an unpaired one is rare). */
+function encodedCut(t: string, limit: number): number {
+  if (t.length * 6 <= limit || (t.length <= limit && !ESCAPED.test(t))) return t.length;
+  let used = 0;
+  for (let i = 0; i < t.length; i++) {
+    used += encodedSize(t.charCodeAt(i));
+    if (used > limit) return i;
+  }
+  return t.length;
+}
+
+function encodedLength(t: string): number {
+  if (!ESCAPED.test(t)) return t.length;
+  let n = 0;
+  for (let i = 0; i < t.length; i++) n += encodedSize(t.charCodeAt(i));
+  return n;
+}
+
 export function waitAnswer(row: MessageRow, atts: Parameters<typeof messageView>[1], baseUrl: string, limit: number): WaitAnswer {
   const v = messageView(row, atts, baseUrl);
   let truncated = false;
@@ -232,14 +261,15 @@ export function waitAnswer(row: MessageRow, atts: Parameters<typeof messageView>
       truncated = true;
       return null;
     }
-    if (t.length <= limit) return t;
+    const end = encodedCut(t, limit);
+    if (end === t.length) return t;
     truncated = true;
-    return t.slice(0, limit);
+    return t.slice(0, end);
   };
   const headers: WaitAnswer['headers'] = [];
   let used = 0;
   for (const h of v.headers) {
-    used += h.name.length + h.value.length;
+    used += encodedLength(h.name) + encodedLength(h.value);
     if (used > limit) {
       truncated = true;
       break;

@@ -85,4 +85,26 @@ describe('waiter caps', () => {
     assert.ok(whole.headers.length > 0);
     assert.equal((await json(await s.api(`/v1/inboxes/${inbox.inboxId}/wait?includeBody=maybe`), 400)).errors[0].path, 'includeBody');
   });
+
+  test('the limit counts what the JSON answer writes: a body of control characters is cut to it, not to six times it', async () => {
+    const inbox = await json(await post('/v1/inboxes', {}), 201);
+    const raw = [
+      'From: a@example.com',
+      `To: ${inbox.address}`,
+      'Subject: controls',
+      'Content-Type: text/plain; charset=utf-8',
+      '',
+      `${'\u0001\u0002"\\'.repeat(2000)}`,
+      '',
+    ].join('\r\n');
+    await s.server.services.ingest.accept({ raw: Buffer.from(raw), rcpts: [inbox.address], mailFrom: 'a@example.com', source: 'test' });
+    const res = await s.api(`/v1/inboxes/${inbox.inboxId}/wait?timeoutSeconds=0`);
+    const body = await res.text();
+    assert.equal(res.status, 200, body);
+    const a = JSON.parse(body) as Json;
+    assert.equal(a.truncated, true);
+    // Four characters that encode to 6 + 6 + 2 + 2 = 16: 2048 encoded characters hold 128 of them.
+    assert.ok(JSON.stringify(a.text).length <= 2048 + 2, `text encodes to ${JSON.stringify(a.text).length} characters`);
+    assert.ok(a.text.length >= 500, `text kept ${a.text.length} characters`);
+  });
 });
