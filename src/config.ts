@@ -342,7 +342,7 @@ export const OPTIONS = {
     flag: '--sandbox-threads',
     env: 'INBOXD_SANDBOX_THREADS',
     arg: 'N',
-    help: 'worker threads for untrusted work (caller patterns and schemas, recurrence rules), started on first use',
+    help: 'worker threads for untrusted work (caller schemas and patterns, recurrence rules, searches on SQLite, built-in extraction), started on first use',
     schema: z.coerce.number().int('must be a whole number').min(1, 'must be 1-16').max(16, 'must be 1-16'),
     default: 2,
   },
