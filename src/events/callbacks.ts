@@ -457,11 +457,12 @@ export class CallbackService {
       })
       .finally(() => {
         if (entry.stallTimer) clearTimeout(entry.stallTimer);
-        // Answered quickly: the host is not slow (any more).
-        if (performance.now() - t0 < this.stalledAfterMs) this.slowHosts.delete(entry.host);
-        const wasFull =
+        let wasFull =
           (entry.lane === 'worker' ? this.workers >= this.maxConcurrent : this.stalled >= this.maxStalled) ||
           (this.perTarget().get(entry.host) ?? 0) >= this.limitFor(entry.host);
+        // Answered quickly: the host is not slow (any more). Its limit grows back, so rows of it left in the store
+        // for want of a place can go now (measured before the mark goes: else a recovered host's backlog waited).
+        if (performance.now() - t0 < this.stalledAfterMs && this.slowHosts.delete(entry.host)) wasFull = true;
         if (entry.lane === 'worker') this.workers--;
         else this.stalled--;
         this.inFlight.delete(row.id);

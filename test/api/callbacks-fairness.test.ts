@@ -101,6 +101,35 @@ describe('callback concurrency per receiving host', () => {
     }
   });
 
+  test('a slow host that recovers gets its whole backlog, not only the attempts in flight', async () => {
+    const host = new HoldingReceiver(true);
+    await host.start();
+    const one = await startTestServer(
+      ['--allow-http-callbacks', '--allow-private-callbacks'],
+      {},
+      { events: { callbacks: { maxConcurrent: 8, maxPerTarget: 4, attemptTimeoutMs: 120_000, stalledAfterMs: 300, maxStalled: 16 } } },
+    );
+    try {
+      const inboxes = [];
+      for (let p = 0; p < 10; p++) inboxes.push(await createInbox(one, `${host.url}/hook/${p}`));
+      for (const inbox of inboxes) await sendMail(one.server.smtpPort, { to: inbox.address, subject: 'backlog', text: 'x' });
+      // Its first attempts go unanswered past the stall time: the host is marked slow (half its places).
+      await host.waitFor(4);
+      await new Promise((r) => setTimeout(r, 600));
+      // It recovers: every attempt from now on is answered at once, and the rest of its backlog must follow.
+      const deadline = performance.now() + 15_000;
+      while (new Set(host.paths).size < 10 && performance.now() < deadline) {
+        host.release();
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      host.release();
+      assert.equal(new Set(host.paths).size, 10, `arrived: ${[...new Set(host.paths)].join(' ')}`);
+    } finally {
+      await one.stop();
+      await host.stop();
+    }
+  });
+
   test('more slow hosts than the workers hold: the callbacks of a fast host still arrive quickly', async () => {
     const SLOW_HOSTS = 6; // × 2 places each = 12, three times the 4 workers
     const slowHosts: HoldingReceiver[] = [];
