@@ -1,10 +1,9 @@
 // Monitors (CONTRACT §13): saved checks run by the scheduler every intervalSeconds and on demand; every run is
 // stored with its findings. A monitor watches one inbox, so a scoped key sees the monitors of its inboxes.
-import { sql } from 'kysely';
 import { z } from 'zod';
 import { AppError } from '../errors.ts';
 import { decodeCursor, pageOf } from '../lib/cursor.ts';
-import { MONITOR_KINDS, type MonitorParams, runMonitor } from '../workspace/monitors.ts';
+import { insertMonitorUnderCap, MONITOR_KINDS, type MonitorParams, runMonitor } from '../workspace/monitors.ts';
 import { iso, type MonitorRow, type MonitorRunRow, wsDb, wsId } from '../workspace/tables.ts';
 import { InboxId, inboxOf, principal } from './common.ts';
 import { op, type OpContext } from './op.ts';
@@ -136,23 +135,8 @@ export const createMonitorOp = op({
       created_at: now,
       created_by: p.keyId,
     };
-    // Counted and stored in one transaction, so parallel creates cannot pass the cap together.
     const cap = ctx.services.config.maxMonitorsPerTeam;
-    const stored = await wsDb(ctx.services)
-      .transaction()
-      .execute(async (tx) => {
-        // SQLite runs one transaction at a time; PostgreSQL serialises a team's creates on a lock of its own.
-        if (ctx.services.store.dialect === 'postgres')
-          await sql`select pg_advisory_xact_lock(hashtext('inboxd.monitors'), hashtext(${p.teamId}))`.execute(tx);
-        const { n } = await tx
-          .selectFrom('workspace_monitors')
-          .select((eb) => eb.fn.countAll<number>().as('n'))
-          .where('team_id', '=', p.teamId)
-          .executeTakeFirstOrThrow();
-        if (Number(n) >= cap) return false;
-        await tx.insertInto('workspace_monitors').values(row).execute();
-        return true;
-      });
+    const stored = await insertMonitorUnderCap(ctx.services, row, cap);
     if (!stored)
       throw new AppError(
         'conflict',

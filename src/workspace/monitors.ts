@@ -287,6 +287,28 @@ export async function runMonitor(s: Services, m: MonitorRow, trigger: 'schedule'
 }
 
 /** Due monitors one per team in turn (each team's oldest-due first), so one team's many monitors delay another's by one run at most. */
+/**
+ * Stores a new monitor unless its team already has `cap`: counted and stored in one transaction, so parallel
+ * creates cannot pass the cap together. False when the team is at its cap (nothing stored).
+ */
+export async function insertMonitorUnderCap(s: Services, row: MonitorRow, cap: number): Promise<boolean> {
+  return wsDb(s)
+    .transaction()
+    .execute(async (tx) => {
+      // SQLite runs one transaction at a time; PostgreSQL serialises a team's creates on a lock of its own.
+      if (s.store.dialect === 'postgres')
+        await sql`select pg_advisory_xact_lock(hashtext('inboxd.monitors'), hashtext(${row.team_id}))`.execute(tx);
+      const { n } = await tx
+        .selectFrom('workspace_monitors')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('team_id', '=', row.team_id)
+        .executeTakeFirstOrThrow();
+      if (Number(n) >= cap) return false;
+      await tx.insertInto('workspace_monitors').values(row).execute();
+      return true;
+    });
+}
+
 export function inTurns<T extends { team_id: string }>(rows: T[]): T[] {
   const teams = new Map<string, T[]>();
   for (const r of rows) {
