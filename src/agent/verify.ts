@@ -152,6 +152,11 @@ export interface WaitAndExtract {
   deleteAfter: boolean;
 }
 
+/** The filters and options of a verify-like call's input, as waitAndExtract takes them. */
+export function waitFields(i: Pick<WaitAndExtract, 'subjectContains' | 'expectFrom' | 'since' | 'deleteAfter'>) {
+  return { subjectContains: i.subjectContains, expectFrom: i.expectFrom, since: i.since, deleteAfter: i.deleteAfter };
+}
+
 /**
  * Waits for the newest matching message that carries a code or a link, extracts it, remembers it as handed out,
  * and optionally deletes the inbox; streams progress via ctx.emit (CONTRACT §4).

@@ -1,7 +1,7 @@
 // Operations made for agents driving inboxd through MCP: wait-and-extract on an existing inbox, a quick check, a
 // diagnosis with hints, bulk cleanup, preset suggestion and issuing an access token.
 import { z } from 'zod';
-import { pickUsable, resultOf, VerifyResult, waitAndExtract } from '../agent/verify.ts';
+import { pickUsable, resultOf, VerifyResult, waitAndExtract, waitFields } from '../agent/verify.ts';
 import { scopeOf, scopeString } from '../auth/access.ts';
 import { AppError } from '../errors.ts';
 import { getPreset, isPresetId, listPresets, serviceFromAddress, type PresetId } from '../mail/presets.ts';
@@ -44,10 +44,7 @@ export const waitAndExtractOp = op({
         inbox,
         service: input.service ?? presetOf(inbox.service),
         timeoutSeconds: input.timeoutSeconds ?? VERIFY_DEFAULT_SECONDS,
-        subjectContains: input.subjectContains,
-        expectFrom: input.expectFrom,
-        since: input.since,
-        deleteAfter: input.deleteAfter,
+        ...waitFields(input),
       }),
     );
   },

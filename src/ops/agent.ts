@@ -1,6 +1,6 @@
 // The agent's operations: verify (get an address, wait, extract, act), recipes, the hub, and the self-test.
 import { z } from 'zod';
-import { parsedFromRow, pickUsable, resultOf, VerifyResult, verifyResult, waitAndExtract } from '../agent/verify.ts';
+import { parsedFromRow, pickUsable, resultOf, VerifyResult, verifyResult, waitAndExtract, waitFields } from '../agent/verify.ts';
 import type { Extraction } from '../mail/extract/index.ts';
 import { AppError } from '../errors.ts';
 import { getPreset, isPresetId, listPresets, PRESET_IDS, type PresetId } from '../mail/presets.ts';
@@ -93,10 +93,7 @@ export const verify = op({
           inbox,
           service: input.service ?? presetOf(inbox.service),
           timeoutSeconds: input.timeoutSeconds ?? VERIFY_DEFAULT_SECONDS,
-          subjectContains: input.subjectContains,
-          expectFrom: input.expectFrom,
-          since: input.since,
-          deleteAfter: input.deleteAfter,
+          ...waitFields(input),
         }),
       );
     }
@@ -119,10 +116,7 @@ export const verify = op({
         inbox,
         service: input.service,
         timeoutSeconds: input.timeoutSeconds,
-        subjectContains: input.subjectContains,
-        expectFrom: input.expectFrom,
-        since: input.since,
-        deleteAfter: input.deleteAfter,
+        ...waitFields(input),
       }),
     );
   },
@@ -170,10 +164,7 @@ export const openInbox = op({
       inbox,
       service: input.service,
       timeoutSeconds: input.timeoutSeconds,
-      subjectContains: input.subjectContains,
-      expectFrom: input.expectFrom,
-      since: input.since,
-      deleteAfter: input.deleteAfter,
+      ...waitFields(input),
     });
     // A created inbox's secret makes this answer its own; else it is the one every woken caller shares.
     return secret.callbackSecret ? { ...result, ...secret } : asShared(result);
