@@ -36,6 +36,16 @@ export interface SmtpOptions {
   maxCommands?: number;
   /** Counters for GET /metrics (connections, stored messages, refusals by reason). */
   metrics?: SmtpMetrics;
+  /** Who may deliver what: the per-recipient decisions the listener asks for (absent: every served address). */
+  policy?: SmtpPolicy;
+}
+
+/** The decisions the listener asks of the inboxes and the key store while a session runs. */
+export interface SmtpPolicy {
+  /** Why an address takes no more mail (a full inbox), or null. */
+  refusesMail(address: string, tally: { total?: number }): Promise<string | null>;
+  /** `--smtp-auth required`: the key store and the inboxes' sender rule. */
+  auth?: SmtpAuthHooks;
 }
 
 /** What `--smtp-auth required` needs from the key store and the inboxes. */
@@ -58,14 +68,9 @@ export interface SmtpListener {
   connections(): number;
 }
 
-/** `refusesMail` answers why an address takes no more mail (a full inbox), or null. */
-export async function startSmtp(
-  opts: SmtpOptions,
-  ingest: Ingest,
-  log: Logger,
-  refusesMail: (address: string, tally: { total?: number }) => Promise<string | null> = async () => null,
-  hooks?: SmtpAuthHooks,
-): Promise<SmtpListener> {
+export async function startSmtp(opts: SmtpOptions, ingest: Ingest, log: Logger): Promise<SmtpListener> {
+  const refusesMail = opts.policy?.refusesMail ?? (async () => null);
+  const hooks = opts.policy?.auth;
   patchSmtpConnection();
   const authMode = opts.auth ?? 'any';
   if (authMode === 'required' && !hooks) throw new Error('--smtp-auth required needs the key store');

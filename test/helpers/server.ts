@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/log.ts';
-import { startServer, type RunningServer, type StartOptions } from '../../src/server.ts';
+import { startServer, type RunningServer, type StartOptions } from '../../src/server/start.ts';
 import { type PgServer, postgresMissing, startPostgres } from './postgres.ts';
 import { type SwiftServer, startSwift, swiftMissing } from './swift.ts';
 

@@ -1,0 +1,91 @@
+// Starting a server: open the storage, wire the graph, start its components in order; stop them in reverse.
+import type { Config } from '../config.ts';
+import type { Logger } from '../log.ts';
+import { createLogger } from '../log.ts';
+import type { CallbackTuning } from '../events/callbacks.ts';
+import type { PgBusTuning } from '../events/pg-bus.ts';
+import type { SseTuning } from '../events/sse.ts';
+import type { HttpLimits } from '../http/app.ts';
+import type { DkimFor } from '../outbound/relay.ts';
+import type { WorkerTuning } from '../outbound/worker.ts';
+import type { Clock, Services } from '../services.ts';
+import { VERSION } from '../version.ts';
+import { Lifecycle } from './lifecycle.ts';
+import { writePorts } from './listen.ts';
+import { openStorage } from './storage.ts';
+import { type Parts, type Wired, wire } from './wire.ts';
+
+export { StartError } from './listen.ts';
+
+export interface RunningServer {
+  httpPort: number;
+  smtpPort: number;
+  services: Services;
+  /** Storage, writer, repositories and bus below the services (tests inspect them). */
+  parts: Parts;
+  /** Stops accepting, finishes in-flight work, closes the store. Idempotent. */
+  stop(): Promise<void>;
+}
+
+export interface StartOptions {
+  log?: Logger;
+  clock?: Clock;
+  /** Where the generated admin key is announced (stderr by default). */
+  announce?: (line: string) => void;
+  /** Event timing knobs for tests and benchmarks (retry delays, timeouts, heartbeat); never user settings. */
+  events?: { callbacks?: CallbackTuning; sse?: SseTuning; pgBus?: PgBusTuning };
+  /** Outbound: relay retry schedule and timeouts (tests), and the DKIM key of a sending domain (src/domains/). */
+  outbound?: { tuning?: WorkerTuning; relayTimeoutMs?: number; dkimFor?: DkimFor };
+  /** Request-body time limits (tests shorten them); the defaults are in src/http/app.ts. */
+  http?: HttpLimits;
+  /** The blob folder instead of <data-dir>/blobs: several in-process instances on one PostgreSQL share it (tests). */
+  blobDir?: string;
+}
+
+export async function startServer(config: Config, opts: StartOptions = {}): Promise<RunningServer> {
+  const log = opts.log ?? createLogger({ level: config.logLevel, format: config.logFormat });
+  const clock = opts.clock ?? { now: () => Date.now() };
+  const storage = await openStorage(config, log, opts.blobDir);
+  let wired: Wired;
+  try {
+    wired = wire(config, storage, { ...opts, log, clock });
+  } catch (e) {
+    storage.blobs.close();
+    await storage.store.close();
+    storage.lock.release();
+    throw e;
+  }
+  const lifecycle = new Lifecycle(wired.components, log);
+  await lifecycle.start().catch((e: unknown) => {
+    storage.lock.release();
+    throw e;
+  });
+  const { site, services, parts } = wired;
+  writePorts(config.dataDir, { http: site.httpPort, smtp: site.smtpPort });
+  log.info('inboxd started', {
+    version: VERSION,
+    http: site.httpPort,
+    smtp: site.smtpPort,
+    host: config.host,
+    dataDir: config.dataDir,
+    baseUrl: site.baseUrl,
+    domains: config.domains,
+  });
+  let stopping: Promise<void> | null = null;
+  return {
+    httpPort: site.httpPort,
+    smtpPort: site.smtpPort,
+    services,
+    parts,
+    stop() {
+      stopping ??= (async () => {
+        log.info('inboxd stopping');
+        wired.shutdown.abort();
+        await lifecycle.stop();
+        storage.lock.release();
+        log.info('inboxd stopped');
+      })();
+      return stopping;
+    },
+  };
+}

@@ -1,0 +1,245 @@
+// Wiring: builds the whole object graph of a server on an opened store (nothing is started here) and lists its
+// components in start order (src/server/lifecycle.ts stops them in reverse). Services get narrow dependencies.
+import { RehearsalStore } from '../agent/rehearsal.ts';
+import { AccessService } from '../auth/access.ts';
+import { KeyAuth } from '../auth/keys.ts';
+import { RateLimiter } from '../auth/rate-limit.ts';
+import { BillingClient } from '../billing/stripe.ts';
+import { type Config, dnsServerAddress } from '../config.ts';
+import { ServedDomains } from '../domains/served.ts';
+import { DomainService, relayHostOf } from '../domains/service.ts';
+import { type EventBus, LocalEventBus } from '../events/bus.ts';
+import { CallbackService } from '../events/callbacks.ts';
+import { PgEventBus } from '../events/pg-bus.ts';
+import { EventStreams } from '../events/sse.ts';
+import { callbackBody } from '../ops/events.ts';
+import { InboxService } from '../inboxes/service.ts';
+import { waiterGate } from '../inboxes/waiters.ts';
+import { createAnalyzer } from '../ingest/analyzer.ts';
+import { Ingest } from '../ingest/ingest.ts';
+import { IngestWriter } from '../ingest/writer.ts';
+import { Sealer } from '../lib/sealed.ts';
+import type { Logger } from '../log.ts';
+import { Metrics } from '../metrics/metrics.ts';
+import { OPERATIONS } from '../ops/registry.ts';
+import { OutboxRepo } from '../outbound/outbox.ts';
+import { Relay } from '../outbound/relay.ts';
+import { OutboundService } from '../outbound/service.ts';
+import { workspaceMailer } from '../outbound/workspace-mailer.ts';
+import { ProviderAccounts } from '../providers/accounts.ts';
+import { Sandbox } from '../budget/sandbox.ts';
+import { parseEmbeddings } from '../search/embeddings.ts';
+import { SearchService } from '../search/service.ts';
+import type { Clock, Services } from '../services.ts';
+import { AuditRepo } from '../store/audit.ts';
+import { DeliveryRepo } from '../store/deliveries.ts';
+import { InboxRepo } from '../store/inboxes.ts';
+import { AccessRepo, KeyRepo } from '../store/keys.ts';
+import { MessageRepo } from '../store/messages.ts';
+import { ThreadRepo } from '../threads/repo.ts';
+import { components } from './components.ts';
+import type { Component } from './lifecycle.ts';
+import type { StartOptions } from './start.ts';
+import type { Storage } from './storage.ts';
+
+/** What the server learns only once it listens: the public base URL (when --base-url is unset) and its host. */
+export interface Site {
+  baseUrl: string;
+  trustedHosts: string[];
+  httpPort: number;
+  smtpPort: number;
+}
+
+/** The graph below the services: storage, the writer, repositories, the bus. Tests and components reach them here. */
+export interface Parts extends Storage {
+  writer: IngestWriter;
+  bus: EventBus;
+  pgBus: PgEventBus | null;
+  messages: MessageRepo;
+  keys: KeyRepo;
+  accessRepo: AccessRepo;
+  deliveries: DeliveryRepo;
+  audit: AuditRepo;
+  outbox: OutboxRepo;
+  analyzer: ReturnType<typeof createAnalyzer>;
+}
+
+export interface Wired {
+  services: Services;
+  parts: Parts;
+  site: Site;
+  /** Aborted when the server begins to stop (Services.shutdown). */
+  shutdown: AbortController;
+  components: Component[];
+}
+
+export function wire(config: Config, storage: Storage, opts: StartOptions & { log: Logger; clock: Clock }): Wired {
+  const { log, clock } = opts;
+  const { store, blobs } = storage;
+  const baseUrl = config.baseUrl ?? `http://localhost:${config.httpPort}`;
+  // Links to inboxd itself (the rehearsal page) are trusted even on localhost; parsed once, not per message.
+  const site: Site = { baseUrl, trustedHosts: [new URL(baseUrl).hostname], httpPort: 0, smtpPort: 0 };
+  const keys = new KeyRepo(store.db);
+  const accessRepo = new AccessRepo(store.db);
+  const messages = new MessageRepo(store.db);
+  // Several instances on one PostgreSQL hear each other's mail through LISTEN/NOTIFY (src/events/pg-bus.ts).
+  const pgBus = store.newPgClient ? new PgEventBus({ db: store.db, connect: store.newPgClient, log, tuning: opts.events?.pgBus }) : null;
+  const bus: EventBus = pgBus ?? new LocalEventBus((e) => log.error('event listener failed', { err: e as Error }));
+  const writer = new IngestWriter({ db: store.db, blobs, messages, log, syncWal: config.noFsync ? undefined : () => store.syncWal() });
+  // Parsing and extraction run in worker threads.
+  const analyzer = createAnalyzer({ threads: config.ingestThreads, log });
+  // Untrusted work (caller patterns and schemas, recurrence rules, monitors) runs in its own worker threads under a
+  // time and heap budget, started on first use.
+  const sandbox = new Sandbox({
+    threads: config.sandboxThreads,
+    timeoutMs: config.sandboxTimeoutMs,
+    maxHeapMb: config.sandboxMaxHeapMb,
+    maxQueued: config.sandboxMaxQueued,
+    ownerShare: 0.25,
+    log,
+  });
+  const ingest = new Ingest({
+    writer,
+    bus,
+    log,
+    now: () => clock.now(),
+    trustedHosts: () => site.trustedHosts,
+    analyzer,
+    limits: () => config,
+  });
+  const served = new ServedDomains(config.domains, config.acceptAnyDomain);
+  const threads = new ThreadRepo(store.db, () => clock.now());
+  const inboxes = new InboxService({
+    repo: new InboxRepo(store.db),
+    messages,
+    writer,
+    bus,
+    store,
+    config,
+    clock,
+    log,
+    served,
+    threads: threads.upkeep,
+  });
+  const shutdown = new AbortController();
+  const search = new SearchService({
+    db: store.db,
+    writer,
+    bus,
+    log,
+    singleton: store.dialect === 'postgres' ? (job, fn) => store.singleton(job, fn) : undefined,
+    sandbox,
+    sqliteFile: store.sqlite?.name,
+    limits: { budgetMs: config.searchBudgetMs, maxTerms: config.searchMaxTerms, maxTermWords: config.searchMaxTermWords },
+    embeddings: config.embeddings
+      ? {
+          cfg: { link: parseEmbeddings(config.embeddings), timeoutMs: config.modelTimeoutMs, apiKey: config.openaiApiKey },
+          retryMs: config.embeddingsRetrySeconds * 1000,
+        }
+      : undefined,
+  });
+  const deliveries = new DeliveryRepo(store.db);
+  const metrics = new Metrics();
+  const callbacks = new CallbackService({
+    repo: deliveries,
+    bus,
+    render: (inbox, message, at) => callbackBody(inbox, message, at, site.baseUrl),
+    policy: { allowHttp: config.allowHttpCallbacks, allowPrivate: config.allowPrivateCallbacks },
+    now: () => clock.now(),
+    log,
+    tuning: {
+      maxConcurrent: config.callbackConcurrency,
+      maxPerTarget: config.callbackConcurrencyPerHost,
+      maxStalled: config.callbackSlowLane,
+      ...opts.events?.callbacks,
+    },
+    onAttempt: (outcome) => metrics.callbackAttempt(outcome),
+  });
+  const sealer = new Sealer(config.secretKey);
+  const domains = new DomainService({
+    db: store.db,
+    served,
+    inboxes,
+    messages,
+    writer,
+    sealer,
+    clock,
+    log,
+    settings: {
+      mxHost: () => config.mxHost ?? new URL(site.baseUrl).hostname,
+      spfHost: () => relayHostOf(config) ?? config.mxHost ?? new URL(site.baseUrl).hostname,
+      dnsServer: config.dnsServer === undefined ? null : dnsServerAddress(config.dnsServer),
+      dnsTimeoutMs: config.dnsTimeoutMs,
+    },
+  });
+  const outbox = new OutboxRepo(store.db);
+  const outbound = new OutboundService({
+    ingest,
+    outbox,
+    blobs,
+    served,
+    sender: config.smtpRelay
+      ? new Relay({
+          url: config.smtpRelay,
+          user: config.smtpRelayUser,
+          password: config.smtpRelayPassword,
+          timeoutMs: opts.outbound?.relayTimeoutMs,
+          tlsInsecure: config.smtpRelayTlsInsecure,
+        })
+      : null,
+    // Signed when the sending domain is a verified custom domain whose DKIM and SPF records matched (src/domains/).
+    dkimFor: opts.outbound?.dkimFor ?? ((domain, teamId) => domains.dkimFor(domain, teamId)),
+    log,
+    now: () => clock.now(),
+    maxMessageBytes: () => config.maxMessageBytes,
+    maxSendsPerMinute: config.maxSendsPerMinute,
+    relayFromDomains: config.relayFromDomains,
+    tuning: opts.outbound?.tuning,
+  });
+  const audit = new AuditRepo(store.db, { days: config.auditRetentionDays, maxRows: config.auditMaxRows });
+  const services: Services = {
+    config,
+    outbound,
+    workspaceMailer: workspaceMailer({ inboxes, messages, outbound, scopedDelivery: config.smtpAuth === 'required' }),
+    served,
+    domains,
+    log,
+    clock,
+    store,
+    blobs,
+    keys,
+    keyAuth: new KeyAuth(keys, accessRepo, () => clock.now()),
+    access: new AccessService({ keys, repo: accessRepo, config, clock }),
+    accessRepo,
+    rateLimiter: new RateLimiter(config.rateLimit, () => clock.now()),
+    rehearsals: new RehearsalStore(() => clock.now()),
+    billing: new BillingClient({ apiBase: config.billingApiBase, secretKey: config.billingSecretKey, price: config.billingPrice }),
+    audit,
+    inboxes,
+    messages,
+    threads,
+    search,
+    ingest,
+    writer,
+    bus,
+    eventStreams: new EventStreams({ db: store.db, bus, log, tuning: opts.events?.sse }),
+    callbacks,
+    deliveries,
+    metrics,
+    sealer,
+    sandbox,
+    providers: new ProviderAccounts({ db: store.db, sealer, now: () => clock.now() }),
+    registry: OPERATIONS,
+    baseUrl: () => site.baseUrl,
+    startedAt: clock.now(),
+    shutdown: shutdown.signal,
+  };
+  Object.assign(metrics.sources, {
+    waits: () => waiterGate(config).count(),
+    sseClients: () => services.eventStreams.count(),
+    callbacksPending: () => deliveries.pendingCount(),
+    outbound: () => outbox.countByState(),
+  });
+  const parts: Parts = { ...storage, writer, bus, pgBus, messages, keys, accessRepo, deliveries, audit, outbox, analyzer };
+  return { services, parts, site, shutdown, components: components(config, { services, parts, site, shutdown }, opts) };
+}
