@@ -133,7 +133,7 @@ async function main(): Promise<void> {
   const workerEntry = path.join(root, 'src/ingest/analyze-worker.ts');
   const workerFile = path.join(path.dirname(bundleFile), WORKER_ASSET_KEY);
   // The sandbox worker (untrusted work under a budget, src/budget/) is carried and started the same way.
-  const sandboxEntry = path.join(root, 'src/budget/worker.ts');
+  const sandboxEntry = path.join(root, 'src/workers/sandbox.ts');
   const sandboxFile = path.join(path.dirname(bundleFile), SANDBOX_ASSET_KEY);
   // Beside the main bundle, so `node dist/inboxd.cjs` finds them too (src/console/serve.ts).
   const consoleJsFile = path.join(path.dirname(bundleFile), CONSOLE_JS_ASSET);

@@ -1,6 +1,6 @@
 // Compiling a JSON Schema into a validator (zod 4's z.fromJSONSchema) and validating an answer with it. A caller's
 // schema is checked first on the main thread (src/ai/schema-check.ts: bounded by construction) and then compiled
-// and applied only in the sandbox (the `schema.validate` task, src/budget/tasks.ts), under a time budget enforced
+// and applied only in the sandbox (the `schema.validate` task, src/workers/sandbox-tasks.ts), under a time budget enforced
 // from outside: its `pattern`s are JavaScript regular expressions, which may backtrack for a very long time. The
 // presets' own schemas are ours and are compiled once on the main thread.
 

@@ -9,8 +9,15 @@ import fs from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { AppError } from '../errors.ts';
 import type { Logger } from '../log.ts';
-import type { TaskInput, TaskName, TaskOutput } from './tasks.ts';
-import type { SandboxJob, SandboxReply } from './worker.ts';
+import type { TaskInput, TaskName, TaskOutput } from '../workers/sandbox-tasks.ts';
+
+/** A job as the worker (src/workers/sandbox.ts) receives it, and its answer. */
+export interface SandboxJob {
+  id: number;
+  task: TaskName;
+  input: unknown;
+}
+export type SandboxReply = { id: number; ok: true; output: unknown } | { id: number; ok: false; error: string };
 
 /** SEA asset holding the bundled sandbox worker (scripts/build.ts embeds it under this key). */
 export const SANDBOX_ASSET_KEY = 'sandbox-worker.cjs';
@@ -93,7 +100,7 @@ function sandboxWorkerSource(): WorkerSource | null {
     }
   }
   const here = import.meta.url;
-  if (here.endsWith('.ts')) return { kind: 'file', url: new URL('./worker.ts', here) };
+  if (here.endsWith('.ts')) return { kind: 'file', url: new URL('../workers/sandbox.ts', here) };
   const sibling = new URL(`./${SANDBOX_ASSET_KEY}`, here);
   return fs.existsSync(sibling) ? { kind: 'file', url: sibling } : null;
 }

@@ -1,4 +1,4 @@
-// The search task of the sandbox worker (src/budget/tasks.ts): one search on SQLite, on the worker's own read-only
+// The search task of the sandbox worker (src/workers/sandbox-tasks.ts): one search on SQLite, on the worker's own read-only
 // connection to the store (WAL lets it read while the main thread writes), so a costly query never holds the thread
 // that serves SMTP and HTTP. The sandbox stops the worker from outside when the search runs past its budget; inside,
 // the work goes in bounded steps that check the deadline (src/search/engine.ts scanDown), so a stopped worker exits

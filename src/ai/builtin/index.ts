@@ -33,7 +33,7 @@ export interface BuiltinJob {
   schema: Record<string, unknown> | null;
 }
 
-/** The sandbox task (src/budget/tasks.ts): the built-in engine over a hostile message, under a time budget. */
+/** The sandbox task (src/workers/sandbox-tasks.ts): the built-in engine over a hostile message, under a time budget. */
 export function runBuiltinJob(job: BuiltinJob): unknown {
   // Structured clone turns Buffers into Uint8Arrays.
   const attachments = job.msg.attachments.map((a) => ({

@@ -1,4 +1,4 @@
-// The calendar's sandbox tasks (src/budget/tasks.ts runs them in a worker thread under a time budget): everything
+// The calendar's sandbox tasks (src/workers/sandbox-tasks.ts runs them in a worker thread under a time budget): everything
 // whose cost the sender of an invitation or the owner of a remote calendar controls — parsing their iCalendar text
 // and expanding their recurrence rules. Pure functions of structured-clonable data; imported only by the worker.
 import { expandCalendar, type Failure, parseCalendar, zonesOf } from './ics.ts';

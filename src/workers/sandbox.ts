@@ -1,18 +1,13 @@
-// Worker thread entry of the sandbox (src/budget/sandbox.ts): runs one task at a time and posts its answer back.
+// Worker thread entry of the sandbox (src/budget/sandbox.ts; src/workers/ holds worker-thread entry points, the
+// way src/main.ts is the process's): runs one task at a time and posts its answer back.
 // One at a time, so the main thread always knows which job a stuck or dead worker was working on. In the single
 // executable this file is bundled on its own (scripts/build.ts) and started from a SEA asset with `eval: true`.
 import { parentPort } from 'node:worker_threads';
-import { TASKS, type TaskName } from './tasks.ts';
-
-export interface SandboxJob {
-  id: number;
-  task: TaskName;
-  input: unknown;
-}
-export type SandboxReply = { id: number; ok: true; output: unknown } | { id: number; ok: false; error: string };
+import type { SandboxJob, SandboxReply } from '../budget/sandbox.ts';
+import { TASKS } from './sandbox-tasks.ts';
 
 const port = parentPort;
-if (!port) throw new Error('src/budget/worker.ts runs only as a worker thread');
+if (!port) throw new Error('src/workers/sandbox.ts runs only as a worker thread');
 
 port.on('message', async (job: SandboxJob) => {
   try {
