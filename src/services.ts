@@ -26,13 +26,10 @@ import type { WorkspaceMailer } from './workspace/mailer.ts';
 import type { OutboundService } from './outbound/service.ts';
 import type { ThreadRepo } from './threads/repo.ts';
 import type { SearchService } from './search/service.ts';
+import type { Clock } from './lib/clock.ts';
 import type { Sealer } from './lib/sealed.ts';
 import type { ProviderAccounts } from './providers/accounts.ts';
 import type { Sandbox } from './budget/sandbox.ts';
-
-export interface Clock {
-  now(): number;
-}
 
 export interface Services {
   config: Config;

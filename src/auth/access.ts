@@ -3,7 +3,7 @@
 import type { Config } from '../config.ts';
 import { AppError } from '../errors.ts';
 import { newId } from '../lib/ids.ts';
-import type { Clock } from '../services.ts';
+import type { Clock } from '../lib/clock.ts';
 import type { AccessRepo, ApiKeyRow, KeyRepo, OAuthClientRow } from '../store/keys.ts';
 import { keyRow } from './keys.ts';
 import { isFullAdmin, type Principal, type Role, type Scope } from './principal.ts';
