@@ -319,7 +319,6 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       sealer,
       sandbox,
       providers: new ProviderAccounts({ db: store.db, sealer, now: () => clock.now() }),
-      registry: OPERATIONS,
       baseUrl: () => baseUrl,
       startedAt: clock.now(),
       shutdown: shutdown.signal,
@@ -333,7 +332,12 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
 
     // Connection caps and header timeouts are in src/http/listener.ts; answers (waits, SSE) may take as long as they need.
     const httpServer = createHttpServer(
-      createHttpApp(services, [mcpMiddleware(services), metricsMiddleware(services), consoleMiddleware({ log })], opts.http).callback(),
+      createHttpApp(
+        services,
+        OPERATIONS,
+        [mcpMiddleware(services, OPERATIONS), metricsMiddleware(services), consoleMiddleware({ log })],
+        opts.http,
+      ).callback(),
       {
         maxConnections: config.maxHttpConnections,
         maxConnectionsPerIp: config.maxHttpConnectionsPerIp,

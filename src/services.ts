@@ -7,7 +7,6 @@ import type { Config } from './config.ts';
 import type { ServedDomains } from './domains/served.ts';
 import type { DomainService } from './domains/service.ts';
 import type { Logger } from './log.ts';
-import type { Operation } from './ops/op.ts';
 import type { AuditRepo } from './store/audit.ts';
 import type { BlobStore } from './store/blobs.ts';
 import type { Store } from './store/db.ts';
@@ -74,8 +73,6 @@ export interface Services {
   providers: ProviderAccounts;
   /** Runs untrusted work (caller patterns and schemas, recurrence rules, monitors) in worker threads under a budget. */
   sandbox: Sandbox;
-  /** Every operation, for the generated surfaces (discovery, OpenAPI, MCP). */
-  registry: readonly Operation[];
   /** Public base URL without a trailing slash (CONTRACT §1 --base-url). */
   baseUrl(): string;
   startedAt: number;

@@ -15,6 +15,7 @@ import { authenticateHeader, authFailureDetail } from '../auth/authenticate.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { AppError } from '../errors.ts';
 import { readJsonBody } from '../http/body.ts';
+import type { Operation } from '../ops/op.ts';
 import type { Services } from '../services.ts';
 import { NAME, VERSION } from '../version.ts';
 import { writeSharedResults } from './shared.ts';
@@ -29,6 +30,7 @@ Typical flow: svc_verify_signup with a service (e.g. "github") → type the retu
 
 function newServer(
   services: Services,
+  operations: readonly Operation[],
   principal: Principal,
   request: { ip: string | null; userAgent: string | null },
   sessions: SessionTable,
@@ -39,7 +41,7 @@ function newServer(
   );
   // inboxd sends no log notifications of its own; the level is accepted so standard clients can set it.
   server.setRequestHandler(SetLevelRequestSchema, async () => ({}));
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listTools(services) }));
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listTools(operations) }));
   server.setRequestHandler(CallToolRequestSchema, async (req, extra) => {
     const token = req.params._meta?.progressToken;
     const sessionId = extra.sessionId;
@@ -50,7 +52,7 @@ function newServer(
       params: { progressToken: token!, progress, total, message: `waited ${progress} of ${total} s` },
     });
     try {
-      return await callTool(services, {
+      return await callTool(services, operations, {
         name: req.params.name,
         args: (req.params.arguments ?? {}) as Record<string, unknown>,
         principal,
@@ -87,7 +89,8 @@ function newServer(
   return server;
 }
 
-export function mcpMiddleware(services: Services): Middleware {
+/** The /mcp endpoint serving `operations` that have a tool binding (the registry, passed in by the server). */
+export function mcpMiddleware(services: Services, operations: readonly Operation[]): Middleware {
   const sessions = new SessionTable(services.config);
   const origins = allowedOrigins(services);
   const sweep = setInterval(() => {
@@ -193,7 +196,7 @@ export function mcpMiddleware(services: Services): Middleware {
         if (transport.sessionId) sessions.delete(transport.sessionId);
         else slot.release();
       };
-      server = newServer(services, principal, request, sessions);
+      server = newServer(services, operations, principal, request, sessions);
       try {
         await server.connect(transport);
         await transport.handleRequest(req, ctx.res, body);
@@ -207,7 +210,7 @@ export function mcpMiddleware(services: Services): Middleware {
       return rawError(ctx, 400, -32000, `${ctx.method} /mcp needs an Mcp-Session-Id header (from the initialize response)`);
     // Stateless: a fresh server and transport for this one request.
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !acceptsStream(ctx) });
-    const server = newServer(services, principal, request, sessions);
+    const server = newServer(services, operations, principal, request, sessions);
     ctx.res.on('close', () => {
       void transport.close();
       void server.close();

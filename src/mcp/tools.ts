@@ -30,12 +30,12 @@ function renamed(schema: JsonSchema, args: Record<string, string>): JsonSchema {
   return { ...schema, properties: props, ...(schema.required ? { required: schema.required.map((k) => toTool[k] ?? k) } : {}) };
 }
 
-export function toolOps(services: Services): Operation[] {
-  return services.registry.filter((o) => o.tool);
+export function toolOps(operations: readonly Operation[]): Operation[] {
+  return operations.filter((o) => o.tool);
 }
 
-export function listTools(services: Services): Tool[] {
-  return toolOps(services).map((o) => {
+export function listTools(operations: readonly Operation[]): Tool[] {
+  return toolOps(operations).map((o) => {
     const t = o.tool!;
     const input = renamed(schemaOf(o.input, 'input'), t.args ?? {});
     const output = schemaOf(o.output, 'output');
@@ -85,13 +85,14 @@ const NEXT_STEP: Partial<Record<AppError['code'], string>> = {
   not_configured: 'The operator has not set this up on this inboxd.',
 };
 
-export async function callTool(services: Services, call: ToolCall): Promise<CallToolResult> {
-  const o = toolOps(services).find((x) => x.tool!.name === call.name);
+export async function callTool(services: Services, operations: readonly Operation[], call: ToolCall): Promise<CallToolResult> {
+  const o = toolOps(operations).find((x) => x.tool!.name === call.name);
   if (!o) return errorResult(`Unknown tool ${call.name}. Call tools/list for the available tools.`);
   const args = Object.fromEntries(Object.entries(call.args ?? {}).map(([k, v]) => [o.tool!.args?.[k] ?? k, v]));
   const ctx: OpContext = {
     principal: call.principal,
     services,
+    operations,
     log: services.log,
     request: { ip: call.ip, accept: o.tool!.accept ?? 'application/json', userAgent: call.userAgent, header: () => undefined },
     signal: AbortSignal.any([call.signal, services.shutdown]),

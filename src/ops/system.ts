@@ -113,7 +113,7 @@ export const discovery = op({
     return {
       name: NAME,
       version: VERSION,
-      endpoints: s.registry.flatMap((o) =>
+      endpoints: ctx.operations.flatMap((o) =>
         o.http
           ? [
               {
@@ -127,7 +127,7 @@ export const discovery = op({
           : [],
       ),
       services: [...PRESET_IDS],
-      tools: s.registry.flatMap((o) => (o.tool ? [o.tool.name] : [])),
+      tools: ctx.operations.flatMap((o) => (o.tool ? [o.tool.name] : [])),
       links: { openapi: `${base}/v1/openapi.json`, agent: `${base}/v1/agent`, health: `${base}/health`, mcp: `${base}/mcp` },
       mail: { domains: s.served.list() },
     };
@@ -143,7 +143,7 @@ export const openapi = op({
   output: z.record(z.string(), z.unknown()),
   audit: false,
   handler(ctx) {
-    return buildOpenApi(ctx.services.registry, ctx.services.baseUrl());
+    return buildOpenApi(ctx.operations, ctx.services.baseUrl());
   },
 });
 
