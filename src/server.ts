@@ -24,6 +24,7 @@ import { openBlobStore } from './store/blob-open.ts';
 import { scheduleStaleSweeps } from './store/blob-sweep.ts';
 import { Compactor } from './store/compaction.ts';
 import { dbFile, openPgStore, openStore } from './store/db.ts';
+import { StorageHealth } from './store/health.ts';
 import { parsePgUrl, type PgTarget } from './store/pg-url.ts';
 import { AccessRepo, KeyRepo } from './store/keys.ts';
 import { AccessService } from './auth/access.ts';
@@ -287,6 +288,16 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       relayFromDomains: config.relayFromDomains,
       tuning: opts.outbound?.tuning,
     });
+    // system: what /health reports about the store (its file-system answer is cached per server).
+    const storageHealth = new StorageHealth({
+      db: store.db,
+      dialect: store.dialect,
+      blobs,
+      blobStoreUrl: config.blobStore,
+      dataDir: config.dataDir,
+      minFreeMb: config.healthMinFreeMb,
+      now: () => Date.now(),
+    });
     const services: Services = {
       config,
       outbound,
@@ -296,6 +307,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       log,
       clock,
       store,
+      storageHealth,
       blobs,
       keys,
       keyAuth: new KeyAuth(keys, accessRepo, () => clock.now()),

@@ -10,6 +10,7 @@ import type { Logger } from './log.ts';
 import type { AuditRepo } from './store/audit.ts';
 import type { BlobStore } from './store/blobs.ts';
 import type { Store } from './store/db.ts';
+import type { StorageHealth } from './store/health.ts';
 import type { AccessRepo, KeyRepo } from './store/keys.ts';
 import type { BillingClient } from './billing/stripe.ts';
 import type { EventBus } from './events/bus.ts';
@@ -39,6 +40,8 @@ export interface Services {
   log: Logger;
   clock: Clock;
   store: Store;
+  /** /health: the database answers, the data dir has room and can be written, the bucket answers. */
+  storageHealth: StorageHealth;
   blobs: BlobStore;
   keys: KeyRepo;
   keyAuth: KeyAuth;
