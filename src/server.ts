@@ -15,6 +15,7 @@ import { createHttpApp, type HttpLimits } from './http/app.ts';
 import { createHttpServer } from './http/listener.ts';
 import { mcpMiddleware } from './mcp/endpoint.ts';
 import { consoleMiddleware } from './console/serve.ts';
+import { ConsoleService } from './console/service.ts';
 import { createLogger, type Logger } from './log.ts';
 import { OPERATIONS } from './ops/registry.ts';
 import type { Clock } from './lib/clock.ts';
@@ -288,6 +289,8 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       relayFromDomains: config.relayFromDomains,
       tuning: opts.outbound?.tuning,
     });
+    // console: the dashboard's and the inbox page's aggregates.
+    const consoleAggregates = new ConsoleService({ db: store.db, inboxes, messages, deliveries, threads, clock });
     // system: what /health reports about the store (its file-system answer is cached per server).
     const storageHealth = new StorageHealth({
       db: store.db,
@@ -327,6 +330,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       eventStreams: new EventStreams({ db: store.db, bus, log, tuning: opts.events?.sse }),
       callbacks,
       deliveries,
+      console: consoleAggregates,
       metrics,
       sealer,
       sandbox,

@@ -4,6 +4,7 @@ import type { KeyAuth } from './auth/keys.ts';
 import type { RateLimiter } from './auth/rate-limit.ts';
 import type { RehearsalStore } from './agent/rehearsal.ts';
 import type { Config } from './config.ts';
+import type { ConsoleService } from './console/service.ts';
 import type { ServedDomains } from './domains/served.ts';
 import type { DomainService } from './domains/service.ts';
 import type { Logger } from './log.ts';
@@ -66,6 +67,8 @@ export interface Services {
   callbacks: CallbackService;
   /** Callback deliveries and their attempt log. */
   deliveries: DeliveryRepo;
+  /** The browser console's aggregates: dashboard counts and an inbox's page (src/console/). */
+  console: ConsoleService;
   /** Prometheus metrics of this server (GET /metrics). */
   metrics: Metrics;
   /** Send and reply: local delivery, the outbox and its relay worker (CONTRACT §9). */
