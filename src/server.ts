@@ -29,6 +29,8 @@ import { StorageHealth } from './store/health.ts';
 import { parsePgUrl, type PgTarget } from './store/pg-url.ts';
 import { AccessRepo, KeyRepo } from './store/keys.ts';
 import { AccessService } from './auth/access.ts';
+import { AccountService } from './auth/account.ts';
+import { AuditLog } from './auth/audit-log.ts';
 import { RateLimiter } from './auth/rate-limit.ts';
 import { RehearsalStore } from './agent/rehearsal.ts';
 import { BillingClient } from './billing/stripe.ts';
@@ -289,6 +291,11 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       relayFromDomains: config.relayFromDomains,
       tuning: opts.outbound?.tuning,
     });
+    // auth: the audit log, keys and tokens, the caller's account (team, usage, billing).
+    const auditLog = new AuditLog({ db: store.db, retention: { days: config.auditRetentionDays, maxRows: config.auditMaxRows } });
+    const access = new AccessService({ keys, repo: accessRepo, clock, audit: auditLog });
+    const billing = new BillingClient({ apiBase: config.billingApiBase, secretKey: config.billingSecretKey, price: config.billingPrice });
+    const account = new AccountService({ db: store.db, keys, access: accessRepo, billing });
     // console: the dashboard's and the inbox page's aggregates.
     const consoleAggregates = new ConsoleService({ db: store.db, inboxes, messages, deliveries, threads, clock });
     // system: what /health reports about the store (its file-system answer is cached per server).
@@ -314,11 +321,13 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       blobs,
       keys,
       keyAuth: new KeyAuth(keys, accessRepo, () => clock.now()),
-      access: new AccessService({ keys, repo: accessRepo, config, clock }),
+      access,
+      account,
+      auditLog,
       accessRepo,
       rateLimiter: new RateLimiter(config.rateLimit, () => clock.now()),
       rehearsals: new RehearsalStore(() => clock.now()),
-      billing: new BillingClient({ apiBase: config.billingApiBase, secretKey: config.billingSecretKey, price: config.billingPrice }),
+      billing,
       audit: new AuditRepo(store.db, { days: config.auditRetentionDays, maxRows: config.auditMaxRows }),
       inboxes,
       messages,
@@ -404,7 +413,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       store.singleton('expiry-sweep', () =>
         inboxes
           .sweep()
-          .then(() => services.audit.prune(clock.now()))
+          .then(() => auditLog.prune(clock.now()))
           .then(() => runRepo(services).deleteExpired(clock.now(), 1000)),
       );
     await sweep();

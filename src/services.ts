@@ -1,5 +1,7 @@
 // What an operation handler can reach: the domain services, wired once by src/server.ts.
 import type { AccessService } from './auth/access.ts';
+import type { AccountService } from './auth/account.ts';
+import type { AuditLog } from './auth/audit-log.ts';
 import type { KeyAuth } from './auth/keys.ts';
 import type { RateLimiter } from './auth/rate-limit.ts';
 import type { RehearsalStore } from './agent/rehearsal.ts';
@@ -47,6 +49,10 @@ export interface Services {
   keys: KeyRepo;
   keyAuth: KeyAuth;
   access: AccessService;
+  /** The caller's team, its keys, usage and billing (src/auth/account.ts). */
+  account: AccountService;
+  /** The team's audit log: recorded by the pipeline, read by GET /v1/audit, pruned by the sweep. */
+  auditLog: AuditLog;
   accessRepo: AccessRepo;
   rateLimiter: RateLimiter;
   rehearsals: RehearsalStore;
