@@ -38,7 +38,7 @@ import { type EventBus, LocalEventBus } from './events/bus.ts';
 import { PgEventBus, type PgBusTuning } from './events/pg-bus.ts';
 import { CallbackService, type CallbackTuning } from './events/callbacks.ts';
 import { EventStreams, type SseTuning } from './events/sse.ts';
-import { callbackBody } from './ops/events.ts';
+import { callbackBody } from './events/callback-body.ts';
 import { DeliveryRepo } from './store/deliveries.ts';
 import { InboxService } from './inboxes/service.ts';
 import { Ingest } from './ingest/ingest.ts';
@@ -225,7 +225,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     const callbacks = new CallbackService({
       repo: deliveries,
       bus,
-      render: (inbox, message, at) => callbackBody(inbox, message, at, baseUrl),
+      render: callbackBody,
       policy: { allowHttp: config.allowHttpCallbacks, allowPrivate: config.allowPrivateCallbacks },
       now: () => clock.now(),
       log,
