@@ -37,6 +37,7 @@ import { BillingClient } from './billing/stripe.ts';
 import { type EventBus, LocalEventBus } from './events/bus.ts';
 import { PgEventBus, type PgBusTuning } from './events/pg-bus.ts';
 import { CallbackService, type CallbackTuning } from './events/callbacks.ts';
+import { InboundWebhooks } from './events/inbound.ts';
 import { EventStreams, type SseTuning } from './events/sse.ts';
 import { callbackBody } from './events/callback-body.ts';
 import { DeliveryRepo } from './store/deliveries.ts';
@@ -296,6 +297,16 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     const access = new AccessService({ keys, repo: accessRepo, clock, audit: auditLog });
     const billing = new BillingClient({ apiBase: config.billingApiBase, secretKey: config.billingSecretKey, price: config.billingPrice });
     const account = new AccountService({ db: store.db, keys, access: accessRepo, billing });
+    // events: mail from providers' inbound webhooks, checked like SMTP mail and handed to ingest.
+    const inboundWebhooks = new InboundWebhooks({
+      db: store.db,
+      served,
+      refusesMail: (address, tally) => inboxes.refusesMail(address, tally),
+      ingest,
+      settings: config,
+      clock,
+      log,
+    });
     // console: the dashboard's and the inbox page's aggregates.
     const consoleAggregates = new ConsoleService({ db: store.db, inboxes, messages, deliveries, threads, clock });
     // system: what /health reports about the store (its file-system answer is cached per server).
@@ -338,6 +349,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       bus,
       eventStreams: new EventStreams({ db: store.db, bus, log, tuning: opts.events?.sse }),
       callbacks,
+      inboundWebhooks,
       deliveries,
       console: consoleAggregates,
       metrics,

@@ -18,6 +18,7 @@ import type { AccessRepo, KeyRepo } from './store/keys.ts';
 import type { BillingClient } from './billing/stripe.ts';
 import type { EventBus } from './events/bus.ts';
 import type { CallbackService } from './events/callbacks.ts';
+import type { InboundWebhooks } from './events/inbound.ts';
 import type { EventStreams } from './events/sse.ts';
 import type { DeliveryRepo } from './store/deliveries.ts';
 import type { InboxService } from './inboxes/service.ts';
@@ -71,6 +72,8 @@ export interface Services {
   eventStreams: EventStreams;
   /** Callback delivery worker. */
   callbacks: CallbackService;
+  /** Mail from providers' inbound webhooks (POST /webhooks/:provider), with its replay tokens. */
+  inboundWebhooks: InboundWebhooks;
   /** Callback deliveries and their attempt log. */
   deliveries: DeliveryRepo;
   /** The browser console's aggregates: dashboard counts and an inbox's page (src/console/). */
