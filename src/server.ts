@@ -13,7 +13,7 @@ import { bootstrapAdminKey, KeyAuth } from './auth/keys.ts';
 import type { Config } from './config.ts';
 import { createHttpApp, type HttpLimits } from './http/app.ts';
 import { createHttpServer } from './http/listener.ts';
-import { mcpMiddleware } from './mcp/endpoint.ts';
+import { mcpEndpoint } from './mcp/endpoint.ts';
 import { consoleMiddleware } from './console/serve.ts';
 import { ConsoleService } from './console/service.ts';
 import { createLogger, type Logger } from './log.ts';
@@ -80,6 +80,8 @@ export interface RunningServer {
   httpPort: number;
   smtpPort: number;
   services: Services;
+  /** The MCP endpoint's shared tool results not written out yet (tests). */
+  mcpPendingShared(): number;
   /** Stops accepting, finishes in-flight work, closes the store. Idempotent. */
   stop(): Promise<void>;
 }
@@ -367,14 +369,10 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       );
     }
 
+    const mcp = mcpEndpoint(services, OPERATIONS);
     // Connection caps and header timeouts are in src/http/listener.ts; answers (waits, SSE) may take as long as they need.
     const httpServer = createHttpServer(
-      createHttpApp(
-        services,
-        OPERATIONS,
-        [mcpMiddleware(services, OPERATIONS), metricsMiddleware(services), consoleMiddleware({ log })],
-        opts.http,
-      ).callback(),
+      createHttpApp(services, OPERATIONS, [mcp.middleware, metricsMiddleware(services), consoleMiddleware({ log })], opts.http).callback(),
       {
         maxConnections: config.maxHttpConnections,
         maxConnectionsPerIp: config.maxHttpConnectionsPerIp,
@@ -519,6 +517,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       httpPort,
       smtpPort: smtp.port,
       services,
+      mcpPendingShared: mcp.pendingShared,
       stop() {
         stopping ??= (async () => {
           log.info('inboxd stopping');

@@ -10,7 +10,7 @@ import type { Operation, OpContext, RawResult } from '../ops/op.ts';
 import { isMutation, isRawResult, isSharedJson } from '../ops/op.ts';
 import { invokeOperation, prepareOperation } from '../ops/pipeline.ts';
 import type { Services } from '../services.ts';
-import { sharedToolResult } from './shared.ts';
+import type { SharedResults } from './shared.ts';
 
 /** The largest raw message or attachment a tool returns inline; bigger ones point at the HTTP URL. */
 const INLINE_LIMIT = 5 * 1024 * 1024;
@@ -85,7 +85,14 @@ const NEXT_STEP: Partial<Record<AppError['code'], string>> = {
   not_configured: 'The operator has not set this up on this inboxd.',
 };
 
-export async function callTool(services: Services, operations: readonly Operation[], call: ToolCall): Promise<CallToolResult> {
+/** What a tool call runs against: the server's services, its operations, and its endpoint's shared results. */
+export interface ToolSurface {
+  services: Services;
+  operations: readonly Operation[];
+  shared: SharedResults;
+}
+
+export async function callTool({ services, operations, shared }: ToolSurface, call: ToolCall): Promise<CallToolResult> {
   const o = toolOps(operations).find((x) => x.tool!.name === call.name);
   if (!o) return errorResult(`Unknown tool ${call.name}. Call tools/list for the available tools.`);
   const args = Object.fromEntries(Object.entries(call.args ?? {}).map(([k, v]) => [o.tool!.args?.[k] ?? k, v]));
@@ -112,7 +119,7 @@ export async function callTool(services: Services, operations: readonly Operatio
     if (isRawResult(result)) {
       // JSON encoded once for many callers (a woken wait): its bytes are the text, its value the structured content,
       // and neither is serialised again per call.
-      if (isSharedJson(result)) return sharedToolResult(result.body);
+      if (isSharedJson(result)) return shared.toolResult(result.body);
       if (result.json === undefined) return rawToContent(result);
       return { content: [{ type: 'text', text: JSON.stringify(result.json) }], structuredContent: result.json as Record<string, unknown> };
     }
