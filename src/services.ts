@@ -1,20 +1,24 @@
 // What an operation handler can reach: the domain services, wired once by src/server.ts.
 import type { AccessService } from './auth/access.ts';
+import type { AccountService } from './auth/account.ts';
+import type { AuditLog } from './auth/audit-log.ts';
 import type { KeyAuth } from './auth/keys.ts';
 import type { RateLimiter } from './auth/rate-limit.ts';
 import type { RehearsalStore } from './agent/rehearsal.ts';
 import type { Config } from './config.ts';
+import type { ConsoleService } from './console/service.ts';
 import type { ServedDomains } from './domains/served.ts';
 import type { DomainService } from './domains/service.ts';
 import type { Logger } from './log.ts';
-import type { Operation } from './ops/op.ts';
 import type { AuditRepo } from './store/audit.ts';
 import type { BlobStore } from './store/blobs.ts';
 import type { Store } from './store/db.ts';
+import type { StorageHealth } from './store/health.ts';
 import type { AccessRepo, KeyRepo } from './store/keys.ts';
 import type { BillingClient } from './billing/stripe.ts';
 import type { EventBus } from './events/bus.ts';
 import type { CallbackService } from './events/callbacks.ts';
+import type { InboundWebhooks } from './events/inbound.ts';
 import type { EventStreams } from './events/sse.ts';
 import type { DeliveryRepo } from './store/deliveries.ts';
 import type { InboxService } from './inboxes/service.ts';
@@ -26,13 +30,10 @@ import type { WorkspaceMailer } from './workspace/mailer.ts';
 import type { OutboundService } from './outbound/service.ts';
 import type { ThreadRepo } from './threads/repo.ts';
 import type { SearchService } from './search/service.ts';
+import type { Clock } from './lib/clock.ts';
 import type { Sealer } from './lib/sealed.ts';
 import type { ProviderAccounts } from './providers/accounts.ts';
 import type { Sandbox } from './budget/sandbox.ts';
-
-export interface Clock {
-  now(): number;
-}
 
 export interface Services {
   config: Config;
@@ -43,10 +44,16 @@ export interface Services {
   log: Logger;
   clock: Clock;
   store: Store;
+  /** /health: the database answers, the data dir has room and can be written, the bucket answers. */
+  storageHealth: StorageHealth;
   blobs: BlobStore;
   keys: KeyRepo;
   keyAuth: KeyAuth;
   access: AccessService;
+  /** The caller's team, its keys, usage and billing (src/auth/account.ts). */
+  account: AccountService;
+  /** The team's audit log: recorded by the pipeline, read by GET /v1/audit, pruned by the sweep. */
+  auditLog: AuditLog;
   accessRepo: AccessRepo;
   rateLimiter: RateLimiter;
   rehearsals: RehearsalStore;
@@ -65,8 +72,12 @@ export interface Services {
   eventStreams: EventStreams;
   /** Callback delivery worker. */
   callbacks: CallbackService;
+  /** Mail from providers' inbound webhooks (POST /webhooks/:provider), with its replay tokens. */
+  inboundWebhooks: InboundWebhooks;
   /** Callback deliveries and their attempt log. */
   deliveries: DeliveryRepo;
+  /** The browser console's aggregates: dashboard counts and an inbox's page (src/console/). */
+  console: ConsoleService;
   /** Prometheus metrics of this server (GET /metrics). */
   metrics: Metrics;
   /** Send and reply: local delivery, the outbox and its relay worker (CONTRACT §9). */
@@ -77,8 +88,6 @@ export interface Services {
   providers: ProviderAccounts;
   /** Runs untrusted work (caller patterns and schemas, recurrence rules, monitors) in worker threads under a budget. */
   sandbox: Sandbox;
-  /** Every operation, for the generated surfaces (discovery, OpenAPI, MCP). */
-  registry: readonly Operation[];
   /** Public base URL without a trailing slash (CONTRACT §1 --base-url). */
   baseUrl(): string;
   startedAt: number;

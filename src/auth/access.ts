@@ -1,10 +1,10 @@
 // Keys, OAuth clients and access tokens: minting, listing, revoking (CONTRACT §6). Secrets are returned once
 // and stored only as hashes.
-import type { Config } from '../config.ts';
 import { AppError } from '../errors.ts';
 import { newId } from '../lib/ids.ts';
-import type { Clock } from '../services.ts';
+import type { Clock } from '../lib/clock.ts';
 import type { AccessRepo, ApiKeyRow, KeyRepo, OAuthClientRow } from '../store/keys.ts';
+import type { AuditLog } from './audit-log.ts';
 import { keyRow } from './keys.ts';
 import { isFullAdmin, type Principal, type Role, type Scope } from './principal.ts';
 import { hashSecret, newKeySecret, newTokenSecret } from './secrets.ts';
@@ -33,11 +33,13 @@ export class AccessService {
   private readonly keys: KeyRepo;
   private readonly repo: AccessRepo;
   private readonly clock: Clock;
+  private readonly audit: Pick<AuditLog, 'record'>;
 
-  constructor(d: { keys: KeyRepo; repo: AccessRepo; config: Config; clock: Clock }) {
+  constructor(d: { keys: KeyRepo; repo: AccessRepo; clock: Clock; audit: Pick<AuditLog, 'record'> }) {
     this.keys = d.keys;
     this.repo = d.repo;
     this.clock = d.clock;
+    this.audit = d.audit;
   }
 
   /** A new key of the caller's team; never broader than the caller (no escalation). */
@@ -107,15 +109,29 @@ export class AccessService {
 
   /**
    * client_credentials: the secret is an API key (of a registered client or any key of the team). When the key
-   * belongs to a registered client, a given client_id must name that client.
+   * belongs to a registered client, a given client_id must name that client. The issue is audited (`token.issue`).
    */
-  async issueToken(secret: string, clientId: string | undefined): Promise<{ token: string; key: ApiKeyRow; expiresIn: number }> {
+  async issueToken(
+    secret: string,
+    clientId: string | undefined,
+    sourceIp: string | null,
+  ): Promise<{ token: string; key: ApiKeyRow; expiresIn: number }> {
     const key = await this.keys.byHash(hashSecret(secret));
     if (!key || key.revoked_at !== null)
       throw oauthError('invalid_client', 'the client secret is not a valid API key (unknown or revoked)');
     if (clientId !== undefined && key.client_id !== null && clientId !== key.client_id)
       throw oauthError('invalid_client', 'client_id does not match the client secret');
-    return this.issueTokenForKey(key);
+    const issued = await this.issueTokenForKey(key);
+    await this.audit.record({
+      teamId: key.team_id,
+      at: this.clock.now(),
+      actorKeyId: key.id,
+      action: 'token.issue',
+      target: key.client_id ?? key.id,
+      outcome: 'ok',
+      sourceIp,
+    });
+    return issued;
   }
 
   /** A token for a key already authenticated (the MCP svc_issue_access tool); same scope as the key. */

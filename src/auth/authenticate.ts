@@ -1,11 +1,14 @@
 // Turns an Authorization header into a principal. Shared by the HTTP and MCP edges, so both accept exactly the
 // same keys and tokens.
-import type { Services } from '../services.ts';
+import type { KeyAuth } from './keys.ts';
 import type { Principal } from './principal.ts';
 
 export type AuthOutcome = { ok: true; principal: Principal } | { ok: false; reason: 'missing' | 'malformed' | 'invalid' };
 
-export async function authenticateHeader(services: Pick<Services, 'keyAuth'>, header: string | undefined): Promise<AuthOutcome> {
+export async function authenticateHeader(
+  services: { keyAuth: Pick<KeyAuth, 'authenticate'> },
+  header: string | undefined,
+): Promise<AuthOutcome> {
   if (header === undefined || header.trim() === '') return { ok: false, reason: 'missing' };
   const m = /^Bearer[ \t]+([^\s]{1,512})[ \t]*$/i.exec(header);
   if (!m) return { ok: false, reason: 'malformed' };

@@ -9,7 +9,7 @@ import type { IngestWriter } from '../ingest/writer.ts';
 import { newId, randomBase62 } from '../lib/ids.ts';
 import { SealedError, Sealer } from '../lib/sealed.ts';
 import type { Logger } from '../log.ts';
-import type { Clock } from '../services.ts';
+import type { Clock } from '../lib/clock.ts';
 import type { MessageRepo } from '../store/messages.ts';
 import { dialectOf } from '../store/dialect.ts';
 import { isUniqueViolation } from '../store/errors.ts';

@@ -13,6 +13,7 @@ import { newId } from '../lib/ids.ts';
 import type { Logger } from '../log.ts';
 import {
   targetHost,
+  type AttemptLogRow,
   type AttemptRecord,
   type CallbackInbox,
   type DeliveryRepo,
@@ -228,6 +229,11 @@ export class CallbackService {
   }
 
   /** In-flight attempts (diagnostics, tests). */
+  /** The attempt log of an inbox's callbacks, newest first (GET /v1/inboxes/:id/callbacks). */
+  attempts(inboxId: string, q: { limit: number; beforeId?: number | undefined; messageId?: string | undefined }): Promise<AttemptLogRow[]> {
+    return this.repo.attempts(inboxId, q);
+  }
+
   inFlightCount(): number {
     return this.inFlight.size;
   }

@@ -4,6 +4,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import Koa from 'koa';
 import Router from '@koa/router';
 import { AppError, isAppError } from '../errors.ts';
+import type { Operation } from '../ops/op.ts';
 import type { Services } from '../services.ts';
 import { hostCheck } from './host-check.ts';
 import { operationLabel } from '../metrics/metrics.ts';
@@ -18,11 +19,19 @@ export interface HttpLimits {
   bodyTotalMs?: number;
 }
 
-/** `extra` are mounted before the generated routes (the MCP endpoint, which speaks JSON-RPC, not REST). */
-export function createHttpApp(services: Services, extra: Koa.Middleware[] = [], limits: HttpLimits = {}): Koa {
+/**
+ * Routes for every operation of `operations` with an HTTP binding. `extra` are mounted before them (the MCP endpoint,
+ * which speaks JSON-RPC, not REST).
+ */
+export function createHttpApp(
+  services: Services,
+  operations: readonly Operation[],
+  extra: Koa.Middleware[] = [],
+  limits: HttpLimits = {},
+): Koa {
   const app = new Koa({ proxy: false });
   const router = new Router();
-  mountOperations(router, services);
+  mountOperations(router, services, operations);
   const bodyIdleMs = limits.bodyIdleMs ?? 15_000;
   const bodyTotalMs = limits.bodyTotalMs ?? 120_000;
 

@@ -12,16 +12,16 @@ import { readBody, readFormOrJsonBody, readJsonBody } from './body.ts';
 
 const JSON_BODY_LIMIT = 1024 * 1024;
 
-export function mountOperations(router: Router, services: Services): void {
-  for (const o of services.registry) {
+export function mountOperations(router: Router, services: Services, operations: readonly Operation[]): void {
+  for (const o of operations) {
     if (!o.http) continue;
     const method = o.http.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';
     router[method](o.http.path, async (ctx: Context) => {
       ctx.state.operation = o.name; // the metrics label: the operation, never the raw path
       for (const [k, v] of Object.entries(o.http!.headers ?? {})) ctx.set(k, v);
-      if (o.http!.errors !== 'oauth') return handle(ctx, o, services);
+      if (o.http!.errors !== 'oauth') return handle(ctx, o, services, operations);
       try {
-        await handle(ctx, o, services);
+        await handle(ctx, o, services, operations);
       } catch (e) {
         if (!isAppError(e)) throw e;
         sendOAuthError(ctx, e);
@@ -41,7 +41,7 @@ function sendOAuthError(ctx: Context, e: AppError): void {
   ctx.body = JSON.stringify({ error, error_description: e.detail });
 }
 
-async function handle(ctx: Context, o: Operation, services: Services): Promise<void> {
+async function handle(ctx: Context, o: Operation, services: Services, operations: readonly Operation[]): Promise<void> {
   const auth = await authenticateHeader(services, ctx.get('authorization') || undefined);
   if (!auth.ok && o.access !== 'public') {
     const header = auth.reason === 'missing' ? 'Bearer realm="inboxd"' : 'Bearer realm="inboxd", error="invalid_token"';
@@ -74,6 +74,7 @@ async function handle(ctx: Context, o: Operation, services: Services): Promise<v
   const opCtx: OpContext = {
     principal: auth.ok ? auth.principal : null,
     services,
+    operations,
     log: services.log,
     request: {
       ip: ctx.ip || null,

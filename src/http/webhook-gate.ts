@@ -3,7 +3,7 @@
 // concurrent upload bytes than --webhook-inflight-bytes are refused up front instead of buffered.
 import type Koa from 'koa';
 import { AppError } from '../errors.ts';
-import { enabledProvider, webhookRequestLimit } from '../ops/webhooks.ts';
+import { enabledProvider, webhookRequestLimit } from '../events/inbound.ts';
 import type { Services } from '../services.ts';
 
 const WEBHOOK_PATH = /^\/webhooks\/([^/]+)\/?$/;

@@ -3,6 +3,14 @@
 // grows sixfold when escaped). So the answer's JSON is made once, tied to the value every waiter shares, and each
 // edge writes those same bytes: GET wait as the body, SSE as the `result` event's data, MCP as the tool result
 // (src/mcp/shared.ts keeps the SDK from serialising it again).
+//
+// Why two module-level WeakMaps are allowed here (issue 26 forbids module caches of services): they memoise a pure
+// value — the JSON bytes of a view, a function of the view alone — and hold no service, repository, connection or
+// setting. They are keyed by object identity: `byAnchor` by the object one server read once for its woken waiters
+// (agent/pick.ts's considered message, from that server's own answer cache), `ofView` by the view `make()` built
+// from it. No object is shared between two servers in one process, so no entry can answer another server (whose base
+// URL or rows differ); the variant string also names the inbox. Entries go when their key is collected: nothing to
+// start, stop or leak.
 
 export interface Encoded<T = unknown> {
   view: T;

@@ -11,7 +11,7 @@ import { rcptRefusal, RefusalLog } from '../ingest/limits.ts';
 import { bumpCounter, type IngestWriter } from '../ingest/writer.ts';
 import { newId } from '../lib/ids.ts';
 import type { Logger } from '../log.ts';
-import type { Clock } from '../services.ts';
+import type { Clock } from '../lib/clock.ts';
 import type { Store } from '../store/db.ts';
 import type { InboxRepo, InboxRow } from '../store/inboxes.ts';
 import type { MessageRepo } from '../store/messages.ts';

@@ -21,6 +21,9 @@ export interface MailLimits {
 
 export const NO_LIMITS: MailLimits = { maxMessagesPerInbox: 0, maxUnclaimedPerAddress: 0, maxUnclaimed: 0 };
 
+/** Recipients one inbound message may name, however it arrives (SMTP RCPT, a provider webhook). */
+export const MAX_RECIPIENTS = 100;
+
 /**
  * A message refused by a limit. An AppError, so simulate, the rehearsal page and webhooks answer it as
  * problem+json: a full inbox is 409 `conflict` (it stays full), full unclaimed storage is 429 `rate_limited`

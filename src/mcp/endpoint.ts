@@ -15,11 +15,12 @@ import { authenticateHeader, authFailureDetail } from '../auth/authenticate.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { AppError } from '../errors.ts';
 import { readJsonBody } from '../http/body.ts';
+import type { Operation } from '../ops/op.ts';
 import type { Services } from '../services.ts';
 import { NAME, VERSION } from '../version.ts';
-import { writeSharedResults } from './shared.ts';
+import { SharedResults } from './shared.ts';
 import { type Slot, SessionTable } from './sessions.ts';
-import { callTool, listTools } from './tools.ts';
+import { callTool, listTools, type ToolSurface } from './tools.ts';
 
 const SESSION_IDLE_MS = 30 * 60_000;
 const BODY_LIMIT = 4 * 1024 * 1024;
@@ -28,7 +29,7 @@ const INSTRUCTIONS = `inboxd gives you disposable e-mail inboxes and reads verif
 Typical flow: svc_verify_signup with a service (e.g. "github") → type the returned address into the signup form → call svc_verify_signup again with the inboxId (or svc_wait_and_extract) → use agent.primaryAction (type the otp, or open the link). svc_simulate_message delivers test mail without any real sender.`;
 
 function newServer(
-  services: Services,
+  tools: ToolSurface,
   principal: Principal,
   request: { ip: string | null; userAgent: string | null },
   sessions: SessionTable,
@@ -39,7 +40,7 @@ function newServer(
   );
   // inboxd sends no log notifications of its own; the level is accepted so standard clients can set it.
   server.setRequestHandler(SetLevelRequestSchema, async () => ({}));
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listTools(services) }));
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listTools(tools.operations) }));
   server.setRequestHandler(CallToolRequestSchema, async (req, extra) => {
     const token = req.params._meta?.progressToken;
     const sessionId = extra.sessionId;
@@ -50,7 +51,7 @@ function newServer(
       params: { progressToken: token!, progress, total, message: `waited ${progress} of ${total} s` },
     });
     try {
-      return await callTool(services, {
+      return await callTool(tools, {
         name: req.params.name,
         args: (req.params.arguments ?? {}) as Record<string, unknown>,
         principal,
@@ -87,8 +88,20 @@ function newServer(
   return server;
 }
 
-export function mcpMiddleware(services: Services): Middleware {
+export interface McpEndpoint {
+  middleware: Middleware;
+  /** Shared tool results not written out yet (tests, diagnostics). */
+  pendingShared(): number;
+}
+
+/**
+ * The /mcp endpoint serving the `operations` that have a tool binding (the registry, passed in by the server). It
+ * owns its sessions and its shared results (src/mcp/shared.ts).
+ */
+export function mcpEndpoint(services: Services, operations: readonly Operation[]): McpEndpoint {
   const sessions = new SessionTable(services.config);
+  const shared = new SharedResults();
+  const tools: ToolSurface = { services, operations, shared };
   const origins = allowedOrigins(services);
   const sweep = setInterval(() => {
     const now = Date.now();
@@ -100,7 +113,7 @@ export function mcpMiddleware(services: Services): Middleware {
     for (const s of sessions.values()) void s.transport.close();
   });
 
-  return async (ctx: Context, next) => {
+  const middleware: Middleware = async (ctx: Context, next) => {
     if (ctx.path !== '/mcp') return next();
     if (!['GET', 'POST', 'DELETE'].includes(ctx.method)) {
       ctx.set('Allow', 'GET, POST, DELETE');
@@ -150,7 +163,7 @@ export function mcpMiddleware(services: Services): Middleware {
     }
     const request = { ip: ctx.ip || null, userAgent: ctx.get('user-agent') || null };
     ctx.respond = false;
-    writeSharedResults(ctx.res);
+    shared.attach(ctx.res);
     const req: IncomingMessage = ctx.req;
     normaliseAccept(req, ctx.method);
 
@@ -193,7 +206,7 @@ export function mcpMiddleware(services: Services): Middleware {
         if (transport.sessionId) sessions.delete(transport.sessionId);
         else slot.release();
       };
-      server = newServer(services, principal, request, sessions);
+      server = newServer(tools, principal, request, sessions);
       try {
         await server.connect(transport);
         await transport.handleRequest(req, ctx.res, body);
@@ -207,7 +220,7 @@ export function mcpMiddleware(services: Services): Middleware {
       return rawError(ctx, 400, -32000, `${ctx.method} /mcp needs an Mcp-Session-Id header (from the initialize response)`);
     // Stateless: a fresh server and transport for this one request.
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !acceptsStream(ctx) });
-    const server = newServer(services, principal, request, sessions);
+    const server = newServer(tools, principal, request, sessions);
     ctx.res.on('close', () => {
       void transport.close();
       void server.close();
@@ -215,6 +228,7 @@ export function mcpMiddleware(services: Services): Middleware {
     await server.connect(transport);
     await transport.handleRequest(req, ctx.res, body);
   };
+  return { middleware, pendingShared: () => shared.size() };
 }
 
 function acceptsStream(ctx: Context): boolean {

@@ -10,7 +10,7 @@ import type { Operation, OpContext, RawResult } from '../ops/op.ts';
 import { isMutation, isRawResult, isSharedJson } from '../ops/op.ts';
 import { invokeOperation, prepareOperation } from '../ops/pipeline.ts';
 import type { Services } from '../services.ts';
-import { sharedToolResult } from './shared.ts';
+import type { SharedResults } from './shared.ts';
 
 /** The largest raw message or attachment a tool returns inline; bigger ones point at the HTTP URL. */
 const INLINE_LIMIT = 5 * 1024 * 1024;
@@ -30,12 +30,12 @@ function renamed(schema: JsonSchema, args: Record<string, string>): JsonSchema {
   return { ...schema, properties: props, ...(schema.required ? { required: schema.required.map((k) => toTool[k] ?? k) } : {}) };
 }
 
-export function toolOps(services: Services): Operation[] {
-  return services.registry.filter((o) => o.tool);
+export function toolOps(operations: readonly Operation[]): Operation[] {
+  return operations.filter((o) => o.tool);
 }
 
-export function listTools(services: Services): Tool[] {
-  return toolOps(services).map((o) => {
+export function listTools(operations: readonly Operation[]): Tool[] {
+  return toolOps(operations).map((o) => {
     const t = o.tool!;
     const input = renamed(schemaOf(o.input, 'input'), t.args ?? {});
     const output = schemaOf(o.output, 'output');
@@ -85,13 +85,21 @@ const NEXT_STEP: Partial<Record<AppError['code'], string>> = {
   not_configured: 'The operator has not set this up on this inboxd.',
 };
 
-export async function callTool(services: Services, call: ToolCall): Promise<CallToolResult> {
-  const o = toolOps(services).find((x) => x.tool!.name === call.name);
+/** What a tool call runs against: the server's services, its operations, and its endpoint's shared results. */
+export interface ToolSurface {
+  services: Services;
+  operations: readonly Operation[];
+  shared: SharedResults;
+}
+
+export async function callTool({ services, operations, shared }: ToolSurface, call: ToolCall): Promise<CallToolResult> {
+  const o = toolOps(operations).find((x) => x.tool!.name === call.name);
   if (!o) return errorResult(`Unknown tool ${call.name}. Call tools/list for the available tools.`);
   const args = Object.fromEntries(Object.entries(call.args ?? {}).map(([k, v]) => [o.tool!.args?.[k] ?? k, v]));
   const ctx: OpContext = {
     principal: call.principal,
     services,
+    operations,
     log: services.log,
     request: { ip: call.ip, accept: o.tool!.accept ?? 'application/json', userAgent: call.userAgent, header: () => undefined },
     signal: AbortSignal.any([call.signal, services.shutdown]),
@@ -111,7 +119,7 @@ export async function callTool(services: Services, call: ToolCall): Promise<Call
     if (isRawResult(result)) {
       // JSON encoded once for many callers (a woken wait): its bytes are the text, its value the structured content,
       // and neither is serialised again per call.
-      if (isSharedJson(result)) return sharedToolResult(result.body);
+      if (isSharedJson(result)) return shared.toolResult(result.body);
       if (result.json === undefined) return rawToContent(result);
       return { content: [{ type: 'text', text: JSON.stringify(result.json) }], structuredContent: result.json as Record<string, unknown> };
     }

@@ -5,9 +5,15 @@ import type { Middleware } from 'koa';
 import { authenticateHeader, authFailureDetail } from '../auth/authenticate.ts';
 import { isFullAdmin } from '../auth/principal.ts';
 import { AppError } from '../errors.ts';
-import type { Services } from '../services.ts';
+import type { KeyAuth } from '../auth/keys.ts';
+import type { Config } from '../config.ts';
+import type { Metrics } from './metrics.ts';
 
-export function metricsMiddleware(services: Services): Middleware {
+export function metricsMiddleware(services: {
+  config: Pick<Config, 'metricsOpen'>;
+  keyAuth: Pick<KeyAuth, 'authenticate'>;
+  metrics: Pick<Metrics, 'render' | 'contentType'>;
+}): Middleware {
   return async (ctx, next) => {
     if (ctx.path !== '/metrics') return next();
     ctx.state.operation = 'metrics';

@@ -1,10 +1,9 @@
-// The caller's own view: plan and limits, usage, the audit log, and billing entry points.
+// The caller's own view: plan and limits, usage, the audit log, and billing entry points. The team, usage and
+// billing come from src/auth/account.ts (services.account), the audit log from src/auth/audit-log.ts.
 import { z } from 'zod';
 import { scopeString } from '../auth/access.ts';
 import { AppError } from '../errors.ts';
-import { listAudit } from '../store/audit.ts';
 import { decodeCursor, pageOf } from '../lib/cursor.ts';
-import { liveUsage, teamCounters } from '../store/stats.ts';
 import { principal, singleLine } from './common.ts';
 import { op } from './op.ts';
 import { Cursor, Limit, listOf } from './views.ts';
@@ -41,7 +40,7 @@ export const me = op({
   async handler(ctx) {
     const p = principal(ctx);
     const c = ctx.services.config;
-    const team = (await ctx.services.keys.team(p.teamId))!;
+    const team = await ctx.services.account.team(p);
     return {
       team: { teamId: team.id, name: team.name },
       keyId: p.keyId,
@@ -88,19 +87,7 @@ export const stats = op({
   }),
   async handler(ctx) {
     const p = principal(ctx);
-    const db = ctx.services.store.db;
-    const live = await liveUsage(db, p.teamId, p.scope.labelPrefix);
-    let totals = null;
-    if (p.scope.labelPrefix === null) {
-      const c = await teamCounters(db, p.teamId);
-      totals = {
-        inboxesCreated: c.inboxesCreated ?? 0,
-        messagesReceived: c.messagesReceived ?? 0,
-        bytesReceived: c.bytesReceived ?? 0,
-        messagesSent: c.messagesSent ?? 0,
-      };
-    }
-    return { scope: p.scope, ...live, totals };
+    return { scope: p.scope, ...(await ctx.services.account.usage(p)) };
   },
 });
 
@@ -141,8 +128,7 @@ export const audit = op({
   async handler(ctx, input) {
     const p = principal(ctx);
     const c = decodeCursor(input.cursor, isAuditCursor);
-    const rows = await listAudit(ctx.services.store.db, {
-      teamId: p.teamId,
+    const rows = await ctx.services.auditLog.list(p, {
       actorKeyId: input.keyId,
       action: input.action,
       since: input.since ? Date.parse(input.since) : undefined,
@@ -170,16 +156,6 @@ export const audit = op({
 
 const BillingUrl = z.object({ url: z.string(), sessionId: z.string() });
 
-async function billingCustomer(ctx: Parameters<typeof me.handler>[0]): Promise<string> {
-  const p = principal(ctx);
-  const s = ctx.services;
-  const team = (await s.keys.team(p.teamId))!;
-  if (team.billing_customer_id) return team.billing_customer_id;
-  const id = await s.billing.createCustomer(team.id, team.name);
-  await s.accessRepo.setBillingCustomer(team.id, id);
-  return id;
-}
-
 export const checkout = op({
   name: 'billing.checkout',
   summary: 'Start a paid-plan checkout',
@@ -191,13 +167,7 @@ export const checkout = op({
   audit: { action: 'billing.checkout' },
   async handler(ctx, input) {
     const base = ctx.services.baseUrl();
-    const customer = await billingCustomer(ctx);
-    const s = await ctx.services.billing.checkout(
-      customer,
-      principal(ctx).teamId,
-      input.successUrl ?? `${base}/v1/me`,
-      input.cancelUrl ?? `${base}/v1/me`,
-    );
+    const s = await ctx.services.account.checkout(principal(ctx), input.successUrl ?? `${base}/v1/me`, input.cancelUrl ?? `${base}/v1/me`);
     return { url: s.url, sessionId: s.id };
   },
 });
@@ -212,8 +182,7 @@ export const portal = op({
   output: BillingUrl,
   audit: { action: 'billing.portal' },
   async handler(ctx, input) {
-    const customer = await billingCustomer(ctx);
-    const s = await ctx.services.billing.portal(customer, input.returnUrl ?? `${ctx.services.baseUrl()}/v1/me`);
+    const s = await ctx.services.account.portal(principal(ctx), input.returnUrl ?? `${ctx.services.baseUrl()}/v1/me`);
     if (!s.url) throw new AppError('unavailable', 'no portal URL');
     return { url: s.url, sessionId: s.id };
   },

@@ -302,7 +302,7 @@ export const hub = op({
       testUrl: `${base}/v1/agent/test`,
       autotestUrl: `${base}/v1/agent/autotest`,
       mcp: `${base}/mcp`,
-      tools: ctx.services.registry.flatMap((o) => (o.tool ? [o.tool.name] : [])),
+      tools: ctx.operations.flatMap((o) => (o.tool ? [o.tool.name] : [])),
     };
   },
 });

@@ -1,18 +1,17 @@
 // The console's aggregates (CONTRACT §16): what the browser console at / shows on its dashboard and inbox pages,
 // in one request each instead of dozens. Read-only, any key; everything is bounded to the key's team and label scope.
+// The rows and counts come from src/console/service.ts (services.console); these operations shape them.
 // GET /v1/console/threads belongs to the threads module (src/ops/threads.ts), not here.
 import { threadSummary, ThreadSummary } from './threads.ts';
 import { z } from 'zod';
 import { redactUrl } from '../events/targets.ts';
-import { InboxId, inboxOf, principal } from './common.ts';
-import { callbackCounts, inboxCounts, messageCounts, recentMessages, topLabels } from './console-queries.ts';
+import { InboxId, principal } from './common.ts';
 import { attemptView, CallbackAttemptView } from './events.ts';
 import { op } from './op.ts';
 import { seesCallbackSecrets } from './pipeline.ts';
 import { InboxView, inboxView, MessageSummary, messageSummary } from './views.ts';
 
 const iso = (ms: number) => new Date(ms).toISOString();
-const DAY_MS = 86_400_000;
 
 const MessageCounts = z.object({
   received: z.number().int().describe('Messages received'),
@@ -58,26 +57,17 @@ export const consoleSummary = op({
   audit: false,
   async handler(ctx, input) {
     const p = principal(ctx);
-    const db = ctx.services.store.db;
-    const now = ctx.services.clock.now();
-    const dayStart = now - (now % DAY_MS);
-    const [inboxes, messages, callbacks, labels, recent] = await Promise.all([
-      inboxCounts(db, p),
-      messageCounts(db, p, dayStart),
-      callbackCounts(db, p),
-      topLabels(db, p, input.labels),
-      recentMessages(db, p, input.recent),
-    ]);
+    const sum = await ctx.services.console.summary(p, { recent: input.recent, labels: input.labels });
     const base = ctx.services.baseUrl();
     return {
-      generatedAt: iso(now),
-      dayStartedAt: iso(dayStart),
+      generatedAt: iso(sum.now),
+      dayStartedAt: iso(sum.dayStart),
       scope: { labelPrefix: p.scope.labelPrefix },
-      inboxes,
-      messages,
-      callbacks: withFailing(callbacks),
-      topLabels: labels,
-      recentActivity: recent.map((r) => ({ ...messageSummary(r, base), address: r.address, label: r.label })),
+      inboxes: sum.inboxes,
+      messages: sum.messages,
+      callbacks: withFailing(sum.callbacks),
+      topLabels: sum.topLabels,
+      recentActivity: sum.recent.map((r) => ({ ...messageSummary(r, base), address: r.address, label: r.label })),
     };
   },
 });
@@ -106,21 +96,12 @@ export const consoleInbox = op({
   audit: false,
   async handler(ctx, input) {
     const p = principal(ctx);
-    const s = ctx.services;
-    const inbox = await inboxOf(ctx, input.id);
-    const now = s.clock.now();
-    const [counts, rows, deliveries, attempts, threads] = await Promise.all([
-      messageCounts(s.store.db, p, now - (now % DAY_MS), inbox.id),
-      s.messages.list(inbox.id, input.limit),
-      callbackCounts(s.store.db, p, inbox.id),
-      s.deliveries.attempts(inbox.id, { limit: input.limit }),
-      s.threads.list(inbox.id, input.limit),
-    ]);
+    const { inbox, counts, recent, deliveries, attempts, threads } = await ctx.services.console.inbox(p, input.id, input.limit);
     const full = seesCallbackSecrets(p);
-    const base = s.baseUrl();
+    const base = ctx.services.baseUrl();
     return {
       inbox: inboxView(inbox),
-      messages: { counts, recent: rows.map((r) => messageSummary(r, base)) },
+      messages: { counts, recent: recent.map((r) => messageSummary(r, base)) },
       callbacks: {
         callbackUrl: inbox.callback_url,
         deliveries: withFailing(deliveries),

@@ -1,50 +1,16 @@
-// Events of an inbox: the SSE stream and the callback delivery log; and the body every callback carries.
+// Events of an inbox: the SSE stream (services.eventStreams) and the callback delivery log (services.callbacks).
+// The body every callback carries is src/events/callback-body.ts.
 import { z } from 'zod';
 import { AppError } from '../errors.ts';
-import type { CallbackInbox, AttemptLogRow } from '../store/deliveries.ts';
-import type { MessageSummaryRow } from '../store/messages.ts';
+import type { AttemptLogRow } from '../store/deliveries.ts';
 import { decodeCursor, encodeCursor } from '../lib/cursor.ts';
 import { InboxId, inboxOf, MessageId } from './common.ts';
 import { op } from './op.ts';
 import { seesCallbackSecrets } from './pipeline.ts';
 import { redactUrl } from '../events/targets.ts';
-import { Address, Cursor, Limit, listOf, MessageSummary, messageSummary, Verification } from './views.ts';
+import { Cursor, Limit, listOf, MessageSummary, messageSummary } from './views.ts';
 
 const iso = (ms: number) => new Date(ms).toISOString();
-
-export const CallbackData = z.object({
-  inboxId: z.string(),
-  address: z.string(),
-  label: z.string().nullable(),
-  messageId: z.string(),
-  from: Address.nullable(),
-  subject: z.string(),
-  receivedAt: z.string(),
-  verification: Verification,
-});
-
-export const CallbackBody = z.object({ type: z.literal('message.received'), timestamp: z.string(), data: CallbackData });
-export type CallbackBody = z.infer<typeof CallbackBody>;
-
-/** The JSON body of a `message.received` callback (CONTRACT §5), built from the same summary as the API's. */
-export function callbackBody(inbox: CallbackInbox, m: MessageSummaryRow, at: number, baseUrl: string): string {
-  const s = messageSummary(m, baseUrl);
-  const body: CallbackBody = {
-    type: 'message.received',
-    timestamp: iso(at),
-    data: {
-      inboxId: inbox.id,
-      address: inbox.address,
-      label: inbox.label,
-      messageId: s.messageId,
-      from: s.from,
-      subject: s.subject,
-      receivedAt: s.receivedAt,
-      verification: s.verification,
-    },
-  };
-  return JSON.stringify(body);
-}
 
 const LastEventId = z.coerce.number().int('lastEventId must be a whole number').min(0);
 
@@ -142,7 +108,7 @@ export const listCallbacks = op({
   async handler(ctx, input) {
     const inbox = await inboxOf(ctx, input.id);
     const c = decodeCursor(input.cursor, isAttemptCursor);
-    const rows = await ctx.services.deliveries.attempts(inbox.id, { limit: input.limit + 1, beforeId: c?.a, messageId: input.messageId });
+    const rows = await ctx.services.callbacks.attempts(inbox.id, { limit: input.limit + 1, beforeId: c?.a, messageId: input.messageId });
     const page = rows.slice(0, input.limit);
     const last = page.at(-1);
     const full = ctx.principal !== null && seesCallbackSecrets(ctx.principal);

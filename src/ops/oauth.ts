@@ -51,16 +51,7 @@ export const token = op({
     }
     if (!secret)
       throw oauthError('invalid_client', 'client_secret is missing: send an API key as client_secret (body) or as the HTTP Basic password');
-    const issued = await ctx.services.access.issueToken(secret, clientId);
-    await ctx.services.audit.record({
-      teamId: issued.key.team_id,
-      at: ctx.services.clock.now(),
-      actorKeyId: issued.key.id,
-      action: 'token.issue',
-      target: issued.key.client_id ?? issued.key.id,
-      outcome: 'ok',
-      sourceIp: ctx.request.ip,
-    });
+    const issued = await ctx.services.access.issueToken(secret, clientId, ctx.request.ip);
     return {
       access_token: issued.token,
       token_type: 'Bearer' as const,

@@ -75,6 +75,8 @@ export interface OpContext {
   /** Null only for `public` operations called without a key. */
   principal: Principal | null;
   services: Services;
+  /** Every operation (src/ops/registry.ts), for the generated surfaces: discovery, OpenAPI, the tool list. */
+  operations: readonly Operation[];
   log: Logger;
   request: RequestInfo;
   /** Aborted when the client goes away (HTTP close, MCP cancel): waits must stop. */

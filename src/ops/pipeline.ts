@@ -53,7 +53,7 @@ export async function invokeOperation(o: Operation, ctx: OpContext, input: unkno
     // Callback URLs may carry credentials: shown in full only to admin keys that are not read-only.
     const output = (!principal || !seesCallbackSecrets(principal)) && !isRawResult(result) ? redactCallbackUrls(result) : result;
     if (o.audit !== false && isMutation(o) && principal) {
-      await services.audit.record({
+      await services.auditLog.record({
         teamId: principal.teamId,
         at: services.clock.now(),
         actorKeyId: principal.keyId,
@@ -77,7 +77,7 @@ async function failure(o: Operation, ctx: OpContext, e: unknown): Promise<AppErr
   const { services, principal } = ctx;
   if (isAppError(e)) {
     if (e.code === 'forbidden' && principal) {
-      await services.audit
+      await services.auditLog
         .record({
           teamId: principal.teamId,
           at: services.clock.now(),

@@ -1,27 +1,13 @@
-// Health, discovery and the machine-readable description: open without a key (CONTRACT §3).
-import { sql } from 'kysely';
+// Health, discovery and the machine-readable description: open without a key (CONTRACT §3). The storage checks
+// behind /health live in src/store/health.ts (services.storageHealth); discovery and OpenAPI read ctx.operations.
 import { z } from 'zod';
 import { AppError } from '../errors.ts';
 import { PRESET_IDS } from '../mail/presets.ts';
 import { NAME, VERSION } from '../version.ts';
-import type { Services } from '../services.ts';
-import { parseS3Url } from '../store/s3-url.ts';
 import { op } from './op.ts';
-import { StorageHealth } from './storage-health.ts';
 import { buildOpenApi } from './openapi.ts';
 
 const NoInput = z.strictObject({});
-
-/** One probe per running server (tests run several in one process). */
-const storageProbes = new WeakMap<Services, StorageHealth>();
-function storageOf(s: Services): StorageHealth {
-  let p = storageProbes.get(s);
-  if (!p) {
-    p = new StorageHealth({ dataDir: s.config.dataDir, blobDir: s.blobs.root, minFreeMb: s.config.healthMinFreeMb, now: () => Date.now() });
-    storageProbes.set(s, p);
-  }
-  return p;
-}
 
 export const health = op({
   name: 'system.health',
@@ -49,16 +35,9 @@ export const health = op({
   audit: false,
   async handler(ctx) {
     const s = ctx.services;
-    try {
-      await sql`select 1`.execute(s.store.db);
-    } catch (e) {
-      throw new AppError('unavailable', `database check failed: ${(e as Error).message}`);
-    }
-    const [storage, unreachable] = await Promise.all([storageOf(s).check(), s.blobs.reachable?.() ?? null]);
-    const database = s.store.dialect;
-    const bucket = s.config.blobStore ? { bucket: parseS3Url(s.config.blobStore).bucket, reachable: unreachable === null } : {};
-    const blobStore = { kind: s.blobs.kind, ...bucket };
-    const reason = storage.reason ?? unreachable;
+    const report = await s.storageHealth.check();
+    if (report.database === 'down') throw new AppError('unavailable', `database check failed: ${report.detail}`);
+    const { database, blobStore, reason } = report;
     if (reason) {
       const body = { status: 'degraded', name: NAME, version: VERSION, db: 'ok', database, blobStore, reason };
       return {
@@ -113,7 +92,7 @@ export const discovery = op({
     return {
       name: NAME,
       version: VERSION,
-      endpoints: s.registry.flatMap((o) =>
+      endpoints: ctx.operations.flatMap((o) =>
         o.http
           ? [
               {
@@ -127,7 +106,7 @@ export const discovery = op({
           : [],
       ),
       services: [...PRESET_IDS],
-      tools: s.registry.flatMap((o) => (o.tool ? [o.tool.name] : [])),
+      tools: ctx.operations.flatMap((o) => (o.tool ? [o.tool.name] : [])),
       links: { openapi: `${base}/v1/openapi.json`, agent: `${base}/v1/agent`, health: `${base}/health`, mcp: `${base}/mcp` },
       mail: { domains: s.served.list() },
     };
@@ -143,7 +122,7 @@ export const openapi = op({
   output: z.record(z.string(), z.unknown()),
   audit: false,
   handler(ctx) {
-    return buildOpenApi(ctx.services.registry, ctx.services.baseUrl());
+    return buildOpenApi(ctx.operations, ctx.services.baseUrl());
   },
 });
 

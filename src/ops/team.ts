@@ -1,4 +1,5 @@
-// The team and its API keys (admin only). Secrets are in the create response and nowhere else.
+// The team and its API keys (admin only). Secrets are in the create response and nowhere else. Reads go through
+// services.account (src/auth/account.ts), minting and revoking through services.access (src/auth/access.ts).
 import { z } from 'zod';
 import { scopeOf } from '../auth/access.ts';
 import type { ApiKeyRow } from '../store/keys.ts';
@@ -52,8 +53,7 @@ export const getTeam = op({
   }),
   async handler(ctx) {
     const p = principal(ctx);
-    const team = (await ctx.services.keys.team(p.teamId))!;
-    const keys = await ctx.services.keys.listForTeam(p.teamId);
+    const { team, keys } = await ctx.services.account.teamAndKeys(p);
     return { team: { teamId: team.id, name: team.name, plan: team.plan, createdAt: iso(team.created_at)! }, keys: keys.map(keyView) };
   },
 });

@@ -97,7 +97,7 @@ export const hubOp = op({
         monitors: await count('workspace_monitors'),
         actions: await count('workspace_actions'),
       },
-      routes: ctx.services.registry
+      routes: ctx.operations
         .filter((o) => o.http?.path.startsWith('/v1/workspace'))
         .map((o) => ({ method: o.http!.method, path: o.http!.path, summary: o.summary, tool: o.tool?.name ?? null })),
     };

@@ -9,7 +9,7 @@ import { createHttpApp } from '../http/app.ts';
 import { createHttpServer } from '../http/listener.ts';
 import { sweepOrphans } from '../ingest/orphans.ts';
 import type { Logger } from '../log.ts';
-import { mcpMiddleware } from '../mcp/endpoint.ts';
+import { OPERATIONS } from '../ops/registry.ts';
 import { metricsMiddleware } from '../metrics/route.ts';
 import { StoreSizer } from '../metrics/store-size.ts';
 import { runRepo } from '../runs/records.ts';
@@ -90,7 +90,8 @@ function httpComponent(config: Config, w: Omit<Wired, 'components'>, opts: Start
       server = createHttpServer(
         createHttpApp(
           services,
-          [mcpMiddleware(services), metricsMiddleware(services), consoleMiddleware({ log: opts.log })],
+          OPERATIONS,
+          [w.mcp.middleware, metricsMiddleware(services), consoleMiddleware({ log: opts.log })],
           opts.http,
         ).callback(),
         {
@@ -187,7 +188,7 @@ function jobs(config: Config, w: Omit<Wired, 'components'>, log: Logger, cluster
     store.singleton('expiry-sweep', () =>
       services.inboxes
         .sweep()
-        .then(() => parts.audit.prune(now()))
+        .then(() => services.auditLog.prune(now()))
         .then(() => runRepo(services).deleteExpired(now(), 1000)),
     );
   const compactor =

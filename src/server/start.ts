@@ -8,7 +8,8 @@ import type { SseTuning } from '../events/sse.ts';
 import type { HttpLimits } from '../http/app.ts';
 import type { DkimFor } from '../outbound/relay.ts';
 import type { WorkerTuning } from '../outbound/worker.ts';
-import type { Clock, Services } from '../services.ts';
+import type { Clock } from '../lib/clock.ts';
+import type { Services } from '../services.ts';
 import { VERSION } from '../version.ts';
 import { Lifecycle } from './lifecycle.ts';
 import { writePorts } from './listen.ts';
@@ -23,6 +24,8 @@ export interface RunningServer {
   services: Services;
   /** Storage, writer, repositories and bus below the services (tests inspect them). */
   parts: Parts;
+  /** The MCP endpoint's shared tool results not written out yet (tests). */
+  mcpPendingShared(): number;
   /** Stops accepting, finishes in-flight work, closes the store. Idempotent. */
   stop(): Promise<void>;
 }
@@ -77,6 +80,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     smtpPort: site.smtpPort,
     services,
     parts,
+    mcpPendingShared: wired.mcp.pendingShared,
     stop() {
       stopping ??= (async () => {
         log.info('inboxd stopping');

@@ -2,6 +2,10 @@
 // components in start order (src/server/lifecycle.ts stops them in reverse). Services get narrow dependencies.
 import { RehearsalStore } from '../agent/rehearsal.ts';
 import { AccessService } from '../auth/access.ts';
+import { AccountService } from '../auth/account.ts';
+import { AuditLog } from '../auth/audit-log.ts';
+import { ConsoleService } from '../console/service.ts';
+import { StorageHealth } from '../store/health.ts';
 import { KeyAuth } from '../auth/keys.ts';
 import { RateLimiter } from '../auth/rate-limit.ts';
 import { BillingClient } from '../billing/stripe.ts';
@@ -12,7 +16,8 @@ import { type EventBus, LocalEventBus } from '../events/bus.ts';
 import { CallbackService } from '../events/callbacks.ts';
 import { PgEventBus } from '../events/pg-bus.ts';
 import { EventStreams } from '../events/sse.ts';
-import { callbackBody } from '../ops/events.ts';
+import { callbackBody } from '../events/callback-body.ts';
+import { InboundWebhooks } from '../events/inbound.ts';
 import { InboxService } from '../inboxes/service.ts';
 import { waiterGate } from '../inboxes/waiters.ts';
 import { createAnalyzer } from '../ingest/analyzer.ts';
@@ -20,6 +25,7 @@ import { Ingest } from '../ingest/ingest.ts';
 import { IngestWriter } from '../ingest/writer.ts';
 import { Sealer } from '../lib/sealed.ts';
 import type { Logger } from '../log.ts';
+import { type McpEndpoint, mcpEndpoint } from '../mcp/endpoint.ts';
 import { Metrics } from '../metrics/metrics.ts';
 import { OPERATIONS } from '../ops/registry.ts';
 import { OutboxRepo } from '../outbound/outbox.ts';
@@ -30,7 +36,8 @@ import { ProviderAccounts } from '../providers/accounts.ts';
 import { Sandbox } from '../budget/sandbox.ts';
 import { parseEmbeddings } from '../search/embeddings.ts';
 import { SearchService } from '../search/service.ts';
-import type { Clock, Services } from '../services.ts';
+import type { Clock } from '../lib/clock.ts';
+import type { Services } from '../services.ts';
 import { AuditRepo } from '../store/audit.ts';
 import { DeliveryRepo } from '../store/deliveries.ts';
 import { InboxRepo } from '../store/inboxes.ts';
@@ -70,6 +77,8 @@ export interface Wired {
   site: Site;
   /** Aborted when the server begins to stop (Services.shutdown). */
   shutdown: AbortController;
+  /** The MCP endpoint (its sessions and shared results), mounted on the HTTP app. */
+  mcp: McpEndpoint;
   components: Component[];
 }
 
@@ -143,7 +152,7 @@ export function wire(config: Config, storage: Storage, opts: StartOptions & { lo
   const callbacks = new CallbackService({
     repo: deliveries,
     bus,
-    render: (inbox, message, at) => callbackBody(inbox, message, at, site.baseUrl),
+    render: callbackBody,
     policy: { allowHttp: config.allowHttpCallbacks, allowPrivate: config.allowPrivateCallbacks },
     now: () => clock.now(),
     log,
@@ -197,6 +206,33 @@ export function wire(config: Config, storage: Storage, opts: StartOptions & { lo
     tuning: opts.outbound?.tuning,
   });
   const audit = new AuditRepo(store.db, { days: config.auditRetentionDays, maxRows: config.auditMaxRows });
+  // auth: the audit log, keys and tokens, the caller's account (team, usage, billing).
+  const auditLog = new AuditLog({ db: store.db, retention: { days: config.auditRetentionDays, maxRows: config.auditMaxRows } });
+  const access = new AccessService({ keys, repo: accessRepo, clock, audit: auditLog });
+  const billing = new BillingClient({ apiBase: config.billingApiBase, secretKey: config.billingSecretKey, price: config.billingPrice });
+  const account = new AccountService({ db: store.db, keys, access: accessRepo, billing });
+  // events: mail from providers' inbound webhooks, checked like SMTP mail and handed to ingest.
+  const inboundWebhooks = new InboundWebhooks({
+    db: store.db,
+    served,
+    refusesMail: (address, tally) => inboxes.refusesMail(address, tally),
+    ingest,
+    settings: config,
+    clock,
+    log,
+  });
+  // console: the dashboard's and the inbox page's aggregates.
+  const consoleAggregates = new ConsoleService({ db: store.db, inboxes, messages, deliveries, threads, clock });
+  // system: what /health reports about the store (its file-system answer is cached per server).
+  const storageHealth = new StorageHealth({
+    db: store.db,
+    dialect: store.dialect,
+    blobs,
+    blobStoreUrl: config.blobStore,
+    dataDir: config.dataDir,
+    minFreeMb: config.healthMinFreeMb,
+    now: () => Date.now(),
+  });
   const services: Services = {
     config,
     outbound,
@@ -206,14 +242,17 @@ export function wire(config: Config, storage: Storage, opts: StartOptions & { lo
     log,
     clock,
     store,
+    storageHealth,
     blobs,
     keys,
     keyAuth: new KeyAuth(keys, accessRepo, () => clock.now()),
-    access: new AccessService({ keys, repo: accessRepo, config, clock }),
+    access,
+    account,
+    auditLog,
     accessRepo,
     rateLimiter: new RateLimiter(config.rateLimit, () => clock.now()),
     rehearsals: new RehearsalStore(() => clock.now()),
-    billing: new BillingClient({ apiBase: config.billingApiBase, secretKey: config.billingSecretKey, price: config.billingPrice }),
+    billing,
     audit,
     inboxes,
     messages,
@@ -224,12 +263,13 @@ export function wire(config: Config, storage: Storage, opts: StartOptions & { lo
     bus,
     eventStreams: new EventStreams({ db: store.db, bus, log, tuning: opts.events?.sse }),
     callbacks,
+    inboundWebhooks,
     deliveries,
+    console: consoleAggregates,
     metrics,
     sealer,
     sandbox,
     providers: new ProviderAccounts({ db: store.db, sealer, now: () => clock.now() }),
-    registry: OPERATIONS,
     baseUrl: () => site.baseUrl,
     startedAt: clock.now(),
     shutdown: shutdown.signal,
@@ -241,5 +281,6 @@ export function wire(config: Config, storage: Storage, opts: StartOptions & { lo
     outbound: () => outbox.countByState(),
   });
   const parts: Parts = { ...storage, writer, bus, pgBus, messages, keys, accessRepo, deliveries, audit, outbox, analyzer };
-  return { services, parts, site, shutdown, components: components(config, { services, parts, site, shutdown }, opts) };
+  const mcp = mcpEndpoint(services, OPERATIONS);
+  return { services, parts, site, shutdown, mcp, components: components(config, { services, parts, site, shutdown, mcp }, opts) };
 }

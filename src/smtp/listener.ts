@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { SMTPServer, type SMTPServerDataStream, type SMTPServerOptions } from 'smtp-server';
 import type { Principal } from '../auth/principal.ts';
 import type { Ingest } from '../ingest/ingest.ts';
-import { isMailRefused } from '../ingest/limits.ts';
+import { isMailRefused, MAX_RECIPIENTS } from '../ingest/limits.ts';
 import type { Logger } from '../log.ts';
 import type { SmtpMetrics, SmtpRejection } from '../metrics/metrics.ts';
 import { patchSmtpConnection, smtpError } from './patches.ts';
@@ -58,8 +58,6 @@ export interface SmtpAuthHooks {
 
 /** Bytes of DATA each message may hold in memory without asking the shared budget. */
 const FREE_BYTES_PER_MESSAGE = 256 * 1024;
-
-export const MAX_RECIPIENTS = 100;
 
 export interface SmtpListener {
   port: number;

@@ -5,7 +5,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { pendingShared } from '../../src/mcp/shared.ts';
 import { waiterGate } from '../../src/inboxes/waiters.ts';
 import { json } from '../helpers/http.ts';
 import { mcpClient } from '../helpers/mcp-tools.ts';
@@ -113,7 +112,7 @@ describe('one encoding per wake-up', { skip: TEST_CLUSTER && 'the waiters wake o
     assert.equal(JSON.parse(body.result.content[0].text).messageId, result.sent.messageId);
     // The message's JSON once, and once more quoted for the MCP text block; nothing per waiter (11 waiters here).
     assert.ok(large <= 3, `${large} large serialisations for ${STREAMED + MCP + 1} waiters`);
-    assert.equal(pendingShared(), 0, 'every placeholder was written out');
+    assert.equal(s.server.mcpPendingShared(), 0, 'every placeholder was written out');
   });
 
   test('verify and svc_wait_and_extract waiters share one encoding of the result', async () => {

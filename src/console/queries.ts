@@ -1,6 +1,7 @@
-// The console's aggregate queries (GET /v1/console/*). Every one is bounded to the caller's team and label scope in
-// SQL, the same way InboxRepo.list bounds inbox lists, so a scoped key never counts another run's mail. Conditional
-// counts use `count(*) filter (where …)`, which SQLite (3.30+) and PostgreSQL both read (PostgreSQL cannot sum booleans).
+// The console's aggregate queries (GET /v1/console/*), the only SQL of src/console/ (ConsoleService runs them).
+// Every one is bounded to the caller's team and label scope in SQL, the same way InboxRepo.list bounds inbox lists,
+// so a scoped key never counts another run's mail. Conditional counts use `count(*) filter (where …)`, which SQLite
+// (3.30+) and PostgreSQL both read (PostgreSQL cannot sum booleans).
 import { type Kysely, type RawBuilder, sql } from 'kysely';
 import type { Principal } from '../auth/principal.ts';
 import type { Database } from '../store/schema.ts';
@@ -15,6 +16,19 @@ function inScope(p: Principal): RawBuilder<unknown> {
 }
 
 const n = (v: unknown): number => Number(v ?? 0);
+
+export interface MessageCounts {
+  received: number;
+  receivedToday: number;
+  verified: number;
+  verifiedToday: number;
+}
+
+export interface TopLabel {
+  label: string;
+  inboxes: number;
+  messages: number;
+}
 
 export interface CallbackCounts {
   delivered: number;
@@ -33,12 +47,7 @@ export async function inboxCounts(db: Kysely<Database>, p: Principal): Promise<{
 }
 
 /** Messages received and those with a code or link (verified), overall and since `dayStart`. */
-export async function messageCounts(
-  db: Kysely<Database>,
-  p: Principal,
-  dayStart: number,
-  inboxId?: string,
-): Promise<{ received: number; receivedToday: number; verified: number; verifiedToday: number }> {
+export async function messageCounts(db: Kysely<Database>, p: Principal, dayStart: number, inboxId?: string): Promise<MessageCounts> {
   const only = inboxId === undefined ? sql`` : sql`and i.id = ${inboxId}`;
   const r = await sql<Record<string, number | null>>`select count(*) as received,
       count(*) filter (where m.received_at >= ${dayStart}) as received_today,
@@ -67,11 +76,7 @@ export async function callbackCounts(db: Kysely<Database>, p: Principal, inboxId
 }
 
 /** Labels with the most mail (then the most inboxes). */
-export async function topLabels(
-  db: Kysely<Database>,
-  p: Principal,
-  limit: number,
-): Promise<Array<{ label: string; inboxes: number; messages: number }>> {
+export async function topLabels(db: Kysely<Database>, p: Principal, limit: number): Promise<TopLabel[]> {
   const r = await sql<{ label: string; inboxes: number; messages: number }>`select i.label as label,
       count(distinct i.id) as inboxes, count(m.id) as messages
     from inboxes i left join message_rows m on m.inbox_id = i.id
