@@ -1,8 +1,8 @@
 // Ordered migrations, listed statically so the single-executable bundle carries them (no folder scan at run time).
 // Never edit a migration that has shipped: add the next file.
 // Two files are numbered 003 (003_access, 003_events: written in parallel) and there is no 008; both shipped, and a
-// migration's name is its identity in every existing database, so they stay as they are. Kysely applies them in the
-// order of this record, and a new migration takes the next free number (021 onwards).
+// migration's name is its identity in every existing database, so they stay as they are. Kysely applies them sorted
+// by name (003_access before 003_events), and a new migration takes the next free number (021 onwards).
 import type { Migration } from 'kysely/migration';
 import * as m001 from './001_foundation.ts';
 import * as m002 from './002_mail.ts';
