@@ -56,6 +56,8 @@ import { OutboxRepo } from './outbound/outbox.ts';
 import { type DkimFor, Relay } from './outbound/relay.ts';
 import { OutboundService } from './outbound/service.ts';
 import { workspaceMailer } from './outbound/workspace-mailer.ts';
+import { WorkspaceService } from './workspace/service.ts';
+import { aiOf } from './ops/ai.ts';
 import type { WorkerTuning } from './outbound/worker.ts';
 import { SearchService } from './search/service.ts';
 import { parseEmbeddings } from './search/embeddings.ts';
@@ -286,10 +288,30 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       relayFromDomains: config.relayFromDomains,
       tuning: opts.outbound?.tuning,
     });
+    // workspace: replies go out through the outbound service; the model chain is the AI service's.
+    const mailer = workspaceMailer({ inboxes, messages, outbound, scopedDelivery: config.smtpAuth === 'required' });
+    const workspace = new WorkspaceService({
+      db: store.db,
+      now: () => clock.now(),
+      inboxes,
+      messages,
+      served,
+      mailer,
+      ai: () => aiOf(services),
+      engine: {
+        timeoutMs: config.modelTimeoutMs ?? 30_000,
+        maxInputChars: config.modelMaxInputChars ?? 20_000,
+        keys: {
+          ...(config.openaiApiKey ? { openai: config.openaiApiKey } : {}),
+          ...(config.anthropicApiKey ? { anthropic: config.anthropicApiKey } : {}),
+        },
+      },
+    });
     const services: Services = {
       config,
       outbound,
-      workspaceMailer: workspaceMailer({ inboxes, messages, outbound, scopedDelivery: config.smtpAuth === 'required' }),
+      workspaceMailer: mailer,
+      workspace,
       served,
       domains,
       log,

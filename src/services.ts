@@ -29,6 +29,7 @@ import type { SearchService } from './search/service.ts';
 import type { Sealer } from './lib/sealed.ts';
 import type { ProviderAccounts } from './providers/accounts.ts';
 import type { Sandbox } from './budget/sandbox.ts';
+import type { WorkspaceService } from './workspace/service.ts';
 
 export interface Clock {
   now(): number;
@@ -82,8 +83,10 @@ export interface Services {
   /** Public base URL without a trailing slash (CONTRACT §1 --base-url). */
   baseUrl(): string;
   startedAt: number;
-  /** How the workspace sends replies (the outbound feature wires it); absent → execute-reply answers 501. */
-  workspaceMailer?: WorkspaceMailer;
+  /** How the workspace sends replies: through the outbound service (src/outbound/workspace-mailer.ts). */
+  workspaceMailer: WorkspaceMailer;
+  /** The workspace (CONTRACT §13): policy, drafts, execute-reply, reminders, actions, today (src/workspace/). */
+  workspace: WorkspaceService;
   /** Aborted when the server begins to stop: long waits and streams end with 503 instead of a cut connection. */
   shutdown: AbortSignal;
 }

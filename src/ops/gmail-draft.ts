@@ -5,8 +5,6 @@
 import { z } from 'zod';
 import { withMailbox } from '../providers/mailbox/service.ts';
 import { getSettings } from '../providers/mailbox/settings.ts';
-import { getPolicy, logAction } from '../workspace/repo.ts';
-import { wsDb } from '../workspace/tables.ts';
 import { principal } from './common.ts';
 import { AccountId } from './gmail-read.ts';
 import { op } from './op.ts';
@@ -56,7 +54,6 @@ export const executeGmailDraftOp = op({
     const p = principal(ctx);
     const s = ctx.services;
     const { idempotencyKey: _k, ...req } = input;
-    const db = wsDb(s);
     return idempotent(
       ctx,
       {
@@ -79,19 +76,14 @@ export const executeGmailDraftOp = op({
             html: input.html,
             inReplyTo: input.inReplyTo,
           });
-          const policy = await getPolicy(db, p.teamId);
-          const a = await logAction(
-            db,
-            p,
-            {
-              type: 'draft',
-              threadId: d.threadId ? d.threadId.slice(0, 512) : null,
-              draftId: d.draftId,
-              note: `${m.kind} draft in ${m.accountId === 'local' ? 'the local mailbox' : `${m.address} (${m.accountId})`}: ${d.location}`,
-              reasons: ['svc_workspace_execute_gmail_draft: drafts only, nothing sent'],
-            },
-            s.clock.now(),
-          );
+          const policy = await s.workspace.policy(p);
+          const a = await s.workspace.logAction(p, {
+            type: 'draft',
+            threadId: d.threadId ? d.threadId.slice(0, 512) : null,
+            draftId: d.draftId,
+            note: `${m.kind} draft in ${m.accountId === 'local' ? 'the local mailbox' : `${m.address} (${m.accountId})`}: ${d.location}`,
+            reasons: ['svc_workspace_execute_gmail_draft: drafts only, nothing sent'],
+          });
           return {
             status: STATUS,
             ...d,

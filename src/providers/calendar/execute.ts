@@ -6,9 +6,8 @@
 import type { Principal } from '../../auth/principal.ts';
 import { randomBase62 } from '../../lib/ids.ts';
 import type { Services } from '../../services.ts';
-import { getPolicy, logAction } from '../../workspace/repo.ts';
 import { type Check, RULES, type RuleContext } from '../../workspace/rules.ts';
-import { type PolicyMode, wsDb } from '../../workspace/tables.ts';
+import type { PolicyMode } from '../../workspace/tables.ts';
 import { overlaps } from './schedule.ts';
 import { targetFor } from './service.ts';
 import type { Occurrence } from './types.ts';
@@ -45,8 +44,7 @@ export interface EventResult {
 const RECIPIENT_RULES = ['not_role_or_noreply', 'recipient_domain_allowed'];
 
 export async function executeCalendarEvent(s: Services, p: Principal, req: EventRequest): Promise<EventResult> {
-  const db = wsDb(s);
-  const policy = await getPolicy(db, p.teamId);
+  const policy = await s.workspace.policy(p);
   const target = await targetFor(s, p, req.accountId);
   const tz = req.timeZone ?? 'UTC';
   const startMs = Date.parse(req.start);
@@ -146,7 +144,7 @@ export async function executeCalendarEvent(s: Services, p: Principal, req: Event
       : [`policy mode ${policy.mode}: ${policy.mode === 'full_auto' ? 'every hard rule' : 'every check'} passed`];
   }
   if (outcome !== 'created') {
-    const a = await logAction(db, p, { type: outcome === 'drafted' ? 'draft' : 'blocked', note: note('proposed'), reasons }, now);
+    const a = await s.workspace.logAction(p, { type: outcome === 'drafted' ? 'draft' : 'blocked', note: note('proposed'), reasons });
     return { ...base, outcome, reasons, calendarId: req.calendarId ?? null, eventId: null, url: null, actionId: a.id };
   }
   const created = await target.createEvent({
@@ -161,6 +159,6 @@ export async function executeCalendarEvent(s: Services, p: Principal, req: Event
     organizer: null,
     calendarId: req.calendarId,
   });
-  const a = await logAction(db, p, { type: 'sent', note: note(`created ${created.eventId}`), reasons }, now);
+  const a = await s.workspace.logAction(p, { type: 'sent', note: note(`created ${created.eventId}`), reasons });
   return { ...base, outcome, reasons, calendarId: created.calendarId, eventId: created.eventId, url: created.url, actionId: a.id };
 }

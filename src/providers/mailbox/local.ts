@@ -10,8 +10,6 @@ import type { SearchCursor } from '../../search/service.ts';
 import type { Services } from '../../services.ts';
 import type { MessageRow } from '../../store/messages.ts';
 import type { ThreadRow } from '../../threads/repo.ts';
-import { storeDraft } from '../../workspace/repo.ts';
-import { wsDb } from '../../workspace/tables.ts';
 import { bodyText, draftAddresses, pickHeaders } from './mime.ts';
 import {
   type Addr,
@@ -208,20 +206,15 @@ export class LocalMailbox implements MailboxProvider {
       });
     draftAddresses([...to, ...d.cc], 'to');
     const subject = d.subject ?? (parent ? (/^re\s*:/i.test(parent.subject) ? parent.subject : `Re: ${parent.subject}`) : '');
-    const row = await storeDraft(
-      wsDb(this.s),
-      this.p,
-      {
-        inboxId: thread?.folder ?? null,
-        messageId: parent?.id ?? null,
-        threadId: d.threadId ?? null,
-        to: to.join(', '),
-        subject,
-        text: d.text,
-        reasons: ['svc_workspace_execute_gmail_draft'],
-      },
-      this.s.clock.now(),
-    );
+    const row = await this.s.workspace.storeDraft(this.p, {
+      inboxId: thread?.folder ?? null,
+      messageId: parent?.id ?? null,
+      threadId: d.threadId ?? null,
+      to: to.join(', '),
+      subject,
+      text: d.text,
+      reasons: ['svc_workspace_execute_gmail_draft'],
+    });
     return { draftId: row.id, threadId: d.threadId ?? null, to, subject, location: 'inboxd:workspace_drafts' };
   }
 
