@@ -51,7 +51,8 @@ import { Metrics } from './metrics/metrics.ts';
 import { metricsMiddleware } from './metrics/route.ts';
 import { StoreSizer } from './metrics/store-size.ts';
 import { waiterGate } from './inboxes/waiters.ts';
-import { monitorScheduler, SCHEDULER_TICK_MS } from './workspace/monitors.ts';
+import { monitorLimits, SCHEDULER_TICK_MS } from './workspace/monitors.ts';
+import { MonitorService } from './workspace/monitor-service.ts';
 import { OutboxRepo } from './outbound/outbox.ts';
 import { type DkimFor, Relay } from './outbound/relay.ts';
 import { OutboundService } from './outbound/service.ts';
@@ -288,7 +289,8 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       relayFromDomains: config.relayFromDomains,
       tuning: opts.outbound?.tuning,
     });
-    // workspace: replies go out through the outbound service; the model chain is the AI service's.
+    // workspace: replies go out through the outbound service, the model chain is the AI service's; monitors are
+    // started and stopped with the background jobs below.
     const mailer = workspaceMailer({ inboxes, messages, outbound, scopedDelivery: config.smtpAuth === 'required' });
     const workspace = new WorkspaceService({
       db: store.db,
@@ -307,11 +309,22 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
         },
       },
     });
+    const monitors = new MonitorService({
+      db: store.db,
+      dialect: store.dialect,
+      now: () => clock.now(),
+      log,
+      inboxes,
+      limits: monitorLimits(config),
+      maxPerTeam: config.maxMonitorsPerTeam,
+      shutdown: shutdown.signal,
+    });
     const services: Services = {
       config,
       outbound,
       workspaceMailer: mailer,
       workspace,
+      monitors,
       served,
       domains,
       log,
@@ -458,7 +471,6 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     });
 
     // Workspace monitors run on their schedule; stopped before the store closes.
-    const monitors = monitorScheduler(services);
     if (store.dialect === 'sqlite') monitors.start(SCHEDULER_TICK_MS);
     else {
       const tick = setInterval(

@@ -29,6 +29,7 @@ import type { SearchService } from './search/service.ts';
 import type { Sealer } from './lib/sealed.ts';
 import type { ProviderAccounts } from './providers/accounts.ts';
 import type { Sandbox } from './budget/sandbox.ts';
+import type { MonitorService } from './workspace/monitor-service.ts';
 import type { WorkspaceService } from './workspace/service.ts';
 
 export interface Clock {
@@ -87,6 +88,8 @@ export interface Services {
   workspaceMailer: WorkspaceMailer;
   /** The workspace (CONTRACT §13): policy, drafts, execute-reply, reminders, actions, today (src/workspace/). */
   workspace: WorkspaceService;
+  /** Workspace monitors: their CRUD, runs on demand and the scheduler (started and stopped by the server). */
+  monitors: MonitorService;
   /** Aborted when the server begins to stop: long waits and streams end with 503 instead of a cut connection. */
   shutdown: AbortSignal;
 }

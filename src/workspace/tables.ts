@@ -135,8 +135,3 @@ export function nextSeq(now: number): number {
 }
 
 export const iso = (ms: number): string => new Date(ms).toISOString();
-
-/** Transitional (monitors still read the bag): removed with the monitor service. */
-export function wsDb(s: { store: { db: Kysely<Database> } }): WsDb {
-  return s.store.db as unknown as WsDb;
-}
