@@ -53,6 +53,7 @@ import { StoreSizer } from './metrics/store-size.ts';
 import { waiterGate } from './inboxes/waiters.ts';
 import { monitorLimits, SCHEDULER_TICK_MS } from './workspace/monitors.ts';
 import { MonitorService } from './workspace/monitor-service.ts';
+import { MailboxService } from './providers/mailbox/service.ts';
 import { OutboxRepo } from './outbound/outbox.ts';
 import { type DkimFor, Relay } from './outbound/relay.ts';
 import { OutboundService } from './outbound/service.ts';
@@ -319,12 +320,24 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       maxPerTeam: config.maxMonitorsPerTeam,
       shutdown: shutdown.signal,
     });
+    // providers: connected accounts (credentials sealed), the mailbox service over them and the local mailbox.
+    const providers = new ProviderAccounts({ db: store.db, sealer, now: () => clock.now() });
+    const mailbox = new MailboxService({
+      db: store.db,
+      now: () => clock.now(),
+      providers,
+      gmail: { apiBase: config.gmailApiBase, tokenUrl: config.googleTokenUrl },
+      baseUrl: () => baseUrl,
+      local: { inboxes, threads, messages, search },
+      workspace,
+    });
     const services: Services = {
       config,
       outbound,
       workspaceMailer: mailer,
       workspace,
       monitors,
+      mailbox,
       served,
       domains,
       log,
@@ -352,7 +365,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       metrics,
       sealer,
       sandbox,
-      providers: new ProviderAccounts({ db: store.db, sealer, now: () => clock.now() }),
+      providers,
       registry: OPERATIONS,
       baseUrl: () => baseUrl,
       startedAt: clock.now(),

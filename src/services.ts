@@ -30,6 +30,7 @@ import type { Sealer } from './lib/sealed.ts';
 import type { ProviderAccounts } from './providers/accounts.ts';
 import type { Sandbox } from './budget/sandbox.ts';
 import type { MonitorService } from './workspace/monitor-service.ts';
+import type { MailboxService } from './providers/mailbox/service.ts';
 import type { WorkspaceService } from './workspace/service.ts';
 
 export interface Clock {
@@ -90,6 +91,8 @@ export interface Services {
   workspace: WorkspaceService;
   /** Workspace monitors: their CRUD, runs on demand and the scheduler (started and stopped by the server). */
   monitors: MonitorService;
+  /** Mailboxes for the svc_gmail_* tools: the local one and connected IMAP / Gmail accounts (src/providers/mailbox/). */
+  mailbox: MailboxService;
   /** Aborted when the server begins to stop: long waits and streams end with 503 instead of a cut connection. */
   shutdown: AbortSignal;
 }
