@@ -54,6 +54,7 @@ import { waiterGate } from './inboxes/waiters.ts';
 import { monitorLimits, SCHEDULER_TICK_MS } from './workspace/monitors.ts';
 import { MonitorService } from './workspace/monitor-service.ts';
 import { MailboxService } from './providers/mailbox/service.ts';
+import { CalendarService } from './providers/calendar/service.ts';
 import { OutboxRepo } from './outbound/outbox.ts';
 import { type DkimFor, Relay } from './outbound/relay.ts';
 import { OutboundService } from './outbound/service.ts';
@@ -320,7 +321,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       maxPerTeam: config.maxMonitorsPerTeam,
       shutdown: shutdown.signal,
     });
-    // providers: connected accounts (credentials sealed), the mailbox service over them and the local mailbox.
+    // providers: connected accounts (credentials sealed), the mailbox and calendar services over them.
     const providers = new ProviderAccounts({ db: store.db, sealer, now: () => clock.now() });
     const mailbox = new MailboxService({
       db: store.db,
@@ -331,6 +332,24 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       local: { inboxes, threads, messages, search },
       workspace,
     });
+    const calendar = new CalendarService({
+      db: store.db,
+      blobs,
+      sandbox,
+      now: () => clock.now(),
+      providers,
+      sealer,
+      served,
+      workspace,
+      settings: {
+        readBudgetMs: config.calendarReadBudgetMs,
+        maxInstances: config.calendarMaxInstances,
+        maxEventInstances: config.calendarMaxEventInstances,
+        maxRuleSteps: config.calendarMaxRuleSteps,
+        googleCalendarApiBase: config.googleCalendarApiBase,
+        googleTokenUrl: config.googleTokenUrl,
+      },
+    });
     const services: Services = {
       config,
       outbound,
@@ -338,6 +357,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       workspace,
       monitors,
       mailbox,
+      calendar,
       served,
       domains,
       log,

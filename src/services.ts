@@ -31,6 +31,7 @@ import type { ProviderAccounts } from './providers/accounts.ts';
 import type { Sandbox } from './budget/sandbox.ts';
 import type { MonitorService } from './workspace/monitor-service.ts';
 import type { MailboxService } from './providers/mailbox/service.ts';
+import type { CalendarService } from './providers/calendar/service.ts';
 import type { WorkspaceService } from './workspace/service.ts';
 
 export interface Clock {
@@ -93,6 +94,8 @@ export interface Services {
   monitors: MonitorService;
   /** Mailboxes for the svc_gmail_* tools: the local one and connected IMAP / Gmail accounts (src/providers/mailbox/). */
   mailbox: MailboxService;
+  /** Calendars: the local invitation calendar and connected CalDAV / Google accounts (src/providers/calendar/). */
+  calendar: CalendarService;
   /** Aborted when the server begins to stop: long waits and streams end with 503 instead of a cut connection. */
   shutdown: AbortSignal;
 }
