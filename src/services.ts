@@ -34,6 +34,10 @@ import type { Clock } from './lib/clock.ts';
 import type { Sealer } from './lib/sealed.ts';
 import type { ProviderAccounts } from './providers/accounts.ts';
 import type { Sandbox } from './budget/sandbox.ts';
+import type { MonitorService } from './workspace/monitor-service.ts';
+import type { MailboxService } from './providers/mailbox/service.ts';
+import type { CalendarService } from './providers/calendar/service.ts';
+import type { WorkspaceService } from './workspace/service.ts';
 
 export interface Services {
   config: Config;
@@ -91,8 +95,16 @@ export interface Services {
   /** Public base URL without a trailing slash (CONTRACT §1 --base-url). */
   baseUrl(): string;
   startedAt: number;
-  /** How the workspace sends replies (the outbound feature wires it); absent → execute-reply answers 501. */
-  workspaceMailer?: WorkspaceMailer;
+  /** How the workspace sends replies: through the outbound service (src/outbound/workspace-mailer.ts). */
+  workspaceMailer: WorkspaceMailer;
+  /** The workspace (CONTRACT §13): policy, drafts, execute-reply, reminders, actions, today (src/workspace/). */
+  workspace: WorkspaceService;
+  /** Workspace monitors: their CRUD, runs on demand and the scheduler (started and stopped by the server). */
+  monitors: MonitorService;
+  /** Mailboxes for the svc_gmail_* tools: the local one and connected IMAP / Gmail accounts (src/providers/mailbox/). */
+  mailbox: MailboxService;
+  /** Calendars: the local invitation calendar and connected CalDAV / Google accounts (src/providers/calendar/). */
+  calendar: CalendarService;
   /** Aborted when the server begins to stop: long waits and streams end with 503 instead of a cut connection. */
   shutdown: AbortSignal;
 }

@@ -1,9 +1,7 @@
 // Calendar accounts (CONTRACT §15): status of the local invitation calendar and the connected CalDAV / Google
 // Calendar accounts, connecting (credentials checked first, then sealed), listing, and the REST-only disconnect.
 import { z } from 'zod';
-import { AppError } from '../errors.ts';
 import { accountView } from '../providers/accounts.ts';
-import { connect, localCalendar } from '../providers/calendar/service.ts';
 import { principal } from './common.ts';
 import { op } from './op.ts';
 
@@ -28,11 +26,6 @@ const LocalView = z.object({
 const HOW =
   'connect CalDAV (Radicale, Nextcloud, Baikal…) or Google Calendar with svc_calendar_connect (POST /v1/providers/calendar/accounts)';
 
-const localStatus = async (ctx: Parameters<typeof principal>[0]) => {
-  const st = await localCalendar(ctx.services, principal(ctx)).status();
-  return { ...st, syncedTo: st.syncedTo === null ? null : new Date(st.syncedTo).toISOString() };
-};
-
 export const calendarStatusOp = op({
   name: 'calendar.status',
   summary: 'Calendar providers: local calendar and connected accounts',
@@ -53,13 +46,12 @@ export const calendarStatusOp = op({
     howToConnect: z.string(),
   }),
   async handler(ctx) {
-    const p = principal(ctx);
-    const rows = p.scope.labelPrefix === null ? await ctx.services.providers.list(p.teamId, 'calendar') : [];
+    const st = await ctx.services.calendar.status(principal(ctx));
     return {
       configured: true as const,
-      canConnect: ctx.services.sealer.enabled,
-      local: await localStatus(ctx),
-      accounts: rows.map(accountView),
+      canConnect: st.canConnect,
+      local: st.local,
+      accounts: st.accounts.map(accountView),
       howToConnect: HOW,
     };
   },
@@ -99,37 +91,7 @@ export const calendarConnectOp = op({
     calendarId: z.string().min(1).max(1000).optional().describe('google: the calendar new events go to (default primary)'),
   }),
   output: z.object({ account: Account, calendars: z.array(CalendarInfo) }),
-  async handler(ctx, i) {
-    const need = (fields: Array<keyof typeof i>) => {
-      const missing = fields.filter((f) => i[f] === undefined);
-      if (missing.length)
-        throw new AppError('validation_failed', `provider ${i.provider} needs ${missing.join(', ')}`, {
-          errors: missing.map((f) => ({ path: String(f), message: `required for provider ${i.provider}` })),
-        });
-    };
-    ctx.services.providers.requireSealing('calendar');
-    if (i.provider === 'caldav') {
-      need(['serverUrl', 'username', 'password']);
-      return connect(ctx.services, principal(ctx), {
-        provider: 'caldav',
-        serverUrl: i.serverUrl!,
-        username: i.username!,
-        password: i.password!,
-        calendarUrl: i.calendarUrl,
-        label: i.label,
-      });
-    }
-    need(['refreshToken', 'clientId', 'clientSecret']);
-    return connect(ctx.services, principal(ctx), {
-      provider: 'google',
-      refreshToken: i.refreshToken!,
-      clientId: i.clientId!,
-      clientSecret: i.clientSecret!,
-      accessToken: i.accessToken,
-      calendarId: i.calendarId,
-      label: i.label,
-    });
-  },
+  handler: (ctx, i) => ctx.services.calendar.connect(principal(ctx), i),
 });
 
 export const calendarListAccountsOp = op({
@@ -147,8 +109,8 @@ export const calendarListAccountsOp = op({
   output: z.object({ local: LocalView.extend({ id: z.literal('local') }), items: z.array(Account) }),
   async handler(ctx) {
     const p = principal(ctx);
-    const rows = p.scope.labelPrefix === null ? await ctx.services.providers.list(p.teamId, 'calendar') : [];
-    return { local: { id: 'local' as const, ...(await localStatus(ctx)) }, items: rows.map(accountView) };
+    const rows = await ctx.services.calendar.accounts(p);
+    return { local: { id: 'local' as const, ...(await ctx.services.calendar.localStatus(p)) }, items: rows.map(accountView) };
   },
 });
 
@@ -162,7 +124,7 @@ export const calendarDisconnectOp = op({
   input: z.strictObject({ id: z.string().min(1).max(64).describe('Calendar account id (pac_…)') }),
   output: z.object({ deleted: z.literal(true), accountId: z.string() }),
   async handler(ctx, i) {
-    await ctx.services.providers.remove(principal(ctx).teamId, 'calendar', i.id);
+    await ctx.services.calendar.disconnect(principal(ctx), i.id);
     return { deleted: true as const, accountId: i.id };
   },
 });

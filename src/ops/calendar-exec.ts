@@ -3,7 +3,6 @@
 // nothing again; the same key with another request is 409. Logic: src/providers/calendar/execute.ts.
 import { z } from 'zod';
 import { AppError } from '../errors.ts';
-import { executeCalendarEvent } from '../providers/calendar/execute.ts';
 import { Instant, TimeZone } from './calendar-views.ts';
 import { principal } from './common.ts';
 import { op } from './op.ts';
@@ -87,7 +86,6 @@ export const executeCalendarEventOp = op({
   }),
   async handler(ctx, input) {
     const p = principal(ctx);
-    const s = ctx.services;
     if (Date.parse(input.end) <= Date.parse(input.start))
       throw new AppError('validation_failed', 'end must be after start', { errors: [{ path: 'end', message: 'not after start' }] });
     const { idempotencyKey: _k, ...req } = input;
@@ -101,7 +99,7 @@ export const executeCalendarEventOp = op({
         request: { op: 'calendar_event', ...req },
         what: 'the event could not be created',
       },
-      async (key) => ({ status: STATUS, ...(await executeCalendarEvent(s, p, req)), idempotencyKey: key }),
+      async (key) => ({ status: STATUS, ...(await ctx.services.calendar.executeEvent(p, req)), idempotencyKey: key }),
     );
   },
 });

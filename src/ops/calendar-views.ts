@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { AppError } from '../errors.ts';
 import { isKnownZone, isoInZone } from '../providers/calendar/tz.ts';
 import type { Interval, WorkingHours } from '../providers/calendar/schedule.ts';
-import type { SourcedEvent } from '../providers/calendar/service.ts';
+import type { SourcedEvent } from '../providers/calendar/gather.ts';
 
 export const TimeZone = z
   .string()

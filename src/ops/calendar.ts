@@ -1,10 +1,9 @@
 // The calendar tools (CONTRACT §15, spec tool group "calendar"): accounts (src/ops/calendar-accounts.ts) and reading — events, availability, conflicts, meeting suggestions, a day's agenda — over the local invitation calendar
-// and every connected CalDAV / Google Calendar account. Logic lives in src/providers/calendar/.
+// and every connected CalDAV / Google Calendar account. Logic lives in src/providers/calendar/ (CalendarService); these
+// validate, call it and shape the answer in the asked time zone.
 import { z } from 'zod';
 import { AppError } from '../errors.ts';
-import { type Interval, merge, overlaps, subtract, suggest, workingWindows } from '../providers/calendar/schedule.ts';
-import { gather, gatherBusy } from '../providers/calendar/service.ts';
-import { atMinutes, dateInZone, minutesOf, nextDate, startOfDate } from '../providers/calendar/tz.ts';
+import type { Interval } from '../providers/calendar/schedule.ts';
 import {
   AccountIds,
   CalendarIds,
@@ -65,7 +64,7 @@ export const calendarListEventsOp = op({
   }),
   async handler(ctx, i) {
     const range = rangeOf(i.timeMin, i.timeMax, 366);
-    const g = await gather(ctx.services, principal(ctx), scopeOf(i, range));
+    const g = await ctx.services.calendar.events(principal(ctx), scopeOf(i, range));
     return {
       timeZone: i.timeZone,
       events: g.events.slice(0, i.maxResults).map((e) => eventView(e, i.timeZone)),
@@ -104,17 +103,15 @@ export const calendarAvailabilityOp = op({
   async handler(ctx, i) {
     const range = rangeOf(i.timeMin, i.timeMax, 62);
     const wh = workingHoursOf(i);
-    const b = await gatherBusy(ctx.services, principal(ctx), scopeOf(i, range));
-    const busy = merge(b.busy).map((x) => ({ startMs: Math.max(x.startMs, range.startMs), endMs: Math.min(x.endMs, range.endMs) }));
-    const free = subtract(workingWindows(range, i.timeZone, wh), busy, i.durationMinutes * 60_000);
+    const a = await ctx.services.calendar.availability(principal(ctx), scopeOf(i, range), wh, i.durationMinutes * 60_000);
     return {
       timeZone: i.timeZone,
-      busy: busy.filter((x) => x.endMs > x.startMs).map((x) => intervalView(x, i.timeZone)),
-      free: free.map((x) => intervalView(x, i.timeZone)),
+      busy: a.busy.map((x) => intervalView(x, i.timeZone)),
+      free: a.free.map((x) => intervalView(x, i.timeZone)),
       workingHours: wh,
-      complete: b.sources.every((s) => s.ok),
-      sources: b.sources,
-      warnings: b.warnings,
+      complete: a.complete,
+      sources: a.sources,
+      warnings: a.warnings,
     };
   },
 });
@@ -146,14 +143,13 @@ export const calendarCheckConflictsOp = op({
   }),
   async handler(ctx, i) {
     const range = rangeOf(i.start, i.end, 31);
-    const g = await gather(ctx.services, principal(ctx), scopeOf(i, range));
-    const hits = g.events.filter((e) => e.busy && e.status !== 'cancelled' && overlaps(e, range));
+    const c = await ctx.services.calendar.conflicts(principal(ctx), scopeOf(i, range));
     return {
-      conflict: hits.length > 0,
-      conflicts: hits.map((e) => eventView(e, i.timeZone)),
-      complete: g.sources.every((s) => s.ok),
-      sources: g.sources,
-      warnings: g.warnings,
+      conflict: c.conflicts.length > 0,
+      conflicts: c.conflicts.map((e) => eventView(e, i.timeZone)),
+      complete: c.complete,
+      sources: c.sources,
+      warnings: c.warnings,
     };
   },
 });
@@ -189,27 +185,21 @@ export const calendarSuggestOp = op({
   async handler(ctx, i) {
     const range = rangeOf(i.timeMin, i.timeMax, 62);
     const wh = workingHoursOf(i);
-    const b = await gatherBusy(ctx.services, principal(ctx), scopeOf(i, range));
-    const slots = suggest({
-      range,
-      durationMs: i.durationMinutes * 60_000,
-      tz: i.timeZone,
+    const r = await ctx.services.calendar.suggestMeeting(principal(ctx), scopeOf(i, range), {
       wh,
-      busy: b.busy,
+      durationMs: i.durationMinutes * 60_000,
       bufferBeforeMs: i.bufferBeforeMinutes * 60_000,
       bufferAfterMs: i.bufferAfterMinutes * 60_000,
       count: i.count,
-      calendars: b.calendars,
       stepMinutes: i.stepMinutes,
-      now: ctx.services.clock.now(),
     });
     return {
       timeZone: i.timeZone,
-      slots: slots.map((s) => ({ ...intervalView(s, i.timeZone), score: s.score, reasons: s.reasons })),
-      calendars: b.calendars,
-      complete: b.sources.every((s) => s.ok),
-      sources: b.sources,
-      warnings: b.warnings,
+      slots: r.slots.map((s) => ({ ...intervalView(s, i.timeZone), score: s.score, reasons: s.reasons })),
+      calendars: r.calendars,
+      complete: r.complete,
+      sources: r.sources,
+      warnings: r.warnings,
     };
   },
 });
@@ -245,28 +235,25 @@ export const calendarAgendaOp = op({
     warnings: Warnings,
   }),
   async handler(ctx, i) {
-    const date = i.date ?? dateInZone(ctx.services.clock.now(), i.timeZone);
     if (i.workdayEnd <= i.workdayStart)
       throw new AppError('validation_failed', 'workdayEnd must be after workdayStart', {
         errors: [{ path: 'workdayEnd', message: 'not after workdayStart' }],
       });
-    const range = { startMs: startOfDate(date, i.timeZone), endMs: startOfDate(nextDate(date), i.timeZone) };
-    const g = await gather(ctx.services, principal(ctx), scopeOf(i, range));
-    const work = {
-      startMs: atMinutes(date, minutesOf(i.workdayStart), i.timeZone),
-      endMs: atMinutes(date, minutesOf(i.workdayEnd), i.timeZone),
-    };
-    const busy = g.events.filter((e) => e.busy && e.status !== 'cancelled' && !e.allDay);
+    const a = await ctx.services.calendar.agenda(principal(ctx), {
+      ...i,
+      accountIds: listOf(i.accountIds),
+      calendarIds: listOf(i.calendarIds),
+    });
     return {
-      date,
+      date: a.date,
       timeZone: i.timeZone,
-      dayStart: new Date(range.startMs).toISOString(),
-      dayEnd: new Date(range.endMs).toISOString(),
-      hours: (range.endMs - range.startMs) / 3600_000,
-      events: g.events.map((e) => eventView(e, i.timeZone)),
-      gaps: subtract([work], busy, 60_000).map((x) => intervalView(x, i.timeZone)),
-      sources: g.sources,
-      warnings: g.warnings,
+      dayStart: new Date(a.range.startMs).toISOString(),
+      dayEnd: new Date(a.range.endMs).toISOString(),
+      hours: (a.range.endMs - a.range.startMs) / 3600_000,
+      events: a.events.map((e) => eventView(e, i.timeZone)),
+      gaps: a.gaps.map((x) => intervalView(x, i.timeZone)),
+      sources: a.sources,
+      warnings: a.warnings,
     };
   },
 });

@@ -3,10 +3,6 @@
 // is ever sent, so every workspace policy mode allows it. Logged as a workspace action (type draft); an idempotency
 // key (body or Idempotency-Key header) returns the first result again without a second draft.
 import { z } from 'zod';
-import { withMailbox } from '../providers/mailbox/service.ts';
-import { getSettings } from '../providers/mailbox/settings.ts';
-import { getPolicy, logAction } from '../workspace/repo.ts';
-import { wsDb } from '../workspace/tables.ts';
 import { principal } from './common.ts';
 import { AccountId } from './gmail-read.ts';
 import { op } from './op.ts';
@@ -54,9 +50,7 @@ export const executeGmailDraftOp = op({
   }),
   async handler(ctx, input) {
     const p = principal(ctx);
-    const s = ctx.services;
     const { idempotencyKey: _k, ...req } = input;
-    const db = wsDb(s);
     return idempotent(
       ctx,
       {
@@ -66,42 +60,7 @@ export const executeGmailDraftOp = op({
         request: { op: 'gmail_draft', ...req },
         what: 'the draft could not be created',
       },
-      (key) =>
-        withMailbox(s, p, input.accountId, 'svc_workspace_execute_gmail_draft', async (m) => {
-          const settings = await getSettings(s.store.db, p.teamId, m.accountId);
-          const sig = settings.signature ? `\n\n-- \n${settings.signature}` : '';
-          const d = await m.createDraft({
-            threadId: input.threadId,
-            to: input.to ?? [],
-            cc: input.cc ?? [],
-            subject: input.subject,
-            text: input.text + sig,
-            html: input.html,
-            inReplyTo: input.inReplyTo,
-          });
-          const policy = await getPolicy(db, p.teamId);
-          const a = await logAction(
-            db,
-            p,
-            {
-              type: 'draft',
-              threadId: d.threadId ? d.threadId.slice(0, 512) : null,
-              draftId: d.draftId,
-              note: `${m.kind} draft in ${m.accountId === 'local' ? 'the local mailbox' : `${m.address} (${m.accountId})`}: ${d.location}`,
-              reasons: ['svc_workspace_execute_gmail_draft: drafts only, nothing sent'],
-            },
-            s.clock.now(),
-          );
-          return {
-            status: STATUS,
-            ...d,
-            accountId: m.accountId,
-            provider: m.kind,
-            mode: policy.mode,
-            actionId: a.id,
-            idempotencyKey: key,
-          };
-        }),
+      async (key) => ({ status: STATUS, ...(await ctx.services.mailbox.createDraft(p, req)), idempotencyKey: key }),
     );
   },
 });

@@ -1,14 +1,8 @@
 // Mailbox provider reads (CONTRACT §15): svc_gmail_list_threads, svc_gmail_read_thread, svc_gmail_triage and
 // svc_gmail_digest, on the local mailbox or a connected IMAP / Gmail account (src/providers/mailbox/).
 import { z } from 'zod';
-import type { Principal } from '../auth/principal.ts';
-import { AppError } from '../errors.ts';
-import { getSettings } from '../providers/mailbox/settings.ts';
-import { adapterFor, withMailbox } from '../providers/mailbox/service.ts';
-import type { MailboxProvider, ThreadDetail } from '../providers/mailbox/types.ts';
 import { CATEGORIES } from '../providers/mailbox/settings.ts';
-import { digestOf, type Triaged, triageMailbox } from '../providers/triage.ts';
-import type { Services } from '../services.ts';
+import type { ThreadDetail } from '../providers/mailbox/types.ts';
 import { principal, singleLine } from './common.ts';
 import { op } from './op.ts';
 
@@ -19,15 +13,6 @@ export const AccountId = z
   .describe(
     'The mailbox: a connected account id (pac_…) or "local" for inboxd’s own inboxes; default the only connected account, else local',
   );
-
-/** "local" or the id of the account the call names (checked: it exists, and a scoped key may not use it). */
-export async function resolveAccountId(s: Services, p: Principal, accountId: string | undefined): Promise<string> {
-  if (accountId === 'local') return 'local';
-  const row = await s.providers.pick(p.teamId, 'mailbox', accountId);
-  if (!row) return 'local';
-  adapterFor(s, p, row); // refuses a scoped key
-  return row.id;
-}
 
 const Folder = singleLine(z.string().min(1).max(256)).describe(
   'IMAP folder (default INBOX), Gmail label id (INBOX, UNREAD, Label_…), or for the local mailbox an inbox id (inb_…) or a label prefix',
@@ -84,14 +69,10 @@ export const gmailListThreads = op({
   }),
   output: z.object({ ...Mailbox, items: z.array(ThreadSummary), nextCursor: z.string().nullable() }),
   handler: (ctx, i) =>
-    withMailbox(ctx.services, principal(ctx), i.accountId, 'svc_gmail_list_threads', async (m) => ({
-      accountId: m.accountId,
-      provider: m.kind,
-      ...(await m.listThreads({ query: i.query, folder: i.folder, cursor: i.cursor, limit: i.limit })),
-    })),
+    ctx.services.mailbox.listThreads(principal(ctx), i.accountId, { query: i.query, folder: i.folder, cursor: i.cursor, limit: i.limit }),
 });
 
-const view = (t: ThreadDetail) => ({
+const view = <T extends ThreadDetail>(t: T) => ({
   ...t,
   messages: t.messages.map(({ html: _h, headers: _x, threadId: _t, messageIdHeader: _m, inReplyTo: _r, references: _f, ...m }) => m),
 });
@@ -113,12 +94,7 @@ export const gmailReadThread = op({
     maxMessages: z.coerce.number().int().min(1).max(100).default(50).describe('Newest messages returned, 1-100 (default 50)'),
   }),
   output: ThreadSummary.extend({ ...Mailbox, messages: z.array(Message), truncated: z.boolean().describe('Older messages were left out') }),
-  handler: (ctx, i) =>
-    withMailbox(ctx.services, principal(ctx), i.accountId, 'svc_gmail_read_thread', async (m) => ({
-      accountId: m.accountId,
-      provider: m.kind,
-      ...view(await m.readThread(i.threadId, i.maxMessages)),
-    })),
+  handler: async (ctx, i) => view(await ctx.services.mailbox.readThread(principal(ctx), i.accountId, i.threadId, i.maxMessages)),
 });
 
 const Category = z.enum(CATEGORIES);
@@ -144,17 +120,6 @@ const TriagedView = z.object({
     .describe('What the category rests on'),
 });
 
-/** The mailbox's triage: its settings' rules, and inboxd's own host trusted in verification links. */
-async function triage(
-  s: Services,
-  p: Principal,
-  m: MailboxProvider,
-  o: { folder?: string | undefined; query?: string | undefined; limit: number; since?: number | undefined },
-): Promise<Triaged[]> {
-  const settings = await getSettings(s.store.db, p.teamId, m.accountId);
-  return triageMailbox(m, settings.triageRules, [new URL(s.baseUrl()).hostname], o);
-}
-
 export const gmailTriage = op({
   name: 'mailbox.triage',
   summary: 'Triage mailbox threads',
@@ -177,15 +142,7 @@ export const gmailTriage = op({
     items: z.array(TriagedView),
     counts: z.record(z.string(), z.number().int()).describe('Threads per category'),
   }),
-  handler: (ctx, i) => {
-    const p = principal(ctx);
-    return withMailbox(ctx.services, p, i.accountId, 'svc_gmail_triage', async (m) => {
-      const items = await triage(ctx.services, p, m, i);
-      const counts: Record<string, number> = {};
-      for (const t of items) counts[t.category] = (counts[t.category] ?? 0) + 1;
-      return { accountId: m.accountId, provider: m.kind, items, counts };
-    });
-  },
+  handler: (ctx, i) => ctx.services.mailbox.triage(principal(ctx), i.accountId, i),
 });
 
 export const gmailDigest = op({
@@ -214,27 +171,7 @@ export const gmailDigest = op({
     total: z.number().int().describe('Threads with activity in the period (up to limit)'),
     groups: z.array(z.object({ category: Category, count: z.number().int(), top: z.array(TriagedView) })),
   }),
-  handler: (ctx, i) => {
-    const p = principal(ctx);
-    const s = ctx.services;
-    return withMailbox(s, p, i.accountId, 'svc_gmail_digest', async (m) => {
-      const settings = await getSettings(s.store.db, p.teamId, m.accountId);
-      const now = s.clock.now();
-      const since = i.since ? Date.parse(i.since) : now - settings.digestWindowHours * 3600_000;
-      if (since > now)
-        throw new AppError('validation_failed', 'since is in the future', { errors: [{ path: 'since', message: 'in the future' }] });
-      const items = await triage(s, p, m, { folder: i.folder, limit: i.limit, since });
-      return {
-        accountId: m.accountId,
-        provider: m.kind,
-        since: new Date(since).toISOString(),
-        until: new Date(now).toISOString(),
-        timezone: settings.timezone,
-        total: items.length,
-        groups: digestOf(items, i.top),
-      };
-    });
-  },
+  handler: (ctx, i) => ctx.services.mailbox.digest(principal(ctx), i.accountId, i),
 });
 
 export const gmailReadOps = [gmailListThreads, gmailReadThread, gmailTriage, gmailDigest];

@@ -1,12 +1,11 @@
 // Mailbox provider tools (CONTRACT §15), accounts and settings: svc_gmail_status, svc_gmail_connect,
 // svc_gmail_list_accounts, svc_gmail_get_settings, svc_gmail_set_settings, and the REST-only disconnect. The logic
-// lives in src/providers/mailbox/; these are the thin edges.
+// lives in src/providers/mailbox/ (MailboxService); these are the thin edges.
 import { z } from 'zod';
 import { accountView } from '../providers/accounts.ts';
-import { connectMailbox } from '../providers/mailbox/service.ts';
-import { dropSettings, getSettings, MailboxSettings, putSettings, Timezone, TriageRule } from '../providers/mailbox/settings.ts';
+import { MailboxSettings, Timezone, TriageRule } from '../providers/mailbox/settings.ts';
 import { principal, singleLine } from './common.ts';
-import { AccountId, gmailReadOps, resolveAccountId } from './gmail-read.ts';
+import { AccountId, gmailReadOps } from './gmail-read.ts';
 import { op } from './op.ts';
 
 const Account = z.object({
@@ -50,8 +49,7 @@ export const gmailStatus = op({
     accounts: z.array(Account),
   }),
   async handler(ctx) {
-    const p = principal(ctx);
-    const rows = await ctx.services.providers.list(p.teamId, 'mailbox');
+    const rows = await ctx.services.mailbox.accounts(principal(ctx));
     return {
       configured: rows.length > 0,
       local: { available: true as const, description: LOCAL_TEXT },
@@ -99,7 +97,7 @@ export const gmailConnect = op({
   output: Account,
   audit: { action: 'mailbox.connect', target: (_i, o) => (o as { id: string }).id },
   async handler(ctx, input) {
-    const row = await connectMailbox(ctx.services, principal(ctx), input);
+    const row = await ctx.services.mailbox.connect(principal(ctx), input);
     return accountView(row) as z.infer<typeof Account>;
   },
 });
@@ -118,8 +116,7 @@ export const gmailListAccounts = op({
   input: z.strictObject({}),
   output: z.object({ items: z.array(Account), local: z.object(LOCAL) }),
   async handler(ctx) {
-    const p = principal(ctx);
-    const rows = await ctx.services.providers.list(p.teamId, 'mailbox');
+    const rows = await ctx.services.mailbox.accounts(principal(ctx));
     return { items: rows.map(accountView) as Array<z.infer<typeof Account>>, local: { available: true as const, description: LOCAL_TEXT } };
   },
 });
@@ -133,9 +130,7 @@ export const gmailDisconnect = op({
   input: z.strictObject({ accountId: z.string().min(1).max(64).describe('The account (pac_…)') }),
   output: z.object({ deleted: z.literal(true), accountId: z.string() }),
   async handler(ctx, input) {
-    const p = principal(ctx);
-    await ctx.services.providers.remove(p.teamId, 'mailbox', input.accountId);
-    await dropSettings(ctx.services.store.db, p.teamId, input.accountId);
+    await ctx.services.mailbox.disconnect(principal(ctx), input.accountId);
     return { deleted: true as const, accountId: input.accountId };
   },
 });
@@ -159,9 +154,7 @@ export const gmailGetSettings = op({
   input: z.strictObject({ accountId: AccountId.optional() }),
   output: SettingsView,
   async handler(ctx, input) {
-    const p = principal(ctx);
-    const accountId = await resolveAccountId(ctx.services, p, input.accountId);
-    return { accountId, ...(await getSettings(ctx.services.store.db, p.teamId, accountId)) };
+    return ctx.services.mailbox.settings(principal(ctx), input.accountId);
   },
 });
 
@@ -190,10 +183,8 @@ export const gmailSetSettings = op({
   output: SettingsView,
   audit: { action: 'mailbox.set_settings' },
   async handler(ctx, input) {
-    const p = principal(ctx);
-    const { accountId: asked, ...patch } = input;
-    const accountId = await resolveAccountId(ctx.services, p, asked);
-    return { accountId, ...(await putSettings(ctx.services.store.db, p.teamId, accountId, patch, p.keyId, ctx.services.clock.now())) };
+    const { accountId, ...patch } = input;
+    return ctx.services.mailbox.setSettings(principal(ctx), accountId, patch);
   },
 });
 

@@ -1,10 +1,9 @@
 // execute-reply (CONTRACT §13): policy-gated and idempotent with Stripe's semantics. The Gmail-draft and calendar-event
 // tools share its idempotency key and answer shape; they live in gmail-draft.ts and calendar-exec.ts (CONTRACT §15).
 import { z } from 'zod';
-import { executeReply, resolveReply } from '../workspace/execute.ts';
 import { InboxId, MessageId, principal } from './common.ts';
 import { op } from './op.ts';
-import { engineConfig, IdempotencyKey, idempotent, PreviewStatus, STATUS } from './workspace-common.ts';
+import { IdempotencyKey, idempotent, PreviewStatus, STATUS } from './workspace-common.ts';
 
 const ExecuteView = z.object({
   status: PreviewStatus,
@@ -57,17 +56,17 @@ export const executeReplyOp = op({
   audit: { action: 'workspace.execute_reply', target: (i) => i.messageId },
   async handler(ctx, input) {
     const p = principal(ctx);
-    const s = ctx.services;
     const req = { inboxId: input.inboxId, messageId: input.messageId, text: input.text, html: input.html, draftId: input.draftId };
     // Errors are not remembered (Stripe keeps neither validation failures nor, here, 5xx/not_configured): a retry runs
     // again, and the natural key still allows at most one send per message.
     return idempotent(
       ctx,
       { bodyKey: input.idempotencyKey, required: true, namespace: '', request: req, what: 'the reply could not be sent' },
-      async (key) => {
-        const resolved = await resolveReply(s, p, req, engineConfig(s), ctx.signal);
-        return { status: STATUS, ...(await executeReply(s, p, req, resolved)), idempotencyKey: key as string };
-      },
+      async (key) => ({
+        status: STATUS,
+        ...(await ctx.services.workspace.executeReply(p, req, ctx.signal)),
+        idempotencyKey: key as string,
+      }),
     );
   },
 });

@@ -1,12 +1,12 @@
 // Monitors (CONTRACT §13): saved checks run by the scheduler every intervalSeconds and on demand; every run is
-// stored with its findings. A monitor watches one inbox, so a scoped key sees the monitors of its inboxes.
+// stored with its findings. The edges of src/workspace/monitor-service.ts (a scoped key sees the monitors of its
+// inboxes; runs on demand are one at a time per team).
 import { z } from 'zod';
-import { AppError } from '../errors.ts';
-import { decodeCursor, pageOf } from '../lib/cursor.ts';
-import { insertMonitorUnderCap, MONITOR_KINDS, type MonitorParams, runMonitor } from '../workspace/monitors.ts';
-import { iso, type MonitorRow, type MonitorRunRow, wsDb, wsId } from '../workspace/tables.ts';
-import { InboxId, inboxOf, principal } from './common.ts';
-import { op, type OpContext } from './op.ts';
+import { pageOf } from '../lib/cursor.ts';
+import { MONITOR_KINDS } from '../workspace/monitors.ts';
+import { iso, type MonitorRow, type MonitorRunRow } from '../workspace/tables.ts';
+import { InboxId, principal } from './common.ts';
+import { op } from './op.ts';
 import { Cursor, Limit } from './views.ts';
 import { PreviewStatus, STATUS } from './workspace-common.ts';
 
@@ -67,22 +67,6 @@ const runView = (r: MonitorRunRow) => {
   };
 };
 
-async function visibleMonitor(ctx: OpContext, id: string): Promise<MonitorRow> {
-  const p = principal(ctx);
-  const m = await wsDb(ctx.services)
-    .selectFrom('workspace_monitors')
-    .selectAll()
-    .where('team_id', '=', p.teamId)
-    .where('id', '=', id)
-    .executeTakeFirst();
-  const gone = () => new AppError('not_found', `no monitor ${id} (GET /v1/workspace/monitors lists yours)`);
-  if (!m) throw gone();
-  await inboxOf(ctx, (JSON.parse(m.params_json) as MonitorParams).inboxId).catch(() => {
-    if (p.scope.labelPrefix !== null) throw gone();
-  });
-  return m;
-}
-
 export const createMonitorOp = op({
   name: 'workspace.create_monitor',
   summary: 'Create a monitor',
@@ -115,34 +99,7 @@ export const createMonitorOp = op({
   output: MonitorView,
   audit: { action: 'workspace.monitor.create', target: (_i, o) => o.monitorId },
   async handler(ctx, input) {
-    const p = principal(ctx);
-    const inbox = await inboxOf(ctx, input.inboxId);
-    const now = ctx.services.clock.now();
-    const params: MonitorParams = { inboxId: inbox.id };
-    for (const k of ['from', 'subjectContains', 'textContains', 'withinMinutes', 'hours'] as const)
-      if (input[k] !== undefined) (params as unknown as Record<string, unknown>)[k] = input[k];
-    const row: MonitorRow = {
-      id: wsId('mon'),
-      team_id: p.teamId,
-      name: input.name,
-      kind: input.kind,
-      params_json: JSON.stringify(params),
-      interval_seconds: input.intervalSeconds,
-      enabled: input.enabled ? 1 : 0,
-      next_run_at: now + input.intervalSeconds * 1000,
-      last_run_at: null,
-      last_status: null,
-      created_at: now,
-      created_by: p.keyId,
-    };
-    const cap = ctx.services.config.maxMonitorsPerTeam;
-    const stored = await insertMonitorUnderCap(ctx.services, row, cap);
-    if (!stored)
-      throw new AppError(
-        'conflict',
-        `this team already has ${cap} monitors, the most a team may have (--max-monitors-per-team); delete one (DELETE /v1/workspace/monitors/:id) or ask the operator to raise --max-monitors-per-team`,
-      );
-    return monitorView(row);
+    return monitorView(await ctx.services.monitors.create(principal(ctx), input));
   },
 });
 
@@ -159,23 +116,7 @@ export const listMonitorsOp = op({
   input: z.strictObject({}),
   output: z.object({ status: PreviewStatus, items: z.array(MonitorView), nextCursor: z.null() }),
   async handler(ctx) {
-    const p = principal(ctx);
-    const rows = await wsDb(ctx.services)
-      .selectFrom('workspace_monitors')
-      .selectAll()
-      .where('team_id', '=', p.teamId)
-      .orderBy('created_at')
-      .limit(500)
-      .execute();
-    const items = [];
-    for (const m of rows)
-      if (
-        await visibleMonitor(ctx, m.id).then(
-          () => true,
-          () => false,
-        )
-      )
-        items.push(monitorView(m));
+    const items = (await ctx.services.monitors.list(principal(ctx))).map(monitorView);
     return { status: STATUS, items, nextCursor: null };
   },
 });
@@ -195,16 +136,10 @@ export const deleteMonitorOp = op({
   output: z.object({ monitorId: z.string(), deleted: z.literal(true) }),
   audit: { action: 'workspace.monitor.delete', target: (i) => i.id },
   async handler(ctx, input) {
-    const m = await visibleMonitor(ctx, input.id);
-    const db = wsDb(ctx.services);
-    await db.deleteFrom('workspace_monitor_runs').where('monitor_id', '=', m.id).execute();
-    await db.deleteFrom('workspace_monitors').where('id', '=', m.id).execute();
+    const m = await ctx.services.monitors.delete(principal(ctx), input.id);
     return { monitorId: m.id, deleted: true as const };
   },
 });
-
-/** Teams with a run on demand in progress, per server. */
-const manualRunsOf = new WeakMap<object, Set<string>>();
 
 export const runMonitorOp = op({
   name: 'workspace.run_monitor',
@@ -222,21 +157,7 @@ export const runMonitorOp = op({
   input: z.strictObject({ id: MonitorId }),
   output: RunView,
   async handler(ctx, input) {
-    const m = await visibleMonitor(ctx, input.id);
-    let manualRuns = manualRunsOf.get(ctx.services);
-    if (!manualRuns) manualRunsOf.set(ctx.services, (manualRuns = new Set()));
-    // A run reads mail within its caps; runs on demand of one team are also taken one at a time, so a loop of
-    // run-now calls cannot multiply that work.
-    if (manualRuns.has(m.team_id))
-      throw new AppError('rate_limited', 'a monitor of this team is already running on demand; retry when it has finished', {
-        headers: { 'Retry-After': '1' },
-      });
-    manualRuns.add(m.team_id);
-    try {
-      return runView(await runMonitor(ctx.services, m, 'manual'));
-    } finally {
-      manualRuns.delete(m.team_id);
-    }
+    return runView(await ctx.services.monitors.runNow(principal(ctx), input.id));
   },
 });
 
@@ -254,14 +175,7 @@ export const listMonitorRunsOp = op({
   input: z.strictObject({ id: MonitorId, limit: Limit, cursor: Cursor }),
   output: z.object({ items: z.array(RunView), nextCursor: z.string().nullable() }),
   async handler(ctx, input) {
-    const m = await visibleMonitor(ctx, input.id);
-    const before = decodeCursor(input.cursor, (v): v is { s: number } => typeof (v as { s?: unknown })?.s === 'number');
-    let q = wsDb(ctx.services).selectFrom('workspace_monitor_runs').selectAll().where('monitor_id', '=', m.id);
-    if (before) q = q.where('seq', '<', before.s);
-    const rows = await q
-      .orderBy('seq', 'desc')
-      .limit(input.limit + 1)
-      .execute();
+    const rows = await ctx.services.monitors.runs(principal(ctx), input.id, input.cursor, input.limit);
     return pageOf(rows, input.limit, runView, (r) => ({ s: r.seq }));
   },
 });

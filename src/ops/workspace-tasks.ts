@@ -1,22 +1,16 @@
-// Workspace reminders, the action log and reminder suggestions (CONTRACT §13). Reminders are stored per team;
-// a scoped key sees only those of inboxes in its scope.
+// Workspace reminders, the action log and reminder suggestions (CONTRACT §13): the edges of
+// src/workspace/reminders.ts. Reminders are stored per team; a scoped key sees only those of inboxes in its scope.
 import { z } from 'zod';
-import { AppError } from '../errors.ts';
 import { decodeCursor, pageOf } from '../lib/cursor.ts';
-import { getReminder, logAction } from '../workspace/repo.ts';
-import { actionView, reminderView, scopedInboxIds } from '../workspace/reminders.ts';
-import { conversations, suggestFor } from '../workspace/suggest.ts';
-import { iso, type ReminderRow, wsDb, wsId } from '../workspace/tables.ts';
-import { InboxId, inboxOf, MessageId, principal } from './common.ts';
+import { actionView, reminderView } from '../workspace/reminders.ts';
+import { InboxId, MessageId, principal } from './common.ts';
 import { op } from './op.ts';
 import { Cursor, Limit } from './views.ts';
-import { loadSource, PreviewStatus, Source, STATUS } from './workspace-common.ts';
-import { fromRow, type WsMessage } from '../workspace/source.ts';
+import { PreviewStatus, Source, STATUS } from './workspace-common.ts';
 
 const ReminderId = z.string().min(1).max(64).describe('Reminder id (rem_…)');
 const ThreadId = z.string().min(1).max(64).describe('Thread id (thr_…)');
 const KINDS = ['follow_up', 'needs_reply', 'deadline', 'custom'] as const;
-const MAX_DUE_MS = 5 * 366 * 24 * 3600_000;
 
 export const ReminderView = z.object({
   reminderId: z.string(),
@@ -45,24 +39,6 @@ export const ActionView = z.object({
   note: z.string().nullable(),
   reasons: z.array(z.string()),
 });
-
-/** A time in the future (and not absurdly far): 400 with what was wrong otherwise. */
-export function futureTime(value: string, path: string, now: number): number {
-  const t = Date.parse(value);
-  if (!Number.isFinite(t))
-    throw new AppError('validation_failed', `${path}: not a date-time`, { errors: [{ path, message: 'not a date-time' }] });
-  if (t <= now)
-    throw new AppError(
-      'validation_failed',
-      `${path}: ${value} is in the past; give a future time (ISO 8601, e.g. ${iso(now + 3600_000)})`,
-      {
-        errors: [{ path, message: 'must be in the future' }],
-      },
-    );
-  if (t > now + MAX_DUE_MS)
-    throw new AppError('validation_failed', `${path}: more than 5 years ahead`, { errors: [{ path, message: 'too far ahead' }] });
-  return t;
-}
 
 export const DateTime = z.iso.datetime({
   offset: true,
@@ -99,24 +75,7 @@ export const suggestRemindersOp = op({
     ),
   }),
   async handler(ctx, input) {
-    const now = ctx.services.clock.now();
-    let groups: WsMessage[][];
-    if (input.inboxId && !input.threadId && !input.messageId && !input.messages) {
-      const inbox = await inboxOf(ctx, input.inboxId);
-      const rows = await ctx.services.store.db
-        .selectFrom('messages')
-        .selectAll()
-        .where('inbox_id', '=', inbox.id)
-        .orderBy('received_at', 'desc')
-        .limit(200)
-        .execute();
-      groups = conversations(rows.reverse().map((r) => fromRow(r, inbox.address)));
-    } else groups = [await loadSource(ctx, input)];
-    const items = groups
-      .flatMap((g) => suggestFor(g, now))
-      .slice(0, 100)
-      .map((x) => ({ ...x, dueAt: iso(x.dueAt), inboxId: input.inboxId ?? null }));
-    return { status: STATUS, items };
+    return { status: STATUS, items: await ctx.services.workspace.reminders.suggest(principal(ctx), input) };
   },
 });
 
@@ -146,35 +105,7 @@ export const createReminderOp = op({
   output: ReminderView,
   audit: { action: 'workspace.reminder.create', target: (_i, o) => o.reminderId },
   async handler(ctx, input) {
-    const p = principal(ctx);
-    const now = ctx.services.clock.now();
-    const due = futureTime(input.dueAt, 'dueAt', now);
-    if ((input.threadId || input.messageId) && !input.inboxId)
-      throw new AppError('validation_failed', 'threadId and messageId need the inboxId they belong to', {
-        errors: [{ path: 'inboxId', message: 'required with threadId or messageId' }],
-      });
-    if (input.inboxId) {
-      const inbox = await inboxOf(ctx, input.inboxId);
-      if (input.messageId && !(await ctx.services.messages.get(inbox.id, input.messageId)))
-        throw new AppError('not_found', `no message ${input.messageId} in inbox ${inbox.id}`);
-    }
-    const row: ReminderRow = {
-      id: wsId('rem'),
-      team_id: p.teamId,
-      kind: input.kind,
-      inbox_id: input.inboxId ?? null,
-      thread_id: input.threadId ?? null,
-      message_id: input.messageId ?? null,
-      note: input.note,
-      due_at: due,
-      status: 'open',
-      source: input.source,
-      snoozed_until: null,
-      created_at: now,
-      completed_at: null,
-    };
-    await wsDb(ctx.services).insertInto('workspace_reminders').values(row).execute();
-    return reminderView(row);
+    return reminderView(await ctx.services.workspace.reminders.create(principal(ctx), input));
   },
 });
 
@@ -201,27 +132,17 @@ export const listRemindersOp = op({
   }),
   output: z.object({ items: z.array(ReminderView), nextCursor: z.string().nullable() }),
   async handler(ctx, input) {
-    const p = principal(ctx);
-    const db = wsDb(ctx.services);
     const after = decodeCursor(input.cursor, (v): v is { d: number; i: string } => {
       const o = v as { d?: unknown; i?: unknown };
       return typeof v === 'object' && v !== null && typeof o.d === 'number' && typeof o.i === 'string';
     });
-    let q = db.selectFrom('workspace_reminders').selectAll().where('team_id', '=', p.teamId);
-    const ids = scopedInboxIds(db, p);
-    if (ids) q = q.where('inbox_id', 'in', ids);
-    if (input.status) q = q.where('status', '=', input.status);
-    if (input.kind) q = q.where('kind', '=', input.kind);
-    if (input.inboxId) q = q.where('inbox_id', '=', input.inboxId);
-    if (input.threadId) q = q.where('thread_id', '=', input.threadId);
-    if (input.dueBefore) q = q.where('due_at', '<', Date.parse(input.dueBefore));
-    if (after) q = q.where((eb) => eb.or([eb('due_at', '>', after.d), eb.and([eb('due_at', '=', after.d), eb('id', '>', after.i)])]));
-    const rows = await q
-      .orderBy('due_at')
-      .orderBy('id')
-      .limit(input.limit + 1)
-      .execute();
-    return pageOf(rows, input.limit, reminderView, (r) => ({ d: r.due_at, i: r.id }));
+    const { limit, cursor: _c, dueBefore, ...filter } = input;
+    const rows = await ctx.services.workspace.reminders.list(
+      principal(ctx),
+      { ...filter, dueBefore: dueBefore ? Date.parse(dueBefore) : undefined, after },
+      limit,
+    );
+    return pageOf(rows, limit, reminderView, (r) => ({ d: r.due_at, i: r.id }));
   },
 });
 
@@ -240,42 +161,9 @@ export const completeReminderOp = op({
   output: ReminderView,
   audit: { action: 'workspace.reminder.complete', target: (i) => i.id },
   async handler(ctx, input) {
-    const p = principal(ctx);
-    const db = wsDb(ctx.services);
-    const r = await visibleReminder(ctx, input.id);
-    if (r.status === 'completed') return reminderView(r);
-    const now = ctx.services.clock.now();
-    await db.updateTable('workspace_reminders').set({ status: 'completed', completed_at: now }).where('id', '=', r.id).execute();
-    await logAction(
-      db,
-      p,
-      {
-        type: 'completed',
-        reminderId: r.id,
-        inboxId: r.inbox_id,
-        threadId: r.thread_id,
-        messageId: r.message_id,
-        note: input.note ?? null,
-      },
-      now,
-    );
-    return reminderView({ ...r, status: 'completed', completed_at: now });
+    return reminderView(await ctx.services.workspace.reminders.complete(principal(ctx), input.id, input.note));
   },
 });
-
-/** The reminder, if it is the team's and in the key's scope; 404 otherwise. */
-export async function visibleReminder(ctx: Parameters<typeof principal>[0], id: string): Promise<ReminderRow> {
-  const p = principal(ctx);
-  const r = await getReminder(wsDb(ctx.services), p.teamId, id);
-  if (!r) throw new AppError('not_found', `no reminder ${id} (GET /v1/workspace/reminders lists yours)`);
-  if (r.inbox_id && p.scope.labelPrefix !== null)
-    await inboxOf(ctx, r.inbox_id).catch(() => {
-      throw new AppError('not_found', `no reminder ${id} (GET /v1/workspace/reminders lists yours)`);
-    });
-  if (!r.inbox_id && p.scope.labelPrefix !== null)
-    throw new AppError('not_found', `no reminder ${id} (GET /v1/workspace/reminders lists yours)`);
-  return r;
-}
 
 export const logActionOp = op({
   name: 'workspace.log_action',
@@ -305,15 +193,7 @@ export const logActionOp = op({
   }),
   output: ActionView,
   async handler(ctx, input) {
-    const p = principal(ctx);
-    if (input.reminderId) await visibleReminder(ctx, input.reminderId);
-    if (input.inboxId) await inboxOf(ctx, input.inboxId);
-    else if (p.scope.labelPrefix !== null)
-      throw new AppError('validation_failed', 'a scoped key logs actions of an inbox: give inboxId', {
-        errors: [{ path: 'inboxId', message: 'required' }],
-      });
-    const a = await logAction(wsDb(ctx.services), p, { ...input, reasons: input.reasons ?? [] }, ctx.services.clock.now());
-    return actionView(a);
+    return actionView(await ctx.services.workspace.reminders.logAction(principal(ctx), { ...input, reasons: input.reasons ?? [] }));
   },
 });
 
@@ -339,22 +219,10 @@ export const listActionsOp = op({
   }),
   output: z.object({ items: z.array(ActionView), nextCursor: z.string().nullable() }),
   async handler(ctx, input) {
-    const p = principal(ctx);
-    const db = wsDb(ctx.services);
     const before = decodeCursor(input.cursor, (v): v is { s: number } => typeof (v as { s?: unknown })?.s === 'number');
-    let q = db.selectFrom('workspace_actions').selectAll().where('team_id', '=', p.teamId);
-    const ids = scopedInboxIds(db, p);
-    if (ids) q = q.where('inbox_id', 'in', ids);
-    if (input.reminderId) q = q.where('reminder_id', '=', input.reminderId);
-    if (input.threadId) q = q.where('thread_id', '=', input.threadId);
-    if (input.messageId) q = q.where('message_id', '=', input.messageId);
-    if (input.type) q = q.where('type', '=', input.type);
-    if (before) q = q.where('seq', '<', before.s);
-    const rows = await q
-      .orderBy('seq', 'desc')
-      .limit(input.limit + 1)
-      .execute();
-    return pageOf(rows, input.limit, actionView, (r) => ({ s: r.seq }));
+    const { limit, cursor: _c, ...filter } = input;
+    const rows = await ctx.services.workspace.reminders.listActions(principal(ctx), { ...filter, beforeSeq: before?.s }, limit);
+    return pageOf(rows, limit, actionView, (r) => ({ s: r.seq }));
   },
 });
 

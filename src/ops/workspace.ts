@@ -2,16 +2,12 @@
 // rules. Reminders, actions and today are in workspace-tasks.ts; execute-reply in workspace-exec.ts; monitors in
 // workspace-monitors.ts.
 import { z } from 'zod';
-import { AppError } from '../errors.ts';
-import { draftWith, summarizeWith } from '../workspace/engine.ts';
-import { resolveReply } from '../workspace/execute.ts';
-import { getPolicy, logAction, type Policy, setPolicy, storeDraft } from '../workspace/repo.ts';
-import { type Check, decide, DEFAULT_SETTINGS, evaluateRules, ruleList } from '../workspace/rules.ts';
-import { iso, POLICY_MODES, type PolicyMode, wsDb } from '../workspace/tables.ts';
-import { aiOf } from './ai.ts';
+import type { Policy } from '../workspace/repo.ts';
+import { ruleList } from '../workspace/rules.ts';
+import { iso, POLICY_MODES, type PolicyMode } from '../workspace/tables.ts';
 import { InboxId, MessageId, principal } from './common.ts';
 import { op } from './op.ts';
-import { engineConfig, loadSource, PreviewStatus, Source, STATUS, SuppliedMessage } from './workspace-common.ts';
+import { PreviewStatus, Source, STATUS, SuppliedMessage } from './workspace-common.ts';
 
 const Engine = z
   .enum(['auto', 'builtin'])
@@ -73,30 +69,12 @@ export const hubOp = op({
     routes: z.array(z.object({ method: z.string(), path: z.string(), summary: z.string(), tool: z.string().nullable() })),
   }),
   async handler(ctx) {
-    const p = principal(ctx);
-    const db = wsDb(ctx.services);
-    const count = async (t: 'workspace_reminders' | 'workspace_drafts' | 'workspace_monitors' | 'workspace_actions', status?: string) => {
-      let q = db
-        .selectFrom(t)
-        .select((eb) => eb.fn.countAll<number>().as('n'))
-        .where('team_id', '=', p.teamId);
-      if (status) q = q.where('status' as never, '=', status as never);
-      return Number((await q.executeTakeFirstOrThrow()).n);
-    };
-    const models = aiOf(ctx.services).status();
+    const h = await ctx.services.workspace.hub(principal(ctx));
     return {
       status: STATUS,
-      policy: policyView(await getPolicy(db, p.teamId)),
-      models: {
-        fallbackOrder: models.map((m) => (m.provider === 'builtin' ? 'builtin' : `${m.provider}:${m.model}`)),
-        ready: models.some((m) => m.ready),
-      },
-      counts: {
-        remindersOpen: await count('workspace_reminders', 'open'),
-        draftsPending: await count('workspace_drafts', 'pending'),
-        monitors: await count('workspace_monitors'),
-        actions: await count('workspace_actions'),
-      },
+      policy: policyView(h.policy),
+      models: h.models,
+      counts: h.counts,
       routes: ctx.operations
         .filter((o) => o.http?.path.startsWith('/v1/workspace'))
         .map((o) => ({ method: o.http!.method, path: o.http!.path, summary: o.summary, tool: o.tool?.name ?? null })),
@@ -130,9 +108,7 @@ export const summarizeOp = op({
     ...EngineMeta,
   }),
   async handler(ctx, input) {
-    const mail = await loadSource(ctx, input);
-    const r = await summarizeWith(engineConfig(ctx.services), mail, input.engine, ctx.signal);
-    return { status: STATUS, ...r, messageCount: mail.length };
+    return { status: STATUS, ...(await ctx.services.workspace.summarize(principal(ctx), input, ctx.signal)) };
   },
 });
 
@@ -168,32 +144,8 @@ export const draftReplyOp = op({
     ...EngineMeta,
   }),
   async handler(ctx, input) {
-    const p = principal(ctx);
-    const mail = await loadSource(ctx, input);
-    const d = await draftWith(engineConfig(ctx.services), mail, input.notes ?? [], input.engine, ctx.signal);
-    let draftId: string | null = null;
-    const target = mail.filter((m) => m.direction === 'inbound').at(-1);
-    if (input.inboxId && target?.id) {
-      const now = ctx.services.clock.now();
-      const db = wsDb(ctx.services);
-      const row = await storeDraft(
-        db,
-        p,
-        {
-          inboxId: input.inboxId,
-          messageId: target.id,
-          threadId: target.threadId,
-          to: d.to,
-          subject: d.subject,
-          text: d.text,
-          reasons: [],
-        },
-        now,
-      );
-      draftId = row.id;
-      await logAction(db, p, { type: 'draft', inboxId: input.inboxId, threadId: target.threadId, messageId: target.id, draftId }, now);
-    }
-    return { status: STATUS, draftId, ...d, sent: false as const };
+    const d = await ctx.services.workspace.draftReply(principal(ctx), input, ctx.signal);
+    return { status: STATUS, ...d, sent: false as const };
   },
 });
 
@@ -211,7 +163,7 @@ export const getPolicyOp = op({
   input: z.strictObject({}),
   output: PolicyView,
   async handler(ctx) {
-    return policyView(await getPolicy(wsDb(ctx.services), principal(ctx).teamId));
+    return policyView(await ctx.services.workspace.policy(principal(ctx)));
   },
 });
 
@@ -234,11 +186,7 @@ export const setPolicyOp = op({
   output: PolicyView,
   audit: { action: 'workspace.policy.set', target: (i) => i.mode },
   async handler(ctx, input) {
-    const p = principal(ctx);
-    const db = wsDb(ctx.services);
-    const cur = await getPolicy(db, p.teamId);
-    const settings = { ...DEFAULT_SETTINGS, ...cur.settings, ...(input.settings ?? {}) };
-    return policyView(await setPolicy(db, p, input.mode as PolicyMode, settings, ctx.services.clock.now()));
+    return policyView(await ctx.services.workspace.setPolicy(principal(ctx), input.mode as PolicyMode, input.settings));
   },
 });
 
@@ -263,24 +211,8 @@ export const rulesStatusOp = op({
     last24h: z.object({ sent: z.number(), draft: z.number(), blocked: z.number() }),
   }),
   async handler(ctx) {
-    const p = principal(ctx);
-    const db = wsDb(ctx.services);
-    const since = ctx.services.clock.now() - 24 * 3600_000;
-    const rows = await db
-      .selectFrom('workspace_actions')
-      .select(['type', (eb) => eb.fn.countAll<number>().as('n')])
-      .where('team_id', '=', p.teamId)
-      .where('at', '>', since)
-      .where('type', 'in', ['sent', 'draft', 'blocked'])
-      .groupBy('type')
-      .execute();
-    const n = (t: string) => Number(rows.find((r) => r.type === t)?.n ?? 0);
-    return {
-      status: STATUS,
-      mode: (await getPolicy(db, p.teamId)).mode,
-      rules: ruleList(),
-      last24h: { sent: n('sent'), draft: n('draft'), blocked: n('blocked') },
-    };
+    const r = await ctx.services.workspace.rulesStatus(principal(ctx));
+    return { status: STATUS, mode: r.mode, rules: ruleList(), last24h: r.last24h };
   },
 });
 
@@ -320,45 +252,7 @@ export const rulesEvaluateOp = op({
     reply: z.object({ to: z.string(), text: z.string() }),
   }),
   async handler(ctx, input) {
-    const p = principal(ctx);
-    const s = ctx.services;
-    const db = wsDb(s);
-    const policy = await getPolicy(db, p.teamId);
-    let checks: Check[];
-    let reply: { to: string; text: string };
-    if (input.inboxId && input.messageId && !input.message) {
-      const r = await resolveReply(
-        s,
-        p,
-        { inboxId: input.inboxId, messageId: input.messageId, text: input.text, html: input.html },
-        engineConfig(s),
-        ctx.signal,
-      );
-      r.ctx.reply.attachmentCount = input.attachmentCount ?? 0;
-      checks = evaluateRules(r.ctx);
-      reply = { to: r.ctx.reply.to, text: r.ctx.reply.text };
-    } else if (input.message && !input.inboxId && !input.messageId) {
-      const [src] = await loadSource(ctx, { messages: [input.message] });
-      src!.headers = Object.entries(input.message.headers ?? {});
-      const text = input.text ?? (await draftWith(engineConfig(s), [src!], [], 'builtin', ctx.signal)).text;
-      reply = { to: src!.from, text };
-      checks = evaluateRules({
-        source: src!,
-        thread: [src!],
-        reply: { ...reply, ...(input.html ? { html: input.html } : {}), attachmentCount: input.attachmentCount ?? 0 },
-        knownDomains: null,
-        isServedDomain: (d) => s.served.isServed(d),
-        sentToday: { team: 0, thread: 0 },
-        settings: policy.settings,
-      });
-    } else {
-      throw new AppError('validation_failed', 'give inboxId + messageId (a stored message) or message (a supplied one)', {
-        errors: [{ path: 'messageId', message: 'give inboxId + messageId or message' }],
-      });
-    }
-    const d = decide(policy.mode, checks);
-    const outcomes = Object.fromEntries(POLICY_MODES.map((m) => [m, decide(m, checks).outcome])) as Record<PolicyMode, string>;
-    return { status: STATUS, mode: policy.mode, outcome: d.outcome, outcomes, reasons: d.reasons, checks, reply };
+    return { status: STATUS, ...(await ctx.services.workspace.evaluate(principal(ctx), input, ctx.signal)) };
   },
 });
 

@@ -17,7 +17,7 @@ import type { SmtpListener } from '../smtp/listener.ts';
 import { scheduleStaleSweeps } from '../store/blob-sweep.ts';
 import { Compactor } from '../store/compaction.ts';
 import { dbFile } from '../store/db.ts';
-import { monitorScheduler, SCHEDULER_TICK_MS } from '../workspace/monitors.ts';
+import { SCHEDULER_TICK_MS } from '../workspace/monitors.ts';
 import { backgroundOnce, once, periodicJob, SWEEP_INTERVAL_MS, scheduledJob } from './jobs.ts';
 import type { Component } from './lifecycle.ts';
 import { closeHttp, listenHttp, listenSmtp, StartError } from './listen.ts';
@@ -242,7 +242,7 @@ function jobs(config: Config, w: Omit<Wired, 'components'>, log: Logger, cluster
 
 /** Workspace monitors run on their schedule (on PostgreSQL each tick on one instance); stop waits for runs in flight. */
 function monitorsJob(w: Omit<Wired, 'components'>, log: Logger, clusterOnly: Singleton): Component {
-  const monitors = monitorScheduler(w.services);
+  const monitors = w.services.monitors;
   if (!clusterOnly) return { name: 'monitors', start: () => monitors.start(SCHEDULER_TICK_MS), stop: () => monitors.stop() };
   const tick = once(clusterOnly, 'workspace-monitors', () => monitors.tick());
   const job = periodicJob({ name: 'monitors', intervalMs: SCHEDULER_TICK_MS, log, failure: 'workspace monitor tick failed', run: tick });

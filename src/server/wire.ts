@@ -32,6 +32,12 @@ import { OutboxRepo } from '../outbound/outbox.ts';
 import { Relay } from '../outbound/relay.ts';
 import { OutboundService } from '../outbound/service.ts';
 import { workspaceMailer } from '../outbound/workspace-mailer.ts';
+import { aiOf } from '../ops/ai.ts';
+import { CalendarService } from '../providers/calendar/service.ts';
+import { MailboxService } from '../providers/mailbox/service.ts';
+import { MonitorService } from '../workspace/monitor-service.ts';
+import { monitorLimits } from '../workspace/monitors.ts';
+import { WorkspaceService } from '../workspace/service.ts';
 import { ProviderAccounts } from '../providers/accounts.ts';
 import { Sandbox } from '../budget/sandbox.ts';
 import { parseEmbeddings } from '../search/embeddings.ts';
@@ -233,10 +239,73 @@ export function wire(config: Config, storage: Storage, opts: StartOptions & { lo
     minFreeMb: config.healthMinFreeMb,
     now: () => Date.now(),
   });
+  // workspace: replies go out through the outbound service, the model chain is the AI service's; monitors are
+  // started and stopped as a component (src/server/components.ts).
+  const mailer = workspaceMailer({ inboxes, messages, outbound, scopedDelivery: config.smtpAuth === 'required' });
+  const workspace = new WorkspaceService({
+    db: store.db,
+    now: () => clock.now(),
+    inboxes,
+    messages,
+    served,
+    mailer,
+    ai: () => aiOf(services),
+    engine: {
+      timeoutMs: config.modelTimeoutMs ?? 30_000,
+      maxInputChars: config.modelMaxInputChars ?? 20_000,
+      keys: {
+        ...(config.openaiApiKey ? { openai: config.openaiApiKey } : {}),
+        ...(config.anthropicApiKey ? { anthropic: config.anthropicApiKey } : {}),
+      },
+    },
+  });
+  const monitors = new MonitorService({
+    db: store.db,
+    dialect: store.dialect,
+    now: () => clock.now(),
+    log,
+    inboxes,
+    limits: monitorLimits(config),
+    maxPerTeam: config.maxMonitorsPerTeam,
+    shutdown: shutdown.signal,
+  });
+  // providers: connected accounts (credentials sealed), the mailbox and calendar services over them.
+  const providers = new ProviderAccounts({ db: store.db, sealer, now: () => clock.now() });
+  const mailbox = new MailboxService({
+    db: store.db,
+    now: () => clock.now(),
+    providers,
+    gmail: { apiBase: config.gmailApiBase, tokenUrl: config.googleTokenUrl },
+    baseUrl: () => site.baseUrl,
+    local: { inboxes, threads, messages, search },
+    workspace,
+  });
+  const calendar = new CalendarService({
+    db: store.db,
+    blobs,
+    sandbox,
+    now: () => clock.now(),
+    providers,
+    sealer,
+    served,
+    workspace,
+    settings: {
+      readBudgetMs: config.calendarReadBudgetMs,
+      maxInstances: config.calendarMaxInstances,
+      maxEventInstances: config.calendarMaxEventInstances,
+      maxRuleSteps: config.calendarMaxRuleSteps,
+      googleCalendarApiBase: config.googleCalendarApiBase,
+      googleTokenUrl: config.googleTokenUrl,
+    },
+  });
   const services: Services = {
     config,
     outbound,
-    workspaceMailer: workspaceMailer({ inboxes, messages, outbound, scopedDelivery: config.smtpAuth === 'required' }),
+    workspaceMailer: mailer,
+    workspace,
+    monitors,
+    mailbox,
+    calendar,
     served,
     domains,
     log,
@@ -269,7 +338,7 @@ export function wire(config: Config, storage: Storage, opts: StartOptions & { lo
     metrics,
     sealer,
     sandbox,
-    providers: new ProviderAccounts({ db: store.db, sealer, now: () => clock.now() }),
+    providers,
     baseUrl: () => site.baseUrl,
     startedAt: clock.now(),
     shutdown: shutdown.signal,

@@ -1,6 +1,6 @@
 // The one way the workspace sends mail: a narrow interface the outbound feature implements (POST
-// /v1/inboxes/:id/reply through its durable outbox, CONTRACT §9). Injected as `services.workspaceMailer`; without
-// it, a reply the policy would send is refused with 501 not_configured and logged as blocked.
+// /v1/inboxes/:id/reply through its durable outbox, CONTRACT §9), built by src/outbound/workspace-mailer.ts and given
+// to the workspace service by the composition root; every server has one.
 import type { Principal } from '../auth/principal.ts';
 
 export interface WorkspaceReply {
@@ -18,6 +18,3 @@ export interface WorkspaceReply {
 export interface WorkspaceMailer {
   reply(p: Principal, req: WorkspaceReply): Promise<{ messageId: string; deliveries: Array<{ rcpt: string; state: string }> }>;
 }
-
-export const NO_MAILER =
-  'sending is not configured: this inboxd has no outbound mail service wired to the workspace (it needs the mail-out feature, CONTRACT §9); the reply was stored as a draft instead';

@@ -1,7 +1,7 @@
 // Monitors (`mon_…`): saved checks run by a scheduler and on demand, each run (`mrn_…`) stored with its findings.
 // `expect_mail`: mail from X to inbox Y matching Z arrived within N minutes. `no_reply_after`: conversations of an
-// inbox whose last message is inbound and older than N hours. The scheduler reads time from services.clock, so
-// tests move a controllable clock and call tick().
+// inbox whose last message is inbound and older than N hours. This file is the run itself (`runMonitor`); the
+// queries are in monitor-repo.ts, and the service that keeps, schedules and runs monitors in monitor-service.ts.
 //
 // Anyone can mail an inbox, so the mail a monitor reads is a stranger's: every run is bounded by construction. It
 // reads the small columns of at most `monitorMaxMessages` messages (never a body, headers or the extraction), and only
@@ -10,12 +10,11 @@
 // scheduler takes due monitors one per team in turn and stops starting runs after `monitorTickMs` or
 // `monitorTickBytes`; what is left stays due for the next tick. A run that stops at a cap says so in its findings
 // (`problem: "stopped at the cap: …"`) and is `incomplete` when what it read cannot answer the question.
-import { sql } from 'kysely';
 import type { Config } from '../config.ts';
-import type { Services } from '../services.ts';
+import type { MonitorRepo } from './monitor-repo.ts';
 import type { WsMessage } from './source.ts';
 import { conversations } from './suggest.ts';
-import { type MonitorRow, type MonitorRunRow, nextSeq, wsDb, wsId } from './tables.ts';
+import { type MonitorRow, type MonitorRunRow, nextSeq, wsId } from './tables.ts';
 
 export const MONITOR_KINDS = ['expect_mail', 'no_reply_after'] as const;
 export type MonitorKind = (typeof MONITOR_KINDS)[number];
@@ -49,7 +48,9 @@ export interface MonitorLimits {
   tickMs: number;
 }
 
-export const monitorLimits = (c: Config): MonitorLimits => ({
+export const monitorLimits = (
+  c: Pick<Config, 'monitorMaxMessages' | 'monitorMaxTextChars' | 'monitorRunBytes' | 'monitorTickBytes' | 'monitorTickMs'>,
+): MonitorLimits => ({
   maxMessages: c.monitorMaxMessages,
   maxTextChars: c.monitorMaxTextChars,
   runBytes: c.monitorRunBytes,
@@ -90,28 +91,15 @@ interface Seen {
  * bodies (SQLite never walks a large body to read them). `more` when the window holds more than that.
  */
 async function recentMail(
-  s: Services,
+  repo: MonitorRepo,
   m: MonitorRow,
   inboxId: string,
   since: number,
   limit: number,
 ): Promise<{ address: string; mail: Seen[]; more: boolean } | null> {
-  const inbox = await s.store.db
-    .selectFrom('inboxes')
-    .select(['id', 'address'])
-    .where('id', '=', inboxId)
-    .where('team_id', '=', m.team_id)
-    .executeTakeFirst();
+  const inbox = await repo.inbox(m.team_id, inboxId);
   if (!inbox) return null;
-  const rows = await s.store.db
-    .selectFrom('messages')
-    .select(['id', 'thread_id', 'direction', 'received_at', 'from_address', 'subject', 'date', 'size'])
-    .where('inbox_id', '=', inbox.id)
-    .where('received_at', '>=', since)
-    .orderBy('received_at', 'desc')
-    .orderBy('seq', 'desc')
-    .limit(limit + 1)
-    .execute();
+  const rows = await repo.recentMail(inbox.id, since, limit + 1);
   const own = inbox.address.toLowerCase();
   const mail = rows.slice(0, limit).map((r): Seen => {
     const from = (r.from_address ?? '').slice(0, FIELD_CHARS).toLowerCase();
@@ -148,25 +136,25 @@ export function htmlText(h: string): string {
 }
 
 /** The start of each message's text (or of its HTML, as text): one query, `chars` characters at most each. */
-async function textStarts(s: Services, ids: string[], chars: number): Promise<Map<string, string>> {
-  const { rows } = await sql<{
-    id: string;
-    t: string | null;
-  }>`select id, coalesce('t' || substr(text_body, 1, ${chars}), 'h' || substr(html_body, 1, ${chars})) as t from messages where id in (${sql.join(ids)})`.execute(
-    s.store.db,
-  );
+async function textStarts(repo: MonitorRepo, ids: string[], chars: number): Promise<Map<string, string>> {
+  const rows = await repo.textStarts(ids, chars);
   return new Map(rows.map((r) => [r.id, r.t === null ? '' : r.t[0] === 't' ? r.t.slice(1) : htmlText(r.t.slice(1))]));
 }
 
 const capNote = (detail: string, flag: string): Finding => ({ problem: `stopped at the cap: ${detail}`, cap: flag });
 
 /**
- * Runs one monitor and stores the run. `tick` is the scheduler's budget (its text reads are taken from it); a manual
- * run has only its own caps.
+ * Runs one monitor at `now` and stores the run. `tick` is the scheduler's budget (its text reads are taken from it); a
+ * manual run has only its own caps.
  */
-export async function runMonitor(s: Services, m: MonitorRow, trigger: 'schedule' | 'manual', tick?: TickBudget): Promise<MonitorRunRow> {
-  const lim = monitorLimits(s.config);
-  const now = s.clock.now();
+export async function runMonitor(
+  repo: MonitorRepo,
+  lim: MonitorLimits,
+  now: number,
+  m: MonitorRow,
+  trigger: 'schedule' | 'manual',
+  tick?: TickBudget,
+): Promise<MonitorRunRow> {
   const p = JSON.parse(m.params_json) as MonitorParams;
   let status: string;
   let findings: Finding[] = [];
@@ -179,7 +167,7 @@ export async function runMonitor(s: Services, m: MonitorRow, trigger: 'schedule'
   try {
     if (m.kind === 'expect_mail') {
       const within = p.withinMinutes ?? 60;
-      const r = await recentMail(s, m, p.inboxId, now - within * 60_000, lim.maxMessages);
+      const r = await recentMail(repo, m, p.inboxId, now - within * 60_000, lim.maxMessages);
       if (!r) [status, findings] = ['error', [{ problem: `inbox ${p.inboxId} no longer exists` }]];
       else {
         if (r.more) stops.push(tooMany(`last ${within} minutes`));
@@ -209,7 +197,7 @@ export async function runMonitor(s: Services, m: MonitorRow, trigger: 'schedule'
               break;
             }
             const texts = await textStarts(
-              s,
+              repo,
               batch.map((x) => x.id),
               lim.maxTextChars,
             );
@@ -227,7 +215,7 @@ export async function runMonitor(s: Services, m: MonitorRow, trigger: 'schedule'
       }
     } else {
       const hours = p.hours ?? 24;
-      const r = await recentMail(s, m, p.inboxId, now - 30 * 24 * 3600_000, lim.maxMessages);
+      const r = await recentMail(repo, m, p.inboxId, now - 30 * 24 * 3600_000, lim.maxMessages);
       if (!r) [status, findings] = ['error', [{ problem: `inbox ${p.inboxId} no longer exists` }]];
       else {
         if (r.more) stops.push(tooMany('last 30 days'));
@@ -276,39 +264,11 @@ export async function runMonitor(s: Services, m: MonitorRow, trigger: 'schedule'
     findings_json: JSON.stringify(stored),
     seq: nextSeq(now),
   };
-  const db = wsDb(s);
-  await db.insertInto('workspace_monitor_runs').values(run).execute();
-  await db
-    .updateTable('workspace_monitors')
-    .set({ last_run_at: now, last_status: status, ...(trigger === 'schedule' ? { next_run_at: now + m.interval_seconds * 1000 } : {}) })
-    .where('id', '=', m.id)
-    .execute();
+  await repo.recordRun(run, trigger === 'schedule' ? now + m.interval_seconds * 1000 : null);
   return run;
 }
 
 /** Due monitors one per team in turn (each team's oldest-due first), so one team's many monitors delay another's by one run at most. */
-/**
- * Stores a new monitor unless its team already has `cap`: counted and stored in one transaction, so parallel
- * creates cannot pass the cap together. False when the team is at its cap (nothing stored).
- */
-export async function insertMonitorUnderCap(s: Services, row: MonitorRow, cap: number): Promise<boolean> {
-  return wsDb(s)
-    .transaction()
-    .execute(async (tx) => {
-      // SQLite runs one transaction at a time; PostgreSQL serialises a team's creates on a lock of its own.
-      if (s.store.dialect === 'postgres')
-        await sql`select pg_advisory_xact_lock(hashtext('inboxd.monitors'), hashtext(${row.team_id}))`.execute(tx);
-      const { n } = await tx
-        .selectFrom('workspace_monitors')
-        .select((eb) => eb.fn.countAll<number>().as('n'))
-        .where('team_id', '=', row.team_id)
-        .executeTakeFirstOrThrow();
-      if (Number(n) >= cap) return false;
-      await tx.insertInto('workspace_monitors').values(row).execute();
-      return true;
-    });
-}
-
 export function inTurns<T extends { team_id: string }>(rows: T[]): T[] {
   const teams = new Map<string, T[]>();
   for (const r of rows) {
@@ -320,92 +280,6 @@ export function inTurns<T extends { team_id: string }>(rows: T[]): T[] {
   const out: T[] = [];
   for (let round = 0; out.length < rows.length; round++) for (const q of queues) if (round < q.length) out.push(q[round]!);
   return out;
-}
-
-/** Due monitors looked at per tick (id and team only); more stay due for the next tick. */
-const DUE_SCAN = 10_000;
-
-/**
- * Runs enabled monitors whose time has come, in turns between teams, until the tick's time or byte budget is spent;
- * returns the runs made. Serialised: a slow tick never overlaps the next. Monitors left over stay due.
- */
-export class MonitorScheduler {
-  private readonly s: Services;
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<MonitorRunRow[]> | null = null;
-  constructor(s: Services) {
-    this.s = s;
-  }
-
-  start(intervalMs: number): void {
-    this.timer = setInterval(
-      () => void this.tick().catch((e: Error) => this.s.log.error('workspace monitor tick failed', { err: e })),
-      intervalMs,
-    );
-    this.timer.unref();
-  }
-
-  tick(): Promise<MonitorRunRow[]> {
-    this.running ??= this.due().finally(() => {
-      this.running = null;
-    });
-    return this.running;
-  }
-
-  private async due(): Promise<MonitorRunRow[]> {
-    const lim = monitorLimits(this.s.config);
-    const started = performance.now();
-    const budget: TickBudget = { bytesLeft: lim.tickBytes };
-    const now = this.s.clock.now();
-    const db = wsDb(this.s);
-    const due = await db
-      .selectFrom('workspace_monitors')
-      .select(['id', 'team_id'])
-      .where('enabled', '=', 1)
-      .where('next_run_at', '<=', now)
-      .orderBy('next_run_at')
-      .orderBy('id')
-      .limit(DUE_SCAN)
-      .execute();
-    const order = inTurns(due);
-    const out: MonitorRunRow[] = [];
-    for (const [i, d] of order.entries()) {
-      if (this.s.shutdown.aborted) break;
-      const overTime = performance.now() - started >= lim.tickMs;
-      if (overTime || budget.bytesLeft <= 0) {
-        this.s.log.warn('workspace monitors left for the next tick', {
-          due: order.length - i,
-          ran: out.length,
-          reason: overTime ? `the tick's ${lim.tickMs} ms (--monitor-tick-ms)` : `the tick's ${lim.tickBytes} bytes (--monitor-tick-bytes)`,
-        });
-        break;
-      }
-      // Read again: it may have been deleted, disabled or run meanwhile.
-      const m = await db
-        .selectFrom('workspace_monitors')
-        .selectAll()
-        .where('id', '=', d.id)
-        .where('enabled', '=', 1)
-        .where('next_run_at', '<=', now)
-        .executeTakeFirst();
-      if (!m) continue;
-      out.push(await runMonitor(this.s, m, 'schedule', budget));
-      await yieldNow();
-    }
-    return out;
-  }
-
-  async stop(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    await this.running?.catch(() => undefined);
-  }
-}
-
-const schedulers = new WeakMap<Services, MonitorScheduler>();
-export function monitorScheduler(s: Services): MonitorScheduler {
-  let m = schedulers.get(s);
-  if (!m) schedulers.set(s, (m = new MonitorScheduler(s)));
-  return m;
 }
 
 /** How often the scheduler looks for due monitors; a monitor's own interval is at least this. */

@@ -1,10 +1,7 @@
-// Where the workspace reads mail from: a stored thread (by thread_id, which the threads feature adds to the
-// `messages` view), one stored message, or messages the caller supplies. Everything downstream (summaries, drafts,
-// rules) sees the same small shape, so the engine never touches the store.
-import { sql } from 'kysely';
-import type { Kysely } from 'kysely';
+// The one shape of mail the workspace works on, whether it comes from a stored thread, one stored message or messages
+// the caller supplies (the reads are in mail-reads.ts). Everything downstream (summaries, drafts, rules) sees the same
+// small shape, so the engine never touches the store.
 import type { MessageRow } from '../store/messages.ts';
-import type { Database } from '../store/schema.ts';
 
 export interface WsMessage {
   /** msg_… for stored mail; null for supplied messages. */
@@ -24,19 +21,13 @@ export interface WsMessage {
   messageIdHeader: string | null;
 }
 
-/** A stored thread's messages, oldest first, at most this many (the newest ones win). */
-export const MAX_THREAD_MESSAGES = 200;
-
-type StoredRow = MessageRow & { thread_id?: string | null; direction?: string | null };
-
 export function fromRow(r: MessageRow, inboxAddress: string): WsMessage {
-  const row = r as StoredRow;
   const from = (r.from_address ?? '').toLowerCase();
-  // Until the outbound feature's direction column exists, mail from the inbox's own address is ours.
-  const direction = row.direction === 'outbound' || from === inboxAddress.toLowerCase() ? 'outbound' : 'inbound';
+  // Mail from the inbox's own address is ours too (a copy that arrived by SMTP has direction inbound).
+  const direction = r.direction === 'outbound' || from === inboxAddress.toLowerCase() ? 'outbound' : 'inbound';
   return {
     id: r.id,
-    threadId: row.thread_id ?? null,
+    threadId: r.thread_id ?? null,
     from,
     fromName: r.from_name ?? '',
     to: (JSON.parse(r.to_json) as Array<{ address: string }>).map((a) => a.address.toLowerCase()),
@@ -62,41 +53,6 @@ function stripHtml(html: string): string {
     .replace(/[ \t]+/g, ' ');
 }
 
-/**
- * A stored thread of one inbox, oldest first. Reads the `thread_id` column of the `messages` view (added by the
- * threads feature); until that column exists the query fails and the caller answers 501.
- */
-export async function loadThread(db: Kysely<Database>, inboxId: string, threadId: string): Promise<MessageRow[]> {
-  const rows = await db
-    .selectFrom('messages')
-    .selectAll()
-    .where('inbox_id', '=', inboxId)
-    .where(sql.ref('thread_id'), '=', threadId)
-    .orderBy('received_at', 'desc')
-    .limit(MAX_THREAD_MESSAGES)
-    .execute();
-  return rows.reverse();
-}
-
-/** Sender domains of the inbox's mail received before `beforeMs`, not counting the message itself. */
-export async function knownDomains(db: Kysely<Database>, inboxId: string, exceptId: string, beforeMs: number): Promise<Set<string>> {
-  const rows = await db
-    .selectFrom('messages')
-    .select('from_address')
-    .where('inbox_id', '=', inboxId)
-    .where('id', '!=', exceptId)
-    .where('received_at', '<=', beforeMs)
-    .orderBy('received_at', 'desc')
-    .limit(5000)
-    .execute();
-  const out = new Set<string>();
-  for (const r of rows) {
-    const d = domainOf(r.from_address ?? '');
-    if (d) out.add(d);
-  }
-  return out;
-}
-
 export function domainOf(address: string): string {
   const at = address.lastIndexOf('@');
   return at < 0 ? '' : address.slice(at + 1).toLowerCase();
@@ -106,4 +62,45 @@ export function header(m: Pick<WsMessage, 'headers'>, name: string): string | nu
   const n = name.toLowerCase();
   for (const [k, v] of m.headers) if (k.toLowerCase() === n) return v;
   return null;
+}
+
+/** A message the caller supplies instead of stored mail. */
+export interface SuppliedMail {
+  from: string;
+  to?: string | string[] | undefined;
+  subject?: string | undefined;
+  text: string;
+  /** ISO 8601. */
+  date?: string | undefined;
+}
+
+/** What a request names: supplied messages, or an inbox with a stored thread or message. */
+export interface SourceInput {
+  inboxId?: string | undefined;
+  threadId?: string | undefined;
+  messageId?: string | undefined;
+  messages?: SuppliedMail[] | undefined;
+  /** With supplied messages: the caller's own address, so mail from it counts as written by them. */
+  me?: string | undefined;
+}
+
+export function fromSupplied(messages: SuppliedMail[], me: string | undefined): WsMessage[] {
+  const own = me?.toLowerCase();
+  return messages.map((m) => {
+    const from = m.from.toLowerCase();
+    return {
+      id: null,
+      threadId: null,
+      from,
+      fromName: '',
+      to: (Array.isArray(m.to) ? m.to : m.to ? [m.to] : []).map((a) => a.toLowerCase()),
+      subject: m.subject ?? '',
+      text: m.text,
+      date: m.date ? Date.parse(m.date) : null,
+      headers: [],
+      attachmentCount: 0,
+      direction: own && from === own ? 'outbound' : 'inbound',
+      messageIdHeader: null,
+    } satisfies WsMessage;
+  });
 }

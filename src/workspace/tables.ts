@@ -1,8 +1,7 @@
 // The workspace's own tables (migration 015). Typed here rather than in src/store/schema.ts so the workspace stays
-// one self-contained module; `wsDb` widens the store's Kysely handle to include them.
+// one self-contained module; its repositories widen the store's Kysely handle to `WsDb` to include them.
 import type { Kysely } from 'kysely';
 import { randomBase62 } from '../lib/ids.ts';
-import type { Services } from '../services.ts';
 import type { Database } from '../store/schema.ts';
 
 export type PolicyMode = 'draft_only' | 'auto_send_safe' | 'full_auto';
@@ -122,10 +121,6 @@ export interface WorkspaceTables {
 }
 
 export type WsDb = Kysely<Database & WorkspaceTables>;
-
-export function wsDb(s: Services): WsDb {
-  return s.store.db as unknown as WsDb;
-}
 
 /** Workspace ids: `rem_`, `act_` (CONTRACT §3) and the workspace's own `drf_`, `mon_`, `mrn_`. */
 export function wsId(prefix: 'rem' | 'act' | 'drf' | 'mon' | 'mrn'): string {

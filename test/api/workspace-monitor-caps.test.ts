@@ -4,7 +4,6 @@
 // monitors cannot keep another team's monitor from its run. Caps are set low by flag.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { monitorScheduler } from '../../src/workspace/monitors.ts';
 import type { MonitorRunRow } from '../../src/workspace/tables.ts';
 import { json, type Json } from '../helpers/http.ts';
 import { teamAdminKey } from '../helpers/teams.ts';
@@ -32,7 +31,7 @@ before(async () => {
     clock,
   );
   // The test ticks the scheduler itself: its own 15 s timer must not run monitors between the steps.
-  await monitorScheduler(s.server.services).stop();
+  await s.server.services.monitors.stop();
 });
 after(async () => {
   await s.stop();
@@ -112,7 +111,7 @@ test('a tick over large mail reads within its caps, says where each run stopped,
   for (let i = 0; i < 5; i++)
     ids.push((await json(await create(s, key, { name: `t${i}`, inboxId: inbox.inboxId, textContains: 'needle' }), 201)).monitorId);
   now += 60_000;
-  const { result: runs, slowest, polls } = await slowestHealth(s, () => monitorScheduler(s.server.services).tick());
+  const { result: runs, slowest, polls } = await slowestHealth(s, () => s.server.services.monitors.tick());
   const mine = runs.filter((r: MonitorRunRow) => ids.includes(r.monitor_id));
   // Each run reads at most 3 MB of text (--monitor-run-bytes): 2 of the 1 MB messages (a third would pass it).
   // The tick may read 7 MB (--monitor-tick-bytes): it starts runs until that is spent, so 4 of 5 run now.
@@ -129,7 +128,7 @@ test('a tick over large mail reads within its caps, says where each run stopped,
   assert.equal(list.filter((m) => m.lastRunAt === null).length, 1, 'one monitor is left due for the next tick');
   assert.ok(list.some((m) => m.lastStatus === 'incomplete'));
   assert.ok(s.logs.some((l) => l.includes('workspace monitors left for the next tick')));
-  const next = await monitorScheduler(s.server.services).tick();
+  const next = await s.server.services.monitors.tick();
   assert.equal(next.filter((r) => ids.includes(r.monitor_id)).length, 1, 'the next tick runs the one left');
   assert.ok(polls > 0);
   assert.ok(slowest < 500, `/health took ${slowest.toFixed(0)} ms during the tick`);
@@ -154,7 +153,7 @@ test("one team's many due monitors cannot keep another team's monitor from its r
     {},
     clock,
   );
-  await monitorScheduler(t.server.services).stop();
+  await t.server.services.monitors.stop();
   try {
     const busy = await teamKey(t, 'busyteam');
     const quiet = await teamKey(t, 'quietteam');
@@ -168,7 +167,7 @@ test("one team's many due monitors cannot keep another team's monitor from its r
     const own = await json(await t.api('/v1/inboxes', { method: 'POST', key: quiet, json: {} }), 201);
     const q = await json(await create(t, quiet, { name: 'quiet', inboxId: own.inboxId }), 201);
     now += 60_000;
-    const runs = await monitorScheduler(t.server.services).tick();
+    const runs = await t.server.services.monitors.tick();
     assert.ok(
       runs.some((r) => r.monitor_id === q.monitorId),
       'the quiet team got its run in the first tick',

@@ -5,7 +5,6 @@ import { after, before, test } from 'node:test';
 import { json, type Json } from '../helpers/http.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { deliver, mintKey, newInbox } from '../helpers/workspace-mail.ts';
-import { monitorScheduler } from '../../src/workspace/monitors.ts';
 
 let s: TestServer;
 let now = Date.parse('2026-11-20T12:00:00Z');
@@ -16,7 +15,7 @@ after(async () => {
   await s.stop();
 });
 
-const tick = () => monitorScheduler(s.server.services).tick();
+const tick = () => s.server.services.monitors.tick();
 const runsOf = async (id: string) => (await json(await s.api(`/v1/workspace/monitors/${id}/runs`))).items as Json[];
 
 test('expect_mail fires on schedule: failed without mail, ok once it arrives, findings stored per run', async () => {

@@ -4,14 +4,13 @@
 // is in the future, and every attendee passes the recipient rules replies use) and logs `blocked` with the reasons
 // otherwise; full_auto creates unless a hard recipient rule fails. A created event is logged as a `sent` action.
 import type { Principal } from '../../auth/principal.ts';
+import type { ServedDomains } from '../../domains/served.ts';
 import { randomBase62 } from '../../lib/ids.ts';
-import type { Services } from '../../services.ts';
-import { getPolicy, logAction } from '../../workspace/repo.ts';
 import { type Check, RULES, type RuleContext } from '../../workspace/rules.ts';
-import { type PolicyMode, wsDb } from '../../workspace/tables.ts';
+import type { WorkspaceService } from '../../workspace/service.ts';
+import type { PolicyMode } from '../../workspace/tables.ts';
 import { overlaps } from './schedule.ts';
-import { targetFor } from './service.ts';
-import type { Occurrence } from './types.ts';
+import type { CalendarProvider, Occurrence } from './types.ts';
 import { isoInZone } from './tz.ts';
 
 export interface EventRequest {
@@ -44,15 +43,23 @@ export interface EventResult {
 /** Recipient rules of replies that also apply to the people an event invites. */
 const RECIPIENT_RULES = ['not_role_or_noreply', 'recipient_domain_allowed'];
 
-export async function executeCalendarEvent(s: Services, p: Principal, req: EventRequest): Promise<EventResult> {
-  const db = wsDb(s);
-  const policy = await getPolicy(db, p.teamId);
-  const target = await targetFor(s, p, req.accountId);
+/** What creating an event under the policy needs: the workspace's policy and log, the served domains, the target. */
+export interface EventDeps {
+  workspace: Pick<WorkspaceService, 'policy' | 'logAction'>;
+  served: Pick<ServedDomains, 'isServed'>;
+  now: () => number;
+  /** The provider an event is created in (CalendarService.targetFor). */
+  target: (p: Principal, accountId: string | undefined) => Promise<CalendarProvider>;
+}
+
+export async function executeCalendarEvent(s: EventDeps, p: Principal, req: EventRequest): Promise<EventResult> {
+  const policy = await s.workspace.policy(p);
+  const target = await s.target(p, req.accountId);
   const tz = req.timeZone ?? 'UTC';
   const startMs = Date.parse(req.start);
   const endMs = Date.parse(req.end);
   const attendees = [...new Set((req.attendees ?? []).map((a) => a.trim().toLowerCase()))];
-  const now = s.clock.now();
+  const now = s.now();
 
   const checks: Check[] = [];
   const hard = new Set<string>();
@@ -146,7 +153,7 @@ export async function executeCalendarEvent(s: Services, p: Principal, req: Event
       : [`policy mode ${policy.mode}: ${policy.mode === 'full_auto' ? 'every hard rule' : 'every check'} passed`];
   }
   if (outcome !== 'created') {
-    const a = await logAction(db, p, { type: outcome === 'drafted' ? 'draft' : 'blocked', note: note('proposed'), reasons }, now);
+    const a = await s.workspace.logAction(p, { type: outcome === 'drafted' ? 'draft' : 'blocked', note: note('proposed'), reasons });
     return { ...base, outcome, reasons, calendarId: req.calendarId ?? null, eventId: null, url: null, actionId: a.id };
   }
   const created = await target.createEvent({
@@ -161,6 +168,6 @@ export async function executeCalendarEvent(s: Services, p: Principal, req: Event
     organizer: null,
     calendarId: req.calendarId,
   });
-  const a = await logAction(db, p, { type: 'sent', note: note(`created ${created.eventId}`), reasons }, now);
+  const a = await s.workspace.logAction(p, { type: 'sent', note: note(`created ${created.eventId}`), reasons });
   return { ...base, outcome, reasons, calendarId: created.calendarId, eventId: created.eventId, url: created.url, actionId: a.id };
 }

@@ -1,67 +1,59 @@
-// Which calendars a request reads (the local calendar always; the team's connected accounts for unscoped keys),
-// reading them together, and connecting accounts. A scoped key sees only the invitations of its labels' inboxes:
-// remote calendars are a person's whole calendar, so they are not offered to keys limited to some inboxes.
+// The calendar capability (CONTRACT §15) as one service: which calendars a request reads (the local calendar always;
+// the team's connected accounts for unscoped keys), reading them together (gather.ts), the scheduling answers over
+// them (free time, conflicts, suggestions, a day's agenda), accounts (connect.ts) and events created under the
+// workspace policy (execute.ts). A scoped key sees only the invitations of its labels' inboxes: remote calendars are a
+// person's whole calendar, so they are not offered to keys limited to some inboxes. Built once by the composition
+// root with narrow dependencies.
+import type { Kysely } from 'kysely';
 import type { Principal } from '../../auth/principal.ts';
-import { redacting } from '../redact.ts';
-import { AppError, isAppError } from '../../errors.ts';
-import type { Services } from '../../services.ts';
-import { type AccountView, accountView, notConnected, type ProviderAccountRow } from '../accounts.ts';
+import type { Sandbox } from '../../budget/sandbox.ts';
+import type { ServedDomains } from '../../domains/served.ts';
+import { AppError } from '../../errors.ts';
+import type { Sealer } from '../../lib/sealed.ts';
+import type { BlobStore } from '../../store/blobs.ts';
+import type { Database } from '../../store/schema.ts';
+import type { WorkspaceService } from '../../workspace/service.ts';
+import { notConnected, type ProviderAccountRow, type ProviderAccounts } from '../accounts.ts';
 import { type CaldavConfig, CaldavCalendar, type CaldavSecret } from './caldav.ts';
+import { type Connected, type ConnectRequest, connectRequest } from './connect.ts';
+import { type EventRequest, type EventResult, executeCalendarEvent } from './execute.ts';
 import { type Expander, sandboxExpander } from './expand.ts';
+import { type Gathered, type GatheredBusy, gatherBusy, gatherEvents, type MarkAccount, type ReadQuery } from './gather.ts';
 import { type GoogleConfig, GoogleCalendar, type GoogleSecret } from './google.ts';
 import { LocalCalendar } from './local.ts';
 import { calDb } from './local-store.ts';
-import type { CalendarInfo, CalendarProvider, Occurrence, Range } from './types.ts';
+import { type Candidate, type Interval, merge, overlaps, subtract, suggest, type WorkingHours, workingWindows } from './schedule.ts';
+import type { CalendarProvider } from './types.ts';
+import { atMinutes, dateInZone, minutesOf, nextDate, startOfDate } from './tz.ts';
 
-/** Recurrence expansion for one team's reads: in the sandbox, under the --calendar-* limits and budget. */
-function expanderFor(s: Services, teamId: string): Expander {
-  const c = s.config;
-  return sandboxExpander({
-    sandbox: s.sandbox,
-    owner: teamId,
-    budgetMs: c.calendarReadBudgetMs,
-    limits: { maxInstances: c.calendarMaxInstances, maxEventInstances: c.calendarMaxEventInstances, maxRuleSteps: c.calendarMaxRuleSteps },
-  });
+/** The --calendar-* limits of reads, and where the Google APIs are. */
+export interface CalendarSettings {
+  readBudgetMs: number;
+  maxInstances: number;
+  maxEventInstances: number;
+  maxRuleSteps: number;
+  googleCalendarApiBase: string;
+  googleTokenUrl: string;
 }
 
-export function localCalendar(s: Services, p: Principal): LocalCalendar {
-  return new LocalCalendar({
-    db: calDb(s.store.db),
-    blobs: s.blobs,
-    now: () => s.clock.now(),
-    teamId: p.teamId,
-    scope: p.scope,
-    sandbox: s.sandbox,
-    expand: expanderFor(s, p.teamId),
-    budgetMs: s.config.calendarReadBudgetMs,
-  });
+export interface CalendarDeps {
+  db: Kysely<Database>;
+  blobs: BlobStore;
+  sandbox: Sandbox;
+  now: () => number;
+  providers: ProviderAccounts;
+  /** Whether secrets can be sealed (INBOXD_SECRET_KEY set), so accounts can be connected. */
+  sealer: Pick<Sealer, 'enabled'>;
+  served: Pick<ServedDomains, 'isServed'>;
+  /** The workspace's policy and action log, for events created under the policy. */
+  workspace: Pick<WorkspaceService, 'policy' | 'logAction'>;
+  settings: CalendarSettings;
 }
 
-export function openAccount(s: Services, row: ProviderAccountRow): CalendarProvider {
-  if (row.provider === 'caldav') {
-    const a = s.providers.open<CaldavConfig, CaldavSecret>(row);
-    return new CaldavCalendar(row.id, a.config, a.secret, { expand: expanderFor(s, row.team_id) });
-  }
-  if (row.provider === 'google') {
-    const a = s.providers.open<GoogleConfig, GoogleSecret>(row);
-    // The API base and token URL are settings: an account follows the server's current configuration.
-    const config = { ...a.config, apiBase: s.config.googleCalendarApiBase, tokenUrl: s.config.googleTokenUrl };
-    return new GoogleCalendar(row.id, config, a.secret, {
-      now: () => s.clock.now(),
-      onTokens: async (secret) => {
-        await s.providers.save({
-          teamId: row.team_id,
-          kind: 'calendar',
-          provider: 'google',
-          address: row.address,
-          label: row.label,
-          config: a.config as unknown as Record<string, unknown>,
-          secret: secret as unknown as Record<string, unknown>,
-        });
-      },
-    });
-  }
-  throw new AppError('internal', `calendar account ${row.id} has an unknown provider ${row.provider}`);
+export interface LocalStatus {
+  events: number;
+  syncedTo: string | null;
+  recentlySkipped: Array<{ inboxId: string | null; messageId: string; reason: string }>;
 }
 
 function remoteAllowed(p: Principal, named: boolean): boolean {
@@ -74,241 +66,191 @@ function remoteAllowed(p: Principal, named: boolean): boolean {
   return false;
 }
 
-export interface Source {
-  accountId: string;
-  provider: string;
-  ok: boolean;
-  error: string | null;
-}
+const complete = (sources: Array<{ ok: boolean }>) => sources.every((s) => s.ok);
 
-/** The calendars a request reads: `accountIds` ('local' and/or pac_…), default the local one and every account. */
-export async function providersFor(s: Services, p: Principal, accountIds?: string[]): Promise<CalendarProvider[]> {
-  const named = accountIds !== undefined && accountIds.length > 0;
-  const wanted = new Set(accountIds ?? []);
-  const out: CalendarProvider[] = [];
-  if (!named || wanted.has('local')) out.push(localCalendar(s, p));
-  wanted.delete('local');
-  if (!remoteAllowed(p, wanted.size > 0)) return out;
-  if (named) {
-    for (const id of wanted) out.push(openAccount(s, await namedAccount(s, p, id, `reading calendar account ${id}`)));
-  } else {
-    for (const row of await s.providers.list(p.teamId, 'calendar')) out.push(openAccount(s, row));
+export class CalendarService {
+  private readonly d: CalendarDeps;
+  private readonly mark: MarkAccount;
+
+  constructor(d: CalendarDeps) {
+    this.d = d;
+    this.mark = (id, outcome) => d.providers.mark(id, outcome);
   }
-  return out;
-}
 
-export type SourcedEvent = Occurrence & { accountId: string; provider: string };
-
-export interface Gathered {
-  events: SourcedEvent[];
-  warnings: string[];
-  sources: Source[];
-  /** Calendars read, for reasons such as "free in all 3 calendars". */
-  calendars: number;
-}
-
-/**
- * Events of every wanted calendar in the range, sorted by start. An account that fails is reported in `sources`
- * and `warnings` when it was read by default, and is the error when the caller named it.
- */
-export async function gather(
-  s: Services,
-  p: Principal,
-  q: { range: Range; timeZone: string; accountIds?: string[] | undefined; calendarIds?: string[] | undefined },
-): Promise<Gathered> {
-  const named = q.accountIds !== undefined && q.accountIds.length > 0;
-  const providers = await providersFor(s, p, q.accountIds);
-  const results = await Promise.allSettled(
-    providers.map((pr) => pr.listEvents(q.range, { timeZone: q.timeZone, calendarIds: q.calendarIds })),
-  );
-  const out: Gathered = { events: [], warnings: [], sources: [], calendars: 0 };
-  for (const [i, r] of results.entries()) {
-    const pr = providers[i]!;
-    if (r.status === 'fulfilled') {
-      out.events.push(...r.value.events.map((e) => ({ ...e, accountId: pr.accountId, provider: pr.provider })));
-      out.warnings.push(...r.value.warnings);
-      out.sources.push({ accountId: pr.accountId, provider: pr.provider, ok: true, error: null });
-      out.calendars += pr.provider === 'local' ? 1 : (await pr.listCalendars()).length;
-      if (pr.accountId !== 'local') await s.providers.mark(pr.accountId, { ok: true });
-      continue;
-    }
-    const e = r.reason;
-    if (named) throw e;
-    const msg = isAppError(e) ? e.message : String((e as Error)?.message ?? e);
-    out.sources.push({ accountId: pr.accountId, provider: pr.provider, ok: false, error: msg });
-    out.warnings.push(`calendar account ${pr.accountId} (${pr.provider}) could not be read and is missing from this answer: ${msg}`);
-    if (pr.accountId !== 'local') await s.providers.mark(pr.accountId, { ok: false, error: msg });
+  /** The local calendar and, for an unscoped key, the connected accounts; whether accounts can be connected. */
+  async status(p: Principal): Promise<{ canConnect: boolean; local: LocalStatus; accounts: ProviderAccountRow[] }> {
+    return { canConnect: this.d.sealer.enabled, local: await this.localStatus(p), accounts: await this.accounts(p) };
   }
-  out.events.sort((a, b) => a.startMs - b.startMs || a.endMs - b.endMs);
-  return out;
-}
 
-export type ConnectInput =
-  | {
-      provider: 'caldav';
-      serverUrl: string;
-      username: string;
-      password: string;
-      calendarUrl?: string | undefined;
-      label?: string | undefined;
-    }
-  | {
-      provider: 'google';
-      refreshToken: string;
-      clientId: string;
-      clientSecret: string;
-      accessToken?: string | undefined;
-      calendarId?: string | undefined;
-      label?: string | undefined;
-    };
-
-/** Logs in with the credentials and finds the calendars FIRST; only a working account is stored. */
-export function connect(s: Services, p: Principal, input: ConnectInput): Promise<{ account: AccountView; calendars: CalendarInfo[] }> {
-  // A server's refusal is quoted in the answer; whatever of the credentials it echoes is cut out.
-  const i = input as { password?: string; refreshToken?: string; clientSecret?: string; accessToken?: string | null };
-  return redacting([i.password, i.refreshToken, i.clientSecret, i.accessToken], () => connectChecked(s, p, input));
-}
-
-async function connectChecked(
-  s: Services,
-  p: Principal,
-  input: ConnectInput,
-): Promise<{ account: AccountView; calendars: CalendarInfo[] }> {
-  s.providers.requireSealing('calendar');
-  if (input.provider === 'caldav') {
-    const config: CaldavConfig = { serverUrl: input.serverUrl, calendarUrl: input.calendarUrl ?? null };
-    const secret: CaldavSecret = { username: input.username, password: input.password };
-    const calendars = await new CaldavCalendar('new', config, secret).listCalendars();
-    if (calendars.length === 0)
-      throw new AppError(
-        'validation_failed',
-        `logged in to ${input.serverUrl} as ${input.username}, but the account has no calendar for events: create one on the server, then connect again`,
-      );
-    if (input.calendarUrl && !calendars.some((c) => c.id === input.calendarUrl))
-      throw new AppError('validation_failed', `calendarUrl ${input.calendarUrl} is not one of: ${calendars.map((c) => c.id).join(', ')}`, {
-        errors: [{ path: 'calendarUrl', message: 'not a calendar of this account' }],
-      });
-    const u = new URL(input.serverUrl);
-    const row = await s.providers.save({
-      teamId: p.teamId,
-      kind: 'calendar',
-      provider: 'caldav',
-      address: `caldav://${encodeURIComponent(input.username)}@${u.host}${u.pathname}`,
-      label: input.label ?? null,
-      config: config as unknown as Record<string, unknown>,
-      secret: secret as unknown as Record<string, unknown>,
-    });
-    return { account: accountView(row), calendars };
+  /** Connected calendar accounts (none for a scoped key). */
+  async accounts(p: Principal): Promise<ProviderAccountRow[]> {
+    return p.scope.labelPrefix === null ? this.d.providers.list(p.teamId, 'calendar') : [];
   }
-  const config: GoogleConfig = {
-    apiBase: s.config.googleCalendarApiBase,
-    tokenUrl: s.config.googleTokenUrl,
-    calendarId: input.calendarId ?? null,
-  };
-  let secret: GoogleSecret = {
-    refreshToken: input.refreshToken,
-    clientId: input.clientId,
-    clientSecret: input.clientSecret,
-    accessToken: input.accessToken ?? null,
-    expiresAt: null,
-  };
-  const g = new GoogleCalendar('new', config, secret, {
-    now: () => s.clock.now(),
-    onTokens: async (t) => {
-      secret = t;
+
+  async localStatus(p: Principal): Promise<LocalStatus> {
+    const st = await this.local(p).status();
+    return { ...st, syncedTo: st.syncedTo === null ? null : new Date(st.syncedTo).toISOString() };
+  }
+
+  /** Logs in with the credentials and finds the calendars first; only a working account is stored. */
+  connect(p: Principal, i: ConnectRequest): Promise<Connected> {
+    const { providers, now, settings } = this.d;
+    return connectRequest({ providers, now, google: { apiBase: settings.googleCalendarApiBase, tokenUrl: settings.googleTokenUrl } }, p, i);
+  }
+
+  /** Forgets the account and its stored credentials; nothing changes on the calendar server. */
+  disconnect(p: Principal, id: string): Promise<void> {
+    return this.d.providers.remove(p.teamId, 'calendar', id);
+  }
+
+  /** Events of every wanted calendar in the range, sorted by start. */
+  async events(p: Principal, q: ReadQuery): Promise<Gathered> {
+    return gatherEvents(await this.providersFor(p, q.accountIds), q, this.mark);
+  }
+
+  /** Busy blocks merged over every calendar (clipped to the range) and free slots of `minMs` inside working hours. */
+  async availability(p: Principal, q: ReadQuery, wh: WorkingHours, minMs: number) {
+    const b = await this.busy(p, q);
+    const { range } = q;
+    const busy = merge(b.busy).map((x) => ({ startMs: Math.max(x.startMs, range.startMs), endMs: Math.min(x.endMs, range.endMs) }));
+    const free = subtract(workingWindows(range, q.timeZone, wh), busy, minMs);
+    return { busy: busy.filter((x) => x.endMs > x.startMs), free, complete: complete(b.sources), sources: b.sources, warnings: b.warnings };
+  }
+
+  /** Busy events overlapping the range (back-to-back is not a conflict; free and cancelled events are ignored). */
+  async conflicts(p: Principal, q: ReadQuery) {
+    const g = await this.events(p, q);
+    const hits = g.events.filter((e) => e.busy && e.status !== 'cancelled' && overlaps(e, q.range));
+    return { conflicts: hits, complete: complete(g.sources), sources: g.sources, warnings: g.warnings };
+  }
+
+  /** Ranked slots free in every calendar read, inside working hours, with buffers around other meetings. */
+  async suggestMeeting(
+    p: Principal,
+    q: ReadQuery,
+    o: { wh: WorkingHours; durationMs: number; bufferBeforeMs: number; bufferAfterMs: number; count: number; stepMinutes: number },
+  ): Promise<{ slots: Candidate[]; calendars: number; complete: boolean; sources: Gathered['sources']; warnings: string[] }> {
+    const b = await this.busy(p, q);
+    const slots = suggest({ range: q.range, tz: q.timeZone, busy: b.busy, calendars: b.calendars, now: this.d.now(), ...o });
+    return { slots, calendars: b.calendars, complete: complete(b.sources), sources: b.sources, warnings: b.warnings };
+  }
+
+  /** A local day (today in the zone by default): its events in order and the free gaps inside working hours. */
+  async agenda(
+    p: Principal,
+    q: {
+      date?: string | undefined;
+      timeZone: string;
+      accountIds?: string[];
+      calendarIds?: string[];
+      workdayStart: string;
+      workdayEnd: string;
     },
-  });
-  const calendars = await g.listCalendars();
-  const primary = calendars.find((c) => c.primary) ?? calendars[0];
-  if (!primary) throw new AppError('validation_failed', 'the Google account has no calendar');
-  const row = await s.providers.save({
-    teamId: p.teamId,
-    kind: 'calendar',
-    provider: 'google',
-    address: primary.id,
-    label: input.label ?? null,
-    config: { calendarId: config.calendarId },
-    secret: secret as unknown as Record<string, unknown>,
-  });
-  return { account: accountView(row), calendars };
-}
-
-/** The provider an event is created in: the named account, else the only one, else the local calendar. */
-export async function targetFor(s: Services, p: Principal, accountId?: string): Promise<CalendarProvider> {
-  if (accountId === 'local') return localCalendar(s, p);
-  if (accountId) {
-    remoteAllowed(p, true);
-    return openAccount(s, await namedAccount(s, p, accountId, `creating an event in calendar account ${accountId}`));
+  ) {
+    const date = q.date ?? dateInZone(this.d.now(), q.timeZone);
+    const range: Interval = { startMs: startOfDate(date, q.timeZone), endMs: startOfDate(nextDate(date), q.timeZone) };
+    const g = await this.events(p, { range, timeZone: q.timeZone, accountIds: q.accountIds, calendarIds: q.calendarIds });
+    const work = {
+      startMs: atMinutes(date, minutesOf(q.workdayStart), q.timeZone),
+      endMs: atMinutes(date, minutesOf(q.workdayEnd), q.timeZone),
+    };
+    const busy = g.events.filter((e) => e.busy && e.status !== 'cancelled' && !e.allDay);
+    return { date, range, events: g.events, gaps: subtract([work], busy, 60_000), sources: g.sources, warnings: g.warnings };
   }
-  const row = p.scope.labelPrefix === null ? await s.providers.pick(p.teamId, 'calendar') : null;
-  return row ? openAccount(s, row) : localCalendar(s, p);
-}
 
-/** A named remote account: not_configured when the team has no calendar account at all, 404 for a wrong id. */
-async function namedAccount(s: Services, p: Principal, id: string, what: string): Promise<ProviderAccountRow> {
-  if ((await s.providers.list(p.teamId, 'calendar')).length === 0) throw notConnected('calendar', what);
-  return s.providers.get(p.teamId, 'calendar', id);
-}
+  /** svc_workspace_execute_calendar_event: created, proposed or blocked under the workspace policy (execute.ts). */
+  executeEvent(p: Principal, req: EventRequest): Promise<EventResult> {
+    const { workspace, served, now } = this.d;
+    return executeCalendarEvent({ workspace, served, now, target: (pr, accountId) => this.targetFor(pr, accountId) }, p, req);
+  }
 
-export interface BusyBlock {
-  startMs: number;
-  endMs: number;
-  title: string;
-  calendar: string;
-  accountId: string;
-}
+  private async busy(p: Principal, q: ReadQuery): Promise<GatheredBusy> {
+    return gatherBusy(await this.providersFor(p, q.accountIds), q, this.mark);
+  }
 
-/**
- * Busy time of every wanted calendar: from the events (busy, not cancelled), or for Google accounts from the
- * freeBusy endpoint, which also covers calendars shared as free/busy only.
- */
-export async function gatherBusy(
-  s: Services,
-  p: Principal,
-  q: { range: Range; timeZone: string; accountIds?: string[] | undefined; calendarIds?: string[] | undefined },
-): Promise<{ busy: BusyBlock[]; warnings: string[]; sources: Source[]; calendars: number }> {
-  const named = q.accountIds !== undefined && q.accountIds.length > 0;
-  const providers = await providersFor(s, p, q.accountIds);
-  const out = { busy: [] as BusyBlock[], warnings: [] as string[], sources: [] as Source[], calendars: 0 };
-  const results = await Promise.allSettled(
-    providers.map(async (pr): Promise<{ busy: BusyBlock[]; warnings: string[]; calendars: number }> => {
-      if (pr instanceof GoogleCalendar) {
-        const cals = (await pr.listCalendars()).filter((c) => !q.calendarIds?.length || q.calendarIds.includes(c.id));
-        const fb = await pr.freeBusy(
-          q.range,
-          cals.map((c) => c.id),
-        );
-        return {
-          busy: fb.busy.map((b) => ({ ...b, title: `busy in ${b.calendarId}`, calendar: b.calendarId, accountId: pr.accountId })),
-          warnings: fb.warnings,
-          calendars: cals.length,
-        };
-      }
-      const l = await pr.listEvents(q.range, { timeZone: q.timeZone, calendarIds: q.calendarIds });
-      const live = l.events.filter((e) => e.busy && e.status !== 'cancelled');
-      return {
-        busy: live.map((e) => ({ startMs: e.startMs, endMs: e.endMs, title: e.title, calendar: e.calendarId, accountId: pr.accountId })),
-        warnings: l.warnings,
-        calendars: pr.provider === 'local' ? 1 : (await pr.listCalendars()).length,
-      };
-    }),
-  );
-  for (const [i, r] of results.entries()) {
-    const pr = providers[i]!;
-    if (r.status === 'fulfilled') {
-      out.busy.push(...r.value.busy);
-      out.warnings.push(...r.value.warnings);
-      out.calendars += r.value.calendars;
-      out.sources.push({ accountId: pr.accountId, provider: pr.provider, ok: true, error: null });
-      if (pr.accountId !== 'local') await s.providers.mark(pr.accountId, { ok: true });
-      continue;
+  /** Recurrence expansion for one team's reads: in the sandbox, under the --calendar-* limits and budget. */
+  private expanderFor(teamId: string): Expander {
+    const c = this.d.settings;
+    return sandboxExpander({
+      sandbox: this.d.sandbox,
+      owner: teamId,
+      budgetMs: c.readBudgetMs,
+      limits: { maxInstances: c.maxInstances, maxEventInstances: c.maxEventInstances, maxRuleSteps: c.maxRuleSteps },
+    });
+  }
+
+  private local(p: Principal): LocalCalendar {
+    const d = this.d;
+    return new LocalCalendar({
+      db: calDb(d.db),
+      blobs: d.blobs,
+      now: d.now,
+      teamId: p.teamId,
+      scope: p.scope,
+      sandbox: d.sandbox,
+      expand: this.expanderFor(p.teamId),
+      budgetMs: d.settings.readBudgetMs,
+    });
+  }
+
+  private openAccount(row: ProviderAccountRow): CalendarProvider {
+    const { providers, settings, now } = this.d;
+    if (row.provider === 'caldav') {
+      const a = providers.open<CaldavConfig, CaldavSecret>(row);
+      return new CaldavCalendar(row.id, a.config, a.secret, { expand: this.expanderFor(row.team_id) });
     }
-    if (named) throw r.reason;
-    const msg = isAppError(r.reason) ? r.reason.message : String((r.reason as Error)?.message ?? r.reason);
-    out.sources.push({ accountId: pr.accountId, provider: pr.provider, ok: false, error: msg });
-    out.warnings.push(`calendar account ${pr.accountId} (${pr.provider}) could not be read and is missing from this answer: ${msg}`);
-    if (pr.accountId !== 'local') await s.providers.mark(pr.accountId, { ok: false, error: msg });
+    if (row.provider === 'google') {
+      const a = providers.open<GoogleConfig, GoogleSecret>(row);
+      // The API base and token URL are settings: an account follows the server's current configuration.
+      const config = { ...a.config, apiBase: settings.googleCalendarApiBase, tokenUrl: settings.googleTokenUrl };
+      return new GoogleCalendar(row.id, config, a.secret, {
+        now,
+        onTokens: async (secret) => {
+          await providers.save({
+            teamId: row.team_id,
+            kind: 'calendar',
+            provider: 'google',
+            address: row.address,
+            label: row.label,
+            config: a.config as unknown as Record<string, unknown>,
+            secret: secret as unknown as Record<string, unknown>,
+          });
+        },
+      });
+    }
+    throw new AppError('internal', `calendar account ${row.id} has an unknown provider ${row.provider}`);
   }
-  out.busy.sort((a, b) => a.startMs - b.startMs);
-  return out;
+
+  /** The calendars a request reads: `accountIds` ('local' and/or pac_…), default the local one and every account. */
+  private async providersFor(p: Principal, accountIds?: string[]): Promise<CalendarProvider[]> {
+    const named = accountIds !== undefined && accountIds.length > 0;
+    const wanted = new Set(accountIds ?? []);
+    const out: CalendarProvider[] = [];
+    if (!named || wanted.has('local')) out.push(this.local(p));
+    wanted.delete('local');
+    if (!remoteAllowed(p, wanted.size > 0)) return out;
+    if (named) {
+      for (const id of wanted) out.push(this.openAccount(await this.namedAccount(p, id, `reading calendar account ${id}`)));
+    } else {
+      for (const row of await this.d.providers.list(p.teamId, 'calendar')) out.push(this.openAccount(row));
+    }
+    return out;
+  }
+
+  /** The provider an event is created in: the named account, else the only one, else the local calendar. */
+  private async targetFor(p: Principal, accountId?: string): Promise<CalendarProvider> {
+    if (accountId === 'local') return this.local(p);
+    if (accountId) {
+      remoteAllowed(p, true);
+      return this.openAccount(await this.namedAccount(p, accountId, `creating an event in calendar account ${accountId}`));
+    }
+    const row = p.scope.labelPrefix === null ? await this.d.providers.pick(p.teamId, 'calendar') : null;
+    return row ? this.openAccount(row) : this.local(p);
+  }
+
+  /** A named remote account: not_configured when the team has no calendar account at all, 404 for a wrong id. */
+  private async namedAccount(p: Principal, id: string, what: string): Promise<ProviderAccountRow> {
+    if ((await this.d.providers.list(p.teamId, 'calendar')).length === 0) throw notConnected('calendar', what);
+    return this.d.providers.get(p.teamId, 'calendar', id);
+  }
 }

@@ -6,12 +6,12 @@ import type { Principal } from '../../auth/principal.ts';
 import { AppError } from '../../errors.ts';
 import { decodeCursor, encodeCursor } from '../../lib/cursor.ts';
 import { participantList, snippetOf } from '../../mail/threads.ts';
-import type { SearchCursor } from '../../search/service.ts';
-import type { Services } from '../../services.ts';
-import type { MessageRow } from '../../store/messages.ts';
-import type { ThreadRow } from '../../threads/repo.ts';
-import { storeDraft } from '../../workspace/repo.ts';
-import { wsDb } from '../../workspace/tables.ts';
+import type { InboxService } from '../../inboxes/service.ts';
+import type { SearchCursor, SearchService } from '../../search/service.ts';
+import type { MessageRepo, MessageRow } from '../../store/messages.ts';
+import type { ThreadRepo, ThreadRow } from '../../threads/repo.ts';
+import type { WorkspaceService } from '../../workspace/service.ts';
+import type { LocalMailboxRepo } from './local-repo.ts';
 import { bodyText, draftAddresses, pickHeaders } from './mime.ts';
 import {
   type Addr,
@@ -54,32 +54,44 @@ function addrList(json: string): Addr[] {
   }
 }
 
+/** What the local mailbox reads and writes through: the inbox, thread, message and search services, its own reads. */
+export interface LocalMailboxDeps {
+  inboxes: Pick<InboxService, 'get'>;
+  threads: Pick<ThreadRepo, 'list' | 'recent' | 'get'>;
+  messages: Pick<MessageRepo, 'get' | 'attachments'>;
+  search: Pick<SearchService, 'search'>;
+  repo: LocalMailboxRepo;
+  /** Where its drafts go: inboxd workspace drafts. */
+  drafts: Pick<WorkspaceService, 'storeDraft'>;
+  now: () => number;
+}
+
 export class LocalMailbox implements MailboxProvider {
   readonly kind = 'local' as const;
   readonly accountId = 'local';
   readonly address = null;
-  private readonly s: Services;
+  private readonly d: LocalMailboxDeps;
   private readonly p: Principal;
 
-  constructor(s: Services, p: Principal) {
-    this.s = s;
+  constructor(d: LocalMailboxDeps, p: Principal) {
+    this.d = d;
     this.p = p;
   }
 
   async listThreads(q: ListQuery) {
-    const { s, p } = this;
+    const { d, p } = this;
     const prefix = p.scope.labelPrefix;
     if (q.query) return this.search(q);
     if (q.folder?.startsWith('inb_')) {
-      const inbox = await s.inboxes.get(p, q.folder);
+      const inbox = await d.inboxes.get(p, q.folder);
       const before = decodeCursor(q.cursor, isActivity);
-      const rows = await s.threads.list(inbox.id, q.limit + 1, before && { at: before.t, id: before.i });
+      const rows = await d.threads.list(inbox.id, q.limit + 1, before && { at: before.t, id: before.i });
       return this.page(rows, q.limit);
     }
     // A folder outside the key's label scope shows nothing (existence is not revealed).
     if (q.folder !== undefined && prefix !== null && !q.folder.startsWith(prefix)) return { items: [], nextCursor: null };
     const before = decodeCursor(q.cursor, isActivity);
-    const rows = await s.threads.recent(p.teamId, q.folder ?? prefix, q.limit + 1, before && { at: before.t, id: before.i });
+    const rows = await d.threads.recent(p.teamId, q.folder ?? prefix, q.limit + 1, before && { at: before.t, id: before.i });
     return this.page(rows, q.limit);
   }
 
@@ -94,19 +106,19 @@ export class LocalMailbox implements MailboxProvider {
 
   /** Threads of the messages the search finds, in the order of their best hit. */
   private async search(q: ListQuery) {
-    const { s, p } = this;
-    const inboxId = q.folder?.startsWith('inb_') ? (await s.inboxes.get(p, q.folder)).id : undefined;
+    const { d, p } = this;
+    const inboxId = q.folder?.startsWith('inb_') ? (await d.inboxes.get(p, q.folder)).id : undefined;
     const label = inboxId === undefined ? q.folder : undefined;
     if (label !== undefined && p.scope.labelPrefix !== null && !label.startsWith(p.scope.labelPrefix))
       return { items: [], nextCursor: null };
     const cursor = decodeCursor(q.cursor, isSearch)?.q;
-    const r = await s.search.search({
+    const r = await d.search.search({
       scope: { teamId: p.teamId, labelPrefix: label ?? p.scope.labelPrefix, inboxId },
       q: q.query!,
       mode: 'keyword',
       limit: q.limit,
       cursor,
-      now: s.clock.now(),
+      now: d.now(),
     });
     const seen = new Set<string>();
     const items: ThreadSummary[] = [];
@@ -114,31 +126,26 @@ export class LocalMailbox implements MailboxProvider {
       const tid = h.row.thread_id;
       if (!tid || !h.row.inbox_id || seen.has(tid)) continue;
       seen.add(tid);
-      const t = await s.threads.get(h.row.inbox_id, tid);
+      const t = await d.threads.get(h.row.inbox_id, tid);
       if (t) items.push(summary(t));
     }
     return { items, nextCursor: r.next ? encodeCursor({ q: r.next }) : null };
   }
 
   private async inboxOfThread(threadId: string) {
-    const row = await this.s.store.db
-      .selectFrom('threads')
-      .select('inbox_id')
-      .where('id', '=', threadId)
-      .where('team_id', '=', this.p.teamId)
-      .executeTakeFirst();
+    const inboxId = await this.d.repo.inboxOfThread(this.p.teamId, threadId);
     const notFound = () =>
       new AppError('not_found', `no thread ${threadId.slice(0, 80)} in the local mailbox (svc_gmail_list_threads lists them)`);
-    if (!row) throw notFound();
+    if (!inboxId) throw notFound();
     try {
-      return await this.s.inboxes.get(this.p, row.inbox_id);
+      return await this.d.inboxes.get(this.p, inboxId);
     } catch {
       throw notFound();
     }
   }
 
   private async message(r: MessageRow): Promise<MailMessage> {
-    const atts = await this.s.messages.attachments(r.id);
+    const atts = await this.d.messages.attachments(r.id);
     let headers: Array<[string, string]> = [];
     try {
       headers = JSON.parse(r.headers_json) as Array<[string, string]>;
@@ -174,19 +181,11 @@ export class LocalMailbox implements MailboxProvider {
 
   async readThread(threadId: string, maxMessages: number): Promise<ThreadDetail> {
     const inbox = await this.inboxOfThread(threadId);
-    const t = await this.s.threads.get(inbox.id, threadId);
+    const t = await this.d.threads.get(inbox.id, threadId);
     if (!t) throw new AppError('not_found', `no thread ${threadId} in the local mailbox`);
-    const ids = await this.s.store.db
-      .selectFrom('messages')
-      .select('id')
-      .where('thread_id', '=', threadId)
-      .where('inbox_id', '=', inbox.id)
-      .orderBy('seq', 'desc')
-      .limit(maxMessages)
-      .execute();
     const messages: MailMessage[] = [];
-    for (const { id } of ids.reverse()) {
-      const row = await this.s.messages.get(inbox.id, id);
+    for (const id of await this.d.repo.threadMessageIds(inbox.id, threadId, maxMessages)) {
+      const row = await this.d.messages.get(inbox.id, id);
       if (row) messages.push(await this.message(row));
     }
     return {
@@ -208,20 +207,15 @@ export class LocalMailbox implements MailboxProvider {
       });
     draftAddresses([...to, ...d.cc], 'to');
     const subject = d.subject ?? (parent ? (/^re\s*:/i.test(parent.subject) ? parent.subject : `Re: ${parent.subject}`) : '');
-    const row = await storeDraft(
-      wsDb(this.s),
-      this.p,
-      {
-        inboxId: thread?.folder ?? null,
-        messageId: parent?.id ?? null,
-        threadId: d.threadId ?? null,
-        to: to.join(', '),
-        subject,
-        text: d.text,
-        reasons: ['svc_workspace_execute_gmail_draft'],
-      },
-      this.s.clock.now(),
-    );
+    const row = await this.d.drafts.storeDraft(this.p, {
+      inboxId: thread?.folder ?? null,
+      messageId: parent?.id ?? null,
+      threadId: d.threadId ?? null,
+      to: to.join(', '),
+      subject,
+      text: d.text,
+      reasons: ['svc_workspace_execute_gmail_draft'],
+    });
     return { draftId: row.id, threadId: d.threadId ?? null, to, subject, location: 'inboxd:workspace_drafts' };
   }
 

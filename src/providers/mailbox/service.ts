@@ -1,24 +1,42 @@
-// Which mailbox a tool acts on, and connecting one. No account and no accountId → the local mailbox (inboxd's own
-// inboxes); `local` selects it explicitly; otherwise a connected IMAP or Gmail account (ProviderAccounts.pick).
-// Connecting checks the credentials against the server first and stores nothing when they fail.
-import nodemailer from 'nodemailer';
+// The mailbox capability (CONTRACT §15) as one service: which mailbox a tool acts on (no account and no accountId →
+// the local mailbox, inboxd's own inboxes; `local` selects it explicitly; otherwise a connected IMAP or Gmail account,
+// ProviderAccounts.pick), connecting and forgetting accounts, their settings, and the reads, triage, digest and
+// drafts of the svc_gmail_* tools. Built once by the composition root with narrow dependencies.
 import type { Principal } from '../../auth/principal.ts';
 import { AppError } from '../../errors.ts';
-import { redact, redacting } from '../redact.ts';
-import type { Services } from '../../services.ts';
-import { notConnected, type ProviderAccountRow } from '../accounts.ts';
-import { GmailMailbox, type GmailSecret } from './gmail.ts';
-import { type ImapConfig, ImapMailbox, type ImapSecret, imapClient, imapError } from './imap.ts';
-import { LocalMailbox } from './local.ts';
-import type { MailboxProvider } from './types.ts';
+import type { Database } from '../../store/schema.ts';
+import type { WorkspaceService } from '../../workspace/service.ts';
+import type { Kysely } from 'kysely';
+import { notConnected, type ProviderAccountRow, type ProviderAccounts } from '../accounts.ts';
+import { redacting } from '../redact.ts';
+import { digestOf, triageMailbox } from '../triage.ts';
+import { type ConnectInput, connectMailbox } from './connect.ts';
+import { type GmailEndpoints, GmailMailbox, type GmailSecret } from './gmail.ts';
+import { type ImapConfig, ImapMailbox, type ImapSecret } from './imap.ts';
+import { LocalMailbox, type LocalMailboxDeps } from './local.ts';
+import { LocalMailboxRepo } from './local-repo.ts';
+import { type MailboxSettings, MailboxSettingsRepo } from './settings.ts';
+import type { DraftRequest, ListQuery, MailboxProvider } from './types.ts';
 
-export const DEFAULT_GMAIL_API_BASE = 'https://gmail.googleapis.com';
-export const DEFAULT_GOOGLE_TOKEN_URL = 'https://oauth2.googleapis.com/token';
-
-function endpoints(s: Services) {
-  const c = s.config as { gmailApiBase?: string; googleTokenUrl?: string };
-  return { apiBase: c.gmailApiBase ?? DEFAULT_GMAIL_API_BASE, tokenUrl: c.googleTokenUrl ?? DEFAULT_GOOGLE_TOKEN_URL };
+export interface MailboxDeps {
+  db: Kysely<Database>;
+  now: () => number;
+  providers: ProviderAccounts;
+  gmail: GmailEndpoints;
+  /** inboxd's own public URL: its host is trusted in verification links the triage finds. */
+  baseUrl: () => string;
+  /** What the local mailbox reads through (its own reads come from `db`). */
+  local: Omit<LocalMailboxDeps, 'repo' | 'drafts' | 'now'>;
+  /** The workspace: its policy, the action log and (for the local mailbox) its drafts. */
+  workspace: Pick<WorkspaceService, 'policy' | 'logAction' | 'storeDraft'>;
 }
+
+/** What a draft request names besides the draft itself. */
+export type MailboxDraftRequest = Omit<DraftRequest, 'to' | 'cc'> & {
+  accountId?: string | undefined;
+  to?: string[] | undefined;
+  cc?: string[] | undefined;
+};
 
 /** A connected account works on the team's real mailbox, which a key scoped to some inboxes' labels must not read. */
 function requireUnscoped(p: Principal): void {
@@ -29,205 +47,189 @@ function requireUnscoped(p: Principal): void {
     );
 }
 
-export function adapterFor(s: Services, p: Principal, row: ProviderAccountRow): MailboxProvider {
-  requireUnscoped(p);
-  const now = () => s.clock.now();
-  if (row.provider === 'imap') {
-    const o = s.providers.open<ImapConfig, ImapSecret>(row);
-    return new ImapMailbox(row.id, o.config, o.secret, now);
+export class MailboxService {
+  private readonly d: MailboxDeps;
+  private readonly settingsRepo: MailboxSettingsRepo;
+  private readonly localDeps: LocalMailboxDeps;
+
+  constructor(d: MailboxDeps) {
+    this.d = d;
+    this.settingsRepo = new MailboxSettingsRepo(d.db);
+    this.localDeps = { ...d.local, repo: new LocalMailboxRepo(d.db), drafts: d.workspace, now: d.now };
   }
-  if (row.provider === 'gmail') {
-    const o = s.providers.open<{ address: string }, GmailSecret>(row);
-    return new GmailMailbox(row.id, o.config.address, o.secret, endpoints(s), now, async (secret) => {
-      await s.providers.save({
-        teamId: row.team_id,
-        kind: 'mailbox',
-        provider: 'gmail',
-        address: row.address,
-        config: o.config,
-        secret: { ...secret },
+
+  /** The team's connected mailbox accounts. */
+  accounts(p: Principal): Promise<ProviderAccountRow[]> {
+    return this.d.providers.list(p.teamId, 'mailbox');
+  }
+
+  /** Checks the credentials against the server, then stores the account (sealed). Nothing is stored on any failure. */
+  connect(p: Principal, i: ConnectInput): Promise<ProviderAccountRow> {
+    return connectMailbox({ providers: this.d.providers, now: this.d.now, gmail: this.d.gmail }, p, i);
+  }
+
+  /** Forgets the account, its sealed credentials and its settings. */
+  async disconnect(p: Principal, accountId: string): Promise<void> {
+    await this.d.providers.remove(p.teamId, 'mailbox', accountId);
+    await this.settingsRepo.drop(p.teamId, accountId);
+  }
+
+  async settings(p: Principal, asked: string | undefined) {
+    const accountId = await this.resolveAccountId(p, asked);
+    return { accountId, ...(await this.settingsRepo.get(p.teamId, accountId)) };
+  }
+
+  /** Fields left out keep their value. */
+  async setSettings(p: Principal, asked: string | undefined, patch: Partial<MailboxSettings>) {
+    const accountId = await this.resolveAccountId(p, asked);
+    return { accountId, ...(await this.settingsRepo.put(p.teamId, accountId, patch, p.keyId, this.d.now())) };
+  }
+
+  listThreads(p: Principal, accountId: string | undefined, q: ListQuery) {
+    return this.use(p, accountId, 'svc_gmail_list_threads', async (m) => ({
+      accountId: m.accountId,
+      provider: m.kind,
+      ...(await m.listThreads(q)),
+    }));
+  }
+
+  readThread(p: Principal, accountId: string | undefined, threadId: string, maxMessages: number) {
+    return this.use(p, accountId, 'svc_gmail_read_thread', async (m) => ({
+      accountId: m.accountId,
+      provider: m.kind,
+      ...(await m.readThread(threadId, maxMessages)),
+    }));
+  }
+
+  /** The newest threads classified, with counts per category; the mailbox's triage rules decide first. */
+  triage(p: Principal, accountId: string | undefined, o: { folder?: string | undefined; query?: string | undefined; limit: number }) {
+    return this.use(p, accountId, 'svc_gmail_triage', async (m) => {
+      const items = await this.triageOf(p, m, o);
+      const counts: Record<string, number> = {};
+      for (const t of items) counts[t.category] = (counts[t.category] ?? 0) + 1;
+      return { accountId: m.accountId, provider: m.kind, items, counts };
+    });
+  }
+
+  /** The threads with activity since `since` (default: the settings' digest window), triaged and grouped. */
+  digest(
+    p: Principal,
+    accountId: string | undefined,
+    o: { since?: string | undefined; folder?: string | undefined; limit: number; top: number },
+  ) {
+    return this.use(p, accountId, 'svc_gmail_digest', async (m) => {
+      const settings = await this.settingsRepo.get(p.teamId, m.accountId);
+      const now = this.d.now();
+      const since = o.since ? Date.parse(o.since) : now - settings.digestWindowHours * 3600_000;
+      if (since > now)
+        throw new AppError('validation_failed', 'since is in the future', { errors: [{ path: 'since', message: 'in the future' }] });
+      const items = await this.triageOf(p, m, { folder: o.folder, limit: o.limit, since });
+      return {
+        accountId: m.accountId,
+        provider: m.kind,
+        since: new Date(since).toISOString(),
+        until: new Date(now).toISOString(),
+        timezone: settings.timezone,
+        total: items.length,
+        groups: digestOf(items, o.top),
+      };
+    });
+  }
+
+  /**
+   * svc_workspace_execute_gmail_draft: a draft (never a send) in the mailbox, with the settings' signature, logged as
+   * a workspace action of type draft; allowed in every policy mode.
+   */
+  createDraft(p: Principal, req: MailboxDraftRequest) {
+    return this.use(p, req.accountId, 'svc_workspace_execute_gmail_draft', async (m) => {
+      const settings = await this.settingsRepo.get(p.teamId, m.accountId);
+      const sig = settings.signature ? `\n\n-- \n${settings.signature}` : '';
+      const d = await m.createDraft({
+        threadId: req.threadId,
+        to: req.to ?? [],
+        cc: req.cc ?? [],
+        subject: req.subject,
+        text: req.text + sig,
+        html: req.html,
+        inReplyTo: req.inReplyTo,
       });
+      const policy = await this.d.workspace.policy(p);
+      const a = await this.d.workspace.logAction(p, {
+        type: 'draft',
+        threadId: d.threadId ? d.threadId.slice(0, 512) : null,
+        draftId: d.draftId,
+        note: `${m.kind} draft in ${m.accountId === 'local' ? 'the local mailbox' : `${m.address} (${m.accountId})`}: ${d.location}`,
+        reasons: ['svc_workspace_execute_gmail_draft: drafts only, nothing sent'],
+      });
+      return { ...d, accountId: m.accountId, provider: m.kind, mode: policy.mode, actionId: a.id };
     });
   }
-  throw new AppError('internal', `mailbox account ${row.id} has an unknown provider ${row.provider}`);
-}
 
-/** The mailbox a tool call names; `remoteOnly` for tools that need a connected account. */
-export async function openMailbox(
-  s: Services,
-  p: Principal,
-  accountId: string | undefined,
-  what: string,
-  remoteOnly = false,
-): Promise<MailboxProvider> {
-  if (accountId === 'local') return new LocalMailbox(s, p);
-  if (accountId !== undefined && !(await s.providers.list(p.teamId, 'mailbox')).length) throw notConnected('mailbox', what);
-  const row = await s.providers.pick(p.teamId, 'mailbox', accountId);
-  if (!row) {
-    if (remoteOnly) throw notConnected('mailbox', what);
-    return new LocalMailbox(s, p);
+  /** "local" or the id of the account the call names (checked: it exists, and a scoped key may not use it). */
+  private async resolveAccountId(p: Principal, accountId: string | undefined): Promise<string> {
+    if (accountId === 'local') return 'local';
+    const row = await this.d.providers.pick(p.teamId, 'mailbox', accountId);
+    if (!row) return 'local';
+    this.adapterFor(p, row); // refuses a scoped key
+    return row.id;
   }
-  return adapterFor(s, p, row);
-}
 
-/** Runs `fn` on the mailbox and closes it; the account's status records whether the server answered. */
-export async function withMailbox<T>(
-  s: Services,
-  p: Principal,
-  accountId: string | undefined,
-  what: string,
-  fn: (m: MailboxProvider) => Promise<T>,
-): Promise<T> {
-  const m = await openMailbox(s, p, accountId, what);
-  try {
-    const out = await redacting(m.secrets?.() ?? [], () => fn(m));
-    if (m.kind !== 'local') await s.providers.mark(m.accountId, { ok: true });
-    return out;
-  } catch (e) {
-    if (m.kind !== 'local' && e instanceof AppError && e.code === 'unavailable')
-      await s.providers.mark(m.accountId, { ok: false, error: e.detail });
-    throw e;
-  } finally {
-    await m.close().catch(() => undefined);
+  /** The mailbox's triage: its settings' rules, and inboxd's own host trusted in verification links. */
+  private async triageOf(
+    p: Principal,
+    m: MailboxProvider,
+    o: { folder?: string | undefined; query?: string | undefined; limit: number; since?: number | undefined },
+  ) {
+    const settings = await this.settingsRepo.get(p.teamId, m.accountId);
+    return triageMailbox(m, settings.triageRules, [new URL(this.d.baseUrl()).hostname], o);
   }
-}
 
-export interface ConnectInput {
-  provider: 'imap' | 'gmail';
-  label?: string | undefined;
-  host?: string | undefined;
-  port?: number | undefined;
-  secure?: boolean | undefined;
-  user?: string | undefined;
-  password?: string | undefined;
-  address?: string | undefined;
-  tlsInsecure?: boolean | undefined;
-  smtpHost?: string | undefined;
-  smtpPort?: number | undefined;
-  smtpSecure?: boolean | undefined;
-  smtpUser?: string | undefined;
-  smtpPassword?: string | undefined;
-  clientId?: string | undefined;
-  clientSecret?: string | undefined;
-  refreshToken?: string | undefined;
-  accessToken?: string | undefined;
-}
-
-function need<K extends keyof ConnectInput>(i: ConnectInput, keys: K[]): void {
-  const missing = keys.filter((k) => i[k] === undefined || i[k] === '');
-  if (missing.length)
-    throw new AppError('validation_failed', `provider ${i.provider} needs ${missing.join(', ')}`, {
-      errors: missing.map((k) => ({ path: k, message: `required for provider ${i.provider}` })),
-    });
-}
-
-async function checkSmtp(c: NonNullable<ImapConfig['smtp']>, password: string | null, tlsInsecure: boolean): Promise<void> {
-  const t = nodemailer.createTransport({
-    host: c.host,
-    port: c.port,
-    secure: c.secure,
-    ...(c.user ? { auth: { user: c.user, pass: password ?? '' } } : {}),
-    connectionTimeout: 10_000,
-    greetingTimeout: 10_000,
-    socketTimeout: 30_000,
-    ...(tlsInsecure ? { tls: { rejectUnauthorized: false } } : {}),
-  });
-  try {
-    await t.verify();
-  } catch (e) {
-    const err = e as { code?: string; response?: string; message?: string };
-    if (err.code === 'EAUTH')
-      throw new AppError(
-        'validation_failed',
-        `the SMTP server ${c.host}:${c.port} refused the login of ${c.user}: check smtpUser and smtpPassword`,
-        {
-          errors: [{ path: 'smtpPassword', message: 'SMTP login failed' }],
-        },
-      );
-    throw new AppError(
-      'unavailable',
-      `cannot reach the SMTP server ${c.host}:${c.port}: ${redact(err.code ?? err.message ?? 'error', [password]).slice(0, 200)}; check smtpHost, smtpPort and smtpSecure`,
-    );
-  } finally {
-    t.close();
-  }
-}
-
-/** Checks the credentials against the server, then stores the account (sealed). Nothing is stored on any failure. */
-export function connectMailbox(s: Services, p: Principal, i: ConnectInput): Promise<ProviderAccountRow> {
-  // A server's refusal is quoted in the answer; whatever of the credentials it echoes is cut out.
-  return redacting([i.password, i.smtpPassword, i.clientSecret, i.refreshToken, i.accessToken], () => connectChecked(s, p, i));
-}
-
-async function connectChecked(s: Services, p: Principal, i: ConnectInput): Promise<ProviderAccountRow> {
-  if (i.provider === 'imap') need(i, ['host', 'user', 'password']);
-  else need(i, ['clientId', 'clientSecret', 'refreshToken']);
-  s.providers.requireSealing('mailbox');
-  if (i.provider === 'imap') {
-    const port = i.port ?? 993;
-    const user = i.user!;
-    const address = (i.address ?? (user.includes('@') ? user : `${user}@${i.host}`)).toLowerCase();
-    const smtp = i.smtpHost
-      ? { host: i.smtpHost, port: i.smtpPort ?? 587, secure: i.smtpSecure ?? (i.smtpPort ?? 587) === 465, user: i.smtpUser ?? null }
-      : null;
-    const config: ImapConfig = {
-      host: i.host!,
-      port,
-      secure: i.secure ?? port === 993,
-      user,
-      address,
-      tlsInsecure: i.tlsInsecure ?? false,
-      smtp,
-    };
-    const secret: ImapSecret = { password: i.password!, smtpPassword: i.smtpPassword ?? null };
-    const c = await imapClient(config, secret);
-    c.on('error', () => undefined);
-    try {
-      await c.connect();
-      await c.list();
-      await c.logout();
-    } catch (e) {
-      c.close();
-      throw imapError(e, config, secret);
+  private adapterFor(p: Principal, row: ProviderAccountRow): MailboxProvider {
+    requireUnscoped(p);
+    const { providers, now } = this.d;
+    if (row.provider === 'imap') {
+      const o = providers.open<ImapConfig, ImapSecret>(row);
+      return new ImapMailbox(row.id, o.config, o.secret, now);
     }
-    if (smtp) await checkSmtp(smtp, secret.smtpPassword ?? null, config.tlsInsecure);
-    return s.providers.save({
-      teamId: p.teamId,
-      kind: 'mailbox',
-      provider: 'imap',
-      address,
-      label: i.label ?? null,
-      config: { ...config },
-      secret: { ...secret },
-    });
+    if (row.provider === 'gmail') {
+      const o = providers.open<{ address: string }, GmailSecret>(row);
+      return new GmailMailbox(row.id, o.config.address, o.secret, this.d.gmail, now, async (secret) => {
+        await providers.save({
+          teamId: row.team_id,
+          kind: 'mailbox',
+          provider: 'gmail',
+          address: row.address,
+          config: o.config,
+          secret: { ...secret },
+        });
+      });
+    }
+    throw new AppError('internal', `mailbox account ${row.id} has an unknown provider ${row.provider}`);
   }
-  let secret: GmailSecret = {
-    clientId: i.clientId!,
-    clientSecret: i.clientSecret!,
-    refreshToken: i.refreshToken!,
-    accessToken: i.accessToken ?? null,
-    expiresAt: i.accessToken ? s.clock.now() + 300_000 : null,
-  };
-  const probe = new GmailMailbox(
-    '(connecting)',
-    '',
-    secret,
-    endpoints(s),
-    () => s.clock.now(),
-    async (n) => {
-      secret = n;
-    },
-  );
-  const profile = await probe.api<{ emailAddress?: string }>('profile');
-  const address = (profile.emailAddress ?? '').toLowerCase();
-  if (!address) throw new AppError('unavailable', 'the Gmail API profile has no emailAddress; check --gmail-api-base');
-  return s.providers.save({
-    teamId: p.teamId,
-    kind: 'mailbox',
-    provider: 'gmail',
-    address,
-    label: i.label ?? null,
-    config: { address },
-    secret: { ...secret },
-  });
+
+  /** The mailbox a tool call names; a named account must exist (`what` says which tool needed it). */
+  private async open(p: Principal, accountId: string | undefined, what: string): Promise<MailboxProvider> {
+    const { providers } = this.d;
+    if (accountId === 'local') return new LocalMailbox(this.localDeps, p);
+    if (accountId !== undefined && !(await providers.list(p.teamId, 'mailbox')).length) throw notConnected('mailbox', what);
+    const row = await providers.pick(p.teamId, 'mailbox', accountId);
+    if (!row) return new LocalMailbox(this.localDeps, p);
+    return this.adapterFor(p, row);
+  }
+
+  /** Runs `fn` on the mailbox and closes it; the account's status records whether the server answered. */
+  private async use<T>(p: Principal, accountId: string | undefined, what: string, fn: (m: MailboxProvider) => Promise<T>): Promise<T> {
+    const m = await this.open(p, accountId, what);
+    try {
+      const out = await redacting(m.secrets?.() ?? [], () => fn(m));
+      if (m.kind !== 'local') await this.d.providers.mark(m.accountId, { ok: true });
+      return out;
+    } catch (e) {
+      if (m.kind !== 'local' && e instanceof AppError && e.code === 'unavailable')
+        await this.d.providers.mark(m.accountId, { ok: false, error: e.detail });
+      throw e;
+    } finally {
+      await m.close().catch(() => undefined);
+    }
+  }
 }

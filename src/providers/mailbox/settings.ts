@@ -1,6 +1,7 @@
 // Mailbox settings per team and account (`local` or pac_…), migration 018: triage rules that override the built-in
 // classification (sender address or domain, subject words → category), the digest window, a signature appended to
-// drafts, and the time zone digests are told in.
+// drafts, and the time zone digests are told in. The schemas the operations validate with, and the settings'
+// repository (MailboxSettingsRepo), used by the mailbox service.
 import type { Kysely } from 'kysely';
 import { z } from 'zod';
 import type { Database } from '../../store/schema.ts';
@@ -69,41 +70,43 @@ interface SettingsRow {
 }
 type Db = Kysely<Database & { mailbox_settings: SettingsRow }>;
 
-export async function getSettings(
-  db: Kysely<Database>,
-  teamId: string,
-  accountId: string,
-): Promise<MailboxSettings & { updatedAt: string | null }> {
-  const r = await (db as unknown as Db)
-    .selectFrom('mailbox_settings')
-    .selectAll()
-    .where('team_id', '=', teamId)
-    .where('account_id', '=', accountId)
-    .executeTakeFirst();
-  if (!r) return { ...DEFAULT_SETTINGS, updatedAt: null };
-  const parsed = MailboxSettings.partial().safeParse(JSON.parse(r.settings_json));
-  return { ...DEFAULT_SETTINGS, ...(parsed.success ? parsed.data : {}), updatedAt: new Date(r.updated_at).toISOString() };
-}
+export type StoredSettings = MailboxSettings & { updatedAt: string | null };
 
-export async function putSettings(
-  db: Kysely<Database>,
-  teamId: string,
-  accountId: string,
-  patch: Partial<MailboxSettings>,
-  by: string,
-  now: number,
-): Promise<MailboxSettings & { updatedAt: string | null }> {
-  const { updatedAt: _u, ...current } = await getSettings(db, teamId, accountId);
-  const next = MailboxSettings.parse({ ...current, ...Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)) });
-  const json = JSON.stringify(next);
-  await (db as unknown as Db)
-    .insertInto('mailbox_settings')
-    .values({ team_id: teamId, account_id: accountId, settings_json: json, updated_at: now, updated_by: by })
-    .onConflict((oc) => oc.columns(['team_id', 'account_id']).doUpdateSet({ settings_json: json, updated_at: now, updated_by: by }))
-    .execute();
-  return { ...next, updatedAt: new Date(now).toISOString() };
-}
+/** The one home of the `mailbox_settings` queries. */
+export class MailboxSettingsRepo {
+  private readonly db: Db;
 
-export async function dropSettings(db: Kysely<Database>, teamId: string, accountId: string): Promise<void> {
-  await (db as unknown as Db).deleteFrom('mailbox_settings').where('team_id', '=', teamId).where('account_id', '=', accountId).execute();
+  constructor(db: Kysely<Database>) {
+    this.db = db as unknown as Db;
+  }
+
+  /** The account's settings; the defaults (updatedAt null) until set. */
+  async get(teamId: string, accountId: string): Promise<StoredSettings> {
+    const r = await this.db
+      .selectFrom('mailbox_settings')
+      .selectAll()
+      .where('team_id', '=', teamId)
+      .where('account_id', '=', accountId)
+      .executeTakeFirst();
+    if (!r) return { ...DEFAULT_SETTINGS, updatedAt: null };
+    const parsed = MailboxSettings.partial().safeParse(JSON.parse(r.settings_json));
+    return { ...DEFAULT_SETTINGS, ...(parsed.success ? parsed.data : {}), updatedAt: new Date(r.updated_at).toISOString() };
+  }
+
+  /** Fields of `patch` left undefined keep their value. */
+  async put(teamId: string, accountId: string, patch: Partial<MailboxSettings>, by: string, now: number): Promise<StoredSettings> {
+    const { updatedAt: _u, ...current } = await this.get(teamId, accountId);
+    const next = MailboxSettings.parse({ ...current, ...Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)) });
+    const json = JSON.stringify(next);
+    await this.db
+      .insertInto('mailbox_settings')
+      .values({ team_id: teamId, account_id: accountId, settings_json: json, updated_at: now, updated_by: by })
+      .onConflict((oc) => oc.columns(['team_id', 'account_id']).doUpdateSet({ settings_json: json, updated_at: now, updated_by: by }))
+      .execute();
+    return { ...next, updatedAt: new Date(now).toISOString() };
+  }
+
+  async drop(teamId: string, accountId: string): Promise<void> {
+    await this.db.deleteFrom('mailbox_settings').where('team_id', '=', teamId).where('account_id', '=', accountId).execute();
+  }
 }
