@@ -59,6 +59,7 @@ import { workspaceMailer } from './outbound/workspace-mailer.ts';
 import type { WorkerTuning } from './outbound/worker.ts';
 import { SearchService } from './search/service.ts';
 import { parseEmbeddings } from './search/embeddings.ts';
+import { AiService } from './ai/service.ts';
 
 /** A start-up failure with the one line to print and the exit code (CONTRACT §1: 2 = bad config, 1 = runtime). */
 export class StartError extends Error {
@@ -286,6 +287,17 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       relayFromDomains: config.relayFromDomains,
       tuning: opts.outbound?.tuning,
     });
+    // ai: the model chain (--models) for structured extraction; caller schemas and the built-in engine in the sandbox.
+    const ai = new AiService({
+      ...(config.models ? { models: config.models } : {}),
+      timeoutMs: config.modelTimeoutMs,
+      maxInputChars: config.modelMaxInputChars,
+      sandbox,
+      schemaBudgetMs: config.schemaBudgetMs,
+      schemaLimits: { depth: config.schemaMaxDepth },
+      env: { INBOXD_OPENAI_API_KEY: config.openaiApiKey, INBOXD_ANTHROPIC_API_KEY: config.anthropicApiKey },
+    });
+    for (const w of ai.warnings()) log.warn(w);
     const services: Services = {
       config,
       outbound,
@@ -317,6 +329,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       metrics,
       sealer,
       sandbox,
+      ai,
       providers: new ProviderAccounts({ db: store.db, sealer, now: () => clock.now() }),
       registry: OPERATIONS,
       baseUrl: () => baseUrl,

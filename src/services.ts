@@ -29,6 +29,7 @@ import type { SearchService } from './search/service.ts';
 import type { Sealer } from './lib/sealed.ts';
 import type { ProviderAccounts } from './providers/accounts.ts';
 import type { Sandbox } from './budget/sandbox.ts';
+import type { AiService } from './ai/service.ts';
 
 export interface Clock {
   now(): number;
@@ -77,6 +78,8 @@ export interface Services {
   providers: ProviderAccounts;
   /** Runs untrusted work (caller patterns and schemas, recurrence rules, monitors) in worker threads under a budget. */
   sandbox: Sandbox;
+  /** Structured extraction over the model chain, model status and probes (src/ai/). */
+  ai: AiService;
   /** Every operation, for the generated surfaces (discovery, OpenAPI, MCP). */
   registry: readonly Operation[];
   /** Public base URL without a trailing slash (CONTRACT §1 --base-url). */
