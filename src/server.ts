@@ -50,7 +50,7 @@ import { runRepo } from './runs/records.ts';
 import { Metrics } from './metrics/metrics.ts';
 import { metricsMiddleware } from './metrics/route.ts';
 import { StoreSizer } from './metrics/store-size.ts';
-import { waiterGate } from './inboxes/waiters.ts';
+import { MailWaits } from './inboxes/wait.ts';
 import { monitorScheduler, SCHEDULER_TICK_MS } from './workspace/monitors.ts';
 import { OutboxRepo } from './outbound/outbox.ts';
 import { type DkimFor, Relay } from './outbound/relay.ts';
@@ -287,6 +287,8 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       relayFromDomains: config.relayFromDomains,
       tuning: opts.outbound?.tuning,
     });
+    // inboxes: long-poll waits share one set of waiter caps, one wake queue and one answer cache.
+    const waits = new MailWaits({ messages, bus, limits: config, maxBodyChars: config.waitMaxBodyChars, shutdown: shutdown.signal });
     // ai: the model chain (--models) for structured extraction; caller schemas and the built-in engine in the sandbox.
     const ai = new AiService({
       ...(config.models ? { models: config.models } : {}),
@@ -317,6 +319,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       billing: new BillingClient({ apiBase: config.billingApiBase, secretKey: config.billingSecretKey, price: config.billingPrice }),
       audit: new AuditRepo(store.db, { days: config.auditRetentionDays, maxRows: config.auditMaxRows }),
       inboxes,
+      waits,
       messages,
       threads,
       search,
@@ -383,7 +386,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     });
     Object.assign(metrics.sources, {
       smtpConnections: () => smtp.connections(),
-      waits: () => waiterGate(config).count(),
+      waits: () => waits.gate.count(),
       sseClients: () => services.eventStreams.count(),
       callbacksPending: () => deliveries.pendingCount(),
       storeSize: () => storeSizer.measure(),

@@ -18,6 +18,7 @@ import type { CallbackService } from './events/callbacks.ts';
 import type { EventStreams } from './events/sse.ts';
 import type { DeliveryRepo } from './store/deliveries.ts';
 import type { InboxService } from './inboxes/service.ts';
+import type { MailWaits } from './inboxes/wait.ts';
 import type { Ingest } from './ingest/ingest.ts';
 import type { IngestWriter } from './ingest/writer.ts';
 import type { MessageRepo } from './store/messages.ts';
@@ -54,6 +55,8 @@ export interface Services {
   billing: BillingClient;
   audit: AuditRepo;
   inboxes: InboxService;
+  /** Long-poll waits for mail: the waiter caps, the wake queue, one read and one JSON per wake-up (src/inboxes/wait.ts). */
+  waits: MailWaits;
   messages: MessageRepo;
   /** Threads of inboxes: reads, claim and delete upkeep. */
   threads: ThreadRepo;

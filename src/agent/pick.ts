@@ -2,7 +2,6 @@
 // per wake-up however many calls want it; and the per-inbox mark of the message verify last handed out.
 import type { WaitFilter } from '../inboxes/wait.ts';
 import { matches } from '../inboxes/wait.ts';
-import { answerCache } from '../inboxes/waiters.ts';
 import { extractVerification, type Extraction } from '../mail/extract/index.ts';
 import type { PresetId } from '../mail/presets.ts';
 import type { ParsedMessage } from '../mail/types.ts';
@@ -51,7 +50,7 @@ const LIGHT_COLUMNS = [...SUMMARY_COLUMNS, 'extraction_json'] as const;
  */
 function consider(s: Services, inboxId: string, id: string, service: PresetId | undefined, full: boolean): Promise<Considered | null> {
   const key = `verify:${inboxId}:${id}:${full ? (service ?? '') : ''}`;
-  return answerCache<Considered | null>(s.config).get(key, async () => {
+  return s.waits.shared<Considered | null>(key, async () => {
     if (full && service) {
       const row = await s.messages.get(inboxId, id);
       if (!row) return null;

@@ -1,9 +1,8 @@
 // Verify and open: get an address, wait for the mail, extract the code or link, hand back the agent's next step
 // (CONTRACT §4). Shared by POST /v1/agent/verify, POST /v1/inboxes/open and the MCP tools built on them.
 import { z } from 'zod';
-import { resolveSince, waitForMessage } from '../inboxes/wait.ts';
 import { type Considered, extractionOf, markOf, pickUsable, setMark } from './pick.ts';
-import { type WaiterOwner, waiterGate } from '../inboxes/waiters.ts';
+import { waitOwnerOf } from '../inboxes/waiters.ts';
 import { encodedFor } from '../inboxes/encoded.ts';
 import { primaryActionFor, type Extraction } from '../mail/extract/index.ts';
 import { getPreset, type PresetId } from '../mail/presets.ts';
@@ -171,10 +170,9 @@ export async function waitAndExtract(ctx: OpContext, w: WaitAndExtract): Promise
   // before, possibly planted by whoever guessed it) is handed out only to a caller who asks for it with `since`.
   const since =
     w.since !== undefined
-      ? await resolveSince(s.messages, w.inbox.id, w.since)
+      ? await s.waits.resolveSince(w.inbox.id, w.since)
       : { ...(await markOf(s, w.inbox.id)), time: w.inbox.created_at - 1 };
   const filter = { subjectContains: w.subjectContains, from: w.expectFrom };
-  const deps = { messages: s.messages, bus: s.bus };
   let bound = since;
   // The newest considered message without a code: the `received` answer if nothing better comes in time.
   let fallback: Considered | null = null;
@@ -190,20 +188,14 @@ export async function waitAndExtract(ctx: OpContext, w: WaitAndExtract): Promise
       if (found.newestSeen !== null) bound = { ...bound, seq: found.newestSeen };
       const left = w.timeoutSeconds * 1000 - (Date.now() - started);
       if (left <= 0 || ctx.signal.aborted) break;
-      release ??= waiterGate(s.config).acquire(waitOwner(ctx));
-      const hit = await waitForMessage(deps, w.inbox, { ...filter, since: bound }, left, ctx.signal, progress);
+      release ??= s.waits.gate.acquire(waitOwnerOf(ctx.principal, ctx.request.ip));
+      const hit = await s.waits.forMessage(w.inbox, { ...filter, since: bound }, left, ctx.signal, progress);
       if (!hit) break;
     }
   } finally {
     release?.();
   }
   return finish(ctx, w, fallback);
-}
-
-/** Who a wait counts against: the key (a token counts against the key that minted it) and its team. */
-export function waitOwner(ctx: OpContext): WaiterOwner {
-  const p = ctx.principal;
-  return p ? { key: p.keyId, team: p.teamId } : { key: `ip:${ctx.request.ip ?? '?'}`, team: `ip:${ctx.request.ip ?? '?'}` };
 }
 
 async function finish(ctx: OpContext, w: WaitAndExtract, c: Considered | null): Promise<VerifyResult> {

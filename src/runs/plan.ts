@@ -1,6 +1,5 @@
 // What the agent should do next, from the run's state and the mail its inboxes received (stored extraction of
 // each message). Reading only: svc_plan_next changes nothing, it may just wait for mail first.
-import { waitForMessage } from '../inboxes/wait.ts';
 import { getPreset } from '../mail/presets.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { Services } from '../services.ts';
@@ -188,7 +187,7 @@ export async function waitForCodeMail(
     if (!ticked) onTick?.(0);
     ticked = true;
     try {
-      const hit = await waitForMessage(s, inbox, { since: { seq: newest?.seq ?? svc.afterSeq } }, left, signal, onTick);
+      const hit = await s.waits.forMessage(inbox, { since: { seq: newest?.seq ?? svc.afterSeq } }, left, signal, onTick);
       if (!hit) return;
     } catch {
       return;
