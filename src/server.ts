@@ -51,6 +51,7 @@ import { Metrics } from './metrics/metrics.ts';
 import { metricsMiddleware } from './metrics/route.ts';
 import { StoreSizer } from './metrics/store-size.ts';
 import { MailWaits } from './inboxes/wait.ts';
+import { MessageService } from './inboxes/messages.ts';
 import { monitorScheduler, SCHEDULER_TICK_MS } from './workspace/monitors.ts';
 import { OutboxRepo } from './outbound/outbox.ts';
 import { type DkimFor, Relay } from './outbound/relay.ts';
@@ -289,6 +290,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     });
     // inboxes: long-poll waits share one set of waiter caps, one wake queue and one answer cache.
     const waits = new MailWaits({ messages, bus, limits: config, maxBodyChars: config.waitMaxBodyChars, shutdown: shutdown.signal });
+    const inboxMessages = new MessageService({ messages, blobs, writer, threads: threads.upkeep, log });
     // ai: the model chain (--models) for structured extraction; caller schemas and the built-in engine in the sandbox.
     const ai = new AiService({
       ...(config.models ? { models: config.models } : {}),
@@ -320,6 +322,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       audit: new AuditRepo(store.db, { days: config.auditRetentionDays, maxRows: config.auditMaxRows }),
       inboxes,
       waits,
+      inboxMessages,
       messages,
       threads,
       search,

@@ -19,6 +19,7 @@ import type { EventStreams } from './events/sse.ts';
 import type { DeliveryRepo } from './store/deliveries.ts';
 import type { InboxService } from './inboxes/service.ts';
 import type { MailWaits } from './inboxes/wait.ts';
+import type { MessageService } from './inboxes/messages.ts';
 import type { Ingest } from './ingest/ingest.ts';
 import type { IngestWriter } from './ingest/writer.ts';
 import type { MessageRepo } from './store/messages.ts';
@@ -57,6 +58,8 @@ export interface Services {
   inboxes: InboxService;
   /** Long-poll waits for mail: the waiter caps, the wake queue, one read and one JSON per wake-up (src/inboxes/wait.ts). */
   waits: MailWaits;
+  /** Reads, raw bytes, attachments and delete of an inbox's messages (src/inboxes/messages.ts). */
+  inboxMessages: MessageService;
   messages: MessageRepo;
   /** Threads of inboxes: reads, claim and delete upkeep. */
   threads: ThreadRepo;

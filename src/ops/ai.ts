@@ -3,7 +3,6 @@
 import { z } from 'zod';
 import { type AiService, listPresets, PRESET_NAMES } from '../ai/service.ts';
 import { AppError } from '../errors.ts';
-import { parseMessage } from '../mail/parse.ts';
 import type { Services } from '../services.ts';
 import { InboxId, inboxOf, MessageId } from './common.ts';
 import { op } from './op.ts';
@@ -90,10 +89,8 @@ export const extractStructured = op({
     };
     const owner = ctx.principal?.teamId;
     await ai.prepare(req, owner); // a bad schema is a 400 before the message is read
-    const row = await ctx.services.messages.get(inbox.id, input.messageId);
-    if (!row) throw new AppError('not_found', `no message ${input.messageId} in inbox ${inbox.id}`);
-    const msg = await parseMessage(await ctx.services.blobs.get(row.raw_sha256));
-    return ai.extract(msg, `${row.id}:${row.raw_sha256}`, req, ctx.signal, owner);
+    const { row, parsed } = await ctx.services.inboxMessages.parsed(inbox, input.messageId);
+    return ai.extract(parsed, `${row.id}:${row.raw_sha256}`, req, ctx.signal, owner);
   },
 });
 
