@@ -28,6 +28,7 @@ import { AccessRepo, KeyRepo } from './store/keys.ts';
 import { AccessService } from './auth/access.ts';
 import { RateLimiter } from './auth/rate-limit.ts';
 import { RehearsalStore } from './agent/rehearsal.ts';
+import { AgentService } from './agent/service.ts';
 import { BillingClient } from './billing/stripe.ts';
 import { type EventBus, LocalEventBus } from './events/bus.ts';
 import { PgEventBus, type PgBusTuning } from './events/pg-bus.ts';
@@ -291,6 +292,19 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     // inboxes: long-poll waits share one set of waiter caps, one wake queue and one answer cache.
     const waits = new MailWaits({ messages, bus, limits: config, maxBodyChars: config.waitMaxBodyChars, shutdown: shutdown.signal });
     const inboxMessages = new MessageService({ messages, blobs, writer, threads: threads.upkeep, log });
+    // agent: verify and open, extraction, simulated mail, the self-test.
+    const agent = new AgentService({
+      db: store.db,
+      messages,
+      writer,
+      ingest,
+      inboxes,
+      waits,
+      baseUrl: () => baseUrl,
+      now: () => clock.now(),
+      shutdown: shutdown.signal,
+      maxMessageBytes: () => config.maxMessageBytes,
+    });
     // ai: the model chain (--models) for structured extraction; caller schemas and the built-in engine in the sandbox.
     const ai = new AiService({
       ...(config.models ? { models: config.models } : {}),
@@ -318,6 +332,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       accessRepo,
       rateLimiter: new RateLimiter(config.rateLimit, () => clock.now()),
       rehearsals: new RehearsalStore(() => clock.now()),
+      agent,
       billing: new BillingClient({ apiBase: config.billingApiBase, secretKey: config.billingSecretKey, price: config.billingPrice }),
       audit: new AuditRepo(store.db, { days: config.auditRetentionDays, maxRows: config.auditMaxRows }),
       inboxes,

@@ -3,6 +3,7 @@ import type { AccessService } from './auth/access.ts';
 import type { KeyAuth } from './auth/keys.ts';
 import type { RateLimiter } from './auth/rate-limit.ts';
 import type { RehearsalStore } from './agent/rehearsal.ts';
+import type { AgentService } from './agent/service.ts';
 import type { Config } from './config.ts';
 import type { ServedDomains } from './domains/served.ts';
 import type { DomainService } from './domains/service.ts';
@@ -53,6 +54,8 @@ export interface Services {
   accessRepo: AccessRepo;
   rateLimiter: RateLimiter;
   rehearsals: RehearsalStore;
+  /** Verify and open, extraction without waiting, simulated mail and the self-test (src/agent/). */
+  agent: AgentService;
   billing: BillingClient;
   audit: AuditRepo;
   inboxes: InboxService;

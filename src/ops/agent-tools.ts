@@ -1,12 +1,13 @@
 // Operations made for agents driving inboxd through MCP: wait-and-extract on an existing inbox, a quick check, a
 // diagnosis with hints, bulk cleanup, preset suggestion and issuing an access token.
 import { z } from 'zod';
-import { pickUsable, resultOf, VerifyResult, waitAndExtract, waitFields } from '../agent/verify.ts';
+import { VerifyResult } from '../agent/verify.ts';
+import { waitFields } from '../inboxes/wait.ts';
 import { scopeOf, scopeString } from '../auth/access.ts';
 import { AppError } from '../errors.ts';
 import { getPreset, isPresetId, listPresets, serviceFromAddress, type PresetId } from '../mail/presets.ts';
 import { ExpectFrom, Service, Since, SubjectContains, TimeoutSeconds, VERIFY_DEFAULT_SECONDS } from './agent.ts';
-import { InboxId, inboxOf, principal, singleLine } from './common.ts';
+import { InboxId, inboxOf, principal, singleLine, waitCall } from './common.ts';
 import { Label } from './inboxes.ts';
 import { asShared, op } from './op.ts';
 import { InboxView, inboxView, MessageSummary, messageSummary } from './views.ts';
@@ -40,7 +41,7 @@ export const waitAndExtractOp = op({
     if (input.deleteAfter && principal(ctx).scope.readOnly)
       throw new AppError('forbidden', 'this key is read-only and cannot delete the inbox (deleteAfter)');
     return asShared(
-      await waitAndExtract(ctx, {
+      await ctx.services.agent.waitAndExtract(waitCall(ctx), {
         inbox,
         service: input.service ?? presetOf(inbox.service),
         timeoutSeconds: input.timeoutSeconds ?? VERIFY_DEFAULT_SECONDS,
@@ -65,17 +66,10 @@ export const checkEmail = op({
   }),
   output: z.object({ inbox: InboxView, messageCount: z.number().int(), latest: z.array(MessageSummary), newest: VerifyResult }),
   async handler(ctx, input) {
-    const s = ctx.services;
     const inbox = await inboxOf(ctx, input.inboxId);
-    const latest = await s.messages.list(inbox.id, input.limit);
-    const pick = await pickUsable(s, inbox.id, {}, presetOf(inbox.service));
-    const count = await s.messages.count(inbox.id);
-    return {
-      inbox: inboxView(inbox),
-      messageCount: count,
-      latest: latest.map((m) => messageSummary(m, s.baseUrl())),
-      newest: resultOf(s.baseUrl(), inbox, pick.usable ?? pick.newestPlain, { service: presetOf(inbox.service) }),
-    };
+    const { latest, count, newest } = await ctx.services.agent.check(inbox, input.limit, presetOf(inbox.service));
+    const baseUrl = ctx.services.baseUrl();
+    return { inbox: inboxView(inbox), messageCount: count, latest: latest.map((m) => messageSummary(m, baseUrl)), newest };
   },
 });
 
@@ -99,7 +93,7 @@ export const diagnose = op({
   async handler(ctx, input) {
     const s = ctx.services;
     const inbox = await inboxOf(ctx, input.inboxId);
-    const msgs = (await s.messages.list(inbox.id, 10)).map((m) => messageSummary(m, s.baseUrl()));
+    const msgs = (await s.inboxMessages.list(inbox.id, 10)).map((m) => messageSummary(m, s.baseUrl()));
     const minutesLeft = Math.max(0, Math.round((inbox.expires_at - s.clock.now()) / 60_000));
     const hints: string[] = [];
     if (msgs.length === 0) {

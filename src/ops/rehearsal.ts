@@ -3,7 +3,6 @@
 import { z } from 'zod';
 import { codeForm, failure, MAX_WRONG_CODES, signupForm, success, type RehearsalStore } from '../agent/rehearsal.ts';
 import { AppError } from '../errors.ts';
-import { simulateInto } from '../agent/simulate.ts';
 import { op, type RawResult } from './op.ts';
 
 const html = (body: string, status?: number): RawResult => ({
@@ -69,7 +68,7 @@ export const testSignup = op({
     const session = s.rehearsals.start(inbox?.address ?? address, inbox?.id ?? '');
     if (!inbox) return html(codeForm(session));
     const link = `${s.baseUrl()}/v1/agent/test/magic?session=${session.id}&token=${session.linkToken}`;
-    await simulateInto({ ingest: s.ingest, maxMessageBytes: s.config.maxMessageBytes }, inbox, {
+    await s.agent.simulate(inbox, {
       scenario: 'otp_and_link',
       from: 'Rehearsal App <verify@rehearsal.inboxd.test>',
       subject: 'Confirm your email for Rehearsal App',
