@@ -47,7 +47,7 @@ import { MessageRepo } from './store/messages.ts';
 import { ThreadRepo } from './threads/repo.ts';
 import { VERSION } from './version.ts';
 import { type DataDirLock, DataDirError, lockDataDir, prepareDataDir } from './data-dir.ts';
-import { runRepo } from './runs/records.ts';
+import { RunService } from './runs/service.ts';
 import { Metrics } from './metrics/metrics.ts';
 import { metricsMiddleware } from './metrics/route.ts';
 import { StoreSizer } from './metrics/store-size.ts';
@@ -305,6 +305,10 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       shutdown: shutdown.signal,
       maxMessageBytes: () => config.maxMessageBytes,
     });
+    // runs: agent runs over the inboxes and waits; svc_issue_access mints its tokens and audits them.
+    const audit = new AuditRepo(store.db, { days: config.auditRetentionDays, maxRows: config.auditMaxRows });
+    const access = new AccessService({ keys, repo: accessRepo, config, clock });
+    const runs = new RunService({ db: store.db, inboxes, waits, now: () => clock.now(), keys, tokens: access, audit });
     // ai: the model chain (--models) for structured extraction; caller schemas and the built-in engine in the sandbox.
     const ai = new AiService({
       ...(config.models ? { models: config.models } : {}),
@@ -328,13 +332,14 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       blobs,
       keys,
       keyAuth: new KeyAuth(keys, accessRepo, () => clock.now()),
-      access: new AccessService({ keys, repo: accessRepo, config, clock }),
+      access,
       accessRepo,
       rateLimiter: new RateLimiter(config.rateLimit, () => clock.now()),
       rehearsals: new RehearsalStore(() => clock.now()),
       agent,
+      runs,
       billing: new BillingClient({ apiBase: config.billingApiBase, secretKey: config.billingSecretKey, price: config.billingPrice }),
-      audit: new AuditRepo(store.db, { days: config.auditRetentionDays, maxRows: config.auditMaxRows }),
+      audit,
       inboxes,
       waits,
       inboxMessages,
@@ -418,7 +423,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
         inboxes
           .sweep()
           .then(() => services.audit.prune(clock.now()))
-          .then(() => runRepo(services).deleteExpired(clock.now(), 1000)),
+          .then(() => runs.deleteExpired(clock.now(), 1000)),
       );
     await sweep();
     // Then the space the swept and deleted mail held in the segment files is reclaimed, in steps between ingest batches.

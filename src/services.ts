@@ -4,6 +4,7 @@ import type { KeyAuth } from './auth/keys.ts';
 import type { RateLimiter } from './auth/rate-limit.ts';
 import type { RehearsalStore } from './agent/rehearsal.ts';
 import type { AgentService } from './agent/service.ts';
+import type { RunService } from './runs/service.ts';
 import type { Config } from './config.ts';
 import type { ServedDomains } from './domains/served.ts';
 import type { DomainService } from './domains/service.ts';
@@ -56,6 +57,8 @@ export interface Services {
   rehearsals: RehearsalStore;
   /** Verify and open, extraction without waiting, simulated mail and the self-test (src/agent/). */
   agent: AgentService;
+  /** Agent runs: the run document, its steps, plan, timeline and run-scoped tokens (src/runs/). */
+  runs: RunService;
   billing: BillingClient;
   audit: AuditRepo;
   inboxes: InboxService;

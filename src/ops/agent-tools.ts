@@ -3,7 +3,6 @@
 import { z } from 'zod';
 import { VerifyResult } from '../agent/verify.ts';
 import { waitFields } from '../inboxes/wait.ts';
-import { scopeOf, scopeString } from '../auth/access.ts';
 import { AppError } from '../errors.ts';
 import { getPreset, isPresetId, listPresets, serviceFromAddress, type PresetId } from '../mail/presets.ts';
 import { ExpectFrom, Service, Since, SubjectContains, TimeoutSeconds, VERIFY_DEFAULT_SECONDS } from './agent.ts';
@@ -11,7 +10,6 @@ import { InboxId, inboxOf, principal, singleLine, waitCall } from './common.ts';
 import { Label } from './inboxes.ts';
 import { asShared, op } from './op.ts';
 import { InboxView, inboxView, MessageSummary, messageSummary } from './views.ts';
-import { issueRunAccess } from '../runs/access.ts';
 
 const presetOf = (s: string | null): PresetId | undefined => (isPresetId(s) ? s : undefined);
 
@@ -234,35 +232,8 @@ export const issueAccess = op({
   }),
   output: z.object({ access_token: z.string(), token_type: z.literal('Bearer'), expires_in: z.number().int(), scope: z.string() }),
   audit: false,
-  async handler(ctx, input) {
-    const p = principal(ctx);
-    // Only keys mint: a token minting tokens could renew itself forever and outlive its key's intent (and the
-    // 3600 s bound). A token holder can hand on the token it has.
-    if (p.via === 'token')
-      throw new AppError(
-        'forbidden',
-        'access tokens cannot mint access tokens; call svc_issue_access with an API key, or hand on the token you already have',
-      );
-    const key = await ctx.services.keys.byId(p.keyId);
-    if (!key) throw new AppError('unauthorized', 'the calling key no longer exists');
-    // A token narrowed to a run's label (scope differs from its key's) may only mint tokens as narrow as itself.
-    if (input.runId !== undefined || p.scope.labelPrefix !== key.scope_label_prefix) return issueRunAccess(ctx, p, key, input.runId);
-    const issued = await ctx.services.access.issueTokenForKey(key);
-    await ctx.services.audit.record({
-      teamId: p.teamId,
-      at: ctx.services.clock.now(),
-      actorKeyId: p.keyId,
-      action: 'token.issue',
-      target: key.id,
-      outcome: 'ok',
-      sourceIp: ctx.request.ip,
-    });
-    return {
-      access_token: issued.token,
-      token_type: 'Bearer' as const,
-      expires_in: issued.expiresIn,
-      scope: scopeString(key.role, scopeOf(key)),
-    };
+  handler(ctx, input) {
+    return ctx.services.runs.issueAccess(principal(ctx), input.runId, ctx.request.ip);
   },
 });
 

@@ -10,7 +10,7 @@ import { InboxId, inboxOf, principal, singleLine, waitCall } from './common.ts';
 import { CallbackUrl, FullAddress, Label, LocalPart, TtlMinutes } from './inboxes.ts';
 import { asShared, op, type OpContext } from './op.ts';
 import { SelfTestReport } from '../agent/autotest.ts';
-import { runLabel } from '../runs/service.ts';
+import { runLabel } from '../runs/document.ts';
 
 const presetOf = (s: string | null): PresetId | undefined => (isPresetId(s) ? s : undefined);
 
