@@ -292,7 +292,8 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     // inboxes: long-poll waits share one set of waiter caps, one wake queue and one answer cache.
     const waits = new MailWaits({ messages, bus, limits: config, maxBodyChars: config.waitMaxBodyChars, shutdown: shutdown.signal });
     const inboxMessages = new MessageService({ messages, blobs, writer, threads: threads.upkeep, log });
-    // agent: verify and open, extraction, simulated mail, the self-test.
+    // agent: verify and open, extraction, simulated mail, the rehearsal page, the self-test.
+    const rehearsals = new RehearsalStore(() => clock.now());
     const agent = new AgentService({
       db: store.db,
       messages,
@@ -304,6 +305,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       now: () => clock.now(),
       shutdown: shutdown.signal,
       maxMessageBytes: () => config.maxMessageBytes,
+      rehearsals,
     });
     // runs: agent runs over the inboxes and waits; svc_issue_access mints its tokens and audits them.
     const audit = new AuditRepo(store.db, { days: config.auditRetentionDays, maxRows: config.auditMaxRows });
@@ -335,7 +337,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       access,
       accessRepo,
       rateLimiter: new RateLimiter(config.rateLimit, () => clock.now()),
-      rehearsals: new RehearsalStore(() => clock.now()),
+      rehearsals,
       agent,
       runs,
       billing: new BillingClient({ apiBase: config.billingApiBase, secretKey: config.billingSecretKey, price: config.billingPrice }),

@@ -1,5 +1,6 @@
 // The agent capability: verify and open (get an address, wait for the mail, extract the code or link, hand back the
-// agent's next step, CONTRACT §4), extraction and a quick look without waiting, simulated mail, and the self-test.
+// agent's next step, CONTRACT §4), extraction and a quick look without waiting, simulated mail, the rehearsal
+// signup page's mail, and the self-test.
 // Built once by src/server.ts; the operations in src/ops/agent*.ts validate, authorise and call one method here.
 import type { Kysely } from 'kysely';
 import type { Principal } from '../auth/principal.ts';
@@ -15,6 +16,7 @@ import type { SimulateRequest } from '../mail/simulate.ts';
 import type { InboxRow } from '../store/inboxes.ts';
 import type { MessageRepo, MessageSummaryRow } from '../store/messages.ts';
 import type { Database } from '../store/schema.ts';
+import type { RehearsalSession, RehearsalStore } from './rehearsal.ts';
 import { runSelfTest, type SelfTestReport } from './autotest.ts';
 import { parsedFromRow } from './extraction.ts';
 import { type Considered, MessagePicker } from './pick.ts';
@@ -31,6 +33,7 @@ export class AgentService {
   private readonly baseUrl: () => string;
   private readonly shutdown: AbortSignal;
   private readonly maxMessageBytes: () => number;
+  private readonly rehearsals: RehearsalStore;
 
   constructor(d: {
     db: Kysely<Database>;
@@ -47,6 +50,8 @@ export class AgentService {
     shutdown: AbortSignal;
     /** --max-message-bytes, for simulated mail. */
     maxMessageBytes: () => number;
+    /** The rehearsal page's sessions (in memory). */
+    rehearsals: RehearsalStore;
   }) {
     this.messages = d.messages;
     this.ingest = d.ingest;
@@ -55,6 +60,7 @@ export class AgentService {
     this.baseUrl = d.baseUrl;
     this.shutdown = d.shutdown;
     this.maxMessageBytes = d.maxMessageBytes;
+    this.rehearsals = d.rehearsals;
     this.picker = new MessagePicker({
       messages: d.messages,
       repo: new VerifyRepo(d.db),
@@ -164,6 +170,26 @@ export class AgentService {
   /** Simulated incoming mail, composed as real MIME and delivered through ingest like SMTP mail. */
   simulate(inbox: InboxRow, req: Omit<SimulateRequest, 'to'>): Promise<SimulatedDelivery> {
     return simulateInto({ ingest: this.ingest, maxMessageBytes: this.maxMessageBytes() }, inbox, req);
+  }
+
+  /**
+   * The rehearsal signup: a session for `address`, and a code and a magic link mailed to the inbox there. The same
+   * session whether or not some team has an inbox at the address (the page is open to anyone and must not tell which
+   * addresses exist); nothing is mailed when none does.
+   */
+  async rehearse(address: string): Promise<RehearsalSession> {
+    const inbox = await this.inboxes.byAddress(address);
+    const session = this.rehearsals.start(inbox?.address ?? address, inbox?.id ?? '');
+    if (!inbox) return session;
+    const link = `${this.baseUrl()}/v1/agent/test/magic?session=${session.id}&token=${session.linkToken}`;
+    await this.simulate(inbox, {
+      scenario: 'otp_and_link',
+      from: 'Rehearsal App <verify@rehearsal.inboxd.test>',
+      subject: 'Confirm your email for Rehearsal App',
+      code: session.code,
+      link,
+    });
+    return session;
   }
 
   /** GET /v1/agent/autotest: the whole flow end to end inside this server. */

@@ -1,5 +1,5 @@
 // Operations made for agents driving inboxd through MCP: wait-and-extract on an existing inbox, a quick check, a
-// diagnosis with hints, bulk cleanup, preset suggestion and issuing an access token.
+// diagnosis with hints, bulk cleanup, preset suggestion and issuing an access token (src/runs/access.ts).
 import { z } from 'zod';
 import { VerifyResult } from '../agent/verify.ts';
 import { waitFields } from '../inboxes/wait.ts';

@@ -1,4 +1,5 @@
-// The agent's operations: verify (get an address, wait, extract, act), recipes, the hub, and the self-test.
+// The agent's operations: verify (get an address, wait, extract, act), recipes, the hub, and the self-test. The
+// work is the agent capability's (src/agent/service.ts, Services.agent); these validate, authorise and shape.
 import { z } from 'zod';
 import { VerifyResult } from '../agent/verify.ts';
 import { waitFields } from '../inboxes/wait.ts';

@@ -1,5 +1,6 @@
 // Structured extraction and model status (CONTRACT §12): the extract route over the model chain with the
-// built-in engine last, the presets with their JSON Schemas, model readiness (no secrets) and a live probe.
+// built-in engine last, the presets with their JSON Schemas, model readiness (no secrets) and a live probe, all
+// through the server's one AiService (Services.ai, built in src/server.ts).
 import { z } from 'zod';
 import { type AiService, listPresets, PRESET_NAMES } from '../ai/service.ts';
 import { AppError } from '../errors.ts';

@@ -1,4 +1,4 @@
-// Small pieces every inbox-scoped operation shares.
+// Small pieces every inbox-scoped operation shares: field schemas, the caller, its inbox, and a long wait's call.
 import { z } from 'zod';
 import type { Principal } from '../auth/principal.ts';
 import type { WaitCall } from '../inboxes/wait.ts';

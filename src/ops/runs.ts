@@ -1,5 +1,6 @@
 // Agent runs (CONTRACT §14): one place for an agent's plan, inboxes and history across several signups, and for a
 // human to review it afterwards. Tools svc_start_run … svc_patch_run_session; REST twins under /v1/agent/runs.
+// Each calls the RunService (src/runs/service.ts, Services.runs) and shapes its answer (src/runs/views.ts).
 import { z } from 'zod';
 import { TTL_MAX_MINUTES } from '../inboxes/service.ts';
 import { decodeCursor, pageOf } from '../lib/cursor.ts';
