@@ -5,6 +5,8 @@ import type { AuditLog } from './auth/audit-log.ts';
 import type { KeyAuth } from './auth/keys.ts';
 import type { RateLimiter } from './auth/rate-limit.ts';
 import type { RehearsalStore } from './agent/rehearsal.ts';
+import type { AgentService } from './agent/service.ts';
+import type { RunService } from './runs/service.ts';
 import type { Config } from './config.ts';
 import type { ConsoleService } from './console/service.ts';
 import type { ServedDomains } from './domains/served.ts';
@@ -22,6 +24,8 @@ import type { InboundWebhooks } from './events/inbound.ts';
 import type { EventStreams } from './events/sse.ts';
 import type { DeliveryRepo } from './store/deliveries.ts';
 import type { InboxService } from './inboxes/service.ts';
+import type { MailWaits } from './inboxes/wait.ts';
+import type { MessageService } from './inboxes/messages.ts';
 import type { Ingest } from './ingest/ingest.ts';
 import type { IngestWriter } from './ingest/writer.ts';
 import type { MessageRepo } from './store/messages.ts';
@@ -38,6 +42,7 @@ import type { MonitorService } from './workspace/monitor-service.ts';
 import type { MailboxService } from './providers/mailbox/service.ts';
 import type { CalendarService } from './providers/calendar/service.ts';
 import type { WorkspaceService } from './workspace/service.ts';
+import type { AiService } from './ai/service.ts';
 
 export interface Services {
   config: Config;
@@ -61,9 +66,17 @@ export interface Services {
   accessRepo: AccessRepo;
   rateLimiter: RateLimiter;
   rehearsals: RehearsalStore;
+  /** Verify and open, extraction without waiting, simulated mail and the self-test (src/agent/). */
+  agent: AgentService;
+  /** Agent runs: the run document, its steps, plan, timeline and run-scoped tokens (src/runs/). */
+  runs: RunService;
   billing: BillingClient;
   audit: AuditRepo;
   inboxes: InboxService;
+  /** Long-poll waits for mail: the waiter caps, the wake queue, one read and one JSON per wake-up (src/inboxes/wait.ts). */
+  waits: MailWaits;
+  /** Reads, raw bytes, attachments and delete of an inbox's messages (src/inboxes/messages.ts). */
+  inboxMessages: MessageService;
   messages: MessageRepo;
   /** Threads of inboxes: reads, claim and delete upkeep. */
   threads: ThreadRepo;
@@ -92,6 +105,8 @@ export interface Services {
   providers: ProviderAccounts;
   /** Runs untrusted work (caller patterns and schemas, recurrence rules, monitors) in worker threads under a budget. */
   sandbox: Sandbox;
+  /** Structured extraction over the model chain, model status and probes (src/ai/). */
+  ai: AiService;
   /** Public base URL without a trailing slash (CONTRACT §1 --base-url). */
   baseUrl(): string;
   startedAt: number;

@@ -1,10 +1,15 @@
-// The self-test behind GET /v1/agent/autotest: the whole flow end to end inside this server.
+// The self-test behind GET /v1/agent/autotest: the whole flow end to end inside this server (create an inbox,
+// simulate mail, verify, clean up), through the same services the operations use.
 import { z } from 'zod';
-import { principal } from '../ops/common.ts';
-import type { OpContext } from '../ops/op.ts';
+import type { Principal } from '../auth/principal.ts';
+import type { InboxService } from '../inboxes/service.ts';
+import type { WaitCall } from '../inboxes/wait.ts';
+import type { SimulateRequest } from '../mail/simulate.ts';
+import type { InboxRow } from '../store/inboxes.ts';
+import type { MessageRow } from '../store/messages.ts';
 import { VERSION } from '../version.ts';
-import { simulateInto } from './simulate.ts';
-import { waitAndExtract } from './verify.ts';
+import type { SimulatedDelivery } from './simulate.ts';
+import type { VerifyResult, WaitAndExtract } from './verify.ts';
 
 export const SelfTestReport = z.object({
   pass: z.boolean(),
@@ -14,8 +19,15 @@ export const SelfTestReport = z.object({
 });
 export type SelfTestReport = z.infer<typeof SelfTestReport>;
 
-export async function runSelfTest(ctx: OpContext): Promise<SelfTestReport> {
-  const s = ctx.services;
+/** What the self-test drives: the inboxes, simulated delivery, verify and a look at an inbox's newest message. */
+export interface SelfTestDeps {
+  inboxes: Pick<InboxService, 'create' | 'delete'>;
+  simulate(inbox: InboxRow, req: Omit<SimulateRequest, 'to'>): Promise<SimulatedDelivery>;
+  waitAndExtract(call: WaitCall, w: WaitAndExtract): Promise<VerifyResult>;
+  latest(inboxId: string): Promise<MessageRow | undefined>;
+}
+
+export async function runSelfTest(d: SelfTestDeps, p: Principal, call: WaitCall): Promise<SelfTestReport> {
   const steps: SelfTestReport['steps'] = [];
   const t0 = performance.now();
   const step = async (name: string, fn: () => Promise<string>): Promise<boolean> => {
@@ -29,16 +41,15 @@ export async function runSelfTest(ctx: OpContext): Promise<SelfTestReport> {
       return false;
     }
   };
-  const { inbox } = await s.inboxes.create(principal(ctx), {
-    label: principal(ctx).scope.labelPrefix ?? 'autotest',
+  const { inbox } = await d.inboxes.create(p, {
+    label: p.scope.labelPrefix ?? 'autotest',
     ttlMinutes: 5,
     service: 'github',
   });
-  const deps = { ingest: s.ingest, maxMessageBytes: s.config.maxMessageBytes };
   try {
     await step('otp: simulate, wait, extract', async () => {
-      const sim = await simulateInto(deps, inbox, { scenario: 'otp', service: 'github' });
-      const r = await waitAndExtract(ctx, {
+      const sim = await d.simulate(inbox, { scenario: 'otp', service: 'github' });
+      const r = await d.waitAndExtract(call, {
         inbox,
         service: 'github',
         timeoutSeconds: 5,
@@ -50,9 +61,9 @@ export async function runSelfTest(ctx: OpContext): Promise<SelfTestReport> {
       return `code ${r.verification.otp} → primaryAction ${r.agent.primaryAction.type}`;
     });
     await step('magic link: simulate, wait, extract', async () => {
-      const before = await s.messages.latest(inbox.id);
-      const sim = await simulateInto(deps, inbox, { scenario: 'magic_link', service: 'github' });
-      const r = await waitAndExtract(ctx, {
+      const before = await d.latest(inbox.id);
+      const sim = await d.simulate(inbox, { scenario: 'magic_link', service: 'github' });
+      const r = await d.waitAndExtract(call, {
         inbox,
         service: 'github',
         timeoutSeconds: 5,
@@ -64,14 +75,14 @@ export async function runSelfTest(ctx: OpContext): Promise<SelfTestReport> {
       return `link found → primaryAction ${r.agent.primaryAction.type}`;
     });
     await step('no verification purpose: manual', async () => {
-      await simulateInto(deps, inbox, { scenario: 'welcome', service: 'github' });
-      const m = await s.messages.latest(inbox.id);
+      await d.simulate(inbox, { scenario: 'welcome', service: 'github' });
+      const m = await d.latest(inbox.id);
       if (!m || m.otp || m.primary_link) throw new Error('a welcome mail yielded a code or link');
       return 'welcome mail → no code, no link';
     });
   } finally {
     await step('cleanup: delete the inbox', async () => {
-      await s.inboxes.delete(inbox);
+      await d.inboxes.delete(inbox);
       return inbox.id;
     });
   }

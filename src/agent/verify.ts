@@ -1,16 +1,19 @@
-// Verify and open: get an address, wait for the mail, extract the code or link, hand back the agent's next step
-// (CONTRACT §4). Shared by POST /v1/agent/verify, POST /v1/inboxes/open and the MCP tools built on them.
+// The verify result (CONTRACT §4): status, the code or link, the agent's next step and the message it came from.
+// Shared by POST /v1/agent/verify, POST /v1/inboxes/open, the extract and check operations and the MCP tools built
+// on them; made here, in the agent capability, because the waits that share one answer build it (src/agent/service.ts).
 import { z } from 'zod';
-import { resolveSince, waitForMessage } from '../inboxes/wait.ts';
-import { type Considered, extractionOf, markOf, pickUsable, setMark } from './pick.ts';
-import { type WaiterOwner, waiterGate } from '../inboxes/waiters.ts';
-import { encodedFor } from '../inboxes/encoded.ts';
-import { primaryActionFor, type Extraction } from '../mail/extract/index.ts';
+import { rawUrlOf } from '../lib/links.ts';
+import { type Extraction, primaryActionFor } from '../mail/extract/index.ts';
 import { getPreset, type PresetId } from '../mail/presets.ts';
-import type { OpContext } from '../ops/op.ts';
 import type { InboxRow } from '../store/inboxes.ts';
 import type { MessageRow } from '../store/messages.ts';
-import { Address, rawUrlOf } from '../ops/views.ts';
+import { extractionOf } from './extraction.ts';
+import type { Considered } from './pick.ts';
+
+export { extractionOf, parsedFromRow } from './extraction.ts';
+
+/** A sender as messages show it (src/ops/views.ts Address). */
+const Sender = z.object({ name: z.string(), address: z.string() });
 
 export const STATUSES = ['awaiting_message', 'verified', 'received', 'timeout'] as const;
 export const ACTION_TYPES = ['use_address', 'otp', 'link', 'manual', 'retry'] as const;
@@ -43,7 +46,7 @@ export const VerifyResult = z.object({
   message: z
     .object({
       messageId: z.string(),
-      from: Address.nullable().describe('The sender, the same shape as in messages: {name, address}'),
+      from: Sender.nullable().describe('The sender, the same shape as in messages: {name, address}'),
       subject: z.string(),
       receivedAt: z.string(),
     })
@@ -152,79 +155,6 @@ export interface WaitAndExtract {
   deleteAfter: boolean;
 }
 
-/** The filters and options of a verify-like call's input, as waitAndExtract takes them. */
-export function waitFields(i: Pick<WaitAndExtract, 'subjectContains' | 'expectFrom' | 'since' | 'deleteAfter'>) {
-  return { subjectContains: i.subjectContains, expectFrom: i.expectFrom, since: i.since, deleteAfter: i.deleteAfter };
-}
-
-/**
- * Waits for the newest matching message that carries a code or a link, extracts it, remembers it as handed out,
- * and optionally deletes the inbox; streams progress via ctx.emit (CONTRACT §4).
- */
-export async function waitAndExtract(ctx: OpContext, w: WaitAndExtract): Promise<VerifyResult> {
-  const s = ctx.services;
-  const started = Date.now();
-  const progress = () =>
-    ctx.emit?.('progress', { elapsedSeconds: Math.round((Date.now() - started) / 1000), timeoutSeconds: w.timeoutSeconds });
-  ctx.emit?.('progress', { elapsedSeconds: 0, timeoutSeconds: w.timeoutSeconds });
-  // By default only mail that arrived once the inbox existed: mail claimed at its creation (sent to the address
-  // before, possibly planted by whoever guessed it) is handed out only to a caller who asks for it with `since`.
-  const since =
-    w.since !== undefined
-      ? await resolveSince(s.messages, w.inbox.id, w.since)
-      : { ...(await markOf(s, w.inbox.id)), time: w.inbox.created_at - 1 };
-  const filter = { subjectContains: w.subjectContains, from: w.expectFrom };
-  const deps = { messages: s.messages, bus: s.bus };
-  let bound = since;
-  // The newest considered message without a code: the `received` answer if nothing better comes in time.
-  let fallback: Considered | null = null;
-  // One waiter slot for the whole call, taken only once it has to wait (a code already there costs none), so a
-  // codeless mail in between cannot lose the slot to someone else.
-  let release: (() => void) | undefined;
-  try {
-    for (;;) {
-      const found = await pickUsable(s, w.inbox.id, { ...filter, since: bound }, w.service);
-      if (found.usable) return await finish(ctx, w, found.usable);
-      // Each look starts after the last, so what it finds without a code is newer than the fallback so far.
-      if (found.newestPlain) fallback = found.newestPlain;
-      if (found.newestSeen !== null) bound = { ...bound, seq: found.newestSeen };
-      const left = w.timeoutSeconds * 1000 - (Date.now() - started);
-      if (left <= 0 || ctx.signal.aborted) break;
-      release ??= waiterGate(s.config).acquire(waitOwner(ctx));
-      const hit = await waitForMessage(deps, w.inbox, { ...filter, since: bound }, left, ctx.signal, progress);
-      if (!hit) break;
-    }
-  } finally {
-    release?.();
-  }
-  return finish(ctx, w, fallback);
-}
-
-/** Who a wait counts against: the key (a token counts against the key that minted it) and its team. */
-export function waitOwner(ctx: OpContext): WaiterOwner {
-  const p = ctx.principal;
-  return p ? { key: p.keyId, team: p.teamId } : { key: `ip:${ctx.request.ip ?? '?'}`, team: `ip:${ctx.request.ip ?? '?'}` };
-}
-
-async function finish(ctx: OpContext, w: WaitAndExtract, c: Considered | null): Promise<VerifyResult> {
-  const s = ctx.services;
-  // The result is built before the inbox goes, so its rawUrl names what was there (CONTRACT: result first).
-  const result = resultOf(s.baseUrl(), w.inbox, c, { service: w.service, timedOut: !c, timeoutSeconds: w.timeoutSeconds });
-  // timeout: the inbox stays (even with deleteAfter) so the retry action's inboxId works
-  if (!c) return result;
-  // A caller that went away gets nothing, so nothing is handed out.
-  if (ctx.signal.aborted && !s.shutdown.aborted) return result;
-  await setMark(s, w.inbox.id, c.row);
-  // deleteAfter removes the inbox only when the result stands on its own; a `received` result points the agent at
-  // the raw message, so that inbox stays (until its TTL) for rawUrl to keep working.
-  if (w.deleteAfter && result.status === 'verified') {
-    await s.inboxes.delete(w.inbox);
-    result.deleted = true;
-  }
-  // Every call woken by this message on this inbox answers the same: one encoding for all of them (encodingOf).
-  return encodedFor(c, `${w.inbox.id}|${w.service ?? ''}|${result.deleted}`, () => result).view;
-}
-
 /** The verify result of a considered message (or of none). */
 export function resultOf(
   baseUrl: string,
@@ -234,5 +164,3 @@ export function resultOf(
 ): VerifyResult {
   return verifyResult(baseUrl, inbox, c?.row ?? null, { ...opts, ...(c ? { extraction: c.x } : {}) });
 }
-
-export { type Considered, extractionOf, parsedFromRow, pickUsable } from './pick.ts';

@@ -1,6 +1,7 @@
 // The AI layer's one interface: structured extraction over the model chain with the built-in engine as the
 // always-present last link, answer validation, a per-message result cache, and model status/probe. Search
-// (embeddings) and the workspace (summaries, drafts) are meant to reuse the chain through this service.
+// (embeddings) and the workspace (summaries, drafts) are meant to reuse the chain through this service. Built once by
+// the composition root (src/server.ts) with the server's sandbox; a one-off use (the CLI, tests) brings its own.
 
 import { createHash } from 'node:crypto';
 import type { z } from 'zod';
@@ -72,8 +73,8 @@ export interface AiOptions {
   maxResponseBytes?: number;
   env?: Record<string, string | undefined>;
   cacheSize?: number;
-  /** Where caller schemas are compiled and applied; without one the service starts a small sandbox of its own. */
-  sandbox?: Sandbox;
+  /** Where caller schemas are compiled and applied and the built-in engine runs (the server's, or `standaloneSandbox`). */
+  sandbox: Sandbox;
   /** Time budget of compiling or validating with one caller schema, in ms (--schema-budget-ms). */
   schemaBudgetMs?: number;
   schemaLimits?: Partial<SchemaLimits>;
@@ -104,13 +105,11 @@ export class AiService {
   readonly probes = new Map<string, ProbeState>();
   private readonly schemaLimits: SchemaLimits;
   private readonly schemaBudgetMs: number;
-  private sandbox: Sandbox | null;
-  private readonly ownSandbox: boolean;
-  private pending = 0;
+  private readonly sandbox: Sandbox;
   /** Hashes of caller schemas that compiled (oldest first). */
   private readonly compiled = new Set<string>();
 
-  constructor(opts: AiOptions = {}) {
+  constructor(opts: AiOptions) {
     const env = opts.env ?? process.env;
     this.links = opts.models ? parseModels(opts.models) : [];
     this.cfg = {
@@ -126,8 +125,7 @@ export class AiService {
     this.cacheSize = opts.cacheSize ?? 1000;
     this.schemaLimits = { ...SCHEMA_LIMITS, ...opts.schemaLimits };
     this.schemaBudgetMs = opts.schemaBudgetMs ?? 1000;
-    this.sandbox = opts.sandbox ?? null;
-    this.ownSandbox = !opts.sandbox;
+    this.sandbox = opts.sandbox;
   }
 
   /**
@@ -192,52 +190,24 @@ export class AiService {
   }
 
   /**
-   * Runs a job in the sandbox. Without the server's sandbox (the CLI, a library use) one of our own lives while jobs
-   * are pending, so nothing is left running after the last one.
-   */
-  private async inSandbox<T>(run: (sandbox: Sandbox) => Promise<T>): Promise<T> {
-    const sandbox = (this.sandbox ??= new Sandbox({
-      threads: 1,
-      timeoutMs: this.schemaBudgetMs,
-      maxHeapMb: 128,
-      maxQueued: 16,
-      ownerShare: 1,
-      log: silentLogger,
-    }));
-    this.pending++;
-    try {
-      return await run(sandbox);
-    } finally {
-      if (--this.pending === 0 && this.ownSandbox) {
-        this.sandbox = null;
-        await sandbox.close();
-      }
-    }
-  }
-
-  /**
    * The built-in engine over the message, in the sandbox: its parsing of a stranger's HTML and text is bounded by
    * the sandbox's time budget (--sandbox-timeout-ms) instead of running on the thread that serves requests.
    */
   private builtin(msg: ParsedMessage, preset: PresetName | null, schema: Record<string, unknown> | null, owner?: string): Promise<unknown> {
-    return this.inSandbox((sandbox) =>
-      sandbox.run('ai.builtin', { msg: builtinInput(msg), preset, schema }, owner ? { owner } : {}).catch((e: unknown) => {
-        throw budgetProblem(
-          e,
-          'the built-in extractor',
-          'this message is too large or too complex for it; configure a model (--models) or raise --sandbox-timeout-ms',
-        );
-      }),
-    );
+    return this.sandbox.run('ai.builtin', { msg: builtinInput(msg), preset, schema }, owner ? { owner } : {}).catch((e: unknown) => {
+      throw budgetProblem(
+        e,
+        'the built-in extractor',
+        'this message is too large or too complex for it; configure a model (--models) or raise --sandbox-timeout-ms',
+      );
+    });
   }
 
   /** Compiles a caller's schema and validates `values` with it in the sandbox, under the schema budget. */
   private async validateCustom(schema: Record<string, unknown>, values: unknown[], owner?: string): Promise<Validation[]> {
     let r: SchemaJobResult;
     try {
-      r = await this.inSandbox((sandbox) =>
-        sandbox.run('schema.validate', { schema, values }, { ...(owner ? { owner } : {}), timeoutMs: this.schemaBudgetMs }),
-      );
+      r = await this.sandbox.run('schema.validate', { schema, values }, { ...(owner ? { owner } : {}), timeoutMs: this.schemaBudgetMs });
     } catch (e) {
       const patterns = patternPaths(schema);
       throw budgetProblem(
@@ -298,6 +268,14 @@ export class AiService {
       w.push('INBOXD_ANTHROPIC_API_KEY is set but --models has no anthropic link; the key is unused');
     return w;
   }
+}
+
+/**
+ * A small sandbox for a one-off use of the service outside the server (the CLI's extract, tests): one worker with
+ * the schema budget as its default time limit. Whoever makes it closes it.
+ */
+export function standaloneSandbox(budgetMs = 1000): Sandbox {
+  return new Sandbox({ threads: 1, timeoutMs: budgetMs, maxHeapMb: 128, maxQueued: 16, ownerShare: 1, log: silentLogger });
 }
 
 export function isPresetName(s: unknown): s is PresetName {

@@ -1,11 +1,13 @@
 // `inboxd extract --preset NAME FILE.eml` / `--schema FILE.json FILE.eml`: the structured extraction the route
 // answers ({data, engine, model, validated, fallbacks}), offline, with no server. Models from INBOXD_MODELS are
-// used when set, as on the server; the built-in engine is always the last link.
+// used when set, as on the server; the built-in engine is always the last link. The command makes its own small
+// sandbox (caller schemas and the built-in engine run there) and closes it when done.
 
 import { readFile } from 'node:fs/promises';
 import { AppError } from '../errors.ts';
 import { parseMessage } from '../mail/parse.ts';
-import { AiService, type ExtractRequest, isPresetName, PRESET_NAMES } from '../ai/service.ts';
+import { AiService, type ExtractRequest, isPresetName, PRESET_NAMES, standaloneSandbox } from '../ai/service.ts';
+import type { Sandbox } from '../budget/sandbox.ts';
 
 export async function structuredCommand(
   file: string,
@@ -30,20 +32,27 @@ export async function structuredCommand(
       return 2;
     }
   }
-  let ai: AiService;
+  const budgetMs = process.env.INBOXD_SCHEMA_BUDGET_MS ? Number(process.env.INBOXD_SCHEMA_BUDGET_MS) : undefined;
+  const sandbox: Sandbox = standaloneSandbox(budgetMs);
   try {
-    ai = new AiService({
-      ...(process.env.INBOXD_MODELS ? { models: process.env.INBOXD_MODELS } : {}),
-      ...(process.env.INBOXD_MODEL_TIMEOUT_MS ? { timeoutMs: Number(process.env.INBOXD_MODEL_TIMEOUT_MS) } : {}),
-      ...(process.env.INBOXD_SCHEMA_BUDGET_MS ? { schemaBudgetMs: Number(process.env.INBOXD_SCHEMA_BUDGET_MS) } : {}),
-      ...(process.env.INBOXD_SCHEMA_MAX_DEPTH ? { schemaLimits: { depth: Number(process.env.INBOXD_SCHEMA_MAX_DEPTH) } } : {}),
-    });
-  } catch (e) {
-    err.write(`inboxd extract: ${(e as Error).message}\n`);
-    return 2;
+    let ai: AiService;
+    try {
+      ai = new AiService({
+        ...(process.env.INBOXD_MODELS ? { models: process.env.INBOXD_MODELS } : {}),
+        ...(process.env.INBOXD_MODEL_TIMEOUT_MS ? { timeoutMs: Number(process.env.INBOXD_MODEL_TIMEOUT_MS) } : {}),
+        ...(budgetMs !== undefined ? { schemaBudgetMs: budgetMs } : {}),
+        ...(process.env.INBOXD_SCHEMA_MAX_DEPTH ? { schemaLimits: { depth: Number(process.env.INBOXD_SCHEMA_MAX_DEPTH) } } : {}),
+        sandbox,
+      });
+    } catch (e) {
+      err.write(`inboxd extract: ${(e as Error).message}\n`);
+      return 2;
+    }
+    const req: ExtractRequest = isPresetName(opts.preset) ? { preset: opts.preset } : { schema: schema! };
+    return await run(ai, file, req, out, err);
+  } finally {
+    await sandbox.close();
   }
-  const req: ExtractRequest = isPresetName(opts.preset) ? { preset: opts.preset } : { schema: schema! };
-  return run(ai, file, req, out, err);
 }
 
 async function run(

@@ -1,6 +1,8 @@
 // Bounds on long-poll waits (GET …/wait, verify, open, the wait tools): each one holds a socket, a timer and a bus
 // listener, and all of them answer at once when mail lands, so an unbounded number is a memory attack. Also the
-// per-wake-up cache that builds a waited-for message's JSON once, however many waiters want it.
+// per-wake-up cache that builds a waited-for message's JSON once, however many waiters want it. Both are held by the
+// server's one MailWaits (src/inboxes/wait.ts); nothing here is module state.
+import type { Principal } from '../auth/principal.ts';
 import { AppError } from '../errors.ts';
 
 export interface WaiterLimits {
@@ -16,6 +18,11 @@ export interface WaiterOwner {
 }
 
 const RETRY_AFTER_SECONDS = 5;
+
+/** Who a wait counts against: the key (a token counts against the key that minted it) and its team; else the IP. */
+export function waitOwnerOf(p: Pick<Principal, 'keyId' | 'teamId'> | null, ip: string | null): WaiterOwner {
+  return p ? { key: p.keyId, team: p.teamId } : { key: `ip:${ip ?? '?'}`, team: `ip:${ip ?? '?'}` };
+}
 
 /**
  * Counts open waits per key, per team and in all, and refuses one beyond a share: no key and no team can hold
@@ -83,14 +90,6 @@ function drop(m: Map<string, number>, k: string): void {
   else m.set(k, n);
 }
 
-// One gate and one answer cache per running server, found through its config object (no wiring in server.ts).
-const gates = new WeakMap<object, WaiterGate>();
-export function waiterGate(config: WaiterLimits): WaiterGate {
-  let g = gates.get(config);
-  if (!g) gates.set(config, (g = new WaiterGate(config)));
-  return g;
-}
-
 /**
  * Builds a value once for everyone asking within a short window: when a message wakes a thousand waiters, its row
  * is read and its JSON made once, and every answer writes the same Buffer.
@@ -120,13 +119,4 @@ export class OnceCache<T> {
   get size(): number {
     return this.entries.size;
   }
-}
-
-const caches = new WeakMap<object, OnceCache<unknown>>();
-export function answerCache<T>(config: object): OnceCache<T> {
-  let c = caches.get(config);
-  // Waiters woken by one message ask within a few ticks; half a second covers a loaded event loop without keeping
-  // large answers around for long.
-  if (!c) caches.set(config, (c = new OnceCache<unknown>(500)));
-  return c as OnceCache<T>;
 }

@@ -1,16 +1,15 @@
 // Operations made for agents driving inboxd through MCP: wait-and-extract on an existing inbox, a quick check, a
-// diagnosis with hints, bulk cleanup, preset suggestion and issuing an access token.
+// diagnosis with hints, bulk cleanup, preset suggestion and issuing an access token (src/runs/access.ts).
 import { z } from 'zod';
-import { pickUsable, resultOf, VerifyResult, waitAndExtract, waitFields } from '../agent/verify.ts';
-import { scopeOf, scopeString } from '../auth/access.ts';
+import { VerifyResult } from '../agent/verify.ts';
+import { waitFields } from '../inboxes/wait.ts';
 import { AppError } from '../errors.ts';
 import { getPreset, isPresetId, listPresets, serviceFromAddress, type PresetId } from '../mail/presets.ts';
 import { ExpectFrom, Service, Since, SubjectContains, TimeoutSeconds, VERIFY_DEFAULT_SECONDS } from './agent.ts';
-import { InboxId, inboxOf, principal, singleLine } from './common.ts';
+import { InboxId, inboxOf, principal, singleLine, waitCall } from './common.ts';
 import { Label } from './inboxes.ts';
 import { asShared, op } from './op.ts';
 import { InboxView, inboxView, MessageSummary, messageSummary } from './views.ts';
-import { issueRunAccess } from '../runs/access.ts';
 
 const presetOf = (s: string | null): PresetId | undefined => (isPresetId(s) ? s : undefined);
 
@@ -40,7 +39,7 @@ export const waitAndExtractOp = op({
     if (input.deleteAfter && principal(ctx).scope.readOnly)
       throw new AppError('forbidden', 'this key is read-only and cannot delete the inbox (deleteAfter)');
     return asShared(
-      await waitAndExtract(ctx, {
+      await ctx.services.agent.waitAndExtract(waitCall(ctx), {
         inbox,
         service: input.service ?? presetOf(inbox.service),
         timeoutSeconds: input.timeoutSeconds ?? VERIFY_DEFAULT_SECONDS,
@@ -65,17 +64,10 @@ export const checkEmail = op({
   }),
   output: z.object({ inbox: InboxView, messageCount: z.number().int(), latest: z.array(MessageSummary), newest: VerifyResult }),
   async handler(ctx, input) {
-    const s = ctx.services;
     const inbox = await inboxOf(ctx, input.inboxId);
-    const latest = await s.messages.list(inbox.id, input.limit);
-    const pick = await pickUsable(s, inbox.id, {}, presetOf(inbox.service));
-    const count = await s.messages.count(inbox.id);
-    return {
-      inbox: inboxView(inbox),
-      messageCount: count,
-      latest: latest.map((m) => messageSummary(m, s.baseUrl())),
-      newest: resultOf(s.baseUrl(), inbox, pick.usable ?? pick.newestPlain, { service: presetOf(inbox.service) }),
-    };
+    const { latest, count, newest } = await ctx.services.agent.check(inbox, input.limit, presetOf(inbox.service));
+    const baseUrl = ctx.services.baseUrl();
+    return { inbox: inboxView(inbox), messageCount: count, latest: latest.map((m) => messageSummary(m, baseUrl)), newest };
   },
 });
 
@@ -99,7 +91,7 @@ export const diagnose = op({
   async handler(ctx, input) {
     const s = ctx.services;
     const inbox = await inboxOf(ctx, input.inboxId);
-    const msgs = (await s.messages.list(inbox.id, 10)).map((m) => messageSummary(m, s.baseUrl()));
+    const msgs = (await s.inboxMessages.list(inbox.id, 10)).map((m) => messageSummary(m, s.baseUrl()));
     const minutesLeft = Math.max(0, Math.round((inbox.expires_at - s.clock.now()) / 60_000));
     const hints: string[] = [];
     if (msgs.length === 0) {
@@ -240,35 +232,8 @@ export const issueAccess = op({
   }),
   output: z.object({ access_token: z.string(), token_type: z.literal('Bearer'), expires_in: z.number().int(), scope: z.string() }),
   audit: false,
-  async handler(ctx, input) {
-    const p = principal(ctx);
-    // Only keys mint: a token minting tokens could renew itself forever and outlive its key's intent (and the
-    // 3600 s bound). A token holder can hand on the token it has.
-    if (p.via === 'token')
-      throw new AppError(
-        'forbidden',
-        'access tokens cannot mint access tokens; call svc_issue_access with an API key, or hand on the token you already have',
-      );
-    const key = await ctx.services.keys.byId(p.keyId);
-    if (!key) throw new AppError('unauthorized', 'the calling key no longer exists');
-    // A token narrowed to a run's label (scope differs from its key's) may only mint tokens as narrow as itself.
-    if (input.runId !== undefined || p.scope.labelPrefix !== key.scope_label_prefix) return issueRunAccess(ctx, p, key, input.runId);
-    const issued = await ctx.services.access.issueTokenForKey(key);
-    await ctx.services.audit.record({
-      teamId: p.teamId,
-      at: ctx.services.clock.now(),
-      actorKeyId: p.keyId,
-      action: 'token.issue',
-      target: key.id,
-      outcome: 'ok',
-      sourceIp: ctx.request.ip,
-    });
-    return {
-      access_token: issued.token,
-      token_type: 'Bearer' as const,
-      expires_in: issued.expiresIn,
-      scope: scopeString(key.role, scopeOf(key)),
-    };
+  handler(ctx, input) {
+    return ctx.services.runs.issueAccess(principal(ctx), input.runId, ctx.request.ip);
   },
 });
 

@@ -1,16 +1,17 @@
-// The agent's operations: verify (get an address, wait, extract, act), recipes, the hub, and the self-test.
+// The agent's operations: verify (get an address, wait, extract, act), recipes, the hub, and the self-test. The
+// work is the agent capability's (src/agent/service.ts, Services.agent); these validate, authorise and shape.
 import { z } from 'zod';
-import { parsedFromRow, pickUsable, resultOf, VerifyResult, verifyResult, waitAndExtract, waitFields } from '../agent/verify.ts';
-import type { Extraction } from '../mail/extract/index.ts';
+import { VerifyResult } from '../agent/verify.ts';
+import { waitFields } from '../inboxes/wait.ts';
 import { AppError } from '../errors.ts';
 import { getPreset, isPresetId, listPresets, PRESET_IDS, type PresetId } from '../mail/presets.ts';
 import { SCENARIOS } from '../mail/simulate.ts';
 import { NAME, VERSION } from '../version.ts';
-import { InboxId, inboxOf, principal, singleLine } from './common.ts';
+import { InboxId, inboxOf, principal, singleLine, waitCall } from './common.ts';
 import { CallbackUrl, FullAddress, Label, LocalPart, TtlMinutes } from './inboxes.ts';
 import { asShared, op, type OpContext } from './op.ts';
-import { runSelfTest, SelfTestReport } from '../agent/autotest.ts';
-import { runLabel } from '../runs/service.ts';
+import { SelfTestReport } from '../agent/autotest.ts';
+import { runLabel } from '../runs/document.ts';
 
 const presetOf = (s: string | null): PresetId | undefined => (isPresetId(s) ? s : undefined);
 
@@ -89,7 +90,7 @@ export const verify = op({
       }
       const inbox = await inboxOf(ctx, input.inboxId);
       return asShared(
-        await waitAndExtract(ctx, {
+        await ctx.services.agent.waitAndExtract(waitCall(ctx), {
           inbox,
           service: input.service ?? presetOf(inbox.service),
           timeoutSeconds: input.timeoutSeconds ?? VERIFY_DEFAULT_SECONDS,
@@ -110,9 +111,9 @@ export const verify = op({
       { reuse: true },
     );
     ctx.emit?.('inbox', { inboxId: inbox.id, address: inbox.address });
-    if (!input.timeoutSeconds) return verifyResult(ctx.services.baseUrl(), inbox, null, { service: input.service });
+    if (!input.timeoutSeconds) return ctx.services.agent.addressResult(inbox, input.service);
     return asShared(
-      await waitAndExtract(ctx, {
+      await ctx.services.agent.waitAndExtract(waitCall(ctx), {
         inbox,
         service: input.service,
         timeoutSeconds: input.timeoutSeconds,
@@ -160,7 +161,7 @@ export const openInbox = op({
     );
     const secret = created && inbox.callback_secret ? { callbackSecret: inbox.callback_secret } : {};
     ctx.emit?.('inbox', { inboxId: inbox.id, address: inbox.address, ...secret });
-    const result = await waitAndExtract(ctx, {
+    const result = await ctx.services.agent.waitAndExtract(waitCall(ctx), {
       inbox,
       service: input.service,
       timeoutSeconds: input.timeoutSeconds,
@@ -191,21 +192,8 @@ export const extract = op({
   }),
   output: VerifyResult,
   async handler(ctx, input) {
-    const s = ctx.services;
     const inbox = await inboxOf(ctx, input.id);
-    const service = input.service ?? presetOf(inbox.service);
-    if (input.messageId) {
-      const m = await s.messages.get(inbox.id, input.messageId);
-      if (!m) throw new AppError('not_found', `no message ${input.messageId} in inbox ${inbox.id}`);
-      // Extraction with a preset runs again on the stored parse: in the ingest workers, not on this thread.
-      const extraction = service
-        ? await s.ingest.extract(parsedFromRow(m), service, [new URL(s.baseUrl()).hostname], JSON.parse(m.extraction_json) as Extraction)
-        : undefined;
-      return verifyResult(s.baseUrl(), inbox, m, { service, extraction });
-    }
-    // The newest message with a code or link; a later welcome mail does not hide it (CONTRACT §4).
-    const pick = await pickUsable(s, inbox.id, {}, service);
-    return resultOf(s.baseUrl(), inbox, pick.usable ?? pick.newestPlain, { service });
+    return ctx.services.agent.extract(inbox, input.messageId, input.service ?? presetOf(inbox.service));
   },
 });
 
@@ -317,7 +305,7 @@ export const autotest = op({
   output: SelfTestReport,
   audit: false,
   handler(ctx: OpContext) {
-    return runSelfTest(ctx);
+    return ctx.services.agent.selfTest(principal(ctx), waitCall(ctx));
   },
 });
 

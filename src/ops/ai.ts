@@ -1,32 +1,16 @@
 // Structured extraction and model status (CONTRACT §12): the extract route over the model chain with the
-// built-in engine last, the presets with their JSON Schemas, model readiness (no secrets) and a live probe.
+// built-in engine last, the presets with their JSON Schemas, model readiness (no secrets) and a live probe, all
+// through the server's one AiService (Services.ai, built in src/server.ts).
 import { z } from 'zod';
-import { AiService, listPresets, PRESET_NAMES } from '../ai/service.ts';
+import { type AiService, listPresets, PRESET_NAMES } from '../ai/service.ts';
 import { AppError } from '../errors.ts';
-import { parseMessage } from '../mail/parse.ts';
 import type { Services } from '../services.ts';
 import { InboxId, inboxOf, MessageId } from './common.ts';
 import { op } from './op.ts';
 
-// One AiService per running server, built from its config on first use (the chain, keys and result cache).
-const services = new WeakMap<Services, AiService>();
+/** The server's AI service (built in src/server.ts); kept for the workspace operations that still ask for it this way. */
 export function aiOf(s: Services): AiService {
-  let ai = services.get(s);
-  if (!ai) {
-    const c = s.config;
-    ai = new AiService({
-      ...(c.models ? { models: c.models } : {}),
-      timeoutMs: c.modelTimeoutMs ?? 30_000,
-      maxInputChars: c.modelMaxInputChars ?? 20_000,
-      sandbox: s.sandbox,
-      schemaBudgetMs: c.schemaBudgetMs,
-      schemaLimits: { depth: c.schemaMaxDepth },
-      env: { INBOXD_OPENAI_API_KEY: c.openaiApiKey, INBOXD_ANTHROPIC_API_KEY: c.anthropicApiKey },
-    });
-    for (const w of ai.warnings()) s.log.warn(w);
-    services.set(s, ai);
-  }
-  return ai;
+  return s.ai;
 }
 
 const JsonObject = z.record(z.string(), z.unknown());
@@ -97,7 +81,7 @@ export const extractStructured = op({
       throw new AppError('validation_failed', 'give exactly one of preset (2fa, invoice, receipt) or schema', {
         errors: [{ path: 'preset', message: 'give preset or schema' }],
       });
-    const ai = aiOf(ctx.services);
+    const ai = ctx.services.ai;
     const req = {
       ...(input.preset ? { preset: input.preset } : {}),
       ...(input.schema ? { schema: input.schema } : {}),
@@ -106,10 +90,8 @@ export const extractStructured = op({
     };
     const owner = ctx.principal?.teamId;
     await ai.prepare(req, owner); // a bad schema is a 400 before the message is read
-    const row = await ctx.services.messages.get(inbox.id, input.messageId);
-    if (!row) throw new AppError('not_found', `no message ${input.messageId} in inbox ${inbox.id}`);
-    const msg = await parseMessage(await ctx.services.blobs.get(row.raw_sha256));
-    return ai.extract(msg, `${row.id}:${row.raw_sha256}`, req, ctx.signal, owner);
+    const { row, parsed } = await ctx.services.inboxMessages.parsed(inbox, input.messageId);
+    return ai.extract(parsed, `${row.id}:${row.raw_sha256}`, req, ctx.signal, owner);
   },
 });
 
@@ -136,7 +118,7 @@ export const modelStatus = op({
   input: z.strictObject({}),
   output: z.object({ items: z.array(ModelRow), warnings: z.array(z.string()) }),
   handler(ctx) {
-    const ai = aiOf(ctx.services);
+    const ai = ctx.services.ai;
     return { items: ai.status(), warnings: ai.warnings() };
   },
 });
@@ -152,7 +134,7 @@ export const modelProbe = op({
     items: z.array(z.object({ model: z.string(), ok: z.boolean(), latencyMs: z.number(), error: z.string().nullable() })),
   }),
   async handler(ctx) {
-    return { items: await aiOf(ctx.services).probe() };
+    return { items: await ctx.services.ai.probe() };
   },
 });
 

@@ -1,6 +1,8 @@
-// Small pieces every inbox-scoped operation shares.
+// Small pieces every inbox-scoped operation shares: field schemas, the caller, its inbox, and a long wait's call.
 import { z } from 'zod';
 import type { Principal } from '../auth/principal.ts';
+import type { WaitCall } from '../inboxes/wait.ts';
+import { waitOwnerOf } from '../inboxes/waiters.ts';
 import type { InboxRow } from '../store/inboxes.ts';
 import type { OpContext } from './op.ts';
 
@@ -32,4 +34,9 @@ export function principal(ctx: OpContext): Principal {
 /** The inbox, scoped to the caller's team and label prefix (404 otherwise). */
 export function inboxOf(ctx: OpContext, id: string): Promise<InboxRow> {
   return ctx.services.inboxes.get(principal(ctx), id);
+}
+
+/** A long wait for this call: counted against the caller's key and team, ended when it goes away, streaming progress. */
+export function waitCall(ctx: OpContext): WaitCall {
+  return { owner: waitOwnerOf(ctx.principal, ctx.request.ip), signal: ctx.signal, emit: ctx.emit };
 }

@@ -1,15 +1,8 @@
-// Inboxes: create, list, get, delete, and wait for a message.
+// Inboxes: create, list, get, delete, and wait for a message (the wait itself is src/inboxes/wait.ts).
 import { z } from 'zod';
-import { AppError } from '../errors.ts';
 import { TTL_MAX_MINUTES } from '../inboxes/service.ts';
-import { resolveSince, waitForMessage } from '../inboxes/wait.ts';
-import { answerCache, waiterGate } from '../inboxes/waiters.ts';
-import { type Encoded, encode } from '../inboxes/encoded.ts';
-import { waitOwner } from '../agent/verify.ts';
-import type { MessageRow } from '../store/messages.ts';
-import type { Services } from '../services.ts';
 import { decodeCursor, pageOf } from '../lib/cursor.ts';
-import { InboxId, inboxOf, principal, singleLine } from './common.ts';
+import { InboxId, inboxOf, principal, singleLine, waitCall } from './common.ts';
 import { op, rawJson } from './op.ts';
 import { Cursor, InboxView, inboxView, Limit, listOf, MessageView, messageView } from './views.ts';
 
@@ -183,100 +176,11 @@ export const waitForMessageOp = op({
   output: WaitAnswer,
   streams: true,
   async handler(ctx, input) {
-    const s = ctx.services;
     const inbox = await inboxOf(ctx, input.id);
-    const since = await resolveSince(s.messages, inbox.id, input.since);
-    const total = input.timeoutSeconds;
-    const hit = await waitForMessage(
-      { messages: s.messages, bus: s.bus, gate: { gate: waiterGate(s.config), owner: waitOwner(ctx) } },
-      inbox,
-      { subjectContains: input.subjectContains, from: input.from, since },
-      total * 1000,
-      ctx.signal,
-      (ms) => ctx.emit?.('progress', { elapsedSeconds: Math.round(ms / 1000), timeoutSeconds: total }),
-    );
-    if (!hit) {
-      if (s.shutdown.aborted)
-        throw new AppError('unavailable', 'inboxd is shutting down; retry the wait against the restarted server', {
-          headers: { 'Retry-After': '1' },
-        });
-      if (ctx.signal.aborted) throw new AppError('wait_timeout', 'the client went away');
-      throw new AppError(
-        'wait_timeout',
-        `no matching message arrived in inbox ${inbox.id} within ${input.timeoutSeconds} s; send the mail, then call again (pass since= to skip older mail)`,
-      );
-    }
-    // Every waiter woken by this message shares one read and one JSON (a thousand waiters, one large message), and
-    // every edge writes those bytes: the body, the SSE `result` data, the MCP tool result.
-    const answer = await answerCache<Encoded<WaitAnswer> | null>(s.config).get(`${hit.id}:${input.includeBody}`, () =>
-      buildAnswer(s, inbox.id, hit.id, input.includeBody),
-    );
-    if (!answer) throw new AppError('not_found', `message ${hit.id} was deleted meanwhile`);
-    return rawJson(answer);
+    // The wait, its caps and its body limit are the inbox capability's (src/inboxes/wait.ts); the shape is ours.
+    const baseUrl = ctx.services.baseUrl();
+    return rawJson(await ctx.services.waits.next(waitCall(ctx), inbox, input, (row, atts) => messageView(row, atts, baseUrl)));
   },
 });
-
-async function buildAnswer(s: Services, inboxId: string, id: string, includeBody: boolean): Promise<Encoded<WaitAnswer> | null> {
-  const row = await s.messages.get(inboxId, id);
-  if (!row) return null;
-  return encode(waitAnswer(row, await s.messages.attachments(row.id), s.baseUrl(), includeBody ? s.config.waitMaxBodyChars : 0));
-}
-
-/** The full message with text, html and headers bounded by `limit` characters each (0: left out). */
-// The limit counts characters as the answer's JSON writes them: a control character is six (\u0001), a quote or a
-// backslash two. Counted in plain characters, a body of control characters came out six times the limit, for every
-// waiter's socket.
-const ESCAPED = /[\u0000-\u001f"\\\ud800-\udfff]/;
-
-function encodedSize(code: number): number {
-  if (code === 0x22 || code === 0x5c || code === 0x08 || code === 0x09 || code === 0x0a || code === 0x0c || code === 0x0d) return 2;
-  if (code < 0x20) return 6;
-  return 1;
-}
-
-/** Characters of `t` whose JSON encoding fits in `limit` (surrogates count one each: an unpaired one is rare). */
-function encodedCut(t: string, limit: number): number {
-  if (t.length * 6 <= limit || (t.length <= limit && !ESCAPED.test(t))) return t.length;
-  let used = 0;
-  for (let i = 0; i < t.length; i++) {
-    used += encodedSize(t.charCodeAt(i));
-    if (used > limit) return i;
-  }
-  return t.length;
-}
-
-function encodedLength(t: string): number {
-  if (!ESCAPED.test(t)) return t.length;
-  let n = 0;
-  for (let i = 0; i < t.length; i++) n += encodedSize(t.charCodeAt(i));
-  return n;
-}
-
-export function waitAnswer(row: MessageRow, atts: Parameters<typeof messageView>[1], baseUrl: string, limit: number): WaitAnswer {
-  const v = messageView(row, atts, baseUrl);
-  let truncated = false;
-  const cut = (t: string | null): string | null => {
-    if (t === null) return null;
-    if (limit === 0) {
-      truncated = true;
-      return null;
-    }
-    const end = encodedCut(t, limit);
-    if (end === t.length) return t;
-    truncated = true;
-    return t.slice(0, end);
-  };
-  const headers: WaitAnswer['headers'] = [];
-  let used = 0;
-  for (const h of v.headers) {
-    used += encodedLength(h.name) + encodedLength(h.value);
-    if (used > limit) {
-      truncated = true;
-      break;
-    }
-    headers.push(h);
-  }
-  return { ...v, text: cut(v.text), html: cut(v.html), headers, truncated };
-}
 
 export const inboxOps = [createInbox, listInboxes, getInbox, deleteInbox, waitForMessageOp];

@@ -1,10 +1,9 @@
-// Messages of an inbox: list, read, raw .eml, attachments, delete.
+// Messages of an inbox: list, read, raw .eml, attachments, delete (reads and the blob store through
+// src/inboxes/messages.ts).
 import { z } from 'zod';
-import { AppError } from '../errors.ts';
 import { decodeCursor, pageOf } from '../lib/cursor.ts';
-import { BlobMissingError } from '../store/blobs.ts';
 import type { InboxRow } from '../store/inboxes.ts';
-import { MessageRepo, type MessageRow } from '../store/messages.ts';
+import type { MessageRow } from '../store/messages.ts';
 import { AttachmentId, InboxId, inboxOf, MessageId } from './common.ts';
 import { op, type OpContext } from './op.ts';
 import {
@@ -22,29 +21,7 @@ import {
 
 async function messageOf(ctx: OpContext, inboxId: string, messageId: string): Promise<{ inbox: InboxRow; msg: MessageRow }> {
   const inbox = await inboxOf(ctx, inboxId);
-  const msg = await ctx.services.messages.get(inbox.id, messageId);
-  if (!msg) throw new AppError('not_found', `no message ${messageId} in inbox ${inbox.id}`);
-  return { inbox, msg };
-}
-
-/**
- * Opens a blob for a raw answer. A blob missing from disk is a clean 500 naming the message (never a file path, and
- * never a connection cut halfway through a response), logged once with the message id.
- */
-async function openBlob(ctx: OpContext, sha256: string, what: 'raw message' | 'attachment', messageId: string) {
-  try {
-    // The size of the bytes actually there, not the one recorded at ingest: Content-Length must match the stream.
-    const { stream, size } = await ctx.services.blobs.open(sha256);
-    return { body: stream, size };
-  } catch (e) {
-    if (!(e instanceof BlobMissingError)) throw e;
-    ctx.services.log.error(`${what} missing from the blob store`, { messageId, sha256 });
-    const blobs = ctx.services.blobs;
-    const where = blobs.locate
-      ? `it should be ${blobs.locate(sha256)}; restore that object from a backup (or the bucket's versioning)`
-      : 'check the data dir (its blobs/ folder) and restore it from a backup';
-    throw new AppError('internal', `the ${what} of ${messageId} is missing from the blob store; ${where}`);
-  }
+  return { inbox, msg: await ctx.services.inboxMessages.get(inbox, messageId) };
 }
 
 const isSeqCursor = (v: unknown): v is { s: number } => typeof v === 'object' && v !== null && Number.isInteger((v as { s: unknown }).s);
@@ -65,7 +42,7 @@ export const listMessages = op({
   async handler(ctx, input) {
     const inbox = await inboxOf(ctx, input.id);
     const c = decodeCursor(input.cursor, isSeqCursor);
-    const rows = await ctx.services.messages.list(inbox.id, input.limit + 1, c?.s);
+    const rows = await ctx.services.inboxMessages.list(inbox.id, input.limit + 1, c?.s);
     return pageOf(
       rows,
       input.limit,
@@ -85,7 +62,7 @@ export const getMessage = op({
   output: MessageView,
   async handler(ctx, input) {
     const { msg } = await messageOf(ctx, input.id, input.messageId);
-    const view = messageView(msg, await ctx.services.messages.attachments(msg.id), ctx.services.baseUrl());
+    const view = messageView(msg, await ctx.services.inboxMessages.attachments(msg.id), ctx.services.baseUrl());
     if (msg.direction === 'outbound') view.deliveries = await ctx.services.outbound.deliveriesOf(msg.id);
     return view;
   },
@@ -134,7 +111,7 @@ export const getRawMessage = op({
     return {
       kind: 'raw' as const,
       contentType: 'message/rfc822',
-      ...(await openBlob(ctx, msg.raw_sha256, 'raw message', msg.id)),
+      ...(await ctx.services.inboxMessages.open(msg.raw_sha256, 'raw message', msg.id)),
       headers: { 'Content-Disposition': `attachment; filename="${msg.id}.eml"`, 'X-Content-Type-Options': 'nosniff' },
     };
   },
@@ -154,7 +131,7 @@ export const listAttachments = op({
   output: listOf(AttachmentView),
   async handler(ctx, input) {
     const { inbox, msg } = await messageOf(ctx, input.id, input.messageId);
-    const rows = await ctx.services.messages.attachments(msg.id);
+    const rows = await ctx.services.inboxMessages.attachments(msg.id);
     return { items: rows.map((a) => attachmentView(a, inbox.id, ctx.services.baseUrl())), nextCursor: null };
   },
 });
@@ -185,13 +162,12 @@ export const getAttachment = op({
   output: AttachmentView,
   async handler(ctx, input) {
     const { inbox, msg } = await messageOf(ctx, input.id, input.messageId);
-    const a = await ctx.services.messages.attachment(msg.id, input.attachmentId);
-    if (!a) throw new AppError('not_found', `no attachment ${input.attachmentId} in message ${msg.id}`);
+    const a = await ctx.services.inboxMessages.attachment(msg, input.attachmentId);
     if (/application\/json/i.test(ctx.request.accept)) return attachmentView(a, inbox.id, ctx.services.baseUrl());
     return {
       kind: 'raw' as const,
       contentType: SAFE_TYPE.test(a.content_type) ? a.content_type : 'application/octet-stream',
-      ...(await openBlob(ctx, a.sha256, 'attachment', msg.id)),
+      ...(await ctx.services.inboxMessages.open(a.sha256, 'attachment', msg.id)),
       headers: {
         'Content-Disposition': contentDisposition(a.filename, a.id),
         'X-Content-Type-Options': 'nosniff',
@@ -211,11 +187,7 @@ export const deleteMessage = op({
   audit: false,
   async handler(ctx, input) {
     const { inbox, msg } = await messageOf(ctx, input.id, input.messageId);
-    const s = ctx.services;
-    const shas = await s.messages.blobsOf({ messageIds: [msg.id] });
-    // Its thread is recounted in the same transaction (an emptied thread goes).
-    await s.writer.run(() => s.threads.upkeep.removing([msg.thread_id], (trx) => new MessageRepo(trx).delete(inbox.id, msg.id)));
-    await s.writer.collect(shas);
+    await ctx.services.inboxMessages.delete(inbox, msg);
     return { deleted: true as const, messageId: msg.id };
   },
 });

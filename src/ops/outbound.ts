@@ -170,8 +170,7 @@ function deliveryGuard(ctx: OpContext): { mayNotDeliverTo?: (address: string) =>
 }
 
 async function doReply(ctx: OpContext, inbox: InboxRow, input: z.output<z.ZodObject<typeof ReplyFields>>) {
-  const original = await ctx.services.messages.get(inbox.id, input.messageId);
-  if (!original) throw new AppError('not_found', `no message ${input.messageId} in inbox ${inbox.id}`);
+  const original = await ctx.services.inboxMessages.get(inbox, input.messageId);
   const req = buildReply(inbox, original, {
     text: input.text,
     html: input.html,

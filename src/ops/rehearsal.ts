@@ -1,9 +1,9 @@
 // The rehearsal signup page (testUrl of GET /v1/agent): HTML pages an agent drives with a browser, offline.
-// Open without a key, like any signup form; it only ever mails inboxes that already exist on this server.
+// Open without a key, like any signup form; it only ever mails inboxes that already exist on this server (the
+// session and its mail are the agent capability's: src/agent/service.ts rehearse).
 import { z } from 'zod';
 import { codeForm, failure, MAX_WRONG_CODES, signupForm, success, type RehearsalStore } from '../agent/rehearsal.ts';
 import { AppError } from '../errors.ts';
-import { simulateInto } from '../agent/simulate.ts';
 import { op, type RawResult } from './op.ts';
 
 const html = (body: string, status?: number): RawResult => ({
@@ -63,20 +63,7 @@ export const testSignup = op({
     if (address === '' || address.length > 320 || !address.includes('@'))
       return html(signupForm(`${input.email || 'That'} is not an e-mail address. Use the address of an inbox on this server.`));
     s.rehearsals.count(ctx.request.ip, 'signup');
-    const inbox = await s.inboxes.byAddress(address);
-    // The same page whether or not some team has an inbox at the address: the page is open to anyone, and must not
-    // tell which addresses exist (nothing is mailed when none does).
-    const session = s.rehearsals.start(inbox?.address ?? address, inbox?.id ?? '');
-    if (!inbox) return html(codeForm(session));
-    const link = `${s.baseUrl()}/v1/agent/test/magic?session=${session.id}&token=${session.linkToken}`;
-    await simulateInto({ ingest: s.ingest, maxMessageBytes: s.config.maxMessageBytes }, inbox, {
-      scenario: 'otp_and_link',
-      from: 'Rehearsal App <verify@rehearsal.inboxd.test>',
-      subject: 'Confirm your email for Rehearsal App',
-      code: session.code,
-      link,
-    });
-    return html(codeForm(session));
+    return html(codeForm(await s.agent.rehearse(address)));
   },
 });
 

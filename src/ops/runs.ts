@@ -1,10 +1,11 @@
 // Agent runs (CONTRACT §14): one place for an agent's plan, inboxes and history across several signups, and for a
 // human to review it afterwards. Tools svc_start_run … svc_patch_run_session; REST twins under /v1/agent/runs.
+// Each calls the RunService (src/runs/service.ts, Services.runs) and shapes its answer (src/runs/views.ts).
 import { z } from 'zod';
 import { TTL_MAX_MINUTES } from '../inboxes/service.ts';
 import { decodeCursor, pageOf } from '../lib/cursor.ts';
 import { getPreset } from '../mail/presets.ts';
-import { expectationOf, MAX_SERVICES, maskSecrets, maskSubject, RUN_STATUSES } from '../runs/model.ts';
+import { expectationOf, MAX_SERVICES, RUN_STATUSES } from '../runs/model.ts';
 import {
   iso,
   MailView,
@@ -18,9 +19,7 @@ import {
   StepView,
   stepView,
 } from '../runs/views.ts';
-import { instructionFor, mailView, PLAN_ACTIONS, planNext, waitForCodeMail } from '../runs/plan.ts';
-import { codeMailOf, runRepo } from '../runs/records.ts';
-import { loadRun, nextStep, patchRun, reportStep, startRun } from '../runs/service.ts';
+import { instructionFor, mailView, PLAN_ACTIONS } from '../runs/plan.ts';
 import { principal } from './common.ts';
 import { TtlMinutes } from './inboxes.ts';
 import { op } from './op.ts';
@@ -59,7 +58,7 @@ export const startRunOp = op({
   output: RunView,
   audit: { action: 'run.start', target: (_i, o) => o.runId },
   async handler(ctx, input) {
-    return runView(await startRun(ctx.services, principal(ctx), input));
+    return runView(await ctx.services.runs.start(principal(ctx), input));
   },
 });
 
@@ -72,19 +71,11 @@ export const listRunsOp = op({
   input: z.strictObject({ status: z.enum(RUN_STATUSES).optional(), limit: Limit, cursor: Cursor }),
   output: z.object({ items: z.array(RunView), nextCursor: z.string().nullable() }),
   async handler(ctx, input) {
-    const p = principal(ctx);
     const before = decodeCursor(input.cursor, (v): v is { c: number; i: string } => {
       const o = v as { c?: unknown; i?: unknown };
       return typeof v === 'object' && v !== null && typeof o.c === 'number' && typeof o.i === 'string';
     });
-    const rows = await runRepo(ctx.services).list({
-      teamId: p.teamId,
-      labelPrefix: p.scope.labelPrefix,
-      status: input.status,
-      now: ctx.services.clock.now(),
-      limit: input.limit + 1,
-      before,
-    });
+    const rows = await ctx.services.runs.list(principal(ctx), { status: input.status, limit: input.limit + 1, before });
     return pageOf(rows, input.limit, runView, (r) => ({ c: r.createdAt, i: r.id }));
   },
 });
@@ -104,7 +95,7 @@ export const getRunSessionOp = op({
   input: z.strictObject({ id: RunId }),
   output: RunView,
   async handler(ctx, input) {
-    return runView(await loadRun(ctx.services, principal(ctx), input.id));
+    return runView(await ctx.services.runs.load(principal(ctx), input.id));
   },
 });
 
@@ -134,8 +125,8 @@ export const patchRunSessionOp = op({
   output: RunView,
   audit: { action: 'run.patch', target: (i) => i.id },
   async handler(ctx, input) {
-    const run = await loadRun(ctx.services, principal(ctx), input.id);
-    return runView(await patchRun(ctx.services, run, input));
+    const run = await ctx.services.runs.load(principal(ctx), input.id);
+    return runView(await ctx.services.runs.patch(run, input));
   },
 });
 
@@ -173,8 +164,8 @@ export const nextRunOp = op({
   audit: { action: 'run.next', target: (i) => i.id },
   async handler(ctx, input) {
     const p = principal(ctx);
-    const run = await loadRun(ctx.services, p, input.id);
-    const step = await nextStep(ctx.services, p, run);
+    const run = await ctx.services.runs.load(p, input.id);
+    const step = await ctx.services.runs.next(p, run);
     const remaining = run.steps.filter((x) => x.status !== 'done' && x.status !== 'skipped').length;
     if (!step)
       return {
@@ -189,7 +180,7 @@ export const nextRunOp = op({
         remainingSteps: 0,
       };
     const svc = run.services[step.serviceIndex]!;
-    const { withCode } = await codeMailOf(ctx.services, svc);
+    const withCode = await ctx.services.runs.codeMail(svc);
     return {
       runId: run.id,
       status: run.status,
@@ -226,8 +217,8 @@ export const reportRunOp = op({
   output: z.object({ runId: z.string(), status: z.enum(RUN_STATUSES), step: StepView, remainingSteps: z.number().int() }),
   audit: { action: 'run.report', target: (i) => `${i.id}/${i.stepId}` },
   async handler(ctx, input) {
-    const run = await loadRun(ctx.services, principal(ctx), input.id);
-    const step = await reportStep(ctx.services, run, input.stepId, input.outcome, input.note);
+    const run = await ctx.services.runs.load(principal(ctx), input.id);
+    const step = await ctx.services.runs.report(run, input.stepId, input.outcome, input.note);
     const remainingSteps = run.steps.filter((x) => x.status !== 'done' && x.status !== 'skipped').length;
     return { runId: run.id, status: run.status, step: stepView(step), remainingSteps };
   },
@@ -267,16 +258,16 @@ export const planNextOp = op({
     suggestions: z.array(z.object({ action: z.enum(PLAN_ACTIONS), value: z.string().nullable(), reason: z.string() })).min(1),
   }),
   async handler(ctx, input) {
-    const s = ctx.services;
+    const runs = ctx.services.runs;
     const p = principal(ctx);
-    let run = await loadRun(s, p, input.id);
+    let run = await runs.load(p, input.id);
     if (input.waitSeconds > 0) {
-      await waitForCodeMail(s, p, run, input.waitSeconds, ctx.signal, (ms) =>
+      await runs.waitForCodeMail(p, run, input.waitSeconds, ctx.signal, (ms) =>
         ctx.emit?.('progress', { elapsedSeconds: Math.round(ms / 1000), timeoutSeconds: input.waitSeconds }),
       );
-      run = await loadRun(s, p, input.id);
+      run = await runs.load(p, input.id);
     }
-    const plan = await planNext(s, run);
+    const plan = await runs.plan(run);
     return {
       runId: run.id,
       status: run.status,
@@ -322,40 +313,17 @@ export const runTimelineOp = op({
     nextCursor: z.string().nullable(),
   }),
   async handler(ctx, input) {
-    const run = await loadRun(ctx.services, principal(ctx), input.id);
+    const run = await ctx.services.runs.load(principal(ctx), input.id);
     const after = decodeCursor(input.cursor, isEventCursor);
-    const repo = runRepo(ctx.services);
-    const rows = await repo.events(run.id, input.limit + 1, after && { at: after.a, id: after.i });
-    // Masked when shown too, so events recorded before the masking rule grew show no more than new ones.
-    const codes = await repo.codesOf(rows.flatMap((e) => (e.type === 'message.received' ? codeMailOfEvent(e.data_json) : [])));
+    const rows = await ctx.services.runs.timeline(run, input.limit + 1, after && { at: after.a, id: after.i });
     const page = pageOf(
       rows,
       input.limit,
-      (e) => ({
-        seq: e.id,
-        at: iso(e.at)!,
-        type: e.type,
-        stepId: e.step_id,
-        data: timelineData(e.type, JSON.parse(e.data_json) as Record<string, unknown>, codes),
-      }),
-      (e) => ({ a: e.at, i: e.id }),
+      (e) => ({ seq: e.seq, at: iso(e.at)!, type: e.type, stepId: e.stepId, data: e.data }),
+      (e) => ({ a: e.at, i: e.seq }),
     );
     return { runId: run.id, label: run.label, ...page };
   },
 });
-
-/** The message of a mail event whose subject could carry a code (it has a digit). */
-function codeMailOfEvent(json: string): string[] {
-  const d = JSON.parse(json) as { messageId?: unknown; subject?: unknown };
-  return typeof d.messageId === 'string' && typeof d.subject === 'string' && /\d/.test(d.subject) ? [d.messageId] : [];
-}
-
-function timelineData(type: string, data: Record<string, unknown>, codes: Map<string, string | null>): Record<string, unknown> {
-  const out = { ...data };
-  if (data.metadata !== undefined) out.metadata = maskSecrets(data.metadata);
-  if (type === 'message.received' && typeof data.subject === 'string')
-    out.subject = maskSubject(data.subject, codes.get(String(data.messageId)) ?? null);
-  return out;
-}
 
 export const runOps = [startRunOp, listRunsOp, getRunSessionOp, patchRunSessionOp, nextRunOp, reportRunOp, planNextOp, runTimelineOp];

@@ -1,6 +1,5 @@
 // POST /v1/inboxes/:id/simulate: a realistic message, styled after a service preset, through the real ingest path.
 import { z } from 'zod';
-import { simulateInto } from '../agent/simulate.ts';
 import { SCENARIOS } from '../mail/simulate.ts';
 import { Service } from './agent.ts';
 import { InboxId, inboxOf, singleLine } from './common.ts';
@@ -54,7 +53,7 @@ export const simulate = op({
   async handler(ctx, input) {
     const inbox = await inboxOf(ctx, input.id);
     const { id: _id, ...req } = input;
-    const d = await simulateInto({ ingest: ctx.services.ingest, maxMessageBytes: ctx.services.config.maxMessageBytes }, inbox, req);
+    const d = await ctx.services.agent.simulate(inbox, req);
     return { ...d, inboxId: inbox.id, scenario: input.scenario };
   },
 });

@@ -1,6 +1,7 @@
 // The API's shapes of inboxes, messages and attachments: zod schemas (for validation, OpenAPI and MCP output
 // schemas) and the converters from store rows. Every operation that returns one of these uses this file.
 import { z } from 'zod';
+import { rawUrlOf } from '../lib/links.ts';
 import type { AttachmentRow, MessageRow, MessageSummaryRow } from '../store/messages.ts';
 import type { InboxRow } from '../store/inboxes.ts';
 
@@ -64,9 +65,7 @@ export const MessageSummary = z.object({
 });
 export type MessageSummary = z.infer<typeof MessageSummary>;
 
-export function rawUrlOf(baseUrl: string, inboxId: string, messageId: string): string {
-  return `${baseUrl}/v1/inboxes/${inboxId}/messages/${messageId}/raw`;
-}
+export { rawUrlOf };
 
 export function messageSummary(r: MessageSummaryRow, baseUrl: string): MessageSummary {
   const inboxId = r.inbox_id ?? '';

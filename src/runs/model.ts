@@ -16,7 +16,8 @@ export const MAX_SERVICES = 50;
 export const MAX_STEP_NOTES = 20;
 export const MAX_METADATA_BYTES = 64 * 1024;
 
-export interface RunService {
+/** One service (a website) a run signs up to. */
+export interface RunServiceEntry {
   name: string;
   /** The preset this service matched, when its name is one of the 25. */
   preset: PresetId | null;
@@ -46,7 +47,7 @@ export interface Run {
   label: string;
   goal: string;
   status: RunStatus;
-  services: RunService[];
+  services: RunServiceEntry[];
   steps: RunStep[];
   metadata: Record<string, unknown>;
   notes: string | null;
@@ -65,7 +66,7 @@ export function runFromRow(r: RunTable): Run {
     label: r.label,
     goal: r.goal,
     status: r.status,
-    services: JSON.parse(r.services_json) as RunService[],
+    services: JSON.parse(r.services_json) as RunServiceEntry[],
     steps: JSON.parse(r.steps_json) as RunStep[],
     metadata: JSON.parse(r.metadata_json) as Record<string, unknown>,
     notes: r.notes,
@@ -83,7 +84,7 @@ export function presetOfName(name: string): PresetId | null {
   return isPresetId(id) ? id : null;
 }
 
-export function planSteps(services: RunService[]): RunStep[] {
+export function planSteps(services: RunServiceEntry[]): RunStep[] {
   return services.flatMap((s, i) =>
     STEP_KINDS.map((kind) => ({
       stepId: `${i + 1}.${kind}`,
@@ -270,7 +271,7 @@ export function mergePatch(target: unknown, patch: unknown): unknown {
 }
 
 /** What the agent is told to expect in the mail of a service. */
-export function expectationOf(s: RunService): {
+export function expectationOf(s: RunServiceEntry): {
   sends: 'code' | 'link' | 'both' | 'unknown';
   senderDomains: string[];
   codeShape: string | null;

@@ -1,11 +1,11 @@
 // What the agent should do next, from the run's state and the mail its inboxes received (stored extraction of
 // each message). Reading only: svc_plan_next changes nothing, it may just wait for mail first.
-import { waitForMessage } from '../inboxes/wait.ts';
-import { getPreset } from '../mail/presets.ts';
 import type { Principal } from '../auth/principal.ts';
-import type { Services } from '../services.ts';
-import { currentStep, expectationOf, type Run, type RunService, type RunStep } from './model.ts';
-import type { RunMail } from './repo.ts';
+import type { InboxService } from '../inboxes/service.ts';
+import type { MailWaits } from '../inboxes/wait.ts';
+import { getPreset } from '../mail/presets.ts';
+import { currentStep, expectationOf, type Run, type RunServiceEntry, type RunStep } from './model.ts';
+import type { RunMail, RunRepo } from './repo.ts';
 import { codeMailOf } from './records.ts';
 
 /** After this long without mail since the form was submitted, the planner suggests checking and resending. */
@@ -43,7 +43,7 @@ export interface MailView {
 
 export interface Plan {
   step: RunStep | null;
-  service: RunService | null;
+  service: RunServiceEntry | null;
   mail: MailView | null;
   suggestions: Suggestion[];
 }
@@ -58,9 +58,9 @@ export const mailView = (m: RunMail): MailView => ({
   link: m.primary_link,
 });
 
-const displayName = (svc: RunService) => (svc.preset ? getPreset(svc.preset).displayName : svc.name);
+const displayName = (svc: RunServiceEntry) => (svc.preset ? getPreset(svc.preset).displayName : svc.name);
 
-export async function planNext(s: Services, run: Run): Promise<Plan> {
+export async function planNext(repo: RunRepo, run: Run, now: number): Promise<Plan> {
   const none = (reason: string): Plan => ({
     step: null,
     service: null,
@@ -84,7 +84,7 @@ export async function planNext(s: Services, run: Run): Promise<Plan> {
       { action: 'next_run', value: null, reason: `call svc_next_run: it makes the inbox for ${name} and gives you its address` },
     ]);
   const address = svc.address;
-  const { newest, withCode } = await codeMailOf(s, svc);
+  const { newest, withCode } = await codeMailOf(repo, svc);
   const useMail = (m: RunMail): Suggestion =>
     m.otp
       ? { action: 'type_code', value: m.otp, reason: `the code arrived: type ${m.otp} into the ${name} form` }
@@ -137,8 +137,8 @@ export async function planNext(s: Services, run: Run): Promise<Plan> {
         reason: `${name} rejected the last code: ask it for a new one ("resend code", or submit the form again with ${address}), then call svc_plan_next with waitSeconds`,
       },
     ]);
-  const since = sinceSubmitted(run, step) ?? s.clock.now();
-  const waited = Math.max(0, Math.round((s.clock.now() - since) / 1000));
+  const since = sinceSubmitted(run, step) ?? now;
+  const waited = Math.max(0, Math.round((now - since) / 1000));
   if (waited >= NO_MAIL_HINT_SECONDS)
     return plan([
       {
@@ -166,7 +166,7 @@ function sinceSubmitted(run: Run, step: RunStep): number | null {
  * step waits for. Returns at once otherwise. A deleted inbox or a cancelled call ends the wait early.
  */
 export async function waitForCodeMail(
-  s: Services,
+  d: { repo: RunRepo; inboxes: Pick<InboxService, 'get'>; waits: Pick<MailWaits, 'forMessage'> },
   p: Principal,
   run: Run,
   seconds: number,
@@ -178,17 +178,17 @@ export async function waitForCodeMail(
   const svc = run.services[step.serviceIndex]!;
   if (!svc.inboxId) return;
   const deadline = Date.now() + seconds * 1000;
-  const inbox = await s.inboxes.get(p, svc.inboxId).catch(() => null);
+  const inbox = await d.inboxes.get(p, svc.inboxId).catch(() => null);
   if (!inbox) return;
   let ticked = false;
   for (;;) {
-    const { newest, withCode } = await codeMailOf(s, svc);
+    const { newest, withCode } = await codeMailOf(d.repo, svc);
     const left = deadline - Date.now();
     if (withCode || left <= 0 || signal.aborted) return;
     if (!ticked) onTick?.(0);
     ticked = true;
     try {
-      const hit = await waitForMessage(s, inbox, { since: { seq: newest?.seq ?? svc.afterSeq } }, left, signal, onTick);
+      const hit = await d.waits.forMessage(inbox, { since: { seq: newest?.seq ?? svc.afterSeq } }, left, signal, onTick);
       if (!hit) return;
     } catch {
       return;
@@ -196,7 +196,7 @@ export async function waitForCodeMail(
   }
 }
 
-export function instructionFor(step: RunStep, svc: RunService): string {
+export function instructionFor(step: RunStep, svc: RunServiceEntry): string {
   const name = displayName(svc);
   const addr = svc.address ?? '(no address yet)';
   switch (step.kind) {

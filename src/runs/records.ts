@@ -1,27 +1,18 @@
 // What a run reads from and records into the store: the timeline's inbox and mail events (from each message's
-// stored extraction, so nothing depends on who was listening when mail arrived), a service's newest code mail,
-// and narrowed access tokens.
+// stored extraction, so nothing depends on who was listening when mail arrived), the timeline as shown (masked
+// again), a service's newest code mail, and narrowed access tokens. Each takes the run repository it works on.
 import { TOKEN_TTL_SECONDS } from '../auth/access.ts';
 import type { Principal } from '../auth/principal.ts';
 import { hashSecret, newTokenSecret } from '../auth/secrets.ts';
 import { newId } from '../lib/ids.ts';
-import type { Services } from '../services.ts';
-import { MASK, maskSubject, type Run, type RunService } from './model.ts';
-import { RunRepo, type NewEvent, type RunMail } from './repo.ts';
-
-const repos = new WeakMap<object, RunRepo>();
-export function runRepo(s: Services): RunRepo {
-  let r = repos.get(s.store);
-  if (!r) repos.set(s.store, (r = new RunRepo(s.store.db)));
-  return r;
-}
+import { MASK, maskSecrets, maskSubject, type Run, type RunServiceEntry } from './model.ts';
+import type { NewEvent, RunEventRow, RunMail, RunRepo } from './repo.ts';
 
 /** Mail events recorded per read, newest first (older mail was recorded by earlier reads). */
 const TIMELINE_MAIL_LIMIT = 2000;
 
 /** Records inbox and mail events of the run's inboxes that the timeline does not have yet. */
-export async function syncTimeline(s: Services, run: Run): Promise<void> {
-  const repo = runRepo(s);
+export async function syncTimeline(repo: RunRepo, run: Run): Promise<void> {
   const inboxes = await repo.inboxes(run.teamId, run.label);
   const mail = await repo.mail(
     inboxes.map((i) => i.id),
@@ -68,19 +59,23 @@ function hostOf(url: string): string | null {
 
 /** The newest mail of a service's inbox that has a code or link, past any the service rejected. */
 export async function codeMailOf(
-  s: Services,
-  svc: RunService,
+  repo: RunRepo,
+  svc: RunServiceEntry,
 ): Promise<{ newest: RunMail | null; withCode: RunMail | null; count: number }> {
   if (!svc.inboxId) return { newest: null, withCode: null, count: 0 };
-  const rows = await runRepo(s).inboxMail(svc.inboxId, svc.afterSeq, 200);
+  const rows = await repo.inboxMail(svc.inboxId, svc.afterSeq, 200);
   return { newest: rows[0] ?? null, withCode: rows.find((m) => m.otp || m.primary_link) ?? null, count: rows.length };
 }
 
 /** An access token narrowed to a label prefix (a run's label): its holder sees that run and its inboxes only. */
-export async function issueNarrowToken(s: Services, p: Principal, labelPrefix: string): Promise<{ token: string; expiresIn: number }> {
-  const now = s.clock.now();
+export async function issueNarrowToken(
+  repo: RunRepo,
+  p: Principal,
+  labelPrefix: string,
+  now: number,
+): Promise<{ token: string; expiresIn: number }> {
   const token = newTokenSecret();
-  await runRepo(s).insertToken({
+  await repo.insertToken({
     id: newId('tok'),
     key_id: p.keyId,
     token_hash: hashSecret(token),
@@ -91,8 +86,50 @@ export async function issueNarrowToken(s: Services, p: Principal, labelPrefix: s
   return { token, expiresIn: TOKEN_TTL_SECONDS };
 }
 
-export async function recordAccessIssued(s: Services, p: Principal, run: Run, expiresIn: number): Promise<void> {
-  await runRepo(s).record(run.id, [
-    { at: s.clock.now(), type: 'access.issued', data: { labelPrefix: run.label, expiresIn, readOnly: p.scope.readOnly } },
-  ]);
+export async function recordAccessIssued(repo: RunRepo, p: Principal, run: Run, expiresIn: number, now: number): Promise<void> {
+  await repo.record(run.id, [{ at: now, type: 'access.issued', data: { labelPrefix: run.label, expiresIn, readOnly: p.scope.readOnly } }]);
+}
+
+/** An event of the timeline as shown. */
+export interface TimelineItem {
+  seq: number;
+  at: number;
+  type: string;
+  stepId: string | null;
+  data: Record<string, unknown>;
+}
+
+/**
+ * A page of the run's timeline, oldest first, after `after` (its last event's time and id). Masked when shown
+ * too, so events recorded before the masking rule grew show no more than new ones.
+ */
+export async function timelinePage(
+  repo: RunRepo,
+  run: Run,
+  limit: number,
+  after: { at: number; id: number } | undefined,
+): Promise<TimelineItem[]> {
+  const rows = await repo.events(run.id, limit, after);
+  const codes = await repo.codesOf(rows.flatMap((e) => (e.type === 'message.received' ? codeMailOfEvent(e.data_json) : [])));
+  return rows.map((e: RunEventRow) => ({
+    seq: e.id,
+    at: e.at,
+    type: e.type,
+    stepId: e.step_id,
+    data: timelineData(e.type, JSON.parse(e.data_json) as Record<string, unknown>, codes),
+  }));
+}
+
+/** The message of a mail event whose subject could carry a code (it has a digit). */
+function codeMailOfEvent(json: string): string[] {
+  const d = JSON.parse(json) as { messageId?: unknown; subject?: unknown };
+  return typeof d.messageId === 'string' && typeof d.subject === 'string' && /\d/.test(d.subject) ? [d.messageId] : [];
+}
+
+function timelineData(type: string, data: Record<string, unknown>, codes: Map<string, string | null>): Record<string, unknown> {
+  const out = { ...data };
+  if (data.metadata !== undefined) out.metadata = maskSecrets(data.metadata);
+  if (type === 'message.received' && typeof data.subject === 'string')
+    out.subject = maskSubject(data.subject, codes.get(String(data.messageId)) ?? null);
+  return out;
 }

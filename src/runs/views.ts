@@ -1,6 +1,6 @@
 // The API shapes of a run: the session document, its steps and services, and the mail a step refers to.
 import { z } from 'zod';
-import { maskSecrets, RUN_STATUSES, STEP_KINDS, STEP_STATUSES, type Run, type RunService, type RunStep } from './model.ts';
+import { maskSecrets, RUN_STATUSES, STEP_KINDS, STEP_STATUSES, type Run, type RunServiceEntry, type RunStep } from './model.ts';
 
 export const RunId = z.string().min(1).max(64).describe('Run id (run_…)');
 export const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
@@ -34,7 +34,7 @@ export const ServiceView = z.object({
   inboxId: z.string().nullable(),
   address: z.string().nullable().describe('The address to type into this service’s form'),
 });
-export const serviceView = (s: RunService): z.infer<typeof ServiceView> => ({
+export const serviceView = (s: RunServiceEntry): z.infer<typeof ServiceView> => ({
   name: s.name,
   preset: s.preset,
   inboxId: s.inboxId,

@@ -12,7 +12,6 @@ import type { Logger } from '../log.ts';
 import { OPERATIONS } from '../ops/registry.ts';
 import { metricsMiddleware } from '../metrics/route.ts';
 import { StoreSizer } from '../metrics/store-size.ts';
-import { runRepo } from '../runs/records.ts';
 import type { SmtpListener } from '../smtp/listener.ts';
 import { scheduleStaleSweeps } from '../store/blob-sweep.ts';
 import { Compactor } from '../store/compaction.ts';
@@ -189,7 +188,7 @@ function jobs(config: Config, w: Omit<Wired, 'components'>, log: Logger, cluster
       services.inboxes
         .sweep()
         .then(() => services.auditLog.prune(now()))
-        .then(() => runRepo(services).deleteExpired(now(), 1000)),
+        .then(() => services.runs.deleteExpired(now(), 1000)),
     );
   const compactor =
     blobs.segments && store.sqlite

@@ -1,6 +1,11 @@
 // Wiring: builds the whole object graph of a server on an opened store (nothing is started here) and lists its
 // components in start order (src/server/lifecycle.ts stops them in reverse). Services get narrow dependencies.
 import { RehearsalStore } from '../agent/rehearsal.ts';
+import { AgentService } from '../agent/service.ts';
+import { AiService } from '../ai/service.ts';
+import { MessageService } from '../inboxes/messages.ts';
+import { MailWaits } from '../inboxes/wait.ts';
+import { RunService } from '../runs/service.ts';
 import { AccessService } from '../auth/access.ts';
 import { AccountService } from '../auth/account.ts';
 import { AuditLog } from '../auth/audit-log.ts';
@@ -19,7 +24,6 @@ import { EventStreams } from '../events/sse.ts';
 import { callbackBody } from '../events/callback-body.ts';
 import { InboundWebhooks } from '../events/inbound.ts';
 import { InboxService } from '../inboxes/service.ts';
-import { waiterGate } from '../inboxes/waiters.ts';
 import { createAnalyzer } from '../ingest/analyzer.ts';
 import { Ingest } from '../ingest/ingest.ts';
 import { IngestWriter } from '../ingest/writer.ts';
@@ -32,7 +36,6 @@ import { OutboxRepo } from '../outbound/outbox.ts';
 import { Relay } from '../outbound/relay.ts';
 import { OutboundService } from '../outbound/service.ts';
 import { workspaceMailer } from '../outbound/workspace-mailer.ts';
-import { aiOf } from '../ops/ai.ts';
 import { CalendarService } from '../providers/calendar/service.ts';
 import { MailboxService } from '../providers/mailbox/service.ts';
 import { MonitorService } from '../workspace/monitor-service.ts';
@@ -239,6 +242,37 @@ export function wire(config: Config, storage: Storage, opts: StartOptions & { lo
     minFreeMb: config.healthMinFreeMb,
     now: () => Date.now(),
   });
+  // inboxes: long-poll waits share one set of waiter caps, one wake queue and one answer cache.
+  const waits = new MailWaits({ messages, bus, limits: config, maxBodyChars: config.waitMaxBodyChars, shutdown: shutdown.signal });
+  const inboxMessages = new MessageService({ messages, blobs, writer, threads: threads.upkeep, log });
+  // agent: verify and open, extraction, simulated mail, the rehearsal page, the self-test.
+  const rehearsals = new RehearsalStore(() => clock.now());
+  const agent = new AgentService({
+    db: store.db,
+    messages,
+    writer,
+    ingest,
+    inboxes,
+    waits,
+    baseUrl: () => site.baseUrl,
+    now: () => clock.now(),
+    shutdown: shutdown.signal,
+    maxMessageBytes: () => config.maxMessageBytes,
+    rehearsals,
+  });
+  // runs: agent runs over the inboxes and waits; svc_issue_access mints its tokens and audits them.
+  const runs = new RunService({ db: store.db, inboxes, waits, now: () => clock.now(), keys, tokens: access, audit: auditLog });
+  // ai: the model chain (--models) for structured extraction; caller schemas and the built-in engine in the sandbox.
+  const ai = new AiService({
+    ...(config.models ? { models: config.models } : {}),
+    timeoutMs: config.modelTimeoutMs,
+    maxInputChars: config.modelMaxInputChars,
+    sandbox,
+    schemaBudgetMs: config.schemaBudgetMs,
+    schemaLimits: { depth: config.schemaMaxDepth },
+    env: { INBOXD_OPENAI_API_KEY: config.openaiApiKey, INBOXD_ANTHROPIC_API_KEY: config.anthropicApiKey },
+  });
+  for (const warning of ai.warnings()) log.warn(warning);
   // workspace: replies go out through the outbound service, the model chain is the AI service's; monitors are
   // started and stopped as a component (src/server/components.ts).
   const mailer = workspaceMailer({ inboxes, messages, outbound, scopedDelivery: config.smtpAuth === 'required' });
@@ -249,7 +283,7 @@ export function wire(config: Config, storage: Storage, opts: StartOptions & { lo
     messages,
     served,
     mailer,
-    ai: () => aiOf(services),
+    ai: () => ai,
     engine: {
       timeoutMs: config.modelTimeoutMs ?? 30_000,
       maxInputChars: config.modelMaxInputChars ?? 20_000,
@@ -320,10 +354,14 @@ export function wire(config: Config, storage: Storage, opts: StartOptions & { lo
     auditLog,
     accessRepo,
     rateLimiter: new RateLimiter(config.rateLimit, () => clock.now()),
-    rehearsals: new RehearsalStore(() => clock.now()),
+    rehearsals,
+    agent,
+    runs,
     billing,
     audit,
     inboxes,
+    waits,
+    inboxMessages,
     messages,
     threads,
     search,
@@ -338,13 +376,14 @@ export function wire(config: Config, storage: Storage, opts: StartOptions & { lo
     metrics,
     sealer,
     sandbox,
+    ai,
     providers,
     baseUrl: () => site.baseUrl,
     startedAt: clock.now(),
     shutdown: shutdown.signal,
   };
   Object.assign(metrics.sources, {
-    waits: () => waiterGate(config).count(),
+    waits: () => waits.gate.count(),
     sseClients: () => services.eventStreams.count(),
     callbacksPending: () => deliveries.pendingCount(),
     outbound: () => outbox.countByState(),

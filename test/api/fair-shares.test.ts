@@ -8,7 +8,6 @@ import { after, before, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { loadConfig } from '../../src/config.ts';
-import { waiterGate } from '../../src/inboxes/waiters.ts';
 import { json } from '../helpers/http.ts';
 import { teamAdminKey } from '../helpers/teams.ts';
 import { startTestServer, type TestServer, TEST_CLUSTER } from '../helpers/server.ts';
@@ -90,7 +89,7 @@ async function listTools(key: string, session: string): Promise<number> {
 
 async function until(cond: () => boolean): Promise<void> {
   for (let i = 0; i < 1000 && !cond(); i++) await new Promise((r) => setTimeout(r, 10));
-  assert.ok(cond(), `condition never held (waiters: ${waiterGate(s.server.services.config).count()})`);
+  assert.ok(cond(), `condition never held (waiters: ${s.server.services.waits.gate.count()})`);
 }
 
 describe('fair shares', { skip: TEST_CLUSTER && 'limits are counted per instance (README "Scaling out")' }, () => {
@@ -155,15 +154,15 @@ describe('fair shares', { skip: TEST_CLUSTER && 'limits are counted per instance
       undefined,
       { timeout: 60_000 },
     );
-    await until(() => waiterGate(s.server.services.config).count() === 1);
+    await until(() => s.server.services.waits.gate.count() === 1);
     const holders = [await hold(reader, a1.session!), await hold(third, fresh.session!)];
     // `second`'s one session is idle: it is the one reclaimed; then all four are busy.
-    await until(() => waiterGate(s.server.services.config).count() === 3);
+    await until(() => s.server.services.waits.gate.count() === 3);
     const fourth = await otherTeamKey();
     const c1 = await init(fourth);
     assert.equal(c1.status, 200, c1.message);
     holders.push(await hold(fourth, c1.session!));
-    await until(() => waiterGate(s.server.services.config).count() === 4);
+    await until(() => s.server.services.waits.gate.count() === 4);
     const full = await init(await otherTeamKey());
     assert.equal(full.status, 503);
     assert.match(full.message, /--mcp-max-sessions\) have a call in flight/);
@@ -189,18 +188,18 @@ describe('fair shares', { skip: TEST_CLUSTER && 'limits are counted per instance
     const k3 = await newKey('w3', true);
     const wait = (key: string) => s.api(`/v1/inboxes/${inbox.inboxId}/wait?timeoutSeconds=30`, { key });
     const held = [wait(k1), wait(k1)];
-    await until(() => waiterGate(s.server.services.config).count() === 2);
+    await until(() => s.server.services.waits.gate.count() === 2);
     const perKey = await json(await wait(k1), 429);
     assert.match(perKey.detail, /--max-waiters-per-key, is 2/);
     held.push(wait(k2), wait(k2));
-    await until(() => waiterGate(s.server.services.config).count() === 4);
+    await until(() => s.server.services.waits.gate.count() === 4);
     const perTeam = await json(await wait(k3), 429);
     assert.match(perTeam.detail, /--max-waiters-per-team, is 4/);
     // A key of another team still gets a slot.
     const other = await otherTeamKey();
     const mine = await json(await s.api('/v1/inboxes', { method: 'POST', json: {}, key: other }), 201);
     const theirs = s.api(`/v1/inboxes/${mine.inboxId}/wait?timeoutSeconds=30`, { key: other });
-    await until(() => waiterGate(s.server.services.config).count() === 5);
+    await until(() => s.server.services.waits.gate.count() === 5);
     await json(await s.api(`/v1/inboxes/${inbox.inboxId}/simulate`, { method: 'POST', json: { scenario: 'otp' } }), 201);
     await json(await s.api(`/v1/inboxes/${mine.inboxId}/simulate`, { method: 'POST', json: { scenario: 'otp' }, key: other }), 201);
     for (const r of await Promise.all(held)) assert.equal(r.status, 200);

@@ -5,7 +5,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { waiterGate } from '../../src/inboxes/waiters.ts';
 import { json } from '../helpers/http.ts';
 import { mcpClient } from '../helpers/mcp-tools.ts';
 import { startTestServer, type TestServer, TEST_CLUSTER } from '../helpers/server.ts';
@@ -84,7 +83,7 @@ describe('one encoding per wake-up', { skip: TEST_CLUSTER && 'the waiters wake o
           params: { name: 'svc_wait_for_message', arguments: { inboxId: inbox.inboxId, timeoutSeconds: 60 } },
         }),
       });
-      await until(() => waiterGate(s.server.services.config).count() === STREAMED + MCP + 1);
+      await until(() => s.server.services.waits.gate.count() === STREAMED + MCP + 1);
       const sent = await json(
         await s.api(`/v1/inboxes/${inbox.inboxId}/simulate`, {
           method: 'POST',
@@ -139,7 +138,7 @@ describe('one encoding per wake-up', { skip: TEST_CLUSTER && 'the waiters wake o
           arguments: { inboxId: inbox.inboxId, timeoutSeconds: 60, since: new Date(0).toISOString() },
         }),
       );
-      await until(() => waiterGate(s.server.services.config).count() === 7);
+      await until(() => s.server.services.waits.gate.count() === 7);
       await json(
         await s.api(`/v1/inboxes/${inbox.inboxId}/simulate`, {
           method: 'POST',

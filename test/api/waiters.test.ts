@@ -2,7 +2,6 @@
 // cap), one read and one JSON per wake-up however many wait, cut bodies and includeBody=false.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { waiterGate } from '../../src/inboxes/waiters.ts';
 import { json, type Json } from '../helpers/http.ts';
 import { startTestServer, type TestServer, TEST_CLUSTER } from '../helpers/server.ts';
 
@@ -14,7 +13,7 @@ after(async () => {
   await s.stop();
 });
 const post = (path: string, body: Json, key?: string) => s.api(path, { method: 'POST', json: body, ...(key ? { key } : {}) });
-const gate = () => waiterGate(s.server.services.config);
+const gate = () => s.server.services.waits.gate;
 async function until(cond: () => boolean): Promise<void> {
   for (let i = 0; i < 500 && !cond(); i++) await new Promise((r) => setTimeout(r, 10));
   assert.ok(cond(), 'condition never held');

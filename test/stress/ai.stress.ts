@@ -1,11 +1,13 @@
 // Hostile input at full size for the built-in engine: huge and pathological messages finish (bounded work) and
 // still answer every preset with a valid shape.
-import { test } from 'node:test';
+import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { AiService } from '../../src/ai/service.ts';
+import { AiService, standaloneSandbox } from '../../src/ai/service.ts';
 import { parseMessage } from '../../src/mail/parse.ts';
 
-const ai = new AiService({ env: {} });
+const sandbox = standaloneSandbox();
+after(() => sandbox.close());
+const ai = new AiService({ env: {}, sandbox });
 
 function mail(contentType: string, body: string, attachments = ''): Buffer {
   return Buffer.from(

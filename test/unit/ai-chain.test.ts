@@ -8,7 +8,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { AppError } from '../../src/errors.ts';
 import { parseMessage } from '../../src/mail/parse.ts';
-import { AiService } from '../../src/ai/service.ts';
+import { AiService, standaloneSandbox } from '../../src/ai/service.ts';
 import { parseModels } from '../../src/ai/models.ts';
 import { startFakeModels, type FakeModels } from '../helpers/fake-models.ts';
 
@@ -18,6 +18,8 @@ const load = (f: string) => parseMessage(readFileSync(path.join(dir, f)));
 const GOOD_2FA = { code: '418306', link: null, service: 'GitHub', expiresInMinutes: 15 };
 
 let fake: FakeModels;
+// The service runs caller schemas and the built-in engine in a sandbox it is given; the tests share one.
+const sandbox = standaloneSandbox();
 before(async () => {
   fake = await startFakeModels();
   fake.script.set('hang', { kind: 'hang' });
@@ -29,10 +31,11 @@ before(async () => {
 });
 after(async () => {
   await fake.stop();
+  await sandbox.close();
 });
 
 function chain(links: string[], extra: Partial<ConstructorParameters<typeof AiService>[0]> = {}): AiService {
-  return new AiService({ models: links.join(','), timeoutMs: 300, maxResponseBytes: 64 * 1024, env: {}, ...extra });
+  return new AiService({ models: links.join(','), timeoutMs: 300, maxResponseBytes: 64 * 1024, env: {}, sandbox, ...extra });
 }
 
 test('fallback order: hang, 500, prose, missing fields, huge body are skipped in order; the first valid answer wins', async () => {
@@ -135,7 +138,7 @@ test('a hostile mail cannot change the output shape: an obeying model is discard
 });
 
 test('a message with no invoice asked for invoice: nulls, not inventions', async () => {
-  const ai = new AiService({ env: {} });
+  const ai = new AiService({ env: {}, sandbox });
   const r = await ai.extract(await load('036-stadtwerke-login-alert-de.eml'), 'noinv', { preset: 'invoice' });
   assert.equal(r.validated, true);
   const d = r.data as Record<string, unknown>;
@@ -144,7 +147,7 @@ test('a message with no invoice asked for invoice: nulls, not inventions', async
 });
 
 test('custom schema: filled by field names and formats; unknown fields are null', async () => {
-  const ai = new AiService({ env: {} });
+  const ai = new AiService({ env: {}, sandbox });
   const schema = {
     type: 'object',
     properties: {
@@ -174,7 +177,7 @@ function deep(n: number): Record<string, unknown> {
 }
 
 test('schemas over the limits or with unsupported keywords are refused with a 400 naming the problem', async () => {
-  const ai = new AiService({ env: {} });
+  const ai = new AiService({ env: {}, sandbox });
   const props = Object.fromEntries(Array.from({ length: 10_000 }, (_, i) => [`f${i}`, { type: 'string' }]));
   const cases: Array<[unknown, RegExp]> = [
     [{ type: 'object', properties: props }, /bytes|properties/],
@@ -205,7 +208,7 @@ test('--models parsing; a credentials variable without a model is reported, neve
   assert.throws(() => parseModels('gemini:x'), /unknown provider 'gemini'/);
   assert.throws(() => parseModels('openai:x@http://user:pw@h/v1'), /without credentials/);
   assert.throws(() => parseModels('openai'), /provider:model@baseUrl/);
-  const ai = new AiService({ env: { INBOXD_ANTHROPIC_API_KEY: 'ak-secret-value' } });
+  const ai = new AiService({ env: { INBOXD_ANTHROPIC_API_KEY: 'ak-secret-value' }, sandbox });
   assert.match(ai.warnings().join(' '), /INBOXD_ANTHROPIC_API_KEY is set but --models has no anthropic link/);
   const status = ai.status();
   assert.deepEqual(
@@ -242,7 +245,7 @@ test('preset schemas are the corpus schemas', async () => {
 });
 
 test('a hosted Anthropic link without its key is skipped without a call and reported not ready', async () => {
-  const ai = new AiService({ models: 'anthropic:claude-x', env: {} });
+  const ai = new AiService({ models: 'anthropic:claude-x', env: {}, sandbox });
   const r = await ai.extract(await load('025-github-sudo-code-en.eml'), 'nokey', { preset: '2fa' });
   assert.equal(r.engine, 'builtin');
   assert.deepEqual(r.fallbacks, [{ model: 'anthropic:claude-x', error: 'INBOXD_ANTHROPIC_API_KEY is not set' }]);
