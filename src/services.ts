@@ -1,4 +1,4 @@
-// What an operation handler can reach: the domain services, wired once by src/server.ts.
+// What an operation handler can reach: the domain services, wired once by src/server/wire.ts.
 import type { AccessService } from './auth/access.ts';
 import type { AccountService } from './auth/account.ts';
 import type { AuditLog } from './auth/audit-log.ts';
@@ -12,30 +12,21 @@ import type { ConsoleService } from './console/service.ts';
 import type { ServedDomains } from './domains/served.ts';
 import type { DomainService } from './domains/service.ts';
 import type { Logger } from './log.ts';
-import type { AuditRepo } from './store/audit.ts';
-import type { BlobStore } from './store/blobs.ts';
-import type { Store } from './store/db.ts';
 import type { StorageHealth } from './store/health.ts';
-import type { AccessRepo, KeyRepo } from './store/keys.ts';
-import type { BillingClient } from './billing/stripe.ts';
 import type { EventBus } from './events/bus.ts';
 import type { CallbackService } from './events/callbacks.ts';
 import type { InboundWebhooks } from './events/inbound.ts';
 import type { EventStreams } from './events/sse.ts';
-import type { DeliveryRepo } from './store/deliveries.ts';
 import type { InboxService } from './inboxes/service.ts';
 import type { MailWaits } from './inboxes/wait.ts';
 import type { MessageService } from './inboxes/messages.ts';
 import type { Ingest } from './ingest/ingest.ts';
-import type { IngestWriter } from './ingest/writer.ts';
-import type { MessageRepo } from './store/messages.ts';
 import type { Metrics } from './metrics/metrics.ts';
 import type { WorkspaceMailer } from './workspace/mailer.ts';
 import type { OutboundService } from './outbound/service.ts';
-import type { ThreadRepo } from './threads/repo.ts';
+import type { ThreadService } from './threads/service.ts';
 import type { SearchService } from './search/service.ts';
 import type { Clock } from './lib/clock.ts';
-import type { Sealer } from './lib/sealed.ts';
 import type { ProviderAccounts } from './providers/accounts.ts';
 import type { Sandbox } from './budget/sandbox.ts';
 import type { MonitorService } from './workspace/monitor-service.ts';
@@ -52,38 +43,30 @@ export interface Services {
   domains: DomainService;
   log: Logger;
   clock: Clock;
-  store: Store;
   /** /health: the database answers, the data dir has room and can be written, the bucket answers. */
   storageHealth: StorageHealth;
-  blobs: BlobStore;
-  keys: KeyRepo;
   keyAuth: KeyAuth;
   access: AccessService;
   /** The caller's team, its keys, usage and billing (src/auth/account.ts). */
   account: AccountService;
   /** The team's audit log: recorded by the pipeline, read by GET /v1/audit, pruned by the sweep. */
   auditLog: AuditLog;
-  accessRepo: AccessRepo;
   rateLimiter: RateLimiter;
   rehearsals: RehearsalStore;
   /** Verify and open, extraction without waiting, simulated mail and the self-test (src/agent/). */
   agent: AgentService;
   /** Agent runs: the run document, its steps, plan, timeline and run-scoped tokens (src/runs/). */
   runs: RunService;
-  billing: BillingClient;
-  audit: AuditRepo;
   inboxes: InboxService;
   /** Long-poll waits for mail: the waiter caps, the wake queue, one read and one JSON per wake-up (src/inboxes/wait.ts). */
   waits: MailWaits;
   /** Reads, raw bytes, attachments and delete of an inbox's messages (src/inboxes/messages.ts). */
   inboxMessages: MessageService;
-  messages: MessageRepo;
   /** Threads of inboxes: reads, claim and delete upkeep. */
-  threads: ThreadRepo;
+  threads: ThreadService;
   /** Full-text and semantic search (src/search/). */
   search: SearchService;
   ingest: Ingest;
-  writer: IngestWriter;
   bus: EventBus;
   /** SSE streams of inboxes. */
   eventStreams: EventStreams;
@@ -91,16 +74,12 @@ export interface Services {
   callbacks: CallbackService;
   /** Mail from providers' inbound webhooks (POST /webhooks/:provider), with its replay tokens. */
   inboundWebhooks: InboundWebhooks;
-  /** Callback deliveries and their attempt log. */
-  deliveries: DeliveryRepo;
   /** The browser console's aggregates: dashboard counts and an inbox's page (src/console/). */
   console: ConsoleService;
   /** Prometheus metrics of this server (GET /metrics). */
   metrics: Metrics;
   /** Send and reply: local delivery, the outbox and its relay worker (CONTRACT §9). */
   outbound: OutboundService;
-  /** Seals secrets at rest with INBOXD_SECRET_KEY (disabled when it is unset). */
-  sealer: Sealer;
   /** Connected mailbox and calendar accounts (CONTRACT §15, src/providers/). */
   providers: ProviderAccounts;
   /** Runs untrusted work (caller patterns and schemas, recurrence rules, monitors) in worker threads under a budget. */

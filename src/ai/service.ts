@@ -1,7 +1,7 @@
 // The AI layer's one interface: structured extraction over the model chain with the built-in engine as the
 // always-present last link, answer validation, a per-message result cache, and model status/probe. Search
 // (embeddings) and the workspace (summaries, drafts) are meant to reuse the chain through this service. Built once by
-// the composition root (src/server.ts) with the server's sandbox; a one-off use (the CLI, tests) brings its own.
+// the composition root (src/server/wire.ts) with the server's sandbox; a one-off use (the CLI, tests) brings its own.
 
 import { createHash } from 'node:crypto';
 import type { z } from 'zod';

@@ -10,7 +10,7 @@ import type { AttemptLogRow, DeliveryRepo } from '../store/deliveries.ts';
 import type { InboxRow } from '../store/inboxes.ts';
 import type { MessageRepo, MessageSummaryRow } from '../store/messages.ts';
 import type { Database } from '../store/schema.ts';
-import type { ThreadRepo, ThreadRow } from '../threads/repo.ts';
+import type { ThreadService, ThreadRow } from '../threads/service.ts';
 import {
   type CallbackCounts,
   callbackCounts,
@@ -51,7 +51,7 @@ export interface ConsoleDeps {
   inboxes: Pick<InboxService, 'get'>;
   messages: Pick<MessageRepo, 'list'>;
   deliveries: Pick<DeliveryRepo, 'attempts'>;
-  threads: Pick<ThreadRepo, 'list'>;
+  threads: Pick<ThreadService, 'list'>;
   clock: Clock;
 }
 

@@ -1,6 +1,6 @@
 // Waiting for mail: answer at once from the store when a matching message is already there, else sleep on the
 // event bus until ingest publishes one. Idle waits hold a timer and a listener, nothing else: no polling.
-// The server's one MailWaits (built in src/server.ts) holds what all waits share: the waiter caps, the queue that
+// The server's one MailWaits (built in src/server/wire.ts) holds what all waits share: the waiter caps, the queue that
 // wakes them a batch at a time, and the cache that reads and encodes a woken message once for all its waiters.
 // GET …/wait's answer is made here (`next`); the operation only gives its shape. Verify waits through `forMessage`.
 import { AppError } from '../errors.ts';

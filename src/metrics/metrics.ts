@@ -59,7 +59,7 @@ export class SmtpMetrics {
   }
 }
 
-/** Gauges read at scrape time from the parts that own them; wired in src/server.ts. Unset ones are left out. */
+/** Gauges read at scrape time from the parts that own them; wired in src/server/wire.ts. Unset ones are left out. */
 export interface MetricSources {
   smtpConnections?: () => number;
   waits?: () => number;

@@ -1,17 +1,11 @@
 // Structured extraction and model status (CONTRACT §12): the extract route over the model chain with the
 // built-in engine last, the presets with their JSON Schemas, model readiness (no secrets) and a live probe, all
-// through the server's one AiService (Services.ai, built in src/server.ts).
+// through the server's one AiService (Services.ai, built in src/server/wire.ts).
 import { z } from 'zod';
-import { type AiService, listPresets, PRESET_NAMES } from '../ai/service.ts';
+import { listPresets, PRESET_NAMES } from '../ai/service.ts';
 import { AppError } from '../errors.ts';
-import type { Services } from '../services.ts';
 import { InboxId, inboxOf, MessageId } from './common.ts';
 import { op } from './op.ts';
-
-/** The server's AI service (built in src/server.ts); kept for the workspace operations that still ask for it this way. */
-export function aiOf(s: Services): AiService {
-  return s.ai;
-}
 
 const JsonObject = z.record(z.string(), z.unknown());
 

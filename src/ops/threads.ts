@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { AppError } from '../errors.ts';
 import { decodeCursor, pageOf } from '../lib/cursor.ts';
 import { participantList, snippetOf } from '../mail/threads.ts';
-import type { ActivityCursor, ConsoleThreadRow, ThreadRow } from '../threads/repo.ts';
+import type { ActivityCursor, ConsoleThreadRow, ThreadRow } from '../threads/service.ts';
 import { InboxId, inboxOf, principal } from './common.ts';
 import { op, type OpContext } from './op.ts';
 import { Cursor, Limit, listOf, MessageSummary, messageSummary } from './views.ts';

@@ -1,6 +1,6 @@
 // Agent runs (CONTRACT §14): start, list, hand out the next step, record reports and patches, plan, the timeline
 // and run-scoped access tokens. Every change is one versioned write of the run document together with its timeline
-// events. One RunService per server, built by src/server.ts with narrow dependencies; it builds its repository.
+// events. One RunService per server, built by src/server/wire.ts with narrow dependencies; it builds its repository.
 import type { Kysely } from 'kysely';
 import type { AccessService } from '../auth/access.ts';
 import type { Principal } from '../auth/principal.ts';

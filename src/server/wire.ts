@@ -52,7 +52,7 @@ import { DeliveryRepo } from '../store/deliveries.ts';
 import { InboxRepo } from '../store/inboxes.ts';
 import { AccessRepo, KeyRepo } from '../store/keys.ts';
 import { MessageRepo } from '../store/messages.ts';
-import { ThreadRepo } from '../threads/repo.ts';
+import { ThreadService } from '../threads/service.ts';
 import { components } from './components.ts';
 import type { Component } from './lifecycle.ts';
 import type { StartOptions } from './start.ts';
@@ -126,7 +126,7 @@ export function wire(config: Config, storage: Storage, opts: StartOptions & { lo
     limits: () => config,
   });
   const served = new ServedDomains(config.domains, config.acceptAnyDomain);
-  const threads = new ThreadRepo(store.db, () => clock.now());
+  const threads = new ThreadService(store.db, () => clock.now());
   const inboxes = new InboxService({
     repo: new InboxRepo(store.db),
     messages,
@@ -344,37 +344,27 @@ export function wire(config: Config, storage: Storage, opts: StartOptions & { lo
     domains,
     log,
     clock,
-    store,
     storageHealth,
-    blobs,
-    keys,
     keyAuth: new KeyAuth(keys, accessRepo, () => clock.now()),
     access,
     account,
     auditLog,
-    accessRepo,
     rateLimiter: new RateLimiter(config.rateLimit, () => clock.now()),
     rehearsals,
     agent,
     runs,
-    billing,
-    audit,
     inboxes,
     waits,
     inboxMessages,
-    messages,
     threads,
     search,
     ingest,
-    writer,
     bus,
     eventStreams: new EventStreams({ db: store.db, bus, log, tuning: opts.events?.sse }),
     callbacks,
     inboundWebhooks,
-    deliveries,
     console: consoleAggregates,
     metrics,
-    sealer,
     sandbox,
     ai,
     providers,

@@ -2,7 +2,7 @@
 // dir's file system has free space and inodes (statfs); the data dir and the blob folder are writable (access W_OK:
 // a read-only mount or an immutable folder fails it); an S3 bucket answered its last HEAD. Nothing is written; the
 // file-system answer is cached for a second so a tight probe loop costs nothing. One instance per server, built in
-// src/server.ts (its cache belongs to that server's data dir).
+// src/server/wire.ts (its cache belongs to that server's data dir).
 import fs from 'node:fs/promises';
 import { type Kysely, sql } from 'kysely';
 import type { BlobStore } from './blob-store.ts';

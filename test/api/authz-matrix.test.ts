@@ -113,8 +113,8 @@ async function fixture(): Promise<Fixture> {
     `From: a@example.com\r\nTo: ${inbox.address}\r\nSubject: matrix\r\nContent-Type: multipart/mixed; boundary=b\r\n\r\n--b\r\nContent-Type: text/plain\r\n\r\nhello\r\n--b\r\nContent-Type: application/octet-stream\r\nContent-Disposition: attachment; filename=a.bin\r\n\r\nabc\r\n--b--\r\n`,
   );
   const [d] = await s.server.services.ingest.accept({ raw, rcpts: [inbox.address], mailFrom: 'a@example.com', source: 'test' });
-  const atts = await s.server.services.messages.attachments(d!.messageId);
-  const msg = await s.server.services.messages.get(inbox.inboxId, d!.messageId);
+  const atts = await s.server.parts.messages.attachments(d!.messageId);
+  const msg = await s.server.parts.messages.get(inbox.inboxId, d!.messageId);
   return { inboxId: inbox.inboxId, messageId: d!.messageId, attachmentId: atts[0]!.id, threadId: msg!.thread_id! };
 }
 

@@ -31,9 +31,9 @@ before(async () => {
   );
   // Both blobs were appended to the segment store; losing its files (a restore that missed them) loses both. On
   // PostgreSQL there are no segments (their index lives in SQLite): each blob is its own file blobs/ab/cdef….
-  assert.ok((await s.server.services.blobs.exists(raw.sha256)) && (await s.server.services.blobs.exists(att.sha256)));
+  assert.ok((await s.server.parts.blobs.exists(raw.sha256)) && (await s.server.parts.blobs.exists(att.sha256)));
   const segments = path.join(s.dataDir, 'blobs', 'segments');
-  if (s.server.services.blobs.segments) for (const f of fs.readdirSync(segments)) fs.rmSync(path.join(segments, f));
+  if (s.server.parts.blobs.segments) for (const f of fs.readdirSync(segments)) fs.rmSync(path.join(segments, f));
   else for (const sha of [raw.sha256, att.sha256]) fs.rmSync(path.join(s.dataDir, 'blobs', sha.slice(0, 2), sha.slice(2)));
 });
 after(() => s.stop());

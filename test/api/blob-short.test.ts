@@ -27,7 +27,7 @@ test('a wrong size recorded for the message does not change the Content-Length o
   const msg = await deliver('size drift');
   const rawUrl = `/v1/inboxes/${inbox.inboxId}/messages/${msg.messageId}/raw`;
   const meta = await json(await s.api(rawUrl, { headers: { accept: 'application/json' } }));
-  await sql`update contents set size = size + 1000 where sha256 = ${meta.sha256}`.execute(s.server.services.store.db);
+  await sql`update contents set size = size + 1000 where sha256 = ${meta.sha256}`.execute(s.server.parts.store.db);
   const res = await s.api(rawUrl, { signal: AbortSignal.timeout(5000) });
   assert.equal(res.status, 200);
   const body = Buffer.from(await res.arrayBuffer());
@@ -40,7 +40,7 @@ test('a segment cut short under an indexed blob answers 500 naming the message, 
   skip: TEST_ON_POSTGRES ? 'SQLite only: segments exist only with the SQLite segment index' : false,
 }, async () => {
   const msg = await deliver('cut short');
-  await s.server.services.writer.drained();
+  await s.server.parts.writer.drained();
   const segments = path.join(s.dataDir, 'blobs', 'segments');
   const last = fs.readdirSync(segments).sort().at(-1)!;
   const file = path.join(segments, last);

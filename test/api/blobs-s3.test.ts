@@ -121,7 +121,7 @@ describe('S3 blob store on OpenStack Swift (s3api)', { skip: missing ?? false },
     assert.ok(await objectExists(sha256(attachment)), 'attachment object in the bucket');
     const segments = path.join(s.dataDir, 'blobs', 'segments');
     assert.deepEqual(fs.existsSync(segments) ? fs.readdirSync(segments) : [], [], 'no segment files');
-    assert.equal(s.server.services.blobs.kind, 's3');
+    assert.equal(s.server.parts.blobs.kind, 's3');
     assert.equal((await s.api('/health', { key: null })).status, 200);
   });
 
@@ -140,7 +140,7 @@ describe('S3 blob store on OpenStack Swift (s3api)', { skip: missing ?? false },
   test('a byte range is a ranged GET: exactly those bytes, and their length', async () => {
     const [msg] = await messages(inbox.inboxId);
     const raw = await rawOf(inbox.inboxId, msg!.messageId);
-    const { stream, size } = await s.server.services.blobs.open(sha256(raw), { start: 5, end: 24 });
+    const { stream, size } = await s.server.parts.blobs.open(sha256(raw), { start: 5, end: 24 });
     const chunks: Buffer[] = [];
     for await (const c of stream) chunks.push(c as Buffer);
     assert.equal(size, 20);
@@ -209,9 +209,9 @@ describe('S3 blob store on OpenStack Swift (s3api)', { skip: missing ?? false },
     const orphan = crypto.randomBytes(1000);
     await swift.client.send(new PutObjectCommand({ Bucket: BUCKET, Key: keyOf(sha256(orphan)), Body: orphan }));
     const deps = {
-      blobs: s.server.services.blobs,
-      db: s.server.services.store.db,
-      collect: (shas: string[]) => s.server.services.writer.collect(shas),
+      blobs: s.server.parts.blobs,
+      db: s.server.parts.store.db,
+      collect: (shas: string[]) => s.server.parts.writer.collect(shas),
     };
     const fresh = await sweepStaleBlobs(deps, { now: Date.now() });
     assert.equal(fresh.removed, 0, 'nothing younger than an hour is touched');

@@ -55,7 +55,7 @@ async function readWhilePolling(
 
 /** Rows of a query on the server's own database (SQLite or PostgreSQL). */
 async function rows(s: TestServer, q: RawBuilder<unknown>): Promise<Json[]> {
-  return (await q.execute(s.server.services.store.db)).rows as Json[];
+  return (await q.execute(s.server.parts.store.db)).rows as Json[];
 }
 
 const titles = (b: Json) => b.events.map((e: Json) => e.title);

@@ -85,7 +85,7 @@ describe('callback concurrency per receiving host', () => {
       await a.waitFor(1);
       for (const inbox of [inA[1]!, inA[2]!, inB]) await sendMail(one.server.smtpPort, { to: inbox.address, subject: 'q', text: 'x' });
       // All four deliveries are queued (one in flight), due in the order A, A, B.
-      while ((await one.server.services.deliveries.pendingCount()) < 4) await new Promise((r) => setTimeout(r, 20));
+      while ((await one.server.parts.deliveries.pendingCount()) < 4) await new Promise((r) => setTimeout(r, 20));
       a.release();
       await b.waitFor(1);
       assert.equal(a.paths.length, 1, 'B, never served, got the free place before A was served again');

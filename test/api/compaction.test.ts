@@ -22,7 +22,7 @@ after(() => s?.stop());
 const segmentDir = () => path.join(s.dataDir, 'blobs', 'segments');
 const diskBytes = () => fs.readdirSync(segmentDir()).reduce((n, f) => n + fs.statSync(path.join(segmentDir(), f)).size, 0);
 const deps = () => {
-  const svc = s.server.services;
+  const svc = s.server.parts;
   return {
     segments: svc.blobs.segments!,
     sqlite: svc.store.sqlite!,

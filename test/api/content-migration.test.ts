@@ -158,7 +158,7 @@ test('a store from before 004 opens with the same answers, and copies share one 
       assert.ok(bytes.equals(att));
       assert.equal(await (await s.api('/v1/inboxes/inb_b/messages/msg_b/raw')).text(), raw.toString());
 
-      const db2 = s.server.services.store.sqlite!;
+      const db2 = s.server.parts.store.sqlite!;
       assert.equal((db2.prepare('select count(*) n from contents').get() as { n: number }).n, 2);
       assert.equal((db2.prepare('select count(*) n from content_attachments').get() as { n: number }).n, 1);
       assert.equal((db2.prepare('select count(*) n from message_rows').get() as { n: number }).n, 4);

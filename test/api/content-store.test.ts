@@ -18,17 +18,17 @@ after(async () => {
 });
 
 const count = async (table: string) =>
-  Number((await sql<{ n: number }>`select count(*) as n from ${sql.table(table)}`.execute(s.server.services.store.db)).rows[0]!.n);
+  Number((await sql<{ n: number }>`select count(*) as n from ${sql.table(table)}`.execute(s.server.parts.store.db)).rows[0]!.n);
 /** Bytes the database uses: SQLite's pages in use (freed pages are not growth); PostgreSQL's database size. */
 const usedBytes = async () => {
-  const sqlite = s.server.services.store.sqlite;
-  if (!sqlite) return s.server.services.store.sizeBytes();
+  const sqlite = s.server.parts.store.sqlite;
+  if (!sqlite) return s.server.parts.store.sizeBytes();
   return (
     ((sqlite.pragma('page_count', { simple: true }) as number) - (sqlite.pragma('freelist_count', { simple: true }) as number)) *
     (sqlite.pragma('page_size', { simple: true }) as number)
   );
 };
-const stored = (sha: string) => s.server.services.blobs.exists(sha);
+const stored = (sha: string) => s.server.parts.blobs.exists(sha);
 
 async function createInbox(): Promise<Json> {
   return json(await s.api('/v1/inboxes', { method: 'POST', json: {} }), 201);

@@ -108,7 +108,7 @@ test("verifying a domain removes other teams' inboxes at it; their mail and send
 test("an inbox of another team left at a verified domain (created in a race) may not send, and is never signed with the owner's key", async () => {
   // Written to the store directly: the create route refuses it, only a create racing the verify could leave one.
   const now = Date.now();
-  await s.server.services.store.db
+  await s.server.parts.store.db
     .insertInto('inboxes')
     .values({
       id: 'inb_racedotherteam000000',

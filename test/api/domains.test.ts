@@ -77,7 +77,7 @@ test('add answers the records to publish; the private key is in no answer, log o
   );
   assert.equal(listed.nextCursor, null);
   // Sealed at rest under INBOXD_SECRET_KEY; never in an answer, log line or audit row.
-  const db = s.server.services.store.db;
+  const db = s.server.parts.store.db;
   const stored = await db.selectFrom('domains').select('dkim_private_key').executeTakeFirstOrThrow();
   assert.match(stored.dkim_private_key, /^sealed:v1:/);
   const audit = JSON.stringify(await db.selectFrom('audit_events').selectAll().execute());
@@ -197,11 +197,7 @@ test('delete: stops serving, removes the inboxes at the domain with their mail, 
   assert.deepEqual(r, { deleted: true, domainId: domain.domainId, domain: DOMAIN, inboxesDeleted: 1, messagesDeleted: 4 });
   await assert.rejects(sendMail(s.server.smtpPort, { to: `bob@${DOMAIN}`, subject: 'x', text: 'x' }), /550/);
   assert.equal((await s.api(`/v1/inboxes/${inboxId}`)).status, 404);
-  const left = await s.server.services.store.db
-    .selectFrom('message_rows')
-    .select('id')
-    .where('rcpt', 'like', '%@mail.example.com')
-    .execute();
+  const left = await s.server.parts.store.db.selectFrom('message_rows').select('id').where('rcpt', 'like', '%@mail.example.com').execute();
   assert.equal(left.length, 0);
   assert.equal((await s.api(`/v1/domains/${domain.domainId}`)).status, 404);
   assert.equal(await s.server.services.domains.dkimFor(DOMAIN, DEFAULT_TEAM_ID), null);
@@ -293,7 +289,7 @@ test('without INBOXD_SECRET_KEY keys are stored plainly (and said so); a later k
     publish(d);
     assert.equal((await json(await t.api(`/v1/domains/${d.domainId}/verify`, { method: 'POST' }))).signing, true);
     const row = async () => ({
-      k: (await t.server.services.store.db.selectFrom('domains').select('dkim_private_key').executeTakeFirstOrThrow()).dkim_private_key,
+      k: (await t.server.parts.store.db.selectFrom('domains').select('dkim_private_key').executeTakeFirstOrThrow()).dkim_private_key,
     });
     assert.match((await row()).k, /^-----BEGIN PRIVATE KEY-----/);
     await t.stop();

@@ -54,7 +54,7 @@ test('GET …/extract?service= gives the main-thread answer, computed in a worke
   assert.equal(analyzer.workerJobs - jobsBefore, 1, 'the extraction ran in the worker');
 
   const services = s.server.services;
-  const row = (await services.messages.latest(inbox.inboxId))!;
+  const row = (await s.server.parts.messages.latest(inbox.inboxId))!;
   const inboxRow = (await services.inboxes.byAddress(inbox.address))!;
   const mainThread = verifyResult(services.baseUrl(), inboxRow, row, { service: 'github' });
   assert.deepEqual(got, JSON.parse(JSON.stringify(mainThread)));

@@ -323,10 +323,10 @@ describe('delete', () => {
       await s.api(`/v1/inboxes/${inbox.inboxId}/messages/${msg.messageId}/raw`, { headers: { accept: 'application/json' } }),
     );
     const blob: string = meta.sha256;
-    assert.ok(await s.server.services.blobs.exists(blob));
+    assert.ok(await s.server.parts.blobs.exists(blob));
     await json(await s.api(`/v1/inboxes/${inbox.inboxId}`, { method: 'DELETE' }));
     // A shared store (INBOXD_TEST_CLUSTER) keeps an object for the delete grace; the hourly sweep takes it.
-    assert.equal(await s.server.services.blobs.exists(blob), TEST_CLUSTER, 'raw blob removed (kept for the grace on a shared store)');
+    assert.equal(await s.server.parts.blobs.exists(blob), TEST_CLUSTER, 'raw blob removed (kept for the grace on a shared store)');
     assert.equal((await json(await s.api(`/v1/inboxes/${inbox.inboxId}`), 404)).code, 'not_found');
     assert.equal((await json(await s.api(`/v1/inboxes/${inbox.inboxId}`, { method: 'DELETE' }), 404)).code, 'not_found');
   });

@@ -77,7 +77,7 @@ describe('GET /metrics', () => {
     assert.equal(sampleValue(m, 'inboxd_build_info', { version: '0.2.0' }), 1);
     // Every refusal reason is there from the start (at 0), so rate() works before the first refusal.
     assert.equal(m.get('inboxd_smtp_rejections_total')!.samples.length, 8);
-    assert.ok(sampleValue(m, 'inboxd_store_bytes', { part: s.server.services.store.dialect === 'postgres' ? 'postgres' : 'sqlite' })! > 0);
+    assert.ok(sampleValue(m, 'inboxd_store_bytes', { part: s.server.parts.store.dialect === 'postgres' ? 'postgres' : 'sqlite' })! > 0);
     // Every delivery state is there from the start.
     assert.deepEqual(
       m

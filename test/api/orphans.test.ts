@@ -21,20 +21,20 @@ test('contents and blobs left unreferenced by an interrupted delete are collecte
   await sendMail(s.server.smtpPort, { to: inbox.address, subject: 'stays', text: 'kept' });
   const kept = await json(await s.api(`/v1/inboxes/${inbox.inboxId}/wait?timeoutSeconds=10&includeBody=false&since=${gone.messageId}`));
   // Through the query builder, so the case runs on SQLite and PostgreSQL alike.
-  const db = s.server.services.store.db;
+  const db = s.server.parts.store.db;
   const goneSha = (await db.selectFrom('message_rows').select('content_sha256').where('id', '=', gone.messageId).executeTakeFirstOrThrow())
     .content_sha256;
   const attSha = (
     await db.selectFrom('content_attachments').select('sha256').where('content_sha256', '=', goneSha).executeTakeFirstOrThrow()
   ).sha256;
-  assert.ok((await s.server.services.blobs.exists(goneSha)) && (await s.server.services.blobs.exists(attSha)));
+  assert.ok((await s.server.parts.blobs.exists(goneSha)) && (await s.server.parts.blobs.exists(attSha)));
   // The delete committed, the collection never ran (as if killed in between).
   await db.deleteFrom('message_rows').where('id', '=', gone.messageId).execute();
   await s.stop();
 
   s = await startTestServer([], {}, { dataDir });
   try {
-    const db2 = s.server.services.store.db;
+    const db2 = s.server.parts.store.db;
     const count = async (table: 'contents' | 'content_attachments', column: 'sha256' | 'content_sha256', v: string) =>
       Number(
         (
@@ -52,8 +52,8 @@ test('contents and blobs left unreferenced by an interrupted delete are collecte
     assert.equal(await count('contents', 'sha256', goneSha), 0, 'orphan content removed');
     assert.equal(await count('content_attachments', 'content_sha256', goneSha), 0);
     // Unindexed from the segments on SQLite; the per-sha files deleted on PostgreSQL.
-    assert.ok(!(await s.server.services.blobs.exists(goneSha)), 'raw blob gone');
-    assert.ok(!(await s.server.services.blobs.exists(attSha)), 'attachment blob gone');
+    assert.ok(!(await s.server.parts.blobs.exists(goneSha)), 'raw blob gone');
+    assert.ok(!(await s.server.parts.blobs.exists(attSha)), 'attachment blob gone');
     const raw = await s.api(`/v1/inboxes/${inbox.inboxId}/messages/${kept.messageId}/raw`);
     assert.equal(raw.status, 200, 'the message still referenced keeps its bytes');
     assert.match(await raw.text(), /Subject: stays/);

@@ -65,7 +65,7 @@ describe('a two-inbox conversation, no relay', () => {
         aliceList.map((m) => [m.messageId, m.direction, m.verification.otp]),
         [[sent.messageId, 'outbound', null]],
       );
-      const check = await s.server.services.messages.list(alice.inboxId, 5);
+      const check = await s.server.parts.messages.list(alice.inboxId, 5);
       assert.equal(check[0]!.otp, '482913', 'the stored parse keeps it; only the views of the sent copy hide it');
       const aliceCopy = await json(await s.api(`/v1/inboxes/${alice.inboxId}/messages/${sent.messageId}`));
       assert.equal(aliceCopy.deliveries.length, 1);

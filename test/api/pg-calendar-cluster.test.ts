@@ -66,7 +66,7 @@ test('two instances sync the same invitations at once: each part read once, ever
   const reports = answers.flatMap((x) => x.warnings as string[]).filter((w) => /malformed iCalendar/.test(w));
   assert.equal(reports.length, PARTS, JSON.stringify(reports));
   const seen = await sql<{ outcome: string; n: number }>`
-    select outcome, count(*)::int as n from calendar_seen group by outcome order by outcome`.execute(a.server.services.store.db);
+    select outcome, count(*)::int as n from calendar_seen group by outcome order by outcome`.execute(a.server.parts.store.db);
   const byOutcome = Object.fromEntries(seen.rows.map((x) => [x.outcome, x.n]));
   assert.equal(byOutcome.reading, undefined, 'no part is left claimed');
   assert.equal(

@@ -86,15 +86,13 @@ test('B loses its LISTEN connection: it reconnects, and a wait on B still hears 
     Number(
       (
         await sql<{ n: number }>`select count(*) as n from pg_stat_activity where query = ${`listen ${CHANNEL}`}`.execute(
-          a.server.services.store.db,
+          a.server.parts.store.db,
         )
       ).rows[0]!.n,
     );
   assert.equal(await listeners(), 2);
   // Cut every LISTEN connection of the cluster (A's too), then mail A before they are back.
-  await sql`select pg_terminate_backend(pid) from pg_stat_activity where query = ${`listen ${CHANNEL}`}`.execute(
-    a.server.services.store.db,
-  );
+  await sql`select pg_terminate_backend(pid) from pg_stat_activity where query = ${`listen ${CHANNEL}`}`.execute(a.server.parts.store.db);
   await sendMail(a.server.smtpPort, { to: inbox.address, subject: 'after-gap', text: 'sent while B was not listening' });
   const got = (await (await wait).json()) as Json;
   assert.equal(got.subject, 'after-gap');
@@ -195,8 +193,8 @@ test('cluster jobs run on one instance; another takes over when it stops', { ski
   const d = await startTestServer([], {}, { database, blobDir });
   try {
     const ran: string[] = [];
-    const job = (who: string) => c.server.services.store.singleton('test-job', async () => ran.push(who));
-    const jobD = () => d.server.services.store.singleton('test-job', async () => ran.push('d'));
+    const job = (who: string) => c.server.parts.store.singleton('test-job', async () => ran.push(who));
+    const jobD = () => d.server.parts.store.singleton('test-job', async () => ran.push('d'));
     // Whichever asks first leads; the other stays out, tick after tick.
     assert.equal(await job('c'), true);
     for (let i = 0; i < 3; i++) {
@@ -205,11 +203,11 @@ test('cluster jobs run on one instance; another takes over when it stops', { ski
     }
     assert.deepEqual(ran, ['c', 'c', 'c', 'c']);
     // The expiry sweep is such a job: c led it since its start, so d's never ran (it is held by c).
-    assert.equal(await d.server.services.store.singleton('expiry-sweep', async () => undefined), false);
+    assert.equal(await d.server.parts.store.singleton('expiry-sweep', async () => undefined), false);
     await c.stop();
     await until(() => jobD());
     assert.equal(ran.at(-1), 'd');
-    assert.equal(await d.server.services.store.singleton('expiry-sweep', async () => undefined), true);
+    assert.equal(await d.server.parts.store.singleton('expiry-sweep', async () => undefined), true);
   } finally {
     await c.stop();
     await d.stop();

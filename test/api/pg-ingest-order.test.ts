@@ -73,7 +73,7 @@ test('multi-recipient mail in opposite recipient orders on two instances: no dea
     const page = (await r.json()) as { items: Array<{ seq?: number }> };
     assert.equal(page.items.length, 1);
   }
-  const rows = await a.server.services.store.db
+  const rows = await a.server.parts.store.db
     .selectFrom('message_rows')
     .select(({ fn }) => ['inbox_id', fn.countAll<number>().as('n'), fn.max('seq').as('top')])
     .groupBy('inbox_id')

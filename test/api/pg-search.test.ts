@@ -42,7 +42,7 @@ describe('search on PostgreSQL', { skip: missing ?? false }, () => {
   before(async () => {
     pg = await startPostgres();
     s = await startTestServer([], {}, { database: await pg.createDatabase('pgsearch') });
-    assert.equal(s.server.services.store.dialect, 'postgres');
+    assert.equal(s.server.parts.store.dialect, 'postgres');
     a = await json(await s.api('/v1/inboxes', { method: 'POST', json: { label: 'qa-pg-1' } }), 201);
     b = await json(await s.api('/v1/inboxes', { method: 'POST', json: { label: 'other-run' } }), 201);
     await mail(a.address, 'subjectHit', {
@@ -99,7 +99,7 @@ describe('search on PostgreSQL', { skip: missing ?? false }, () => {
   });
 
   test('each content has one tsvector row with its scope tokens', async () => {
-    const db = s.server.services.store.db;
+    const db = s.server.parts.store.db;
     const r = await sql<{ n: number }>`select count(*) as n from search_docs where doc @@ 'walrus'::tsquery`.execute(db);
     assert.equal(Number(r.rows[0]!.n), 3);
     // Scope and has: tokens start with ~, which no word can: the word "xcode" does not match the has:code flag.

@@ -270,7 +270,7 @@ describe('calendar providers', { skip }, () => {
       'REQUEST',
       ics(vevent('stale-1', ':20261120T090000Z', ':20261120T100000Z', 'Claimed then lost'), 'REQUEST'),
     );
-    const db = s.server.services.store.db as unknown as Kysely<any>;
+    const db = s.server.parts.store.db as unknown as Kysely<any>;
     const m = await db
       .selectFrom('messages')
       .select(['id', 'inbox_id'])

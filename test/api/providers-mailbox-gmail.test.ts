@@ -125,7 +125,7 @@ test('an expired access token: the API answers 401, inboxd refreshes, retries, a
   assert.equal(list.items.length, 1);
   assert.equal(g.refreshes, before + 1);
   // the refreshed token was resealed and stored: it is the one the API accepted last
-  const row = await (s.server.services.store.db as any)
+  const row = await (s.server.parts.store.db as any)
     .selectFrom('provider_accounts')
     .selectAll()
     .where('id', '=', accountId)

@@ -72,7 +72,7 @@ test('metadata under secret-like keys and token-looking values are masked throug
   const timeline = (await (await s.api(`/v1/agent/runs/${run.runId}/timeline`)).json()) as Json;
   assertNoSecret('the timeline', timeline);
   assert.ok(timeline.items.some((e: Json) => e.type === 'session.patched' && e.data.metadata.extra['X-Auth-Token'] === '***'));
-  const row = await s.server.services.store.db
+  const row = await s.server.parts.store.db
     .selectFrom('runs')
     .select('metadata_json')
     .where('id', '=', run.runId)
@@ -97,7 +97,7 @@ test('the same through MCP: svc_start_run, svc_patch_run_session, svc_get_run_se
 
 test('a run document stored before the rule grew is masked when shown', async () => {
   const run = (await (await s.api('/v1/agent/runs', { method: 'POST', json: { goal: 'old', services: ['figma'] } })).json()) as Json;
-  await s.server.services.store.db
+  await s.server.parts.store.db
     .updateTable('runs')
     .set({ metadata_json: JSON.stringify(metadata) })
     .where('id', '=', run.runId)
@@ -124,7 +124,7 @@ test('a code in a mail subject is masked in the timeline (REST and MCP), also in
   assertNoSecret('the timeline', events);
   assert.ok(!JSON.stringify(events).includes('482913'));
   // An event recorded with the subject in clear (before this rule) is masked when shown.
-  await s.server.services.store.db
+  await s.server.parts.store.db
     .updateTable('run_events')
     .set({ data_json: JSON.stringify({ ...received.data, subject: '482913 is your GitHub verification code' }) })
     .where('run_id', '=', run.runId)

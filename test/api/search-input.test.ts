@@ -144,11 +144,11 @@ describe('durability', () => {
       await t.stop();
       t = await startTestServer([], {}, { dataDir: dir });
       assert.equal((await json(await t.api('/v1/search?q=aardvark'))).items.length, 1);
-      const pg = t.server.services.store.dialect === 'postgres';
+      const pg = t.server.parts.store.dialect === 'postgres';
       // PostgreSQL: the same as mail stored before the index, without a downgrade: no index rows, every content queued.
       if (pg) {
-        await sql`delete from search_docs`.execute(t.server.services.store.db);
-        await sql`insert into search_pending (rid) select rowid from contents`.execute(t.server.services.store.db);
+        await sql`delete from search_docs`.execute(t.server.parts.store.db);
+        await sql`insert into search_pending (rid) select rowid from contents`.execute(t.server.parts.store.db);
       }
       await t.stop();
       if (!pg) undoSearchMigration(dir);
@@ -175,7 +175,7 @@ describe('durability', () => {
       await sendMail(t.server.smtpPort, { to: ib.address, subject: 'ocelot kept', text: 'y' });
       now.t += 2 * 60_000;
       await t.server.services.inboxes.sweep();
-      const store = t.server.services.store;
+      const store = t.server.parts.store;
       const count = async (q: string) => Number((await sql<{ n: number }>`${sql.raw(q)}`.execute(store.db)).rows[0]!.n);
       if (store.dialect === 'postgres') assert.equal(await count("select count(*) n from search_docs where doc @@ 'ocelot'::tsquery"), 1);
       else assert.equal(await count("select count(*) n from search_fts where search_fts match 'ocelot'"), 1);

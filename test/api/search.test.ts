@@ -94,9 +94,9 @@ describe('query language over real mail', () => {
   });
 
   test('bm25 unless a word is in too many messages: then newest first', async () => {
-    const db = s.server.services.store.db;
+    const db = s.server.parts.store.db;
     const teamId = (await db.selectFrom('inboxes').select('team_id').executeTakeFirstOrThrow()).team_id;
-    const q = compileQuery(parseQuery('invoice', Date.now()), s.server.services.store.dialect);
+    const q = compileQuery(parseQuery('invoice', Date.now()), s.server.parts.store.dialect);
     const ranked = await keywordPage(db, { teamId, labelPrefix: null }, q, 10, 0, undefined);
     assert.equal(ranked.ranking, 'bm25');
     assert.equal(ranked.hits[0]!.id, sent.other, 'four times invoice first');
@@ -202,7 +202,7 @@ describe('scope', () => {
     const y = await createInbox({ label: 'private-y' });
     const r = await sendMail(s.server.smtpPort, { to: [x.address, y.address], subject: 'capybara shared', text: 'one content' });
     assert.match(r.response, /^250 /);
-    const store = s.server.services.store;
+    const store = s.server.parts.store;
     const rows =
       store.dialect === 'postgres'
         ? (await sql<{ n: number }>`select count(*) as n from search_docs where doc @@ 'capybara'::tsquery`.execute(store.db)).rows[0]!.n

@@ -81,7 +81,7 @@ describe('DKIM keys sealed after the fact', () => {
       }
       // Each verify rewrites the row, plain key and all: old copies land in freed space.
       for (let i = 0; i < 3; i++) await json(await t.api(`/v1/domains/${d.domainId}/verify`, { method: 'POST' }));
-      const pem = (await t.server.services.store.db.selectFrom('domains').select('dkim_private_key').executeTakeFirstOrThrow())
+      const pem = (await t.server.parts.store.db.selectFrom('domains').select('dkim_private_key').executeTakeFirstOrThrow())
         .dkim_private_key;
       // A line of the key's base64 body: present in the file while the key is stored plainly.
       const line = pem.split('\n')[5]!;

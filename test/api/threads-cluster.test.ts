@@ -37,7 +37,7 @@ test('replies on one instance, deletes on the other: counts and newest message s
       ]);
       assert.ok(del.ok, `delete ${i}: ${del.status}`);
     }
-    await checkThreadInvariants(a.server.services.store.db as never);
+    await checkThreadInvariants(a.server.parts.store.db as never);
     const list = await json(await b.api(`/v1/inboxes/${ib.inboxId}/threads`));
     assert.equal(list.items.length, 1);
     assert.equal(list.items[0].messageCount, 9, 'the root and 8 late replies');

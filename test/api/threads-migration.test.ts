@@ -161,7 +161,7 @@ test('a store from before 012 opens with its mail in threads', async () => {
       assert.deepEqual(mergedMsgs.slice(0, 2), [m1, m2]);
       const msg = await json(await s.api(`/v1/inboxes/inb_a/messages/${parent}`));
       assert.equal(msg.threadId, plan.threadId);
-      const store = s.server.services.store.db;
+      const store = s.server.parts.store.db;
       const row = await store.selectFrom('message_rows').select('thread_id').where('id', '=', unclaimed).executeTakeFirstOrThrow();
       assert.equal(row.thread_id, null);
       const loose = await store

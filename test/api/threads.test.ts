@@ -199,7 +199,7 @@ describe('upkeep: deletes and claimed mail', () => {
     const ib = await inbox();
     await mail(ib.address, 'Fragile', { id: 'k1@x.test' });
     const [t] = (await threads(ib.inboxId)).items;
-    await s.server.services.store.db.updateTable('threads').set({ participants_json: '{not json' }).where('id', '=', t.threadId).execute();
+    await s.server.parts.store.db.updateTable('threads').set({ participants_json: '{not json' }).where('id', '=', t.threadId).execute();
     await mail(ib.address, 'Re: Fragile', { id: 'k2@x.test', inReplyTo: 'k1@x.test' });
     const after = await thread(ib.inboxId, t.threadId);
     assert.equal(after.messageCount, 2);
@@ -210,7 +210,7 @@ describe('upkeep: deletes and claimed mail', () => {
     const ib = await inbox();
     await mail(ib.address, 'Bye', { id: 'g1@x.test' });
     await json(await s.api(`/v1/inboxes/${ib.inboxId}`, { method: 'DELETE' }));
-    const db = s.server.services.store.db;
+    const db = s.server.parts.store.db;
     assert.equal((await db.selectFrom('threads').select('id').where('inbox_id', '=', ib.inboxId).execute()).length, 0);
     assert.equal((await db.selectFrom('thread_refs').select('message_id').where('inbox_id', '=', ib.inboxId).execute()).length, 0);
   });
@@ -304,5 +304,5 @@ describe('listing, scope and bad input', () => {
 });
 
 test('invariants hold after everything above: counts, newest message, refs and messages point at live threads', async () => {
-  await checkThreadInvariants(s.server.services.store.db as never);
+  await checkThreadInvariants(s.server.parts.store.db as never);
 });

@@ -62,7 +62,7 @@ test('a torn tail is cut off on restart; acknowledged mail stays readable; commi
         assert.match(await raw.text(), new RegExp(`Subject: ${m.subject}`));
       }
       // The torn bytes are gone from the file: it ends where the last good record ends.
-      const rows = s.server.services.store
+      const rows = s.server.parts.store
         .sqlite!.prepare('select max(offset + length) as end from segment_blobs where segment = (select max(segment) from segment_blobs)')
         .get() as { end: number };
       assert.equal(fs.statSync(newestSegment(dataDir)).size, rows.end);

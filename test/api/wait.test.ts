@@ -122,14 +122,14 @@ describe('expiry', () => {
       await s.api(`/v1/inboxes/${inbox.inboxId}/messages/${msg.messageId}/raw`, { headers: { accept: 'application/json' } }),
     );
     const blob: string = meta.sha256;
-    assert.ok(await s.server.services.blobs.exists(blob));
+    assert.ok(await s.server.parts.blobs.exists(blob));
     offset += 2 * 60_000;
     let swept = await s.server.services.inboxes.sweep();
     assert.ok(swept.inboxes >= 1);
     assert.equal((await s.api(`/v1/inboxes/${inbox.inboxId}`)).status, 404);
     assert.equal((await s.api(`/v1/inboxes/${keep.inboxId}`)).status, 200);
     // A shared store (INBOXD_TEST_CLUSTER) keeps an object for the delete grace; the hourly sweep takes it.
-    assert.equal(await s.server.services.blobs.exists(blob), TEST_CLUSTER, 'raw blob removed (kept for the grace on a shared store)');
+    assert.equal(await s.server.parts.blobs.exists(blob), TEST_CLUSTER, 'raw blob removed (kept for the grace on a shared store)');
     offset += 20 * 60_000;
     swept = await s.server.services.inboxes.sweep();
     assert.ok(swept.unclaimed >= 1);

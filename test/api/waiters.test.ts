@@ -42,7 +42,7 @@ describe('waiter caps', () => {
     assert.match(total.detail, /--max-waiters, is 5/);
 
     const reads: string[] = [];
-    const repo = s.server.services.messages;
+    const repo = s.server.parts.messages;
     const get = repo.get.bind(repo);
     repo.get = (inboxId: string, id: string) => {
       reads.push(id);

@@ -7,7 +7,7 @@ import { sql } from 'kysely';
 import type { TestServer } from './server.ts';
 
 export async function storedIncludes(s: TestServer, secret: string): Promise<boolean> {
-  const store = s.server.services.store;
+  const store = s.server.parts.store;
   if (store.dialect === 'sqlite') {
     return fs
       .readdirSync(s.dataDir)

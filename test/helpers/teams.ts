@@ -5,7 +5,7 @@ import type { TestServer } from './server.ts';
 
 /** The secret of an admin key of team `team_<name>` (created once; a second call returns the same key). */
 export async function teamAdminKey(s: TestServer, name: string, opts: { keyId?: string } = {}): Promise<string> {
-  const db = s.server.services.store.db;
+  const db = s.server.parts.store.db;
   const teamId = `team_${name}`;
   const secret = `ibx_${name.replace(/[^A-Za-z0-9]/g, '')}Admin`.padEnd(35, '0').slice(0, 35);
   await db

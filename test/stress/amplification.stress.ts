@@ -97,7 +97,7 @@ test('100 recipients × several MB, repeated: bounded DB growth, no freeze while
     inboxes.push(await json(await s.api('/v1/inboxes', { method: 'POST', json: { ttlMinutes: 120 } }), 201));
   const small = await json(await s.api('/v1/inboxes', { method: 'POST', json: {} }), 201);
   const addresses = inboxes.map((i) => i.address as string);
-  const sqlite = s.server.services.store.sqlite!;
+  const sqlite = s.server.parts.store.sqlite!;
   const used = () =>
     ((sqlite.pragma('page_count', { simple: true }) as number) - (sqlite.pragma('freelist_count', { simple: true }) as number)) *
     (sqlite.pragma('page_size', { simple: true }) as number);
@@ -105,7 +105,7 @@ test('100 recipients × several MB, repeated: bounded DB growth, no freeze while
   let rawBytes = 0;
   // Called (once) when a message of more than 1 MB is handed to the writer: its analysis is done, its commit next.
   let onBigStore: (() => void) | null = null;
-  const writer = s.server.services.writer;
+  const writer = s.server.parts.writer;
   const store = writer.store.bind(writer);
   writer.store = ((job: Parameters<typeof store>[0]) => {
     const bytes = job.blobs.reduce((n, b) => n + b.bytes.byteLength, 0);
@@ -173,7 +173,7 @@ test('100 recipients × several MB, repeated: bounded DB growth, no freeze while
   // Generous on purpose (a loaded 2-core CI machine): it catches a multi-second freeze, not a slow millisecond.
   assert.ok(stallMs < 2000, `the main thread stalled ${stallMs.toFixed(0)} ms while storing`);
 
-  await s.server.services.writer.drained();
+  await s.server.parts.writer.drained();
   const growth = used() - start;
   // Parsed text + html are ~2 MB per message (the attachments live in blob files): about one copy per round.
   assert.ok(growth < ROUNDS * 4 * 1024 * 1024, `the database grew by ${growth} bytes for ${ROUNDS} messages of ${rawBytes / ROUNDS} bytes`);

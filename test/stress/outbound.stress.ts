@@ -38,7 +38,7 @@ test('1,000 sends to a flaky relay: every delivery ends sent or failed, none twi
         }),
       );
     }
-    const db = s.server.services.store.sqlite!;
+    const db = s.server.parts.store.sqlite!;
     const count = (state: string) =>
       (db.prepare('select count(*) n from outbound_deliveries where state = ?').get(state) as { n: number }).n;
     const deadline = Date.now() + 300_000;

@@ -63,7 +63,7 @@ test('hostile threading input keeps threads consistent', async () => {
   const merged = await json(await s.api(`/v1/inboxes/${inbox.inboxId}/threads?limit=1`));
   assert.equal(merged.items[0].messageCount, 2001);
 
-  const db = s.server.services.store.sqlite!;
+  const db = s.server.parts.store.sqlite!;
   assertThreadInvariants(db);
   const total = (db.prepare('select count(*) n from message_rows where inbox_id = ?').get(inbox.inboxId) as { n: number }).n;
   assert.equal(total, 2501);

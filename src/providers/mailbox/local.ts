@@ -9,7 +9,7 @@ import { participantList, snippetOf } from '../../mail/threads.ts';
 import type { InboxService } from '../../inboxes/service.ts';
 import type { SearchCursor, SearchService } from '../../search/service.ts';
 import type { MessageRepo, MessageRow } from '../../store/messages.ts';
-import type { ThreadRepo, ThreadRow } from '../../threads/repo.ts';
+import type { ThreadService, ThreadRow } from '../../threads/service.ts';
 import type { WorkspaceService } from '../../workspace/service.ts';
 import type { LocalMailboxRepo } from './local-repo.ts';
 import { bodyText, draftAddresses, pickHeaders } from './mime.ts';
@@ -57,7 +57,7 @@ function addrList(json: string): Addr[] {
 /** What the local mailbox reads and writes through: the inbox, thread, message and search services, its own reads. */
 export interface LocalMailboxDeps {
   inboxes: Pick<InboxService, 'get'>;
-  threads: Pick<ThreadRepo, 'list' | 'recent' | 'get'>;
+  threads: Pick<ThreadService, 'list' | 'recent' | 'get'>;
   messages: Pick<MessageRepo, 'get' | 'attachments'>;
   search: Pick<SearchService, 'search'>;
   repo: LocalMailboxRepo;

@@ -32,7 +32,7 @@ export interface ActivityCursor {
 /** Characters of the newest message's text read for a snippet (the snippet itself is shorter). */
 const SNIPPET_SOURCE = 1000;
 
-export class ThreadRepo {
+export class ThreadService {
   private readonly db: Kysely<Database>;
   /** Claim and delete upkeep (src/threads/upkeep.ts). */
   readonly upkeep: ThreadUpkeep;
