@@ -1,7 +1,7 @@
 // The agent capability: verify and open (get an address, wait for the mail, extract the code or link, hand back the
 // agent's next step, CONTRACT §4), extraction and a quick look without waiting, simulated mail, the rehearsal
 // signup page's mail, and the self-test.
-// Built once by src/server/wire.ts; the operations in src/ops/agent*.ts validate, authorise and call one method here.
+// Built once by src/server/wire.ts; the operations in src/ops/agent/ validate, authorise and call one method here.
 import type { Kysely } from 'kysely';
 import type { Principal } from '../auth/principal.ts';
 import type { Ingest } from '../ingest/ingest.ts';

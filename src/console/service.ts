@@ -1,6 +1,6 @@
 // What the browser console's two aggregate pages read (CONTRACT §16), each in one call: the dashboard (counts, top
 // labels, newest mail across the key's scope) and one inbox's page (its mail, its callback deliveries, its threads).
-// Rows and counts only; the operations (src/ops/console.ts) shape them into the API's views. Today starts at
+// Rows and counts only; the operations (src/ops/console/aggregates.ts) shape them into the API's views. Today starts at
 // 00:00 UTC.
 import type { Kysely } from 'kysely';
 import type { Principal } from '../auth/principal.ts';

@@ -1,33 +1,21 @@
 // The one list of operations. The HTTP router, /v1/openapi.json, GET /v1 and the MCP tool list all come from it.
+// Each folder of src/ops/ is one capability's API surface and exports its lists; the order here is the order of
+// routes, tools and the OpenAPI document.
 import type { Operation } from './op.ts';
-import { inboxOps } from './inboxes.ts';
-import { messageOps } from './messages.ts';
-import { systemOps } from './system.ts';
-import { accountOps } from './account.ts';
-import { oauthOps } from './oauth.ts';
-import { teamOps } from './team.ts';
-import { agentOps } from './agent.ts';
-import { simulateOps } from './simulate.ts';
-import { rehearsalOps } from './rehearsal.ts';
-import { agentToolOps } from './agent-tools.ts';
-import { eventOps } from './events.ts';
-import { webhookOps } from './webhooks.ts';
-import { runOps } from './runs.ts';
-import { aiOps } from './ai.ts';
-import { domainOps } from './domains.ts';
-import { consoleOps } from './console.ts';
-import { workspaceOps } from './workspace.ts';
-import { workspaceTaskOps } from './workspace-tasks.ts';
-import { workspaceExecOps } from './workspace-exec.ts';
-import { workspaceTodayOps } from './workspace-today.ts';
-import { workspaceMonitorOps } from './workspace-monitors.ts';
-import { outboundOps } from './outbound.ts';
-import { threadOps } from './threads.ts';
-import { searchOps } from './search.ts';
-import { gmailOps } from './gmail.ts';
-import { gmailDraftOps } from './gmail-draft.ts';
-import { calendarOps } from './calendar.ts';
-import { calendarExecOps } from './calendar-exec.ts';
+import { inboxOps, messageOps } from './inboxes/index.ts';
+import { systemOps } from './system/index.ts';
+import { accountOps, oauthOps, teamOps } from './auth/index.ts';
+import { agentOps, simulateOps, rehearsalOps, agentToolOps } from './agent/index.ts';
+import { eventOps, webhookOps } from './events/index.ts';
+import { runOps } from './runs/index.ts';
+import { aiOps } from './ai/index.ts';
+import { domainOps } from './domains/index.ts';
+import { consoleOps } from './console/index.ts';
+import { workspaceOps, workspaceTaskOps, workspaceExecOps, workspaceTodayOps, workspaceMonitorOps } from './workspace/index.ts';
+import { outboundOps } from './outbound/index.ts';
+import { threadOps } from './threads/index.ts';
+import { searchOps } from './search/index.ts';
+import { gmailOps, gmailDraftOps, calendarOps, calendarExecOps } from './providers/index.ts';
 
 export const OPERATIONS: readonly Operation[] = [
   ...systemOps,

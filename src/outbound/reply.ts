@@ -1,6 +1,6 @@
 // A reply to a received message, as a send request: who it goes to (Reply-To, else From; with replyAll also To and
 // Cc, never the inbox itself), "Re:" once, and In-Reply-To / References continuing the thread. Shared by the reply
-// route (src/ops/outbound.ts) and the workspace's execute-reply (src/outbound/workspace-mailer.ts).
+// route (src/ops/outbound/send.ts) and the workspace's execute-reply (src/outbound/workspace-mailer.ts).
 import addressparser from 'nodemailer/lib/addressparser/index.js';
 import { AppError } from '../errors.ts';
 import { isAddress, type OutAttachment, replyRecipients, replyReferences, replySubject } from '../mail/compose.ts';

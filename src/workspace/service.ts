@@ -1,6 +1,6 @@
 // The workspace capability (CONTRACT §13) as one service: summaries and drafts over the model chain, the policy and
 // its safety rules, execute-reply, reminders, the action log, the today view and the execute tools' idempotency
-// keys. Built once by the composition root with narrow dependencies; the operations in src/ops/workspace*.ts call
+// keys. Built once by the composition root with narrow dependencies; the operations in src/ops/workspace/ call
 // one method each. Monitors are their own service (monitor-service.ts).
 import type { AiService } from '../ai/service.ts';
 import type { Principal } from '../auth/principal.ts';

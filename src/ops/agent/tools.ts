@@ -1,0 +1,240 @@
+// Operations made for agents driving inboxd through MCP: wait-and-extract on an existing inbox, a quick check, a
+// diagnosis with hints, bulk cleanup, preset suggestion and issuing an access token (src/runs/access.ts).
+import { z } from 'zod';
+import { VerifyResult } from '../../agent/verify.ts';
+import { waitFields } from '../../inboxes/wait.ts';
+import { AppError } from '../../errors.ts';
+import { getPreset, isPresetId, listPresets, serviceFromAddress, type PresetId } from '../../mail/presets.ts';
+import { ExpectFrom, Service, Since, SubjectContains, TimeoutSeconds, VERIFY_DEFAULT_SECONDS } from './agent.ts';
+import { InboxId, inboxOf, principal, singleLine, waitCall } from '../common.ts';
+import { Label } from '../inboxes/inboxes.ts';
+import { asShared, op } from '../op.ts';
+import { InboxView, inboxView, MessageSummary, messageSummary } from '../views.ts';
+
+const presetOf = (s: string | null): PresetId | undefined => (isPresetId(s) ? s : undefined);
+
+export const waitAndExtractOp = op({
+  name: 'inboxes.wait_and_extract',
+  summary: 'Wait for mail in an existing inbox and extract the code or link',
+  access: 'read',
+  streams: true,
+  tool: {
+    name: 'svc_wait_and_extract',
+    description:
+      'After you typed the inbox address into a form: waits (up to timeoutSeconds, default 60, max 120) for the verification mail and returns status plus agent.primaryAction (otp → type the value; link → open it once; manual → read the raw message; retry → nothing arrived). It uses the newest mail that has a code or link (a later welcome mail does not hide it) and hands each result out once: call it again after "resend code" and it waits for the new mail (pass since to look at older mail again). Streams progress with a progress token. Does not delete the inbox unless deleteAfter is true.',
+  },
+  input: z.strictObject({
+    inboxId: InboxId,
+    service: Service.optional(),
+    timeoutSeconds: TimeoutSeconds.optional(),
+    subjectContains: SubjectContains.optional(),
+    expectFrom: ExpectFrom.optional(),
+    since: Since.optional(),
+    deleteAfter: z.boolean().default(false).describe('Remove the inbox after a verified answer (default false)'),
+  }),
+  output: VerifyResult,
+  audit: false,
+  async handler(ctx, input) {
+    const inbox = await inboxOf(ctx, input.inboxId);
+    if (input.deleteAfter && principal(ctx).scope.readOnly)
+      throw new AppError('forbidden', 'this key is read-only and cannot delete the inbox (deleteAfter)');
+    return asShared(
+      await ctx.services.agent.waitAndExtract(waitCall(ctx), {
+        inbox,
+        service: input.service ?? presetOf(inbox.service),
+        timeoutSeconds: input.timeoutSeconds ?? VERIFY_DEFAULT_SECONDS,
+        ...waitFields(input),
+      }),
+    );
+  },
+});
+
+export const checkEmail = op({
+  name: 'inboxes.check',
+  summary: 'Check an inbox for mail without waiting',
+  access: 'read',
+  tool: {
+    name: 'svc_check_email',
+    description:
+      'A quick look without waiting: how many messages the inbox holds, the newest few (sender, subject, code/link), and the primary action for the newest one.',
+  },
+  input: z.strictObject({
+    inboxId: InboxId,
+    limit: z.number().int().min(1).max(20).default(5).describe('How many of the newest messages to list (1-20, default 5)'),
+  }),
+  output: z.object({ inbox: InboxView, messageCount: z.number().int(), latest: z.array(MessageSummary), newest: VerifyResult }),
+  async handler(ctx, input) {
+    const inbox = await inboxOf(ctx, input.inboxId);
+    const { latest, count, newest } = await ctx.services.agent.check(inbox, input.limit, presetOf(inbox.service));
+    const baseUrl = ctx.services.baseUrl();
+    return { inbox: inboxView(inbox), messageCount: count, latest: latest.map((m) => messageSummary(m, baseUrl)), newest };
+  },
+});
+
+export const diagnose = op({
+  name: 'inboxes.diagnose',
+  summary: 'Diagnose why an inbox has not received the expected mail',
+  access: 'read',
+  tool: {
+    name: 'svc_diagnose_inbox',
+    description:
+      'When a verification mail does not show up: reports the inbox state (expiry, messages received, what they look like) and concrete hints — wrong address typed, mail that arrived without a code, filters that exclude it, the domain this server accepts mail for.',
+  },
+  input: z.strictObject({ inboxId: InboxId }),
+  output: z.object({
+    inbox: InboxView,
+    acceptsMailFor: z.array(z.string()),
+    minutesLeft: z.number(),
+    messages: z.array(MessageSummary),
+    hints: z.array(z.string()),
+  }),
+  async handler(ctx, input) {
+    const s = ctx.services;
+    const inbox = await inboxOf(ctx, input.inboxId);
+    const msgs = (await s.inboxMessages.list(inbox.id, 10)).map((m) => messageSummary(m, s.baseUrl()));
+    const minutesLeft = Math.max(0, Math.round((inbox.expires_at - s.clock.now()) / 60_000));
+    const hints: string[] = [];
+    if (msgs.length === 0) {
+      hints.push(
+        `No mail has arrived. Make sure the form was submitted with exactly ${inbox.address} (check for typos and trailing spaces).`,
+      );
+      hints.push(
+        `This server accepts mail only for ${s.served.describe()}; the sending service must be able to reach its SMTP port (or use svc_simulate_message to test).`,
+      );
+      hints.push('Some services send the mail only after an extra step in the browser (a captcha or a "send code" button).');
+    } else {
+      const withCode = msgs.filter((m) => m.verification.otp || m.verification.primaryLink);
+      if (withCode.length === 0)
+        hints.push(
+          'Mail arrived but none of it carries a code or verification link: read the newest with svc_get_raw_message; the code may be in an attachment or an image.',
+        );
+      else hints.push(`The newest message with a code or link is ${withCode[0]!.messageId} ("${withCode[0]!.subject}").`);
+      hints.push('If you filter with subjectContains or expectFrom, check the subjects and senders listed here.');
+    }
+    if (minutesLeft < 5) hints.push(`The inbox expires in ${minutesLeft} minute(s); create a new one if the flow takes longer.`);
+    return { inbox: inboxView(inbox), acceptsMailFor: s.served.list(), minutesLeft, messages: msgs, hints };
+  },
+});
+
+export const cleanup = op({
+  name: 'inboxes.cleanup',
+  summary: 'Delete inboxes in bulk (by label)',
+  description:
+    'Deletes every inbox of the caller with exactly this label (or, with all=true, every inbox in the caller’s scope). Returns how many were removed.',
+  access: 'write',
+  http: { method: 'DELETE', path: '/v1/inboxes' },
+  tool: {
+    name: 'svc_cleanup_inboxes',
+    description:
+      'Delete all your inboxes with a given label (e.g. the label of a finished run, agent-<runId>), or all of them with all=true. Use at the end of a run.',
+  },
+  input: z.strictObject({
+    label: Label.optional().describe('Delete the inboxes with exactly this label'),
+    all: z
+      .union([z.boolean(), z.enum(['true', 'false']).transform((v) => v === 'true')])
+      .default(false)
+      .describe('Delete every inbox in the key’s scope'),
+  }),
+  output: z.object({ deleted: z.number().int() }),
+  audit: { action: 'inbox.cleanup', target: (i) => i.label ?? (i.all ? '*' : null) },
+  async handler(ctx, input) {
+    if (input.label === undefined && !input.all)
+      throw new AppError('validation_failed', 'give a label, or all=true to delete every inbox in this key’s scope', {
+        errors: [{ path: 'label', message: 'required unless all=true' }],
+      });
+    const p = principal(ctx);
+    let deleted = 0;
+    for (;;) {
+      const batch = await ctx.services.inboxes.list(p, { label: input.label, limit: 200 });
+      if (batch.length === 0) break;
+      for (const inbox of batch) {
+        await ctx.services.inboxes.delete(inbox);
+        deleted++;
+      }
+    }
+    return { deleted };
+  },
+});
+
+export const suggestPreset = op({
+  name: 'agent.suggest_preset',
+  summary: 'Suggest the service preset for a site, sender or name',
+  access: 'read',
+  tool: {
+    name: 'svc_suggest_preset',
+    description:
+      'Given a website URL, a domain, a sender address or a service name (e.g. "https://github.com/signup", "noreply@slack.com", "X"), returns the matching service preset and its recipe (the steps to sign up), or null when none of the 25 presets fits.',
+  },
+  input: z.strictObject({ hint: singleLine(z.string().min(1).max(500)).describe('URL, domain, sender address or service name') }),
+  output: z.object({
+    service: z.string().nullable(),
+    displayName: z.string().nullable(),
+    recipe: z.object({ summary: z.string(), steps: z.array(z.string()) }).nullable(),
+    why: z.string(),
+  }),
+  handler(_ctx, input) {
+    const h = input.hint.trim().toLowerCase();
+    let id: PresetId | null = null;
+    let why = '';
+    const host = /^[a-z]+:\/\//.test(h)
+      ? safeHost(h)
+      : h.includes('@')
+        ? h.slice(h.lastIndexOf('@') + 1)
+        : h.includes('.')
+          ? h.split('/')[0]!
+          : null;
+    if (host) {
+      id = serviceFromAddress(`x@${host}`);
+      if (id) why = `${host} is a ${getPreset(id).displayName} domain`;
+    }
+    if (!id) {
+      const byName = listPresets().find(
+        (p) => p.id === h || p.displayName.toLowerCase() === h || (h.length >= 3 && p.displayName.toLowerCase().includes(h)),
+      );
+      if (byName) {
+        id = byName.id;
+        why = `the name matches ${byName.displayName}`;
+      }
+    }
+    if (!id)
+      return {
+        service: null,
+        displayName: null,
+        recipe: null,
+        why: 'none of the 25 presets matches; verify without a service (generic extraction works for any sender)',
+      };
+    const p = getPreset(id);
+    return { service: id, displayName: p.displayName, recipe: p.recipe, why };
+  },
+});
+
+function safeHost(url: string): string | null {
+  try {
+    return new URL(url).hostname;
+  } catch {
+    return null;
+  }
+}
+
+export const issueAccess = op({
+  name: 'oauth.issue_access',
+  summary: 'Issue a short-lived access token for the calling key',
+  access: 'read',
+  tool: {
+    name: 'svc_issue_access',
+    description:
+      'Mint a short-lived (3600 s) access token with exactly your own scope, e.g. to hand to a sub-agent or a browser step instead of your API key. With runId the token sees only that run and its inboxes (label agent-<runId>). Returns access_token, expires_in and scope. Only an API key mints: called with an access token it fails (hand on that token instead).',
+    // It creates a credential: not read-only, and every call makes a new one.
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  },
+  input: z.strictObject({
+    runId: z.string().min(1).max(64).optional().describe('Scope the token to this run’s label (run_…)'),
+  }),
+  output: z.object({ access_token: z.string(), token_type: z.literal('Bearer'), expires_in: z.number().int(), scope: z.string() }),
+  audit: false,
+  handler(ctx, input) {
+    return ctx.services.runs.issueAccess(principal(ctx), input.runId, ctx.request.ip);
+  },
+});
+
+export const agentToolOps = [waitAndExtractOp, checkEmail, diagnose, cleanup, suggestPreset, issueAccess];

@@ -1,0 +1,195 @@
+// Messages of an inbox: list, read, raw .eml, attachments, delete (reads and the blob store through
+// src/inboxes/messages.ts).
+import { z } from 'zod';
+import { decodeCursor, pageOf } from '../../lib/cursor.ts';
+import type { InboxRow } from '../../store/inboxes.ts';
+import type { MessageRow } from '../../store/messages.ts';
+import { AttachmentId, InboxId, inboxOf, MessageId } from '../common.ts';
+import { op, type OpContext } from '../op.ts';
+import {
+  AttachmentView,
+  attachmentView,
+  Cursor,
+  Limit,
+  listOf,
+  MessageSummary,
+  messageSummary,
+  MessageView,
+  messageView,
+  rawUrlOf,
+} from '../views.ts';
+
+async function messageOf(ctx: OpContext, inboxId: string, messageId: string): Promise<{ inbox: InboxRow; msg: MessageRow }> {
+  const inbox = await inboxOf(ctx, inboxId);
+  return { inbox, msg: await ctx.services.inboxMessages.get(inbox, messageId) };
+}
+
+const isSeqCursor = (v: unknown): v is { s: number } => typeof v === 'object' && v !== null && Number.isInteger((v as { s: unknown }).s);
+
+export const listMessages = op({
+  name: 'messages.list',
+  summary: 'List messages',
+  description: 'Messages of an inbox, newest first, with the code and link extracted from each.',
+  access: 'read',
+  http: { method: 'GET', path: '/v1/inboxes/:id/messages' },
+  tool: {
+    name: 'svc_list_messages',
+    description: 'List the messages of an inbox, newest first, each with sender, subject and the extracted code/link (verification).',
+    args: { inboxId: 'id' },
+  },
+  input: z.strictObject({ id: InboxId, limit: Limit, cursor: Cursor }),
+  output: listOf(MessageSummary),
+  async handler(ctx, input) {
+    const inbox = await inboxOf(ctx, input.id);
+    const c = decodeCursor(input.cursor, isSeqCursor);
+    const rows = await ctx.services.inboxMessages.list(inbox.id, input.limit + 1, c?.s);
+    return pageOf(
+      rows,
+      input.limit,
+      (r) => messageSummary(r, ctx.services.baseUrl()),
+      (r) => ({ s: r.seq }),
+    );
+  },
+});
+
+export const getMessage = op({
+  name: 'messages.get',
+  summary: 'Get a message',
+  description: 'One message: addresses, subject, text, html, headers, attachments and the extracted verification data.',
+  access: 'read',
+  http: { method: 'GET', path: '/v1/inboxes/:id/messages/:messageId' },
+  input: z.strictObject({ id: InboxId, messageId: MessageId }),
+  output: MessageView,
+  async handler(ctx, input) {
+    const { msg } = await messageOf(ctx, input.id, input.messageId);
+    const view = messageView(msg, await ctx.services.inboxMessages.attachments(msg.id), ctx.services.baseUrl());
+    if (msg.direction === 'outbound') view.deliveries = await ctx.services.outbound.deliveriesOf(msg.id);
+    return view;
+  },
+});
+
+const RawMeta = z.object({
+  messageId: z.string(),
+  inboxId: z.string(),
+  contentType: z.literal('message/rfc822'),
+  size: z.number().int(),
+  sha256: z.string(),
+  receivedAt: z.string(),
+  envelope: z.object({ mailFrom: z.string().nullable(), rcptTo: z.string() }),
+  rawUrl: z.string(),
+});
+
+export const getRawMessage = op({
+  name: 'messages.raw',
+  summary: 'Get the raw message (.eml)',
+  description: 'The archived message exactly as received, as message/rfc822. With "Accept: application/json", its metadata instead.',
+  access: 'read',
+  http: { method: 'GET', path: '/v1/inboxes/:id/messages/:messageId/raw', raw: ['message/rfc822'] },
+  tool: {
+    name: 'svc_get_raw_message',
+    description:
+      'Get the raw message (.eml source: headers and MIME body) exactly as received. Use it when the extracted data is not enough (primaryAction type manual).',
+    args: { inboxId: 'id' },
+    accept: 'message/rfc822',
+  },
+  input: z.strictObject({ id: InboxId, messageId: MessageId }),
+  output: RawMeta,
+  async handler(ctx, input) {
+    const { inbox, msg } = await messageOf(ctx, input.id, input.messageId);
+    if (/application\/json/i.test(ctx.request.accept)) {
+      return {
+        messageId: msg.id,
+        inboxId: inbox.id,
+        contentType: 'message/rfc822' as const,
+        size: msg.size,
+        sha256: msg.raw_sha256,
+        receivedAt: new Date(msg.received_at).toISOString(),
+        envelope: { mailFrom: msg.mail_from, rcptTo: msg.rcpt },
+        rawUrl: rawUrlOf(ctx.services.baseUrl(), inbox.id, msg.id),
+      };
+    }
+    return {
+      kind: 'raw' as const,
+      contentType: 'message/rfc822',
+      ...(await ctx.services.inboxMessages.open(msg.raw_sha256, 'raw message', msg.id)),
+      headers: { 'Content-Disposition': `attachment; filename="${msg.id}.eml"`, 'X-Content-Type-Options': 'nosniff' },
+    };
+  },
+});
+
+export const listAttachments = op({
+  name: 'messages.attachments',
+  summary: 'List attachments',
+  access: 'read',
+  http: { method: 'GET', path: '/v1/inboxes/:id/messages/:messageId/attachments' },
+  tool: {
+    name: 'svc_list_attachments',
+    description: 'List the attachments of a message: file name, type, size and id.',
+    args: { inboxId: 'id' },
+  },
+  input: z.strictObject({ id: InboxId, messageId: MessageId }),
+  output: listOf(AttachmentView),
+  async handler(ctx, input) {
+    const { inbox, msg } = await messageOf(ctx, input.id, input.messageId);
+    const rows = await ctx.services.inboxMessages.attachments(msg.id);
+    return { items: rows.map((a) => attachmentView(a, inbox.id, ctx.services.baseUrl())), nextCursor: null };
+  },
+});
+
+const SAFE_TYPE = /^[a-z0-9][a-z0-9!#$&^_.+-]{0,126}\/[a-z0-9][a-z0-9!#$&^_.+-]{0,126}$/i;
+
+/** RFC 6266 Content-Disposition with an ASCII fallback and the UTF-8 name; always `attachment`, never rendered. */
+export function contentDisposition(filename: string | null, fallback: string): string {
+  const name = (filename ?? '').replace(/[\x00-\x1f\x7f]/g, '').trim() || fallback;
+  const ascii = name.replace(/[^\x20-\x7e]/g, '_').replace(/["\\]/g, '_');
+  return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(name).replace(/['()*]/g, (c) => '%' + c.charCodeAt(0).toString(16).toUpperCase())}`;
+}
+
+export const getAttachment = op({
+  name: 'messages.attachment',
+  summary: 'Download an attachment',
+  description:
+    'The attachment bytes with their content type; always served as a download. With "Accept: application/json", its metadata instead.',
+  access: 'read',
+  http: { method: 'GET', path: '/v1/inboxes/:id/messages/:messageId/attachments/:attachmentId', raw: ['application/octet-stream'] },
+  tool: {
+    name: 'svc_get_attachment',
+    description: 'Get the bytes of one attachment (as an embedded resource, base64), up to 5 MB.',
+    args: { inboxId: 'id' },
+    accept: '*/*',
+  },
+  input: z.strictObject({ id: InboxId, messageId: MessageId, attachmentId: AttachmentId }),
+  output: AttachmentView,
+  async handler(ctx, input) {
+    const { inbox, msg } = await messageOf(ctx, input.id, input.messageId);
+    const a = await ctx.services.inboxMessages.attachment(msg, input.attachmentId);
+    if (/application\/json/i.test(ctx.request.accept)) return attachmentView(a, inbox.id, ctx.services.baseUrl());
+    return {
+      kind: 'raw' as const,
+      contentType: SAFE_TYPE.test(a.content_type) ? a.content_type : 'application/octet-stream',
+      ...(await ctx.services.inboxMessages.open(a.sha256, 'attachment', msg.id)),
+      headers: {
+        'Content-Disposition': contentDisposition(a.filename, a.id),
+        'X-Content-Type-Options': 'nosniff',
+        'Content-Security-Policy': "sandbox; default-src 'none'",
+      },
+    };
+  },
+});
+
+export const deleteMessage = op({
+  name: 'messages.delete',
+  summary: 'Delete a message',
+  access: 'write',
+  http: { method: 'DELETE', path: '/v1/inboxes/:id/messages/:messageId' },
+  input: z.strictObject({ id: InboxId, messageId: MessageId }),
+  output: z.object({ deleted: z.literal(true), messageId: z.string() }),
+  audit: false,
+  async handler(ctx, input) {
+    const { inbox, msg } = await messageOf(ctx, input.id, input.messageId);
+    await ctx.services.inboxMessages.delete(inbox, msg);
+    return { deleted: true as const, messageId: msg.id };
+  },
+});
+
+export const messageOps = [listMessages, getMessage, getRawMessage, listAttachments, getAttachment, deleteMessage];

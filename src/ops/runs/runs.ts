@@ -1,0 +1,329 @@
+// Agent runs (CONTRACT §14): one place for an agent's plan, inboxes and history across several signups, and for a
+// human to review it afterwards. Tools svc_start_run … svc_patch_run_session; REST twins under /v1/agent/runs.
+// Each calls the RunService (src/runs/service.ts, Services.runs) and shapes its answer (src/runs/views.ts).
+import { z } from 'zod';
+import { TTL_MAX_MINUTES } from '../../inboxes/service.ts';
+import { decodeCursor, pageOf } from '../../lib/cursor.ts';
+import { getPreset } from '../../mail/presets.ts';
+import { expectationOf, MAX_SERVICES, RUN_STATUSES } from '../../runs/model.ts';
+import {
+  iso,
+  MailView,
+  Metadata,
+  RunId,
+  RunView,
+  runView,
+  ServiceName,
+  ServiceView,
+  serviceView,
+  StepView,
+  stepView,
+} from '../../runs/views.ts';
+import { instructionFor, mailView, PLAN_ACTIONS } from '../../runs/plan.ts';
+import { principal } from '../common.ts';
+import { TtlMinutes } from '../inboxes/inboxes.ts';
+import { op } from '../op.ts';
+import { Cursor, Limit } from '../views.ts';
+
+export const startRunOp = op({
+  name: 'runs.start',
+  summary: 'Start an agent run',
+  description:
+    'Creates a run for a goal and its services: label agent-<runId>, four steps per service (get_address, submit_form, wait_for_mail, use_verification). `createInboxes: true` makes every service’s inbox now; otherwise svc_next_run makes each when its turn comes. The run expires with its inboxes (ttlMinutes) or after retentionMinutes.',
+  access: 'write',
+  http: { method: 'POST', path: '/v1/agent/runs', status: 201 },
+  tool: {
+    name: 'svc_start_run',
+    description:
+      'Start a signup run when a task needs accounts at one or more services: give the goal and the services (presets like "github" or any name). Returns the run with its runId and steps. Then loop: svc_next_run (what to do now, with the address) → do it → svc_report_run; svc_plan_next tells you when the code or link arrived.',
+  },
+  input: z.strictObject({
+    goal: z.string().trim().min(1).max(1000).describe('What the run is for, in a sentence'),
+    services: z
+      .array(ServiceName)
+      .min(1, 'give at least one service')
+      .max(MAX_SERVICES, `a run has at most ${MAX_SERVICES} services; split the task into several runs`)
+      .describe(`The services to sign up to, in order: preset names (e.g. github) or any name; at most ${MAX_SERVICES}`),
+    ttlMinutes: TtlMinutes.default(60),
+    retentionMinutes: z
+      .number()
+      .int()
+      .min(1)
+      .max(TTL_MAX_MINUTES)
+      .optional()
+      .describe(`Keep the run this long (1-${TTL_MAX_MINUTES} minutes) instead of as long as its inboxes`),
+    metadata: Metadata.optional(),
+    createInboxes: z.boolean().default(false).describe('Create every service’s inbox now (default: one at a time, by svc_next_run)'),
+  }),
+  output: RunView,
+  audit: { action: 'run.start', target: (_i, o) => o.runId },
+  async handler(ctx, input) {
+    return runView(await ctx.services.runs.start(principal(ctx), input));
+  },
+});
+
+export const listRunsOp = op({
+  name: 'runs.list',
+  summary: 'List agent runs',
+  description: 'Runs in the key’s scope, newest first; filter by status.',
+  access: 'read',
+  http: { method: 'GET', path: '/v1/agent/runs' },
+  input: z.strictObject({ status: z.enum(RUN_STATUSES).optional(), limit: Limit, cursor: Cursor }),
+  output: z.object({ items: z.array(RunView), nextCursor: z.string().nullable() }),
+  async handler(ctx, input) {
+    const before = decodeCursor(input.cursor, (v): v is { c: number; i: string } => {
+      const o = v as { c?: unknown; i?: unknown };
+      return typeof v === 'object' && v !== null && typeof o.c === 'number' && typeof o.i === 'string';
+    });
+    const rows = await ctx.services.runs.list(principal(ctx), { status: input.status, limit: input.limit + 1, before });
+    return pageOf(rows, input.limit, runView, (r) => ({ c: r.createdAt, i: r.id }));
+  },
+});
+
+export const getRunSessionOp = op({
+  name: 'runs.get',
+  summary: 'Get an agent run (its session document)',
+  access: 'read',
+  http: { method: 'GET', path: '/v1/agent/runs/:id' },
+  tool: {
+    name: 'svc_get_run_session',
+    description:
+      'Read a run: goal, status, each service with its inbox and address, every step with status and notes, metadata, notes and version. Use it to resume a run or to review one.',
+    args: { runId: 'id' },
+    annotations: { readOnlyHint: true },
+  },
+  input: z.strictObject({ id: RunId }),
+  output: RunView,
+  async handler(ctx, input) {
+    return runView(await ctx.services.runs.load(principal(ctx), input.id));
+  },
+});
+
+export const patchRunSessionOp = op({
+  name: 'runs.patch',
+  summary: 'Change a run’s status, metadata or notes',
+  description:
+    'status: active | succeeded | failed | abandoned (succeeded is final: 409); metadata: a JSON Merge Patch (RFC 7396: null removes a key); notes replaces the notes; ifVersion: 409 when the run changed since you read it.',
+  access: 'write',
+  http: { method: 'PATCH', path: '/v1/agent/runs/:id' },
+  tool: {
+    name: 'svc_patch_run_session',
+    description:
+      'Update a run: set status (succeeded / failed / abandoned when you stop; active reopens a failed or abandoned run), merge metadata (JSON Merge Patch, null removes a key; never store passwords — such keys are saved as ***), or replace notes. Pass ifVersion from the last read to avoid overwriting a concurrent change.',
+    args: { runId: 'id' },
+  },
+  input: z.strictObject({
+    id: RunId,
+    status: z
+      .enum(RUN_STATUSES)
+      .optional()
+      .describe('New status: active, succeeded, failed or abandoned (succeeded is final; going back from it is 409)'),
+    metadata: Metadata.optional(),
+    notes: z.string().max(10_000).nullable().optional().describe('Free notes for the reviewer; replaces the notes, null clears them'),
+    ifVersion: z.number().int().min(1).optional().describe('The run version you read; 409 if the run changed since'),
+  }),
+  output: RunView,
+  audit: { action: 'run.patch', target: (i) => i.id },
+  async handler(ctx, input) {
+    const run = await ctx.services.runs.load(principal(ctx), input.id);
+    return runView(await ctx.services.runs.patch(run, input));
+  },
+});
+
+export const nextRunOp = op({
+  name: 'runs.next',
+  summary: 'Get (and start) the next step of a run',
+  description:
+    'Marks the first unfinished step active (a failed step comes back for another attempt), makes the service’s inbox when it has none, and answers with everything the step needs: the address, the preset’s recipe, what mail to expect. `step` is null when every step is finished.',
+  access: 'write',
+  http: { method: 'POST', path: '/v1/agent/runs/:id/next' },
+  tool: {
+    name: 'svc_next_run',
+    description:
+      'What to do now in a run: the next step (get_address, submit_form, wait_for_mail, use_verification) with the service, the address to type, the recipe steps of the service, what mail to expect and an instruction. Do it, then report it with svc_report_run and call this again. step is null when the run is finished.',
+    args: { runId: 'id' },
+  },
+  input: z.strictObject({ id: RunId }),
+  output: z.object({
+    runId: z.string(),
+    status: z.enum(RUN_STATUSES),
+    step: StepView.nullable(),
+    service: ServiceView.nullable(),
+    instruction: z.string(),
+    recipe: z.object({ summary: z.string(), steps: z.array(z.string()) }).nullable(),
+    waitFor: z
+      .object({
+        sends: z.enum(['code', 'link', 'both', 'unknown']),
+        senderDomains: z.array(z.string()),
+        codeShape: z.string().nullable(),
+      })
+      .nullable(),
+    mail: MailView.nullable().describe('The newest mail of the service with a code or link, if any arrived'),
+    remainingSteps: z.number().int(),
+  }),
+  audit: { action: 'run.next', target: (i) => i.id },
+  async handler(ctx, input) {
+    const p = principal(ctx);
+    const run = await ctx.services.runs.load(p, input.id);
+    const step = await ctx.services.runs.next(p, run);
+    const remaining = run.steps.filter((x) => x.status !== 'done' && x.status !== 'skipped').length;
+    if (!step)
+      return {
+        runId: run.id,
+        status: run.status,
+        step: null,
+        service: null,
+        instruction: 'Every step is finished. Set the run’s status with svc_patch_run_session if it is not already succeeded.',
+        recipe: null,
+        waitFor: null,
+        mail: null,
+        remainingSteps: 0,
+      };
+    const svc = run.services[step.serviceIndex]!;
+    const withCode = await ctx.services.runs.codeMail(svc);
+    return {
+      runId: run.id,
+      status: run.status,
+      step: stepView(step),
+      service: serviceView(svc),
+      instruction: instructionFor(step, svc),
+      recipe: svc.preset ? getPreset(svc.preset).recipe : null,
+      waitFor: step.kind === 'wait_for_mail' || step.kind === 'use_verification' ? expectationOf(svc) : null,
+      mail: withCode ? mailView(withCode) : null,
+      remainingSteps: remaining,
+    };
+  },
+});
+
+export const reportRunOp = op({
+  name: 'runs.report',
+  summary: 'Report the outcome of a run step',
+  description:
+    'outcome done | failed | skipped, with an optional note. 409 when the step does not exist or is already done or skipped, or the run is not active. The run succeeds when every step is done or skipped.',
+  access: 'write',
+  http: { method: 'POST', path: '/v1/agent/runs/:id/report' },
+  tool: {
+    name: 'svc_report_run',
+    description:
+      'Record what happened in a step you did: outcome done, failed (with a note: "captcha", "code rejected" — a failed step comes back from svc_next_run for another try) or skipped. The run becomes succeeded when every step is done or skipped.',
+    args: { runId: 'id' },
+  },
+  input: z.strictObject({
+    id: RunId,
+    stepId: z.string().min(1).max(100).describe('The stepId from svc_next_run, e.g. 1.submit_form'),
+    outcome: z.enum(['done', 'failed', 'skipped']).describe('How the step ended: done, failed (it comes back for another try) or skipped'),
+    note: z.string().trim().min(1).max(1000).optional().describe('What happened, in a few words (never a password or code)'),
+  }),
+  output: z.object({ runId: z.string(), status: z.enum(RUN_STATUSES), step: StepView, remainingSteps: z.number().int() }),
+  audit: { action: 'run.report', target: (i) => `${i.id}/${i.stepId}` },
+  async handler(ctx, input) {
+    const run = await ctx.services.runs.load(principal(ctx), input.id);
+    const step = await ctx.services.runs.report(run, input.stepId, input.outcome, input.note);
+    const remainingSteps = run.steps.filter((x) => x.status !== 'done' && x.status !== 'skipped').length;
+    return { runId: run.id, status: run.status, step: stepView(step), remainingSteps };
+  },
+});
+
+export const planNextOp = op({
+  name: 'runs.plan',
+  summary: 'Suggest what to do next in a run',
+  description:
+    'Changes nothing. Reads the run and the mail of its inboxes and answers suggestions, most useful first: the code to type when it arrived, the link to open, "no mail after 90 s: check the address, then resend" … With waitSeconds (up to 120) it first waits for a code or link when the current step expects one.',
+  access: 'read',
+  streams: true,
+  http: { method: 'GET', path: '/v1/agent/runs/:id/plan' },
+  tool: {
+    name: 'svc_plan_next',
+    description:
+      'Ask what to do next in a run, from its steps and the mail received: e.g. action type_code with the code to type, open_link, read_message, wait, or resend ("no mail after 90 s: check the address on the form, then resend"). Pass waitSeconds (up to 120) to wait for the code first. Changes nothing; report with svc_report_run.',
+    args: { runId: 'id' },
+    annotations: { readOnlyHint: true },
+  },
+  input: z.strictObject({
+    id: RunId,
+    waitSeconds: z.coerce
+      .number()
+      .int('waitSeconds must be a whole number')
+      .min(0)
+      .max(120, 'waitSeconds must be at most 120')
+      .default(0)
+      .describe('Wait up to this long for a code or link first (0-120, default 0)'),
+  }),
+  output: z.object({
+    runId: z.string(),
+    status: z.enum(RUN_STATUSES),
+    step: StepView.nullable(),
+    service: ServiceView.nullable(),
+    mail: MailView.nullable(),
+    suggestions: z.array(z.object({ action: z.enum(PLAN_ACTIONS), value: z.string().nullable(), reason: z.string() })).min(1),
+  }),
+  async handler(ctx, input) {
+    const runs = ctx.services.runs;
+    const p = principal(ctx);
+    let run = await runs.load(p, input.id);
+    if (input.waitSeconds > 0) {
+      await runs.waitForCodeMail(p, run, input.waitSeconds, ctx.signal, (ms) =>
+        ctx.emit?.('progress', { elapsedSeconds: Math.round(ms / 1000), timeoutSeconds: input.waitSeconds }),
+      );
+      run = await runs.load(p, input.id);
+    }
+    const plan = await runs.plan(run);
+    return {
+      runId: run.id,
+      status: run.status,
+      step: plan.step ? stepView(plan.step) : null,
+      service: plan.service ? serviceView(plan.service) : null,
+      mail: plan.mail,
+      suggestions: plan.suggestions,
+    };
+  },
+});
+
+type EventCursor = { a: number; i: number };
+const isEventCursor = (v: unknown): v is EventCursor =>
+  typeof v === 'object' && v !== null && typeof (v as EventCursor).a === 'number' && typeof (v as EventCursor).i === 'number';
+
+export const runTimelineOp = op({
+  name: 'runs.timeline',
+  summary: 'A run’s timeline',
+  description:
+    'Every event of the run in order: run.started, inbox.created, step.started, message.received, code.extracted, step.done / step.failed / step.skipped, session.patched, access.issued, run.finished. Mail events come from the run’s inboxes, including mail that arrived while nobody was looking.',
+  access: 'read',
+  http: { method: 'GET', path: '/v1/agent/runs/:id/timeline' },
+  tool: {
+    name: 'svc_get_run_timeline',
+    description:
+      'The history of a run, oldest first: inboxes created, mail received, codes and links extracted (the code itself is masked), steps started and reported, session changes and access tokens issued. Use it to review a run or to see what happened before you resumed it.',
+    args: { runId: 'id' },
+    annotations: { readOnlyHint: true },
+  },
+  input: z.strictObject({ id: RunId, limit: Limit, cursor: Cursor }),
+  output: z.object({
+    runId: z.string(),
+    label: z.string(),
+    items: z.array(
+      z.object({
+        seq: z.number().int(),
+        at: z.string(),
+        type: z.string(),
+        stepId: z.string().nullable(),
+        data: z.record(z.string(), z.unknown()),
+      }),
+    ),
+    nextCursor: z.string().nullable(),
+  }),
+  async handler(ctx, input) {
+    const run = await ctx.services.runs.load(principal(ctx), input.id);
+    const after = decodeCursor(input.cursor, isEventCursor);
+    const rows = await ctx.services.runs.timeline(run, input.limit + 1, after && { at: after.a, id: after.i });
+    const page = pageOf(
+      rows,
+      input.limit,
+      (e) => ({ seq: e.seq, at: iso(e.at)!, type: e.type, stepId: e.stepId, data: e.data }),
+      (e) => ({ a: e.at, i: e.seq }),
+    );
+    return { runId: run.id, label: run.label, ...page };
+  },
+});
+
+export const runOps = [startRunOp, listRunsOp, getRunSessionOp, patchRunSessionOp, nextRunOp, reportRunOp, planNextOp, runTimelineOp];
