@@ -6,10 +6,9 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ADMIN_KEY, startTestServer, type TestServer } from '../../helpers/server.ts';
 import { startFakeModels, type FakeModels } from '../../helpers/fake-models.ts';
+import { mcpClient } from '../../helpers/mcp-tools.ts';
 
 type Json = Record<string, any>;
 const dir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../fixtures/structured');
@@ -138,11 +137,7 @@ test('model status: order, host and credentials flag, never the secret; probe is
 });
 
 test('MCP: svc_extract_structured and svc_workspace_model_status', async () => {
-  const transport = new StreamableHTTPClientTransport(new URL(`${s.url}/mcp`), {
-    requestInit: { headers: { authorization: `Bearer ${ADMIN_KEY}` } },
-  });
-  const client = new Client({ name: 'ai-test', version: '1.0.0' });
-  await client.connect(transport);
+  const client = await mcpClient(s.url, ADMIN_KEY);
   try {
     const r = await client.callTool({
       name: 'svc_extract_structured',

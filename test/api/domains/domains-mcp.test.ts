@@ -1,10 +1,10 @@
 // The three domain tools through the official MCP SDK client: add → publish → verify → list, and a member key refused.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { startDns, type TestDns } from '../../helpers/dns.ts';
 import { ADMIN_KEY, startTestServer, type TestServer } from '../../helpers/server.ts';
+import { mcpClient } from '../../helpers/mcp-tools.ts';
 
 type Json = Record<string, any>;
 let s: TestServer;
@@ -19,14 +19,7 @@ after(async () => {
   await dns.close();
 });
 
-async function connect(key: string): Promise<Client> {
-  const transport = new StreamableHTTPClientTransport(new URL(`${s.url}/mcp`), {
-    requestInit: { headers: { authorization: `Bearer ${key}` } },
-  });
-  const client = new Client({ name: 'inboxd-domains-test', version: '1.0.0' });
-  await client.connect(transport);
-  return client;
-}
+const connect = (key: string) => mcpClient(s.url, key);
 
 async function call(client: Client, name: string, args: Json): Promise<{ isError: boolean; value: Json; text: string }> {
   const r = (await client.callTool({ name, arguments: args })) as {

@@ -2,24 +2,16 @@
 // full; member and read-only keys see them redacted in every answer — inbox get/list/create, the delivery log, MCP.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { HoldingReceiver } from '../../helpers/receiver.ts';
 import { sendMail } from '../../helpers/smtp.ts';
 import { startTestServer, type TestServer } from '../../helpers/server.ts';
-
-type Json = Record<string, any>;
+import { type Json, json } from '../../helpers/http.ts';
+import { mcpClient } from '../../helpers/mcp-tools.ts';
 
 let s: TestServer;
 let rx: HoldingReceiver;
 let member: string;
 let readOnlyAdmin: string;
-
-async function json(res: Response, status = 200): Promise<Json> {
-  const text = await res.text();
-  assert.equal(res.status, status, text);
-  return JSON.parse(text) as Json;
-}
 
 const SECRETS = ['hunter2', 's3cr3t-token', 'sig-value-42', 'api-key-value'];
 const assertRedacted = (what: unknown, where: string) => {
@@ -69,11 +61,7 @@ describe('callback URL credentials', () => {
       assertRedacted(await json(await s.api('/v1/inboxes?label=red', { key })), `${name} list`);
       assertRedacted(await json(await s.api(`/v1/inboxes/${inbox.inboxId}/callbacks`, { key })), `${name} callbacks`);
 
-      const transport = new StreamableHTTPClientTransport(new URL(`${s.url}/mcp`), {
-        requestInit: { headers: { authorization: `Bearer ${key}` } },
-      });
-      const client = new Client({ name: 'redaction-test', version: '1.0.0' });
-      await client.connect(transport);
+      const client = await mcpClient(s.url, key);
       try {
         for (const tool of ['svc_get_inbox', 'svc_check_email', 'svc_diagnose_inbox']) {
           const r = await client.callTool({ name: tool, arguments: { inboxId: inbox.inboxId } });

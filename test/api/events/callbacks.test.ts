@@ -12,8 +12,8 @@ import { RETRY_DELAYS_MS } from '../../../src/events/callbacks.ts';
 import { systemResolver } from '../../../src/events/targets.ts';
 import { sendMail } from '../../helpers/smtp.ts';
 import { startTestServer, tempDir, type TestServer } from '../../helpers/server.ts';
+import { type Json, json } from '../../helpers/http.ts';
 
-type Json = Record<string, any>;
 interface Hit {
   path: string;
   headers: http.IncomingHttpHeaders;
@@ -79,12 +79,6 @@ class Receiver {
     this.server.closeAllConnections();
     await new Promise<void>((r) => this.server.close(() => r()));
   }
-}
-
-async function json(res: Response, status = 200): Promise<Json> {
-  const text = await res.text();
-  assert.equal(res.status, status, text);
-  return JSON.parse(text) as Json;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -5,8 +5,8 @@ import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { sendMail } from '../../helpers/smtp.ts';
 import { ADMIN_KEY, startTestServer, type TestServer, listenerCount } from '../../helpers/server.ts';
+import { type Json, json } from '../../helpers/http.ts';
 
-type Json = Record<string, any>;
 interface SseEvent {
   id: string | null;
   event: string;
@@ -91,11 +91,6 @@ class SseClient {
   }
 }
 
-async function json(res: Response, status = 200): Promise<Json> {
-  const text = await res.text();
-  assert.equal(res.status, status, text);
-  return JSON.parse(text) as Json;
-}
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 let s: TestServer;

@@ -10,8 +10,8 @@ import { loadConfig, UsageError } from '../../../src/config.ts';
 import { RawSmtp, sleep } from '../../stress/lib.ts';
 import { startTestServer, tempDir, type TestServer } from '../../helpers/server.ts';
 import fs from 'node:fs';
+import { type Json, json } from '../../helpers/http.ts';
 
-type Json = Record<string, any>;
 const KEY = 'key-3ax6xnjp29jd6fds4gc373sgvjxteol0';
 const MAX = 64 * 1024;
 const BUDGET = 200_000;
@@ -35,11 +35,6 @@ after(async () => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-async function json(res: Response, status: number): Promise<Json> {
-  const text = await res.text();
-  assert.equal(res.status, status, text);
-  return JSON.parse(text) as Json;
-}
 const hook = (provider: string, init: RequestInit, query = '') =>
   fetch(`${s.url}/webhooks/${provider}${query}`, { method: 'POST', ...init });
 const rfc822 = { 'content-type': 'message/rfc822' };

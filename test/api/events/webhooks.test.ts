@@ -6,8 +6,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { startTestServer, type TestServer } from '../../helpers/server.ts';
+import { type Json, json } from '../../helpers/http.ts';
 
-type Json = Record<string, any>;
 const SIGNING_KEY = 'key-3ax6xnjp29jd6fds4gc373sgvjxteol0';
 const MAX = 64 * 1024;
 
@@ -21,11 +21,6 @@ after(async () => {
   await s.stop();
 });
 
-async function json(res: Response, status = 200): Promise<Json> {
-  const text = await res.text();
-  assert.equal(res.status, status, text);
-  return JSON.parse(text) as Json;
-}
 const create = async (body: Json = {}) => json(await s.api('/v1/inboxes', { method: 'POST', json: body }), 201);
 /** Webhooks are called without a key, as a provider would. */
 const hook = (provider: string, init: RequestInit, query = '') =>

@@ -5,13 +5,12 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import { after, before, describe, test } from 'node:test';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { loadConfig } from '../../../src/config.ts';
 import { waiterGate } from '../../../src/inboxes/waiters.ts';
 import { json } from '../../helpers/http.ts';
 import { teamAdminKey } from '../../helpers/teams.ts';
 import { startTestServer, type TestServer, TEST_CLUSTER } from '../../helpers/server.ts';
+import { mcpClient } from '../../helpers/mcp-tools.ts';
 
 type Json = Record<string, any>;
 let s: TestServer;
@@ -114,10 +113,7 @@ describe('fair shares', { skip: TEST_CLUSTER && 'limits are counted per instance
     // A call in flight on the reader's oldest session: busy sessions are not reclaimed.
     const other = await otherTeamKey();
     const inbox = await json(await s.api('/v1/inboxes', { method: 'POST', json: {}, key: other }), 201);
-    const client = new Client({ name: 'fair', version: '1' });
-    await client.connect(
-      new StreamableHTTPClientTransport(new URL(`${s.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${other}` } } }),
-    );
+    const client = await mcpClient(s.url, other);
     // The table is full now (reader 2, second 1, this client 1); a1 is now used more recently than a2.
     assert.equal(await listTools(reader, a1.session!), 200);
     const third = await otherTeamKey();

@@ -3,9 +3,8 @@
 // GET stream also when the tools/call itself streams.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ADMIN_KEY, startTestServer, type TestServer } from '../../helpers/server.ts';
+import { mcpClient } from '../../helpers/mcp-tools.ts';
 
 type Json = Record<string, any>;
 let s: TestServer;
@@ -18,12 +17,7 @@ after(async () => {
   await s.stop();
 });
 
-async function connect(key = ADMIN_KEY): Promise<Client> {
-  const transport = new StreamableHTTPClientTransport(mcpUrl, { requestInit: { headers: { authorization: `Bearer ${key}` } } });
-  const client = new Client({ name: 'inboxd-hardening', version: '1.0.0' });
-  await client.connect(transport);
-  return client;
-}
+const connect = (key = ADMIN_KEY) => mcpClient(s.url, key);
 const text = (r: Json) => (r.content as Array<{ text: string }>)[0]!.text;
 
 describe('tools/list', () => {

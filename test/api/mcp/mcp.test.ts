@@ -2,11 +2,10 @@
 // progress, termination), its ClientCredentialsProvider (401 → discovery → token), and raw fetch for every status.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ClientCredentialsProvider } from '@modelcontextprotocol/sdk/client/auth-extensions.js';
 import { OPERATIONS } from '../../../src/ops/registry.ts';
 import { ADMIN_KEY, startTestServer, type TestServer } from '../../helpers/server.ts';
+import { connectMcp, mcpClient } from '../../helpers/mcp-tools.ts';
 
 type Json = Record<string, any>;
 let s: TestServer;
@@ -19,12 +18,7 @@ after(async () => {
   await s.stop();
 });
 
-async function connect(key = ADMIN_KEY): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
-  const transport = new StreamableHTTPClientTransport(mcpUrl, { requestInit: { headers: { authorization: `Bearer ${key}` } } });
-  const client = new Client({ name: 'inboxd-test', version: '1.0.0' });
-  await client.connect(transport);
-  return { client, transport };
-}
+const connect = (key = ADMIN_KEY) => connectMcp(s.url, key);
 
 const SPEC_TOOLS = [
   'svc_verify_signup',
@@ -215,10 +209,7 @@ describe('OAuth with the SDK ClientCredentialsProvider', () => {
       clientSecret: reg.client_secret,
       expectedIssuer: `${s.server.services.baseUrl()}/`,
     });
-    const base = new URL(s.server.services.baseUrl());
-    const transport = new StreamableHTTPClientTransport(new URL('/mcp', base), { authProvider: provider });
-    const client = new Client({ name: 'oauth-test', version: '1.0.0' });
-    await client.connect(transport);
+    const client = await mcpClient(new URL(s.server.services.baseUrl()).origin, provider);
     const tokens = await provider.tokens();
     assert.match(tokens?.access_token ?? '', /^ibt_/);
     const r = await client.callTool({ name: 'svc_suggest_preset', arguments: { hint: 'https://github.com/signup' } });

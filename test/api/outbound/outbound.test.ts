@@ -5,6 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import { HoldingReceiver } from '../../helpers/receiver.ts';
 import { json, type Json } from '../../helpers/http.ts';
 import { startTestServer, type TestServer, TEST_CLUSTER } from '../../helpers/server.ts';
+import { mcpClient } from '../../helpers/mcp-tools.ts';
 
 let s: TestServer;
 before(async () => {
@@ -297,12 +298,7 @@ describe('events and MCP', () => {
   });
 
   test('svc_send_message sends, and with replyToMessageId replies', async () => {
-    const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
-    const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
-    const client = new Client({ name: 'outbound-test', version: '1.0.0' });
-    await client.connect(
-      new StreamableHTTPClientTransport(new URL(`${s.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${s.key}` } } }),
-    );
+    const client = await mcpClient(s.url, s.key);
     try {
       const a = await inbox();
       const b = await inbox();

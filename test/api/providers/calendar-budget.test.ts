@@ -7,7 +7,8 @@ import fs from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { type RawBuilder, sql } from 'kysely';
-import { callOk, EPOCH, ics, invite, mcpClient, vevent } from '../../helpers/calendar.ts';
+import { callOk, EPOCH, ics, invite, vevent } from '../../helpers/calendar.ts';
+import { mcpClient } from '../../helpers/mcp-tools.ts';
 import { startTestServer, type TestServer, tempDir } from '../../helpers/server.ts';
 import { mintKey, newInbox } from '../../helpers/workspace-mail.ts';
 
@@ -95,7 +96,7 @@ describe('calendar budgets', () => {
     test('the skipped event is remembered: the next read (MCP) does not expand it again', async () => {
       const [row] = await rows(s, sql`select skip_reason from calendar_local_events where uid = 'never-1'`);
       assert.match(row!.skip_reason, /found no instance/);
-      c = await mcpClient(s, readOnly);
+      c = await mcpClient(s.url, readOnly);
       const t = performance.now();
       const out = (await callOk(c, 'svc_calendar_list_events', {
         timeMin: '2026-10-01T00:00:00Z',
@@ -122,7 +123,7 @@ describe('calendar budgets', () => {
       assert.deepEqual(titles(r.body), ['Fine meeting']);
       assert.ok(r.body.warnings.some((x: string) => x.includes('never-1')));
       assert.ok(r.healthMax < 2000, `slowest /health ${r.healthMax} ms`);
-      c = await mcpClient(s);
+      c = await mcpClient(s.url, s.key);
       const out = (await callOk(c, 'svc_calendar_list_events', {
         timeMin: '2026-10-01T00:00:00Z',
         timeMax: '2026-12-31T00:00:00Z',

@@ -6,7 +6,8 @@ import fs from 'node:fs';
 import { after, before, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { sql } from 'kysely';
-import { callOk, EPOCH, ics, invite, mcpClient, vevent } from '../../helpers/calendar.ts';
+import { callOk, EPOCH, ics, invite, vevent } from '../../helpers/calendar.ts';
+import { mcpClient } from '../../helpers/mcp-tools.ts';
 import { postgresMissing } from '../../helpers/postgres.ts';
 import { freshDatabase, startTestServer, tempDir, type TestServer } from '../../helpers/server.ts';
 
@@ -30,8 +31,8 @@ before(async () => {
   const clock = { now: () => EPOCH + (Date.now() - t0) };
   a = await startTestServer([], {}, { database, blobDir, clock });
   b = await startTestServer([], {}, { database, blobDir, clock });
-  ca = await mcpClient(a);
-  cb = await mcpClient(b);
+  ca = await mcpClient(a.url, a.key);
+  cb = await mcpClient(b.url, b.key);
 });
 after(async () => {
   await ca?.close();

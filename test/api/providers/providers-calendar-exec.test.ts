@@ -10,7 +10,8 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { type GcalFake, startGcalFake } from '../../helpers/gcal-fake.ts';
 import { type Radicale, radicaleSkip, startRadicale } from '../../helpers/radicale.ts';
 import { startTestServer, type TestServer } from '../../helpers/server.ts';
-import { callErr, callOk, EPOCH, ics, mcpClient, SECRET_KEY, vevent } from '../../helpers/calendar.ts';
+import { callErr, callOk, EPOCH, ics, SECRET_KEY, vevent } from '../../helpers/calendar.ts';
+import { mcpClient } from '../../helpers/mcp-tools.ts';
 
 type Json = Record<string, any>;
 const EXEC = 'svc_workspace_execute_calendar_event';
@@ -34,7 +35,7 @@ describe('execute_calendar_event', { skip: radicaleSkip() }, () => {
       { INBOXD_SECRET_KEY: SECRET_KEY },
       { clock: { now: () => EPOCH + (Date.now() - t0) } },
     );
-    c = await mcpClient(s);
+    c = await mcpClient(s.url, s.key);
     caldavId = (
       await callOk(c, 'svc_calendar_connect', { provider: 'caldav', serverUrl: rad.url, username: 'alice', password: 'wonderland' })
     ).account.id;
@@ -221,7 +222,7 @@ describe('without INBOXD_SECRET_KEY, and with no account connected', () => {
     await new Promise<void>((r) => dav.listen(0, '127.0.0.1', () => r()));
     davUrl = `http://127.0.0.1:${(dav.address() as AddressInfo).port}/`;
     s = await startTestServer();
-    c = await mcpClient(s);
+    c = await mcpClient(s.url, s.key);
   });
   after(async () => {
     await c?.close();

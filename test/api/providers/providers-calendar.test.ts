@@ -11,7 +11,8 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Kysely } from 'kysely';
-import { CALENDAR_TOOLS, callErr, callOk, EPOCH, ics, invite, mcpClient, SECRET_KEY, vevent } from '../../helpers/calendar.ts';
+import { CALENDAR_TOOLS, callErr, callOk, EPOCH, ics, invite, SECRET_KEY, vevent } from '../../helpers/calendar.ts';
+import { mcpClient } from '../../helpers/mcp-tools.ts';
 import { type GcalFake, startGcalFake } from '../../helpers/gcal-fake.ts';
 import { type Radicale, radicaleSkip, startRadicale } from '../../helpers/radicale.ts';
 import { startTestServer, type TestServer } from '../../helpers/server.ts';
@@ -68,7 +69,7 @@ describe('calendar providers', { skip }, () => {
       { INBOXD_SECRET_KEY: SECRET_KEY },
       { clock: { now: () => EPOCH + (Date.now() - t0) } },
     );
-    c = await mcpClient(s);
+    c = await mcpClient(s.url, s.key);
     inbox = await newInbox(s, { label: 'team-a/inbox' });
   });
   after(async () => {
@@ -299,7 +300,7 @@ describe('calendar providers', { skip }, () => {
     await invite(s, inbox.address, 'REQUEST', ics(vevent('a-1', ':20261111T090000Z', ':20261111T100000Z', 'For team A'), 'REQUEST'));
     await invite(s, other.address, 'REQUEST', ics(vevent('b-1', ':20261111T090000Z', ':20261111T100000Z', 'For team B'), 'REQUEST'));
     const key = await mintKey(s, { label: 'scoped-a', scope: { labelPrefix: 'team-a/' } });
-    const sc = await mcpClient(s, key);
+    const sc = await mcpClient(s.url, key);
     try {
       const args = { timeMin: '2026-11-11T00:00:00Z', timeMax: '2026-11-12T00:00:00Z' };
       const mine = await callOk(sc, 'svc_calendar_list_events', args);

@@ -3,9 +3,9 @@
 // each step, and read a timeline that shows every event in order.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ADMIN_KEY, startTestServer, type TestServer } from '../../helpers/server.ts';
+import { mcpClient } from '../../helpers/mcp-tools.ts';
 
 type Json = Record<string, any>;
 let s: TestServer;
@@ -16,14 +16,7 @@ after(async () => {
   await s.stop();
 });
 
-async function connect(key = ADMIN_KEY): Promise<Client> {
-  const transport = new StreamableHTTPClientTransport(new URL(`${s.url}/mcp`), {
-    requestInit: { headers: { authorization: `Bearer ${key}` } },
-  });
-  const client = new Client({ name: 'inboxd-runs-test', version: '1.0.0' });
-  await client.connect(transport);
-  return client;
-}
+const connect = (key = ADMIN_KEY) => mcpClient(s.url, key);
 
 async function call(client: Client, name: string, args: Json): Promise<Json> {
   const r = await client.callTool({ name, arguments: args });

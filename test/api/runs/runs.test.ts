@@ -2,11 +2,10 @@
 // mail events, the planner's hints, expiry, and run-scoped access tokens (svc_issue_access runId, over MCP).
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { startTestServer, type TestServer } from '../../helpers/server.ts';
+import { type Json, json } from '../../helpers/http.ts';
+import { mcpClient } from '../../helpers/mcp-tools.ts';
 
-type Json = Record<string, any>;
 let s: TestServer;
 let offset = 0;
 before(async () => {
@@ -16,11 +15,6 @@ after(async () => {
   await s.stop();
 });
 
-async function json(r: Response, status: number): Promise<Json> {
-  const body = (await r.json()) as Json;
-  assert.equal(r.status, status, JSON.stringify(body));
-  return body;
-}
 const start = (body: Json, key?: string) => s.api('/v1/agent/runs', { method: 'POST', json: body, ...(key ? { key } : {}) });
 const next = (id: string, key?: string) => s.api(`/v1/agent/runs/${id}/next`, { method: 'POST', json: {}, ...(key ? { key } : {}) });
 const report = (id: string, body: Json) => s.api(`/v1/agent/runs/${id}/report`, { method: 'POST', json: body });
@@ -258,11 +252,7 @@ describe('run-scoped access (svc_issue_access runId)', () => {
     const other = await json(await start({ goal: 'g', services: ['discord'] }), 201);
     await json(await next(run.runId), 200);
     await json(await s.api('/v1/inboxes', { method: 'POST', json: { label: 'unrelated' } }), 201);
-    const transport = new StreamableHTTPClientTransport(new URL(`${s.url}/mcp`), {
-      requestInit: { headers: { authorization: `Bearer ${s.key}` } },
-    });
-    const client = new Client({ name: 'runs-test', version: '1.0.0' });
-    await client.connect(transport);
+    const client = await mcpClient(s.url, s.key);
     const r = await client.callTool({ name: 'svc_issue_access', arguments: { runId: run.runId } });
     const access = r.structuredContent as Json;
     assert.match(access.access_token, /^ibt_/);
@@ -273,10 +263,7 @@ describe('run-scoped access (svc_issue_access runId)', () => {
 
     const token = access.access_token as string;
     // The run's token cannot mint a broader one: only API keys mint (a token could otherwise renew itself forever).
-    const sub = new Client({ name: 'runs-sub', version: '1.0.0' });
-    await sub.connect(
-      new StreamableHTTPClientTransport(new URL(`${s.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } }),
-    );
+    const sub = await mcpClient(s.url, token);
     const again = await sub.callTool({ name: 'svc_issue_access', arguments: {} });
     assert.equal(again.isError, true);
     assert.match(JSON.stringify(again.content), /access tokens cannot mint/);

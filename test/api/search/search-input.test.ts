@@ -5,13 +5,12 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import BetterSqlite3 from 'better-sqlite3';
 import { sql } from 'kysely';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { sendMail } from '../../helpers/smtp.ts';
 import { json, type Json } from '../../helpers/http.ts';
 import { ADMIN_KEY, startTestServer, tempDir, type TestServer } from '../../helpers/server.ts';
 import fs from 'node:fs';
 import path from 'node:path';
+import { mcpClient } from '../../helpers/mcp-tools.ts';
 
 let s: TestServer;
 let inbox: Json;
@@ -107,11 +106,7 @@ describe('FTS5 syntax typed by a user is text', () => {
 
 describe('MCP tool svc_search_messages', () => {
   test('listed with described parameters, and answers', async () => {
-    const transport = new StreamableHTTPClientTransport(new URL(`${s.url}/mcp`), {
-      requestInit: { headers: { authorization: `Bearer ${ADMIN_KEY}` } },
-    });
-    const client = new Client({ name: 'search-test', version: '1.0.0' });
-    await client.connect(transport);
+    const client = await mcpClient(s.url, ADMIN_KEY);
     try {
       const { tools } = await client.listTools();
       const tool = tools.find((t) => t.name === 'svc_search_messages');

@@ -5,11 +5,10 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { json, type Json } from '../../helpers/http.ts';
 import { ADMIN_KEY, startTestServer, type TestServer } from '../../helpers/server.ts';
 import { sendMail } from '../../helpers/smtp.ts';
+import { mcpClient } from '../../helpers/mcp-tools.ts';
 
 let s: TestServer;
 let inbox: Json;
@@ -62,11 +61,7 @@ test('REST: a missing raw or attachment blob is a 500 problem+json naming the me
 });
 
 test('MCP: the raw and attachment tools answer isError without any file path', async () => {
-  const transport = new StreamableHTTPClientTransport(new URL(`${s.url}/mcp`), {
-    requestInit: { headers: { authorization: `Bearer ${ADMIN_KEY}` } },
-  });
-  const client = new Client({ name: 'inboxd-test', version: '1.0.0' });
-  await client.connect(transport);
+  const client = await mcpClient(s.url, ADMIN_KEY);
   try {
     for (const [name, args] of [
       ['svc_get_raw_message', { inboxId: inbox.inboxId, messageId: msg.messageId }],

@@ -1,11 +1,10 @@
 // svc_list_threads through the official MCP SDK client: the list, one thread with its messages, scope and errors.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { json, type Json } from '../../helpers/http.ts';
 import { ADMIN_KEY, startTestServer, type TestServer } from '../../helpers/server.ts';
 import { sendMail } from '../../helpers/smtp.ts';
+import { mcpClient } from '../../helpers/mcp-tools.ts';
 
 let s: TestServer;
 before(async () => {
@@ -15,14 +14,7 @@ after(async () => {
   await s.stop();
 });
 
-async function connect(key = ADMIN_KEY): Promise<Client> {
-  const transport = new StreamableHTTPClientTransport(new URL(`${s.url}/mcp`), {
-    requestInit: { headers: { authorization: `Bearer ${key}` } },
-  });
-  const client = new Client({ name: 'inboxd-threads-test', version: '1.0.0' });
-  await client.connect(transport);
-  return client;
-}
+const connect = (key = ADMIN_KEY) => mcpClient(s.url, key);
 
 test('svc_list_threads lists threads and, with threadId, returns one with its messages', async () => {
   const client = await connect();

@@ -2,10 +2,10 @@
 // described for a model, and each tool answers (the provider tools with a clear not_configured).
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ADMIN_KEY, startTestServer, type TestServer } from '../../helpers/server.ts';
 import { deliver, newInbox } from '../../helpers/workspace-mail.ts';
+import { mcpClient } from '../../helpers/mcp-tools.ts';
 
 type Json = Record<string, any>;
 const TOOLS = [
@@ -36,11 +36,7 @@ let s: TestServer;
 let client: Client;
 before(async () => {
   s = await startTestServer();
-  const transport = new StreamableHTTPClientTransport(new URL(`${s.url}/mcp`), {
-    requestInit: { headers: { authorization: `Bearer ${ADMIN_KEY}` } },
-  });
-  client = new Client({ name: 'workspace-test', version: '1.0.0' });
-  await client.connect(transport);
+  client = await mcpClient(s.url, ADMIN_KEY);
 });
 after(async () => {
   await client.close();
