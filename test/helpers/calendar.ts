@@ -1,7 +1,7 @@
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { ADMIN_KEY, type TestServer } from './server.ts';
+// Calendar test fixtures: the server clock's epoch, the calendar tool names, iCalendar builders and invitations sent
+// over real SMTP. MCP clients come from mcp-tools.ts (callOk/callErr are re-exported for the calendar tests).
+import type { TestServer } from './server.ts';
 import { sendMail } from './smtp.ts';
-import { mcpClient as toolClient } from './mcp-tools.ts';
 
 export const SECRET_KEY = 'a'.repeat(64);
 /** The server's clock starts here and runs: the fixtures (DST ends 25 Oct / 1 Nov 2026) are in its future. */
@@ -19,10 +19,6 @@ export const CALENDAR_TOOLS = [
 ];
 
 export { callErr, callOk } from './mcp-tools.ts';
-
-export function mcpClient(s: TestServer, key = ADMIN_KEY): Promise<Client> {
-  return toolClient(s.url, key);
-}
 
 export const ics = (body: string, method = '') =>
   `BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//test//EN\r\n${method ? `METHOD:${method}\r\n` : ''}${body.trim().split('\n').join('\r\n')}\r\nEND:VCALENDAR\r\n`;

@@ -1,18 +1,35 @@
-// The official MCP SDK client for tool tests (mailbox and calendar providers), and calls that assert success or a
-// tool error.
+// The one way tests reach /mcp with the official MCP SDK client (streamable HTTP), and calls that assert success or
+// a tool error. Tests that check odd transports or headers at the HTTP level send raw requests instead.
 import assert from 'node:assert/strict';
+import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 
 type Json = Record<string, any>;
 
-export async function mcpClient(url: string, key: string): Promise<Client> {
-  const transport = new StreamableHTTPClientTransport(new URL(`${url}/mcp`), {
-    requestInit: { headers: { authorization: `Bearer ${key}` } },
-  });
-  const c = new Client({ name: 'inboxd-tool-test', version: '1.0.0' });
-  await c.connect(transport);
-  return c;
+export interface McpConnection {
+  client: Client;
+  /** The session's transport (its `sessionId`, `terminateSession()`), for tests of sessions themselves. */
+  transport: StreamableHTTPClientTransport;
+}
+
+/**
+ * A client connected (initialized) to `${url}/mcp`, authenticated by a bearer key or token, or by an OAuth provider
+ * (the SDK then follows 401 → discovery → token itself). Close it with `client.close()`.
+ */
+export async function connectMcp(url: string, auth: string | OAuthClientProvider): Promise<McpConnection> {
+  const transport = new StreamableHTTPClientTransport(
+    new URL(`${url}/mcp`),
+    typeof auth === 'string' ? { requestInit: { headers: { authorization: `Bearer ${auth}` } } } : { authProvider: auth },
+  );
+  const client = new Client({ name: 'inboxd-test', version: '1.0.0' });
+  await client.connect(transport);
+  return { client, transport };
+}
+
+/** `connectMcp` when only the client is needed. */
+export async function mcpClient(url: string, auth: string | OAuthClientProvider): Promise<Client> {
+  return (await connectMcp(url, auth)).client;
 }
 
 export async function callOk(c: Client, name: string, args: Json = {}): Promise<Json> {

@@ -149,7 +149,7 @@ export async function startTestServer(
   };
   const server = await startOne(dataDir, logs);
   // The second instance of a cluster: its own data dir (lock, ports), the same database and bucket.
-  // A test that names its database builds its own topology (test/api/pg-cluster.test.ts): one instance per call.
+  // A test that names its database builds its own topology (test/api/store/pg-cluster.test.ts): one instance per call.
   const peerDir = TEST_CLUSTER && opts.database === undefined ? tempDir() : null;
   // Behind one balancer every instance has the same public name: B gets A's base URL (links, rawUrl, OAuth metadata).
   if (peerDir && !extraArgs.includes('--base-url')) extraArgs = [...extraArgs, '--base-url', server.services.baseUrl()];

@@ -56,7 +56,7 @@ const headerExplosion = (budget: MutationBudget): fc.Arbitrary<Mutation> =>
       const value = folded
         ? Array.from({ length: Math.max(1, Math.floor(valueLength / 60)) }, (_, i) => `v${i}${'x'.repeat(55)}`).join('\r\n ')
         : 'y'.repeat(valueLength);
-      // Bounded added header size (the parser is superlinear on some shapes of it: see test/api/ingest-worker.test.ts).
+      // Bounded added header size (the parser is superlinear on some shapes of it: see test/api/ingest/ingest-worker.test.ts).
       const n = Math.max(1, Math.min(count, Math.floor(budget.headerBytes / (value.length + name.length + 4))));
       const head = Buffer.from(Array.from({ length: n }, (_, i) => `${name}: ${i} ${value}\r\n`).join(''));
       return Buffer.concat([head, b]);
