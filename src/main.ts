@@ -1,6 +1,6 @@
 // The command line: argv + environment → Config → start. Nothing else lives here.
 import { loadConfig, optionsHelp, UsageError } from './config.ts';
-import { startServer, StartError } from './server/start.ts';
+import { StartError, startServer } from './server/start.ts';
 import { NAME, VERSION } from './version.ts';
 
 const HELP = `${NAME} ${VERSION} — disposable inboxes for AI agents and CI runs

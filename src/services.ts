@@ -1,39 +1,40 @@
 // What an operation handler can reach: the domain services, wired once by src/server/wire.ts.
+
+import type { RehearsalStore } from './agent/rehearsal.ts';
+import type { AgentService } from './agent/service.ts';
+import type { AiService } from './ai/service.ts';
 import type { AccessService } from './auth/access.ts';
 import type { AccountService } from './auth/account.ts';
 import type { AuditLog } from './auth/audit-log.ts';
 import type { KeyAuth } from './auth/keys.ts';
 import type { RateLimiter } from './auth/rate-limit.ts';
-import type { RehearsalStore } from './agent/rehearsal.ts';
-import type { AgentService } from './agent/service.ts';
-import type { RunService } from './runs/service.ts';
+import type { Sandbox } from './budget/sandbox.ts';
 import type { Config } from './config.ts';
 import type { ConsoleService } from './console/service.ts';
 import type { ServedDomains } from './domains/served.ts';
 import type { DomainService } from './domains/service.ts';
-import type { Logger } from './log.ts';
-import type { StorageHealth } from './store/health.ts';
 import type { EventBus } from './events/bus.ts';
 import type { CallbackService } from './events/callbacks.ts';
 import type { InboundWebhooks } from './events/inbound.ts';
 import type { EventStreams } from './events/sse.ts';
+import type { MessageService } from './inboxes/messages.ts';
 import type { InboxService } from './inboxes/service.ts';
 import type { MailWaits } from './inboxes/wait.ts';
-import type { MessageService } from './inboxes/messages.ts';
 import type { Ingest } from './ingest/ingest.ts';
-import type { Metrics } from './metrics/metrics.ts';
-import type { WorkspaceMailer } from './workspace/mailer.ts';
-import type { OutboundService } from './outbound/service.ts';
-import type { ThreadService } from './threads/service.ts';
-import type { SearchService } from './search/service.ts';
 import type { Clock } from './lib/clock.ts';
+import type { Logger } from './log.ts';
+import type { Metrics } from './metrics/metrics.ts';
+import type { OutboundService } from './outbound/service.ts';
 import type { ProviderAccounts } from './providers/accounts.ts';
-import type { Sandbox } from './budget/sandbox.ts';
-import type { MonitorService } from './workspace/monitor-service.ts';
-import type { MailboxService } from './providers/mailbox/service.ts';
 import type { CalendarService } from './providers/calendar/service.ts';
+import type { MailboxService } from './providers/mailbox/service.ts';
+import type { RunService } from './runs/service.ts';
+import type { SearchService } from './search/service.ts';
+import type { StorageHealth } from './store/health.ts';
+import type { ThreadService } from './threads/service.ts';
+import type { WorkspaceMailer } from './workspace/mailer.ts';
+import type { MonitorService } from './workspace/monitor-service.ts';
 import type { WorkspaceService } from './workspace/service.ts';
-import type { AiService } from './ai/service.ts';
 
 export interface Services {
   config: Config;

@@ -5,11 +5,11 @@
 //
 // Prints a readable line per measurement and one JSON line at the end.
 
-import { readFileSync, readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseMessage } from '../../src/mail/parse.ts';
 import { extractVerification } from '../../src/mail/extract/index.ts';
+import { parseMessage } from '../../src/mail/parse.ts';
 import type { ParsedMessage } from '../../src/mail/types.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');

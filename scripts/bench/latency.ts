@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { BENCH_KEY, machine, percentile, report, round, SmtpSession, sleep, startInboxd, type Inboxd } from './lib.ts';
+import { BENCH_KEY, type Inboxd, machine, percentile, report, round, SmtpSession, sleep, startInboxd } from './lib.ts';
 
 const { values } = parseArgs({
   options: {

@@ -1,5 +1,5 @@
 // Shared pieces of the benchmark scripts: a fresh inboxd on free ports, Postfix's load tools, statistics.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';

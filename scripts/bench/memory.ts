@@ -3,7 +3,7 @@
 // of RSS over time after its first fifth (MB per minute; about 0 means no growth trend).
 //   node scripts/bench/memory.ts [--soak-seconds 600] [--after 100000] [--rate 500] [--source]
 import { parseArgs } from 'node:util';
-import { machine, report, round, rssMb, slope, SmtpSession, sleep, smtpSource, startInboxd } from './lib.ts';
+import { machine, report, round, rssMb, SmtpSession, sleep, slope, smtpSource, startInboxd } from './lib.ts';
 
 const { values } = parseArgs({
   options: {

@@ -3,9 +3,10 @@
 // time per copy grew with their number. Runs this tree's server and, with --baseline-commit REV, that commit's build
 // side by side.
 //   node scripts/bench/same-bytes.ts [--copies 10000] [--baseline-commit REV] [--source]
+
+import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { baselineFromCommit, type Inboxd, report, round, SmtpSession, startInboxd } from './lib.ts';
-import path from 'node:path';
 
 const { values } = parseArgs({
   options: {

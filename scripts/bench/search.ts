@@ -13,13 +13,13 @@ import BetterSqlite3 from 'better-sqlite3';
 import { IngestWriter } from '../../src/ingest/writer.ts';
 import { newId } from '../../src/lib/ids.ts';
 import { createLogger } from '../../src/log.ts';
-import { indexContent, searchDoc } from '../../src/search/indexer.ts';
 import { normalize, quantize, similarity } from '../../src/search/embeddings.ts';
 import { SCAN_CAP } from '../../src/search/engine.ts';
+import { indexContent, searchDoc } from '../../src/search/indexer.ts';
 import { LocalBlobStore } from '../../src/store/blobs.ts';
 import { dbFile, openStore } from '../../src/store/db.ts';
 import { MessageRepo } from '../../src/store/messages.ts';
-import { machine, percentile, report, ROOT, round, rssMb, SmtpSession, startInboxd, type Inboxd } from './lib.ts';
+import { type Inboxd, machine, percentile, ROOT, report, round, rssMb, SmtpSession, startInboxd } from './lib.ts';
 
 const { values } = parseArgs({
   options: {

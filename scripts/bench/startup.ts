@@ -6,8 +6,8 @@
 // and migrated every time), polls <data-dir>/ports.json for the HTTP port, then polls /health tightly, then SIGTERMs
 // the server and waits for it to exit. Prints median/min/max and the binary size, then one JSON line.
 
-import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';

@@ -16,7 +16,7 @@ import { createLogger } from '../../src/log.ts';
 import { LocalBlobStore } from '../../src/store/blobs.ts';
 import { dbFile, openStore } from '../../src/store/db.ts';
 import { MessageRepo } from '../../src/store/messages.ts';
-import { machine, percentile, report, round, rssMb, SmtpSession, sleep, startInboxd, type Inboxd } from './lib.ts';
+import { type Inboxd, machine, percentile, report, round, rssMb, SmtpSession, sleep, startInboxd } from './lib.ts';
 
 const { values } = parseArgs({
   options: {

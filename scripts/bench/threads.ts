@@ -7,8 +7,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { openStore } from '../../src/store/db.ts';
 import { type ThreadFields, threadFieldsOf } from '../../src/mail/threads.ts';
+import { openStore } from '../../src/store/db.ts';
 import { ThreadAssigner } from '../../src/threads/assign.ts';
 
 const { values } = parseArgs({ options: { messages: { type: 'string', default: '10000' } } });

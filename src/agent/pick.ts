@@ -1,8 +1,9 @@
 // Which message verify considers (CONTRACT §4): the newest matching one that has a code or a link, each read once
 // per wake-up however many calls want it; and the per-inbox mark of the message verify last handed out.
+
+import { type MailWaits, matches, type WaitFilter } from '../inboxes/wait.ts';
 import type { Ingest } from '../ingest/ingest.ts';
 import type { IngestWriter } from '../ingest/writer.ts';
-import { matches, type MailWaits, type WaitFilter } from '../inboxes/wait.ts';
 import type { Extraction } from '../mail/extract/index.ts';
 import type { PresetId } from '../mail/presets.ts';
 import type { MessageRepo, MessageRow } from '../store/messages.ts';

@@ -1,8 +1,8 @@
 // Verify's queries: a message without its bodies (what verify considers), and the per-inbox mark of the message
 // verify last handed out (CONTRACT §4: each result is handed out once).
 import type { Kysely } from 'kysely';
-import type { Database } from '../store/schema.ts';
 import { type MessageRow, SUMMARY_COLUMNS } from '../store/messages.ts';
+import type { Database } from '../store/schema.ts';
 
 const LIGHT_COLUMNS = [...SUMMARY_COLUMNS, 'extraction_json'] as const;
 

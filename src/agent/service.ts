@@ -4,22 +4,22 @@
 // Built once by src/server/wire.ts; the operations in src/ops/agent/ validate, authorise and call one method here.
 import type { Kysely } from 'kysely';
 import type { Principal } from '../auth/principal.ts';
-import type { Ingest } from '../ingest/ingest.ts';
-import type { IngestWriter } from '../ingest/writer.ts';
+import { AppError } from '../errors.ts';
 import { encodedFor } from '../inboxes/encoded.ts';
 import type { InboxService } from '../inboxes/service.ts';
 import type { MailWaits, WaitCall } from '../inboxes/wait.ts';
-import { AppError } from '../errors.ts';
+import type { Ingest } from '../ingest/ingest.ts';
+import type { IngestWriter } from '../ingest/writer.ts';
 import type { Extraction } from '../mail/extract/index.ts';
 import type { PresetId } from '../mail/presets.ts';
 import type { SimulateRequest } from '../mail/simulate.ts';
 import type { InboxRow } from '../store/inboxes.ts';
 import type { MessageRepo, MessageSummaryRow } from '../store/messages.ts';
 import type { Database } from '../store/schema.ts';
-import type { RehearsalSession, RehearsalStore } from './rehearsal.ts';
 import { runSelfTest, type SelfTestReport } from './autotest.ts';
 import { parsedFromRow } from './extraction.ts';
 import { type Considered, MessagePicker } from './pick.ts';
+import type { RehearsalSession, RehearsalStore } from './rehearsal.ts';
 import { VerifyRepo } from './repo.ts';
 import { type SimulatedDelivery, simulateInto } from './simulate.ts';
 import { resultOf, type VerifyResult, verifyResult, type WaitAndExtract } from './verify.ts';

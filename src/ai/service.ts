@@ -11,11 +11,11 @@ import { silentLogger } from '../log.ts';
 import type { ParsedMessage } from '../mail/types.ts';
 import { builtinInput, type PresetName } from './builtin/index.ts';
 import { viewOf } from './builtin/view.ts';
-import { callModel, parseModels, probeModel, type ChainConfig, type ModelLink } from './models.ts';
+import { type ChainConfig, callModel, type ModelLink, parseModels, probeModel } from './models.ts';
 import { INVOICE_SCHEMA, RECEIPT_SCHEMA, TWOFA_SCHEMA } from './preset-schemas.ts';
 import { extractionPrompt } from './prompt.ts';
-import { checkSchema, SCHEMA_LIMITS, type SchemaLimits } from './schema-check.ts';
 import { compileSchema, type SchemaJobResult, type Validation, validate } from './schema.ts';
+import { checkSchema, SCHEMA_LIMITS, type SchemaLimits } from './schema-check.ts';
 
 export const PRESET_NAMES: readonly PresetName[] = ['2fa', 'invoice', 'receipt'];
 const PRESET_DESCRIPTIONS: Record<PresetName, string> = {

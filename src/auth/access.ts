@@ -1,8 +1,8 @@
 // Keys, OAuth clients and access tokens: minting, listing, revoking (CONTRACT §6). Secrets are returned once
 // and stored only as hashes.
 import { AppError } from '../errors.ts';
-import { newId } from '../lib/ids.ts';
 import type { Clock } from '../lib/clock.ts';
+import { newId } from '../lib/ids.ts';
 import type { AccessRepo, ApiKeyRow, KeyRepo, OAuthClientRow } from '../store/keys.ts';
 import type { AuditLog } from './audit-log.ts';
 import { keyRow } from './keys.ts';

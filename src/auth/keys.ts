@@ -1,10 +1,11 @@
 // API key authentication and the bootstrap admin key (CONTRACT §1, §6).
-import { isUniqueViolation } from '../store/errors.ts';
+
 import fs from 'node:fs';
 import path from 'node:path';
 import { newId } from '../lib/ids.ts';
 import type { Logger } from '../log.ts';
-import { DEFAULT_TEAM_ID, type AccessRepo, type ApiKeyRow, type KeyRepo } from '../store/keys.ts';
+import { isUniqueViolation } from '../store/errors.ts';
+import { type AccessRepo, type ApiKeyRow, DEFAULT_TEAM_ID, type KeyRepo } from '../store/keys.ts';
 import type { Principal } from './principal.ts';
 import { hashSecret, newKeySecret, TOKEN_PREFIX } from './secrets.ts';
 

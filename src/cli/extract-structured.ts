@@ -4,10 +4,10 @@
 // sandbox (caller schemas and the built-in engine run there) and closes it when done.
 
 import { readFile } from 'node:fs/promises';
-import { AppError } from '../errors.ts';
-import { parseMessage } from '../mail/parse.ts';
 import { AiService, type ExtractRequest, isPresetName, PRESET_NAMES, standaloneSandbox } from '../ai/service.ts';
 import type { Sandbox } from '../budget/sandbox.ts';
+import { AppError } from '../errors.ts';
+import { parseMessage } from '../mail/parse.ts';
 
 export async function structuredCommand(
   file: string,

@@ -2,10 +2,10 @@
 // of JSON on stdout. No server, no data directory. Exit 0 ok · 1 unreadable/unparseable file · 2 bad usage.
 
 import { readFile } from 'node:fs/promises';
-import { parseMessage } from '../mail/parse.ts';
 import { extractVerification, primaryActionFor } from '../mail/extract/index.ts';
-import { PRESET_IDS, getPreset, isPresetId } from '../mail/presets.ts';
+import { parseMessage } from '../mail/parse.ts';
 import type { PresetId } from '../mail/presets.ts';
+import { getPreset, isPresetId, PRESET_IDS } from '../mail/presets.ts';
 import { structuredCommand } from './extract-structured.ts';
 
 const USAGE =

@@ -1,6 +1,6 @@
 // The client's one way to talk to a running inboxd: JSON over HTTP with the key as a bearer token, and every failure
 // turned into a ClientError that says which kind it is (unreachable, auth, server error, refused arguments) and what to do.
-import { ClientError, EXIT, type Parsed, one, usage } from './args.ts';
+import { ClientError, EXIT, one, type Parsed, usage } from './args.ts';
 
 export interface Answer {
   status: number;

@@ -4,8 +4,8 @@
 // (3.30+) and PostgreSQL both read (PostgreSQL cannot sum booleans).
 import { type Kysely, type RawBuilder, sql } from 'kysely';
 import type { Principal } from '../auth/principal.ts';
-import type { Database } from '../store/schema.ts';
 import { type MessageSummaryRow, SUMMARY_COLUMNS } from '../store/messages.ts';
+import type { Database } from '../store/schema.ts';
 
 /** `i` is the inboxes table: its team, and its label under the key's prefix when the key has one. */
 function inScope(p: Principal): RawBuilder<unknown> {

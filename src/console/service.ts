@@ -10,7 +10,7 @@ import type { AttemptLogRow, DeliveryRepo } from '../store/deliveries.ts';
 import type { InboxRow } from '../store/inboxes.ts';
 import type { MessageRepo, MessageSummaryRow } from '../store/messages.ts';
 import type { Database } from '../store/schema.ts';
-import type { ThreadService, ThreadRow } from '../threads/service.ts';
+import type { ThreadRow, ThreadService } from '../threads/service.ts';
 import {
   type CallbackCounts,
   callbackCounts,

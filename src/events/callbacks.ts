@@ -6,26 +6,27 @@
 // still unanswered after STALLED_AFTER_MS leaves the workers for a separate slow lane (sockets waiting, no work), and
 // its host counts as slow: its later attempts go straight to that lane, fewer at a time. So however many receivers
 // hang, the workers stay free for the hosts that answer.
-import { Pump } from '../lib/pump.ts';
+
 import http from 'node:http';
 import https from 'node:https';
 import { newId } from '../lib/ids.ts';
+import { Pump } from '../lib/pump.ts';
 import type { Logger } from '../log.ts';
 import {
-  targetHost,
   type AttemptLogRow,
   type AttemptRecord,
   type CallbackInbox,
   type DeliveryRepo,
   type DeliveryRow,
   type NewDelivery,
+  targetHost,
 } from '../store/deliveries.ts';
 import type { MessageSummaryRow } from '../store/messages.ts';
 import type { EventBus, InboxEvent } from './bus.ts';
 import { attemptDelivery } from './deliver.ts';
-import { webhookHeaders } from './signature.ts';
 import { nextRetryAt, RETRY_DELAYS_MS } from './retry.ts';
-import { systemResolver, type Resolver, type TargetPolicy } from './targets.ts';
+import { webhookHeaders } from './signature.ts';
+import { type Resolver, systemResolver, type TargetPolicy } from './targets.ts';
 
 // The schedule lives in retry.ts, shared with outbound mail; re-exported for the callers that import it from here.
 export { RETRY_DELAYS_MS };

@@ -3,7 +3,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
-import { hostOf, resolveTarget, TargetRefused, type ResolvedAddress, type Resolver, type TargetPolicy } from './targets.ts';
+import { hostOf, type ResolvedAddress, type Resolver, resolveTarget, type TargetPolicy, TargetRefused } from './targets.ts';
 
 export interface AttemptRequest {
   url: string;

@@ -13,7 +13,7 @@ import type { Clock } from '../lib/clock.ts';
 import type { Logger } from '../log.ts';
 import type { Database } from '../store/schema.ts';
 import { WebhookTokenRepo } from '../store/webhook-tokens.ts';
-import { headerRecipients, type InboundRequest, isProvider, looksLikeMessage, type Provider, PROVIDERS, readInbound } from './webhooks.ts';
+import { headerRecipients, type InboundRequest, isProvider, looksLikeMessage, PROVIDERS, type Provider, readInbound } from './webhooks.ts';
 
 /** Room for the wrapping around a message (base64 in JSON, form encoding) on top of the message size limit. */
 export function webhookBodyLimit(maxMessageBytes: number): number {

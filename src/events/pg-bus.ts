@@ -6,9 +6,10 @@
 // message, so a second writer would change nothing). A lost connection is re-established with back-off, then the
 // inboxes that have waiters are re-read (seq > last seen), and while waiters exist a safety poll does the same, so a
 // missed notification delays a wake-up by at most the poll interval, never loses it.
-import { sql, type Kysely } from 'kysely';
-import type pg from 'pg';
+
 import { randomUUID } from 'node:crypto';
+import { type Kysely, sql } from 'kysely';
+import type pg from 'pg';
 import type { Logger } from '../log.ts';
 import { type MessageSummaryRow, SUMMARY_COLUMNS } from '../store/messages.ts';
 import type { Database } from '../store/schema.ts';

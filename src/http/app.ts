@@ -1,13 +1,13 @@
 // The Koa application: request logging, problem+json for every error, and the routes generated from the registry.
 import crypto from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import Koa from 'koa';
 import Router from '@koa/router';
+import Koa from 'koa';
 import { AppError, isAppError } from '../errors.ts';
+import { operationLabel } from '../metrics/metrics.ts';
 import type { Operation } from '../ops/op.ts';
 import type { Services } from '../services.ts';
 import { hostCheck } from './host-check.ts';
-import { operationLabel } from '../metrics/metrics.ts';
 import { mountOperations } from './mount.ts';
 import { sendProblem } from './problem.ts';
 import { webhookGate } from './webhook-gate.ts';

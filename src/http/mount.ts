@@ -1,10 +1,11 @@
 // Mounts every operation that has an HTTP binding on the router: the only place REST routes come from.
-import type { Context } from 'koa';
-import type Router from '@koa/router';
-import { authenticateHeader, authFailureDetail } from '../auth/authenticate.ts';
+
 import { PassThrough } from 'node:stream';
+import type Router from '@koa/router';
+import type { Context } from 'koa';
+import { authenticateHeader, authFailureDetail } from '../auth/authenticate.ts';
 import { AppError, isAppError, toProblem } from '../errors.ts';
-import type { Operation, OpContext, RawBody } from '../ops/op.ts';
+import type { OpContext, Operation, RawBody } from '../ops/op.ts';
 import { isRawResult, isSharedJson } from '../ops/op.ts';
 import { invokeOperation, prepareOperation, runOperation } from '../ops/pipeline.ts';
 import type { Services } from '../services.ts';

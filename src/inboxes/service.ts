@@ -1,21 +1,22 @@
 // Inboxes: create (with unclaimed-mail claim), scoped lookup, list, delete and expiry. Label scope is applied
 // here, in queries, so a key never sees an inbox outside its prefix (CONTRACT §6: such inboxes are 404).
-import { isUniqueViolation } from '../store/errors.ts';
+
 import { labelInScope, type Principal } from '../auth/principal.ts';
 import type { Config } from '../config.ts';
+import type { ServedDomains } from '../domains/served.ts';
 import { AppError } from '../errors.ts';
 import type { EventBus } from '../events/bus.ts';
 import { newCallbackSecret } from '../events/signature.ts';
 import { refuseUrl } from '../events/targets.ts';
-import { rcptRefusal, RefusalLog } from '../ingest/limits.ts';
+import { RefusalLog, rcptRefusal } from '../ingest/limits.ts';
 import { bumpCounter, type IngestWriter } from '../ingest/writer.ts';
+import type { Clock } from '../lib/clock.ts';
 import { newId } from '../lib/ids.ts';
 import type { Logger } from '../log.ts';
-import type { Clock } from '../lib/clock.ts';
 import type { Store } from '../store/db.ts';
+import { isUniqueViolation } from '../store/errors.ts';
 import type { InboxRepo, InboxRow } from '../store/inboxes.ts';
 import type { MessageRepo } from '../store/messages.ts';
-import type { ServedDomains } from '../domains/served.ts';
 import type { ThreadUpkeep } from '../threads/upkeep.ts';
 import { resolveAddress } from './address.ts';
 

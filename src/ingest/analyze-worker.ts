@@ -3,7 +3,7 @@
 // In the single executable this file is bundled on its own (scripts/build.ts) and started from a SEA asset with
 // `eval: true`, so it must import nothing but node built-ins and bundled code.
 import { parentPort } from 'node:worker_threads';
-import { extractVerification, type Extraction } from '../mail/extract/index.ts';
+import { type Extraction, extractVerification } from '../mail/extract/index.ts';
 import type { PresetId } from '../mail/presets.ts';
 import type { ParsedMessage } from '../mail/types.ts';
 import { analyze, forStorage, type StoredAnalysis } from './analyze.ts';

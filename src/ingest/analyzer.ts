@@ -6,11 +6,11 @@
 import fs from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import type { Logger } from '../log.ts';
-import { analyze, analyzeParsed, EMPTY_PARSE, forStorage, type StoredAnalysis } from './analyze.ts';
-import type { AnalyzeJob, AnalyzeReply } from './analyze-worker.ts';
-import { extractVerification, type Extraction } from '../mail/extract/index.ts';
+import { type Extraction, extractVerification } from '../mail/extract/index.ts';
 import type { PresetId } from '../mail/presets.ts';
 import type { ParsedMessage } from '../mail/types.ts';
+import { analyze, analyzeParsed, EMPTY_PARSE, forStorage, type StoredAnalysis } from './analyze.ts';
+import type { AnalyzeJob, AnalyzeReply } from './analyze-worker.ts';
 
 /** SEA asset holding the bundled worker (scripts/build.ts embeds dist/ingest-worker.cjs under this key). */
 export const WORKER_ASSET_KEY = 'ingest-worker.cjs';

@@ -2,21 +2,21 @@
 // parse → extract → store (blobs + rows, group-committed) → publish. When accept() resolves, the message is
 // durably stored; the SMTP listener answers 250 only then.
 import type { Kysely, Transaction } from 'kysely';
-import { precompile } from '../store/prepared.ts';
-import { indexContent } from '../search/indexer.ts';
-import type { EventBus } from '../events/bus.ts';
 import { AppError } from '../errors.ts';
+import type { EventBus } from '../events/bus.ts';
 import { newId } from '../lib/ids.ts';
 import type { Logger } from '../log.ts';
-import { inlineAnalyzer, type Analyzer } from './analyzer.ts';
-import type { MessageSummaryRow } from '../store/messages.ts';
-import type { Database } from '../store/schema.ts';
 import type { Extraction } from '../mail/extract/index.ts';
 import type { PresetId } from '../mail/presets.ts';
 import type { ParsedMessage } from '../mail/types.ts';
-import type { IngestWriter, PreparedBlob } from './writer.ts';
+import { indexContent } from '../search/indexer.ts';
+import type { MessageSummaryRow } from '../store/messages.ts';
+import { precompile } from '../store/prepared.ts';
+import type { Database } from '../store/schema.ts';
 import { ThreadAssigner } from '../threads/assign.ts';
-import { isMailRefused, mailboxFull, NO_LIMITS, RefusalLog, unclaimedRefusal, type MailLimits } from './limits.ts';
+import { type Analyzer, inlineAnalyzer } from './analyzer.ts';
+import { isMailRefused, type MailLimits, mailboxFull, NO_LIMITS, RefusalLog, unclaimedRefusal } from './limits.ts';
+import type { IngestWriter, PreparedBlob } from './writer.ts';
 
 export interface IngestRequest {
   raw: Buffer;

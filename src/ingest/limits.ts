@@ -4,10 +4,10 @@
 // are one step, so parallel sessions, simulate, the rehearsal page and webhooks cannot slip past it.
 // Refused mail is never stored: beyond a limit the whole message is refused (temporarily: SMTP 452 4.2.2), never
 // acknowledged and then dropped.
-import { type CompiledQuery, sql, type Kysely } from 'kysely';
-import { precompile } from '../store/prepared.ts';
+import { type CompiledQuery, type Kysely, sql } from 'kysely';
 import { AppError } from '../errors.ts';
 import type { Logger } from '../log.ts';
+import { precompile } from '../store/prepared.ts';
 import type { Database } from '../store/schema.ts';
 
 export interface MailLimits {

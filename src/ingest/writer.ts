@@ -5,14 +5,14 @@
 // out at once and a burst shares one fsync (no fixed commit window to wait out). Blob garbage
 // collection runs in the same queue, which makes "check references, then unlink" safe against a concurrent
 // ingest of identical content.
-import { sql, type CompiledQuery, type Kysely, type Transaction } from 'kysely';
-import { precompile } from '../store/prepared.ts';
-import { type Dialect, dialectOf } from '../store/dialect.ts';
+import { type CompiledQuery, type Kysely, sql, type Transaction } from 'kysely';
 import { isAppError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import type { BlobStore } from '../store/blobs.ts';
-import type { Database } from '../store/schema.ts';
+import { type Dialect, dialectOf } from '../store/dialect.ts';
 import type { MessageRepo } from '../store/messages.ts';
+import { precompile } from '../store/prepared.ts';
+import type { Database } from '../store/schema.ts';
 
 export interface PreparedBlob {
   sha256: string;

@@ -2,8 +2,8 @@
 // huge headers, many parts, NUL bytes, bare LF, broken charsets and invalid UTF-8 all come out as a
 // message. Only input that is not a message at all (empty) is an Error.
 
-import { simpleParser } from 'mailparser';
 import type { AddressObject, Attachment, EmailAddress, ParsedMail } from 'mailparser';
+import { simpleParser } from 'mailparser';
 import type { MailAddress, ParsedAttachment, ParsedMessage } from './types.ts';
 
 /** A parse that takes longer than this is abandoned and the fallback parser is used. */

@@ -2,7 +2,6 @@
 // Sessions (initialize → Mcp-Session-Id) and stateless calls both work; a session is bound to the key that opened it.
 import crypto from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import type { Context, Middleware } from 'koa';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import {
@@ -11,6 +10,7 @@ import {
   ListToolsRequestSchema,
   SetLevelRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
+import type { Context, Middleware } from 'koa';
 import { authenticateHeader, authFailureDetail } from '../auth/authenticate.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { AppError } from '../errors.ts';
@@ -18,8 +18,8 @@ import { readJsonBody } from '../http/body.ts';
 import type { Operation } from '../ops/op.ts';
 import type { Services } from '../services.ts';
 import { NAME, VERSION } from '../version.ts';
+import { SessionTable, type Slot } from './sessions.ts';
 import { SharedResults } from './shared.ts';
-import { type Slot, SessionTable } from './sessions.ts';
 import { callTool, listTools, type ToolSurface } from './tools.ts';
 
 const SESSION_IDLE_MS = 30 * 60_000;

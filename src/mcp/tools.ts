@@ -1,12 +1,13 @@
 // MCP tools generated from the operation registry: every operation with a `tool` binding is listed with the JSON
 // Schema of its zod input, an output schema, annotations and its description; a call runs the same pipeline as
 // REST (auth, scopes, validation, audit). Failures come back as isError results a model can act on.
-import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+
 import type { Readable } from 'node:stream';
+import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { Principal } from '../auth/principal.ts';
 import { AppError, isAppError } from '../errors.ts';
-import type { Operation, OpContext, RawResult } from '../ops/op.ts';
+import type { OpContext, Operation, RawResult } from '../ops/op.ts';
 import { isMutation, isRawResult, isSharedJson } from '../ops/op.ts';
 import { invokeOperation, prepareOperation } from '../ops/pipeline.ts';
 import type { Services } from '../services.ts';

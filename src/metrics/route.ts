@@ -3,10 +3,10 @@
 // It needs an unscoped admin key (the numbers are server-wide) unless the operator opened it with --metrics-open.
 import type { Middleware } from 'koa';
 import { authenticateHeader, authFailureDetail } from '../auth/authenticate.ts';
-import { isFullAdmin } from '../auth/principal.ts';
-import { AppError } from '../errors.ts';
 import type { KeyAuth } from '../auth/keys.ts';
+import { isFullAdmin } from '../auth/principal.ts';
 import type { Config } from '../config.ts';
+import { AppError } from '../errors.ts';
 import type { Metrics } from './metrics.ts';
 
 export function metricsMiddleware(services: {

@@ -3,8 +3,8 @@
 import type { Readable } from 'node:stream';
 import type { z } from 'zod';
 import type { Principal } from '../auth/principal.ts';
-import type { Logger } from '../log.ts';
 import { type Encoded, encodingOf } from '../inboxes/encoded.ts';
+import type { Logger } from '../log.ts';
 import type { Services } from '../services.ts';
 
 /** public: no key needed · read: any valid key · write: not read-only · admin: unscoped admin key. */

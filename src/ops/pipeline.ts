@@ -1,8 +1,8 @@
 // The one path every operation call takes, whichever edge it came from: validate → authorise → run → audit.
 import type { z } from 'zod';
 import { isFullAdmin, type Principal } from '../auth/principal.ts';
+import { AppError, type FieldError, isAppError } from '../errors.ts';
 import { redactCallbackUrls } from '../events/targets.ts';
-import { AppError, isAppError, type FieldError } from '../errors.ts';
 import type { OpContext, Operation, RawResult } from './op.ts';
 import { isMutation, isRawResult } from './op.ts';
 

@@ -2,8 +2,8 @@
 // schemas) and the converters from store rows. Every operation that returns one of these uses this file.
 import { z } from 'zod';
 import { rawUrlOf } from '../lib/links.ts';
-import type { AttachmentRow, MessageRow, MessageSummaryRow } from '../store/messages.ts';
 import type { InboxRow } from '../store/inboxes.ts';
+import type { AttachmentRow, MessageRow, MessageSummaryRow } from '../store/messages.ts';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 

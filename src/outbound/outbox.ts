@@ -3,7 +3,7 @@
 // On PostgreSQL several instances share the outbox: a due row is claimed (FOR UPDATE SKIP LOCKED, next_attempt_at moved
 // one lease ahead) before it is handed to the relay, so two instances never send one recipient twice; an instance that
 // dies mid-send leaves its rows due again when the lease ends (retried, never dropped — as after a crash on SQLite).
-import { sql, type Insertable, type Kysely, type Selectable, type Transaction } from 'kysely';
+import { type Insertable, type Kysely, type Selectable, sql, type Transaction } from 'kysely';
 import { dialectOf } from '../store/dialect.ts';
 import { dueRows, nextDueAt, releaseRows } from '../store/due-queue.ts';
 import type { Database, OutboundDeliveryTable } from '../store/schema.ts';

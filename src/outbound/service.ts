@@ -3,16 +3,17 @@
 // every other address goes through the operator's relay. The sender's copy (direction 'outbound'), the local copies
 // and the outbox rows are written in one ingest transaction, so an accepted send is never half stored; relay
 // deliveries then go out from the outbox, with retries on the callback schedule, and survive a restart.
+
+import type { Transaction } from 'kysely';
 import { labelInScope } from '../auth/principal.ts';
 import { RateLimiter } from '../auth/rate-limit.ts';
-import type { Transaction } from 'kysely';
+import type { ServedDomains } from '../domains/served.ts';
 import { AppError } from '../errors.ts';
 import { RETRY_DELAYS_MS } from '../events/retry.ts';
 import type { Ingest } from '../ingest/ingest.ts';
 import { newId } from '../lib/ids.ts';
 import type { Logger } from '../log.ts';
-import { composeMail, domainOf, type ComposeInput, type Mailbox } from '../mail/compose.ts';
-import type { ServedDomains } from '../domains/served.ts';
+import { type ComposeInput, composeMail, domainOf, type Mailbox } from '../mail/compose.ts';
 import type { BlobStore } from '../store/blobs.ts';
 import type { InboxRow } from '../store/inboxes.ts';
 import type { Database } from '../store/schema.ts';

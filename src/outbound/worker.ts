@@ -2,8 +2,9 @@
 // is the queue (rows due at `next_attempt_at`), a pass reads the due rows not in flight, a timer wakes the worker for
 // the next retry, and the retry schedule is the callbacks' one (about 5 s, 30 s, 2 min, 10 min, 30 min). Rows of
 // one message due together go to the relay as one SMTP transaction (one DATA, several RCPT).
-import { Pump } from '../lib/pump.ts';
+
 import { nextRetryAt } from '../events/retry.ts';
+import { Pump } from '../lib/pump.ts';
 import type { Logger } from '../log.ts';
 import type { BlobStore } from '../store/blobs.ts';
 import type { OutboundOutcome, OutboundRow, OutboxRepo } from './outbox.ts';

@@ -5,8 +5,8 @@ import { AppError } from '../errors.ts';
 import { newId } from '../lib/ids.ts';
 import {
   checkStatusChange,
-  maskSecrets,
   MAX_METADATA_BYTES,
+  maskSecrets,
   mergePatch,
   planSteps,
   presetOfName,

@@ -5,8 +5,8 @@ import type { InboxService } from '../inboxes/service.ts';
 import type { MailWaits } from '../inboxes/wait.ts';
 import { getPreset } from '../mail/presets.ts';
 import { currentStep, expectationOf, type Run, type RunServiceEntry, type RunStep } from './model.ts';
-import type { RunMail, RunRepo } from './repo.ts';
 import { codeMailOf } from './records.ts';
+import type { RunMail, RunRepo } from './repo.ts';
 
 /** After this long without mail since the form was submitted, the planner suggests checking and resending. */
 export const NO_MAIL_HINT_SECONDS = 90;

@@ -1,7 +1,7 @@
 // Run rows and their timeline. Scope (team, label prefix) is applied in the queries, like inboxes.
 import type { Kysely, Selectable } from 'kysely';
 import type { Database, RunEventTable } from '../store/schema.ts';
-import { runFromRow, type Run } from './model.ts';
+import { type Run, runFromRow } from './model.ts';
 
 export type RunEventRow = Selectable<RunEventTable>;
 

@@ -1,6 +1,6 @@
 // The API shapes of a run: the session document, its steps and services, and the mail a step refers to.
 import { z } from 'zod';
-import { maskSecrets, RUN_STATUSES, STEP_KINDS, STEP_STATUSES, type Run, type RunServiceEntry, type RunStep } from './model.ts';
+import { maskSecrets, RUN_STATUSES, type Run, type RunServiceEntry, type RunStep, STEP_KINDS, STEP_STATUSES } from './model.ts';
 
 export const RunId = z.string().min(1).max(64).describe('Run id (run_…)');
 export const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());

@@ -3,13 +3,13 @@
 // (timeout, HTTP error, malformed or wrong-size vectors) is logged and retried later with a growing delay, so a
 // model outage delays embeddings, never mail. Mail stored before the model was configured is embedded the same
 // way (the backfill is the queue starting at rowid 0). Switching models starts that model's own pass.
-import { sql, type Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import type { IngestWriter } from '../ingest/writer.ts';
 import type { Logger } from '../log.ts';
 import { type Dialect, dialectOf } from '../store/dialect.ts';
 import type { Database } from '../store/schema.ts';
+import { EmbeddingError, type EmbeddingsConfig, embed, quantize } from './embeddings.ts';
 import { bodyText } from './text.ts';
-import { embed, EmbeddingError, type EmbeddingsConfig, quantize } from './embeddings.ts';
 
 const BATCH = 16;
 /** Characters of a message sent to the embeddings model (embedding models read a few hundred tokens). */

@@ -8,13 +8,13 @@
 // messages in scope (a bounded exact scan, see README "Search").
 // On PostgreSQL the same steps run against `search_docs` (a tsvector per content, GIN-indexed; src/search/pg-text.ts):
 // `doc @@ tsquery` instead of MATCH, ts_rank_cd instead of bm25, and plain joins where SQLite is told the join order.
-import { type RawBuilder, sql, type Kysely } from 'kysely';
+import { type Kysely, type RawBuilder, sql } from 'kysely';
 import { type Dialect, dialectOf } from '../store/dialect.ts';
 import type { Database } from '../store/schema.ts';
-import { ftsString, type CompiledQuery } from './query.ts';
-import { RANK_WEIGHTS, tsToken } from './pg-text.ts';
-import { hexToken } from './text.ts';
 import { similarity } from './embeddings.ts';
+import { RANK_WEIGHTS, tsToken } from './pg-text.ts';
+import { type CompiledQuery, ftsString } from './query.ts';
+import { hexToken } from './text.ts';
 
 export const RANK_WINDOW = 5000;
 export const SCAN_CAP = 20_000;

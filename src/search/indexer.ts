@@ -4,7 +4,7 @@
 // migration 014) are indexed by drain(), in small write-queue steps between ingest batches. Rows are deleted with
 // their content by a trigger (migration 014). On PostgreSQL the row is a tsvector in `search_docs` (src/search/pg-text.ts),
 // upserted by content rowid, and goes with its content by a foreign key.
-import { sql, type Kysely, type Transaction } from 'kysely';
+import { type Kysely, sql, type Transaction } from 'kysely';
 import type { IngestWriter } from '../ingest/writer.ts';
 import type { Logger } from '../log.ts';
 import { type Dialect, dialectOf } from '../store/dialect.ts';

@@ -3,7 +3,7 @@
 // connection, under a deadline it checks between bounded steps, while the main thread enforces the same budget from
 // outside (src/search/service.ts); on PostgreSQL it runs on the main thread's pool under statement_timeout.
 import type { Kysely } from 'kysely';
-import { SUMMARY_COLUMNS, type MessageSummaryRow } from '../store/messages.ts';
+import { type MessageSummaryRow, SUMMARY_COLUMNS } from '../store/messages.ts';
 import type { Database } from '../store/schema.ts';
 import { type Deadline, fuse, type Hit, keywordPage, type PartialAnswer, type SearchScope, semanticRank } from './engine.ts';
 import type { CompiledQuery } from './query.ts';

@@ -2,16 +2,16 @@
 // inside the caller's scope. Without an embeddings model, or when the model cannot answer right now, semantic
 // and hybrid requests get keyword results with `semantic: false` — never an error.
 import type { Kysely } from 'kysely';
+import { sql } from 'kysely';
+import { BudgetError, type Sandbox } from '../budget/sandbox.ts';
+import { AppError } from '../errors.ts';
 import type { EventBus } from '../events/bus.ts';
 import type { IngestWriter } from '../ingest/writer.ts';
 import type { Logger } from '../log.ts';
 import { type Dialect, dialectOf } from '../store/dialect.ts';
 import type { Database } from '../store/schema.ts';
-import { sql } from 'kysely';
-import { BudgetError, type Sandbox } from '../budget/sandbox.ts';
-import { AppError } from '../errors.ts';
 import { EmbedQueue } from './embed-queue.ts';
-import { embed, type EmbeddingsConfig, normalize } from './embeddings.ts';
+import { type EmbeddingsConfig, embed, normalize } from './embeddings.ts';
 import type { PartialAnswer, SearchScope } from './engine.ts';
 import { PendingIndexer } from './indexer.ts';
 import { compileQuery, DEFAULT_LIMITS, parseQuery, type QueryLimits } from './query.ts';

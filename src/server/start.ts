@@ -1,14 +1,14 @@
 // Starting a server: open the storage, wire the graph, start its components in order; stop them in reverse.
 import type { Config } from '../config.ts';
-import type { Logger } from '../log.ts';
-import { createLogger } from '../log.ts';
 import type { CallbackTuning } from '../events/callbacks.ts';
 import type { PgBusTuning } from '../events/pg-bus.ts';
 import type { SseTuning } from '../events/sse.ts';
 import type { HttpLimits } from '../http/app.ts';
+import type { Clock } from '../lib/clock.ts';
+import type { Logger } from '../log.ts';
+import { createLogger } from '../log.ts';
 import type { DkimFor } from '../outbound/relay.ts';
 import type { WorkerTuning } from '../outbound/worker.ts';
-import type { Clock } from '../lib/clock.ts';
 import type { Services } from '../services.ts';
 import { VERSION } from '../version.ts';
 import { Lifecycle } from './lifecycle.ts';

@@ -1,7 +1,7 @@
 // The data directory, the database and the blob store: opened (and recovered) before anything is wired on them.
 import path from 'node:path';
 import type { Config } from '../config.ts';
-import { type DataDirLock, DataDirError, lockDataDir, prepareDataDir } from '../data-dir.ts';
+import { DataDirError, type DataDirLock, lockDataDir, prepareDataDir } from '../data-dir.ts';
 import type { Logger } from '../log.ts';
 import { openBlobStore } from '../store/blob-open.ts';
 import type { BlobStore } from '../store/blobs.ts';

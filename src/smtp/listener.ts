@@ -1,10 +1,11 @@
 // The SMTP listener: protocol policy only (who may send what, how much, how fast); the message itself goes to
 // ingest, and 250 is answered only once ingest has stored it durably.
-import type { ServedDomains } from '../domains/served.ts';
+
 import fs from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { SMTPServer, type SMTPServerDataStream, type SMTPServerOptions } from 'smtp-server';
 import type { Principal } from '../auth/principal.ts';
+import type { ServedDomains } from '../domains/served.ts';
 import type { Ingest } from '../ingest/ingest.ts';
 import { isMailRefused, MAX_RECIPIENTS } from '../ingest/limits.ts';
 import type { Logger } from '../log.ts';

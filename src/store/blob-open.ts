@@ -1,9 +1,10 @@
 // Chooses and opens the blob store at start: the local one (segments when there is a SQLite handle, plain files
 // otherwise), or an S3-compatible bucket when --blob-store is set. The S3 client is loaded only then, so the default
 // path neither parses nor initialises the AWS SDK.
+
+import type BetterSqlite3 from 'better-sqlite3';
 import type { BlobStore } from './blob-store.ts';
 import { LocalBlobStore } from './blobs.ts';
-import type BetterSqlite3 from 'better-sqlite3';
 import { parseS3Url, type S3Credentials, s3CredentialsFromEnv } from './s3-url.ts';
 
 export interface OpenBlobStoreOptions {

@@ -10,10 +10,10 @@ import path from 'node:path';
 import type { Readable } from 'node:stream';
 import type BetterSqlite3 from 'better-sqlite3';
 import { BlobMissingError, type BlobRef, type BlobStore, type ByteRange, SHA256 } from './blob-store.ts';
-import { SegmentStore, type Placement, type RecoveryReport } from './segments.ts';
+import { type Placement, type RecoveryReport, SegmentStore } from './segments.ts';
 
-export { BlobMissingError } from './blob-store.ts';
 export type { BlobRef, BlobStore } from './blob-store.ts';
+export { BlobMissingError } from './blob-store.ts';
 
 export class LocalBlobStore implements BlobStore {
   readonly kind = 'local';

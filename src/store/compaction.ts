@@ -8,7 +8,7 @@
 // tail that recovery cuts off); after it the copies are durable. The old file goes only after its last row moved.
 import fs from 'node:fs';
 import type BetterSqlite3 from 'better-sqlite3';
-import { RECORD_HEADER, type Placement, type SegmentStore } from './segments.ts';
+import { type Placement, RECORD_HEADER, type SegmentStore } from './segments.ts';
 
 export interface CompactionDeps {
   segments: SegmentStore;

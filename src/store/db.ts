@@ -4,15 +4,15 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { Kysely, sql, SqliteDialect } from 'kysely';
-import { Migrator, type MigrationProvider } from 'kysely/migration';
+import { Kysely, SqliteDialect, sql } from 'kysely';
+import { type MigrationProvider, Migrator } from 'kysely/migration';
 import type pg from 'pg';
-import type { Database } from './schema.ts';
 import type { Dialect } from './dialect.ts';
 import { MIGRATIONS } from './migrations/index.ts';
-import { nativeBindingOption } from './sqlite-native.ts';
 import type { PgOpenOptions, PgTarget } from './pg.ts';
+import type { Database } from './schema.ts';
 import { Singletons } from './singletons.ts';
+import { nativeBindingOption } from './sqlite-native.ts';
 
 export class StoreOpenError extends Error {
   override name = 'StoreOpenError';

@@ -1,17 +1,17 @@
 // Which SQL engine a Kysely handle speaks (CONTRACT §8: the dialect is a setting). Queries stay in the query builder;
 // where the engines truly differ (full-text search, upserts that ignore, time arithmetic) code asks this once.
 import {
-  type KyselyPlugin,
-  type Kysely,
-  OperationNodeTransformer,
-  PostgresAdapter,
   type ColumnDefinitionNode,
   DataTypeNode,
-  RawNode,
   GeneratedNode,
+  type Kysely,
+  type KyselyPlugin,
+  OperationNodeTransformer,
   type PluginTransformQueryArgs,
   type PluginTransformResultArgs,
+  PostgresAdapter,
   type QueryResult,
+  RawNode,
   type RootOperationNode,
   type UnknownRow,
 } from 'kysely';

@@ -3,11 +3,11 @@
 // would show in `ps`, shell history and logs): the password comes from INBOXD_DATABASE_PASSWORD or PGPASSWORD.
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
-import type { Database } from './schema.ts';
 import { PostgresTypesPlugin } from './dialect.ts';
 import type { PgTarget } from './pg-url.ts';
+import type { Database } from './schema.ts';
 
-export { parsePgUrl, type PgTarget } from './pg-url.ts';
+export { type PgTarget, parsePgUrl } from './pg-url.ts';
 
 /**
  * Result parsers for this pool only (pg's global table stays untouched): bigint (int8, what every `integer` column

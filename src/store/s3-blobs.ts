@@ -23,8 +23,8 @@ import {
   S3Client,
 } from '@aws-sdk/client-s3';
 import { BlobMissingError, type BlobStore, type ByteRange, SHA256 } from './blob-store.ts';
-import type { Placement, RecoveryReport } from './segments.ts';
 import { describeS3, type S3Credentials, type S3Location } from './s3-url.ts';
+import type { Placement, RecoveryReport } from './segments.ts';
 
 export interface S3BlobStoreOptions {
   location: S3Location;

@@ -5,10 +5,9 @@
 // message_seq update comes before thread assignment); claims and deletes take the same lock first, so a thread is never
 // recounted from a stale read while another instance adds to it (SQLite has one writer and needs none of this).
 import type { Kysely, Transaction } from 'kysely';
-import { mergeParticipants, participantsOf } from '../mail/threads.ts';
+import { mergeParticipants, participantsOf, threadFieldsOf } from '../mail/threads.ts';
 import { dialectOf } from '../store/dialect.ts';
 import type { Database } from '../store/schema.ts';
-import { threadFieldsOf } from '../mail/threads.ts';
 import { ThreadAssigner } from './assign.ts';
 
 /** Messages read to rebuild a thread's participants after a delete (the list holds at most 50 anyway). */

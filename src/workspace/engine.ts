@@ -1,9 +1,9 @@
 // Summaries and drafts over the model chain (CONTRACT §12), with the built-in engine as the last link. A model
 // answer must have the expected shape or the next link is tried; the mail is passed as untrusted data, and what a
 // model writes is only ever text of a draft or summary: whether anything is sent is decided by the policy alone.
-import { callModel, type ChainConfig } from '../ai/models.ts';
+import { type ChainConfig, callModel } from '../ai/models.ts';
 import { THREAD_TAG, untrusted } from '../ai/prompt.ts';
-import { draftReply, type Draft, type Summary, summarize } from './builtin.ts';
+import { type Draft, draftReply, type Summary, summarize } from './builtin.ts';
 import type { WsMessage } from './source.ts';
 
 export interface Engine {

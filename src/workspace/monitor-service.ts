@@ -2,14 +2,15 @@
 // per team) and the scheduler that runs due monitors every tick. A monitor watches one inbox, so a scoped key sees
 // the monitors of its inboxes. The scheduler reads time from the injected clock, so tests move it and call tick().
 // Built once by the composition root, which starts and stops it.
+
+import type { Kysely } from 'kysely';
 import type { Principal } from '../auth/principal.ts';
 import { AppError } from '../errors.ts';
-import { decodeCursor } from '../lib/cursor.ts';
 import type { InboxService } from '../inboxes/service.ts';
+import { decodeCursor } from '../lib/cursor.ts';
 import type { Logger } from '../log.ts';
 import type { Dialect } from '../store/dialect.ts';
 import type { Database } from '../store/schema.ts';
-import type { Kysely } from 'kysely';
 import { MonitorRepo } from './monitor-repo.ts';
 import { inTurns, type MonitorKind, type MonitorLimits, type MonitorParams, runMonitor, type TickBudget } from './monitors.ts';
 import { type MonitorRow, type MonitorRunRow, wsId } from './tables.ts';

@@ -1,7 +1,7 @@
 // The safety rules of `auto_send_safe` (CONTRACT §13), each named, described and testable on its own. `hard` rules
 // also bind `full_auto` (they stop replies to machines, loops, spoofed senders and runaway volume); the rest are
 // what makes a reply "safe" enough to leave without a person reading it. Evaluation has no side effect.
-import { type WsMessage, domainOf, header } from './source.ts';
+import { domainOf, header, type WsMessage } from './source.ts';
 import type { PolicyMode } from './tables.ts';
 
 export interface PolicySettings {

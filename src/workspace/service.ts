@@ -2,6 +2,8 @@
 // its safety rules, execute-reply, reminders, the action log, the today view and the execute tools' idempotency
 // keys. Built once by the composition root with narrow dependencies; the operations in src/ops/workspace/ call
 // one method each. Monitors are their own service (monitor-service.ts).
+
+import type { Kysely } from 'kysely';
 import type { AiService } from '../ai/service.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { ServedDomains } from '../domains/served.ts';
@@ -9,7 +11,6 @@ import { AppError } from '../errors.ts';
 import type { InboxService } from '../inboxes/service.ts';
 import type { MessageRepo } from '../store/messages.ts';
 import type { Database } from '../store/schema.ts';
-import type { Kysely } from 'kysely';
 import { draftWith, type EngineConfig, summarizeWith } from './engine.ts';
 import { type ExecuteRequest, type ExecuteResult, ReplyExecutor } from './execute.ts';
 import { IdempotencyKeys, type Once } from './idempotency.ts';
@@ -17,9 +18,9 @@ import { MailReads } from './mail-reads.ts';
 import type { WorkspaceMailer } from './mailer.ts';
 import { Reminders } from './reminders.ts';
 import { type NewAction, type NewDraft, type Policy, WorkspaceRepo } from './repo.ts';
-import { type Check, decide, DEFAULT_SETTINGS, evaluateRules, type PolicySettings } from './rules.ts';
+import { type Check, DEFAULT_SETTINGS, decide, evaluateRules, type PolicySettings } from './rules.ts';
 import { fromRow, fromSupplied, type SourceInput, type SuppliedMail, type WsMessage } from './source.ts';
-import { POLICY_MODES, type ActionRow, type DraftRow, type PolicyMode } from './tables.ts';
+import { type ActionRow, type DraftRow, POLICY_MODES, type PolicyMode } from './tables.ts';
 import { TodayView } from './today.ts';
 
 /** How the workspace talks to models: limits of a call and the API keys (the links come from the AI service). */

@@ -2,10 +2,10 @@
 // EN 16931 XML), then label-anchored text. A field the message does not state stays null: nothing is guessed.
 
 import { addDays, datesIn } from './dates.ts';
+import { type Item, itemsOf } from './items.ts';
 import { amountAt, firstAmount, firstDate, firstId, firstName, labelHits } from './labels.ts';
 import { codeOf, documentCurrency, moneyIn } from './money.ts';
 import { fromJsonLd, fromXml, type Structured } from './structured.ts';
-import { itemsOf, type Item } from './items.ts';
 import type { MessageView } from './view.ts';
 import * as V from './vocab.ts';
 

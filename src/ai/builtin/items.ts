@@ -1,8 +1,8 @@
 // Line items: the priced lines above the totals block ("desc qty unit amount", "2 × desc amount",
 // "desc × 2 amount", "desc Quantity: 1 $35.99"). Lines of the totals block (fees, discounts, tax) are not items.
 
-import { moneyIn, parseNumber } from './money.ts';
 import { labelHits } from './labels.ts';
+import { moneyIn, parseNumber } from './money.ts';
 import type { MessageView } from './view.ts';
 import * as V from './vocab.ts';
 

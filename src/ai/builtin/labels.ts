@@ -2,7 +2,7 @@
 // label on the same line (or alone on the next line, for two-column layouts rendered label-above-value).
 
 import { datesIn } from './dates.ts';
-import { bareAmount, moneyIn, type Money } from './money.ts';
+import { bareAmount, type Money, moneyIn } from './money.ts';
 
 export interface Hit {
   line: number;

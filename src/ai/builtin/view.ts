@@ -2,11 +2,11 @@
 // with their anchor text, schema.org JSON-LD blocks, EN 16931 XML attachments, the headers it needs and a
 // language guess. Built once per message; every later step is a scan over these bounded lists.
 
-import { htmlToDoc } from '../../mail/extract/html-text.ts';
-import { textToLines } from '../../mail/extract/doc.ts';
-import { datesIn } from './dates.ts';
 import type { LinkRef } from '../../mail/extract/doc.ts';
+import { textToLines } from '../../mail/extract/doc.ts';
+import { htmlToDoc } from '../../mail/extract/html-text.ts';
 import type { ParsedMessage } from '../../mail/types.ts';
+import { datesIn } from './dates.ts';
 
 export type Lang = 'en' | 'de' | 'fr' | 'es' | 'it' | 'nl' | 'pt' | 'sv' | 'ja' | 'zh' | 'ko' | 'pl';
 

@@ -2,7 +2,7 @@
 // One entry per option (src/config/define.ts says what an entry is); its Config field is typed from its schema.
 import { z } from 'zod';
 import { parseS3Url } from '../../store/s3-url.ts';
-import { atLeast, between, checkedBy, commaList, flagBool, hostname, httpBase, httpUrl, port, type OptionEntry } from '../define.ts';
+import { atLeast, between, checkedBy, commaList, flagBool, hostname, httpBase, httpUrl, type OptionEntry, port } from '../define.ts';
 
 export const BASIC_OPTIONS = {
   smtpPort: {

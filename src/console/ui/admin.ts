@@ -1,7 +1,7 @@
 /// <reference lib="dom" />
 // Keys and the audit log: admin keys only (the server answers 403 to others; the console does not offer the views).
 import { useState } from 'preact/hooks';
-import { api, ApiError, query } from './api.ts';
+import { ApiError, api, query } from './api.ts';
 import type { AuditItem, Key, Page } from './types.ts';
 import { CopyButton, ErrorNote, html, say, useApi, when } from './ui.ts';
 

@@ -2,8 +2,8 @@
 // The console's frame: sign-in with a pasted key, the hash router, the header, keyboard shortcuts and their help,
 // and the colour theme.
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { api, ApiError, savedKey, setKey, whenUnauthorized } from './api.ts';
 import { Audit, Keys } from './admin.ts';
+import { ApiError, api, savedKey, setKey, whenUnauthorized } from './api.ts';
 import { AllThreads, Callbacks, Dashboard, InboxThreads, SearchView, Sidebar, ThreadView } from './lists.ts';
 import { MessageList, MessageView, useLiveMessages } from './mail.ts';
 import type { Inbox, InboxDetail, Me } from './types.ts';

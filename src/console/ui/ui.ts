@@ -1,9 +1,10 @@
 /// <reference lib="dom" />
 // Small shared pieces: the htm binding, a data hook, error notes, copy-to-clipboard, tabs, time formatting.
-import { h, type ComponentChildren } from 'preact';
-import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+
 import htm from 'htm';
-import { api, ApiError } from './api.ts';
+import { type ComponentChildren, h } from 'preact';
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import { ApiError, api } from './api.ts';
 
 export const html = htm.bind(h);
 

@@ -1,8 +1,8 @@
 // Message-level context for code scoring (bookings, meetings, receipts, whether the mail talks about a
 // code at all), code-keyword matching with negations, and a per-line cache of masked/lower-cased text.
 
-import type { Line } from './doc.ts';
 import { maskLine } from './code-scan.ts';
+import type { Line } from './doc.ts';
 import {
   BOOKING_CTX,
   CODE_KW,

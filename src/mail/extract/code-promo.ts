@@ -1,12 +1,12 @@
 // Promo codes and generated-looking codes: a letter code seen in a promotion marks its value as never the otp;
 // a random mix of letters and digits ("7F3K-92QX") counts as a code where a word with a number ("SAVE20") does not.
 
-import type { Line } from './doc.ts';
+import type { LineCache, MessageContext } from './code-context.ts';
 import type { RawCode } from './code-scan.ts';
 import { generated } from './code-scan.ts';
-import type { LineCache, MessageContext } from './code-context.ts';
-import { PROMO_CTX } from './keywords.ts';
 import type { ScoredCode } from './codes.ts';
+import type { Line } from './doc.ts';
+import { PROMO_CTX } from './keywords.ts';
 
 /** A code seen in a promotion: it gets no score, and marks its value (see mergeCodes). */
 export function promo(r: RawCode, li: number, line: Line): ScoredCode {

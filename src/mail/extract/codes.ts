@@ -2,14 +2,15 @@
 // on the same line, the code alone on its line under/over a sentence that names a code, emphasis, the
 // Subject; and rejects the distractor classes (README rule 6). Pure functions, bounded work.
 
-import type { Line, Source } from './doc.ts';
-import { scanCodes } from './code-scan.ts';
-import type { CodeKind, RawCode } from './code-scan.ts';
-import { LineCache, codeKeywords, hasKw } from './code-context.ts';
-import { promo, promoVerdict, randomShape, wordLike } from './code-promo.ts';
 import type { MessageContext } from './code-context.ts';
+import { codeKeywords, hasKw, LineCache } from './code-context.ts';
+import { promo, promoVerdict, randomShape, wordLike } from './code-promo.ts';
+import type { CodeKind, RawCode } from './code-scan.ts';
+import { scanCodes } from './code-scan.ts';
+import type { Line, Source } from './doc.ts';
 import {
   CARD_BEFORE,
+  COLOUR_CTX,
   COUNTRY_AFTER,
   CURRENCY_BEFORE,
   DURATION_AFTER,
@@ -24,12 +25,11 @@ import {
   UNIT_AFTER,
   USE_VERB_AFTER,
   USE_VERB_BEFORE,
-  COLOUR_CTX,
   VERIFY_NEAR,
 } from './keywords.ts';
 
-export { codeContext } from './code-context.ts';
 export type { CodeHint, MessageContext } from './code-context.ts';
+export { codeContext } from './code-context.ts';
 
 export interface ScoredCode {
   value: string;

@@ -3,10 +3,10 @@
 // one per cell read "6 1 5 0 2 7"), <head>/<style>/<script>/<title> are dropped, entities are decoded.
 // Work is bounded by LIMITS (raw characters scanned, text kept, links kept, element depth).
 
-import { decodeEntities } from './entities.ts';
-import { LIMITS, newLine, normLine } from './doc.ts';
 import type { Doc, Line, LinkRef } from './doc.ts';
-import { BLOCK, CELL, EMPH_TAGS, SKIP, VOID, readTag, styleFlags } from './html-tag.ts';
+import { LIMITS, newLine, normLine } from './doc.ts';
+import { decodeEntities } from './entities.ts';
+import { BLOCK, CELL, EMPH_TAGS, readTag, SKIP, styleFlags, VOID } from './html-tag.ts';
 
 const MAX_STACK = 4096;
 /** Characters of one text node rendered (the rest of a huge text node is skipped). */

@@ -2,17 +2,14 @@
 // message and turns them into the agent's primary action. Pure: no I/O, nothing is fetched, and the
 // work per message is bounded (see LIMITS in doc.ts).
 
-import type { ParsedMessage } from '../types.ts';
-import { getPreset, serviceFromAddress } from '../presets.ts';
 import type { PresetId } from '../presets.ts';
-import { textToLines, newLine, normLine } from './doc.ts';
-import type { Doc, Line, Source } from './doc.ts';
-import { htmlToDoc } from './html-text.ts';
-import { markQuotes, threadHints } from './quotes.ts';
-import { CODE_THRESHOLD, codeContext, scoreCodes } from './codes.ts';
+import { getPreset, serviceFromAddress } from '../presets.ts';
+import type { ParsedMessage } from '../types.ts';
 import type { CodeHint, ScoredCode } from './codes.ts';
-import { LINK_THRESHOLD, registrableDomain, scoreLinks, textLinks, unwrapTracking } from './links.ts';
-import type { LinkContext, ScoredLink } from './links.ts';
+import { CODE_THRESHOLD, codeContext, scoreCodes } from './codes.ts';
+import type { Doc, Line, Source } from './doc.ts';
+import { newLine, normLine, textToLines } from './doc.ts';
+import { htmlToDoc } from './html-text.ts';
 import {
   INVITE_EVENT,
   INVITE_INTENT,
@@ -23,6 +20,9 @@ import {
   RESET_INTENT,
   SECURITY_NOTICE,
 } from './keywords.ts';
+import type { LinkContext, ScoredLink } from './links.ts';
+import { LINK_THRESHOLD, registrableDomain, scoreLinks, textLinks, unwrapTracking } from './links.ts';
+import { markQuotes, threadHints } from './quotes.ts';
 
 export { htmlToText } from './html-text.ts';
 export { unwrapTracking } from './links.ts';

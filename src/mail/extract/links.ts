@@ -3,11 +3,11 @@
 // it verifies: its anchor/label ("Verify email", "Konto aktivieren", "Yes, it's me – approve"), its path
 // (/verify, /confirm, /magic, /password-reset) or the sentence that introduces it. Nothing is fetched.
 
+import type { PresetId } from '../presets.ts';
+import { serviceFromAddress } from '../presets.ts';
 import type { Line, LinkRef } from './doc.ts';
 import { LIMITS } from './doc.ts';
 import { ACCEPT_ANCHOR, DECLINE_ANCHOR, NOT_YOU_CTX } from './keywords.ts';
-import { serviceFromAddress } from '../presets.ts';
-import type { PresetId } from '../presets.ts';
 import { hasToken, hostOf, isIpHost, registrableDomain, unwrapTracking } from './urls.ts';
 
 export { hasToken, registrableDomain, unwrapTracking } from './urls.ts';

@@ -1,17 +1,17 @@
 // The agent's operations: verify (get an address, wait, extract, act), recipes, the hub, and the self-test. The
 // work is the agent capability's (src/agent/service.ts, Services.agent); these validate, authorise and shape.
 import { z } from 'zod';
+import { SelfTestReport } from '../../agent/autotest.ts';
 import { VerifyResult } from '../../agent/verify.ts';
-import { waitFields } from '../../inboxes/wait.ts';
 import { AppError } from '../../errors.ts';
+import { waitFields } from '../../inboxes/wait.ts';
 import { getPreset, isPresetId, listPresets, PRESET_IDS, type PresetId } from '../../mail/presets.ts';
 import { SCENARIOS } from '../../mail/simulate.ts';
+import { runLabel } from '../../runs/document.ts';
 import { NAME, VERSION } from '../../version.ts';
 import { InboxId, inboxOf, principal, singleLine, waitCall } from '../common.ts';
 import { CallbackUrl, FullAddress, Label, LocalPart, TtlMinutes } from '../inboxes/inboxes.ts';
-import { asShared, op, type OpContext } from '../op.ts';
-import { SelfTestReport } from '../../agent/autotest.ts';
-import { runLabel } from '../../runs/document.ts';
+import { asShared, type OpContext, op } from '../op.ts';
 
 const presetOf = (s: string | null): PresetId | undefined => (isPresetId(s) ? s : undefined);
 

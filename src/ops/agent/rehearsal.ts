@@ -2,7 +2,7 @@
 // Open without a key, like any signup form; it only ever mails inboxes that already exist on this server (the
 // session and its mail are the agent capability's: src/agent/service.ts rehearse).
 import { z } from 'zod';
-import { codeForm, failure, MAX_WRONG_CODES, signupForm, success, type RehearsalStore } from '../../agent/rehearsal.ts';
+import { codeForm, failure, MAX_WRONG_CODES, type RehearsalStore, signupForm, success } from '../../agent/rehearsal.ts';
 import { AppError } from '../../errors.ts';
 import { op, type RawResult } from '../op.ts';
 

@@ -1,9 +1,9 @@
 // POST /v1/inboxes/:id/simulate: a realistic message, styled after a service preset, through the real ingest path.
 import { z } from 'zod';
 import { SCENARIOS } from '../../mail/simulate.ts';
-import { Service } from './agent.ts';
 import { InboxId, inboxOf, singleLine } from '../common.ts';
 import { op } from '../op.ts';
+import { Service } from './agent.ts';
 
 export const simulate = op({
   name: 'inboxes.simulate',

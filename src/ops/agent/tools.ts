@@ -2,14 +2,14 @@
 // diagnosis with hints, bulk cleanup, preset suggestion and issuing an access token (src/runs/access.ts).
 import { z } from 'zod';
 import { VerifyResult } from '../../agent/verify.ts';
-import { waitFields } from '../../inboxes/wait.ts';
 import { AppError } from '../../errors.ts';
-import { getPreset, isPresetId, listPresets, serviceFromAddress, type PresetId } from '../../mail/presets.ts';
-import { ExpectFrom, Service, Since, SubjectContains, TimeoutSeconds, VERIFY_DEFAULT_SECONDS } from './agent.ts';
+import { waitFields } from '../../inboxes/wait.ts';
+import { getPreset, isPresetId, listPresets, type PresetId, serviceFromAddress } from '../../mail/presets.ts';
 import { InboxId, inboxOf, principal, singleLine, waitCall } from '../common.ts';
 import { Label } from '../inboxes/inboxes.ts';
 import { asShared, op } from '../op.ts';
 import { InboxView, inboxView, MessageSummary, messageSummary } from '../views.ts';
+import { ExpectFrom, Service, Since, SubjectContains, TimeoutSeconds, VERIFY_DEFAULT_SECONDS } from './agent.ts';
 
 const presetOf = (s: string | null): PresetId | undefined => (isPresetId(s) ? s : undefined);
 

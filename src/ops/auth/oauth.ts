@@ -1,7 +1,7 @@
 // OAuth 2.0 client_credentials (RFC 6749 §4.4), client registration, and the discovery documents of RFC 8414 and
 // RFC 9728 that let an MCP client find out how to authenticate.
 import { z } from 'zod';
-import { scopeOf, scopeString, oauthError } from '../../auth/access.ts';
+import { oauthError, scopeOf, scopeString } from '../../auth/access.ts';
 import { principal, singleLine } from '../common.ts';
 import { op } from '../op.ts';
 import { ScopeSchema, ScopeView } from './team.ts';

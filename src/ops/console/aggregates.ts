@@ -2,13 +2,14 @@
 // in one request each instead of dozens. Read-only, any key; everything is bounded to the key's team and label scope.
 // The rows and counts come from src/console/service.ts (services.console); these operations shape them.
 // GET /v1/console/threads belongs to the threads module (src/ops/threads/threads.ts), not here.
-import { threadSummary, ThreadSummary } from '../threads/threads.ts';
+
 import { z } from 'zod';
 import { redactUrl } from '../../events/targets.ts';
 import { InboxId, principal } from '../common.ts';
 import { attemptView, CallbackAttemptView } from '../events/events.ts';
 import { op } from '../op.ts';
 import { seesCallbackSecrets } from '../pipeline.ts';
+import { ThreadSummary, threadSummary } from '../threads/threads.ts';
 import { InboxView, inboxView, MessageSummary, messageSummary } from '../views.ts';
 
 const iso = (ms: number) => new Date(ms).toISOString();

@@ -2,12 +2,12 @@
 // The body every callback carries is src/events/callback-body.ts.
 import { z } from 'zod';
 import { AppError } from '../../errors.ts';
-import type { AttemptLogRow } from '../../store/deliveries.ts';
+import { redactUrl } from '../../events/targets.ts';
 import { decodeCursor, encodeCursor } from '../../lib/cursor.ts';
+import type { AttemptLogRow } from '../../store/deliveries.ts';
 import { InboxId, inboxOf, MessageId } from '../common.ts';
 import { op } from '../op.ts';
 import { seesCallbackSecrets } from '../pipeline.ts';
-import { redactUrl } from '../../events/targets.ts';
 import { Cursor, Limit, listOf, MessageSummary, messageSummary } from '../views.ts';
 
 const iso = (ms: number) => new Date(ms).toISOString();

@@ -5,7 +5,7 @@ import { decodeCursor, pageOf } from '../../lib/cursor.ts';
 import type { InboxRow } from '../../store/inboxes.ts';
 import type { MessageRow } from '../../store/messages.ts';
 import { AttachmentId, InboxId, inboxOf, MessageId } from '../common.ts';
-import { op, type OpContext } from '../op.ts';
+import { type OpContext, op } from '../op.ts';
 import {
   AttachmentView,
   attachmentView,
@@ -13,8 +13,8 @@ import {
   Limit,
   listOf,
   MessageSummary,
-  messageSummary,
   MessageView,
+  messageSummary,
   messageView,
   rawUrlOf,
 } from '../views.ts';

@@ -7,7 +7,7 @@ import { buildReply } from '../../outbound/reply.ts';
 import { MAX_RECIPIENTS, type SendResult } from '../../outbound/service.ts';
 import type { InboxRow } from '../../store/inboxes.ts';
 import { InboxId, inboxOf, MessageId, principal } from '../common.ts';
-import { op, type OpContext } from '../op.ts';
+import { type OpContext, op } from '../op.ts';
 import { DeliveryView } from '../views.ts';
 
 /**

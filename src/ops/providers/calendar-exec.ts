@@ -3,10 +3,10 @@
 // nothing again; the same key with another request is 409. Logic: src/providers/calendar/execute.ts.
 import { z } from 'zod';
 import { AppError } from '../../errors.ts';
-import { Instant, TimeZone } from './calendar-views.ts';
 import { principal } from '../common.ts';
 import { op } from '../op.ts';
 import { idempotent, PreviewStatus, STATUS } from '../workspace/common.ts';
+import { Instant, TimeZone } from './calendar-views.ts';
 
 const IdempotencyKey = z
   .string()

@@ -3,9 +3,9 @@
 // lists as repeated keys or comma-separated).
 import { z } from 'zod';
 import { AppError } from '../../errors.ts';
-import { isKnownZone, isoInZone } from '../../providers/calendar/tz.ts';
-import type { Interval, WorkingHours } from '../../providers/calendar/schedule.ts';
 import type { SourcedEvent } from '../../providers/calendar/gather.ts';
+import type { Interval, WorkingHours } from '../../providers/calendar/schedule.ts';
+import { isKnownZone, isoInZone } from '../../providers/calendar/tz.ts';
 
 export const TimeZone = z
   .string()

@@ -4,6 +4,9 @@
 import { z } from 'zod';
 import { AppError } from '../../errors.ts';
 import type { Interval } from '../../providers/calendar/schedule.ts';
+import { principal } from '../common.ts';
+import { op } from '../op.ts';
+import { calendarAccountOps } from './calendar-accounts.ts';
 import {
   AccountIds,
   CalendarIds,
@@ -20,9 +23,6 @@ import {
   WorkingHoursInput,
   workingHoursOf,
 } from './calendar-views.ts';
-import { calendarAccountOps } from './calendar-accounts.ts';
-import { principal } from '../common.ts';
-import { op } from '../op.ts';
 
 const RangeInput = {
   timeMin: Instant.describe('Start of the range, ISO 8601 with offset, e.g. 2026-11-23T00:00:00Z'),

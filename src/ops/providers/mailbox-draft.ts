@@ -4,9 +4,9 @@
 // key (body or Idempotency-Key header) returns the first result again without a second draft.
 import { z } from 'zod';
 import { principal } from '../common.ts';
-import { AccountId } from './mailbox-read.ts';
 import { op } from '../op.ts';
 import { IdempotencyKey, idempotent, PreviewStatus, STATUS } from '../workspace/common.ts';
+import { AccountId } from './mailbox-read.ts';
 
 const Address = z.string().min(3).max(320).describe('An e-mail address');
 

@@ -5,8 +5,8 @@ import { z } from 'zod';
 import { accountView } from '../../providers/accounts.ts';
 import { MailboxSettings, Timezone, TriageRule } from '../../providers/mailbox/settings.ts';
 import { principal, singleLine } from '../common.ts';
-import { AccountId, gmailReadOps } from './mailbox-read.ts';
 import { op } from '../op.ts';
+import { AccountId, gmailReadOps } from './mailbox-read.ts';
 
 const Account = z.object({
   id: z.string().describe('Account id (pac_…)'),

@@ -6,6 +6,7 @@ import { TTL_MAX_MINUTES } from '../../inboxes/service.ts';
 import { decodeCursor, pageOf } from '../../lib/cursor.ts';
 import { getPreset } from '../../mail/presets.ts';
 import { expectationOf, MAX_SERVICES, RUN_STATUSES } from '../../runs/model.ts';
+import { instructionFor, mailView, PLAN_ACTIONS } from '../../runs/plan.ts';
 import {
   iso,
   MailView,
@@ -15,11 +16,10 @@ import {
   runView,
   ServiceName,
   ServiceView,
-  serviceView,
   StepView,
+  serviceView,
   stepView,
 } from '../../runs/views.ts';
-import { instructionFor, mailView, PLAN_ACTIONS } from '../../runs/plan.ts';
 import { principal } from '../common.ts';
 import { TtlMinutes } from '../inboxes/inboxes.ts';
 import { op } from '../op.ts';

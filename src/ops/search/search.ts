@@ -2,11 +2,11 @@
 import { z } from 'zod';
 import { AppError } from '../../errors.ts';
 import { decodeCursor, encodeCursor } from '../../lib/cursor.ts';
+import type { SearchScope } from '../../search/engine.ts';
 import { MAX_QUERY_CHARS } from '../../search/query.ts';
 import type { SearchCursor, SearchMode } from '../../search/service.ts';
-import type { SearchScope } from '../../search/engine.ts';
 import { InboxId, inboxOf, principal, singleLine } from '../common.ts';
-import { op, type OpContext } from '../op.ts';
+import { type OpContext, op } from '../op.ts';
 import { MessageSummary, messageSummary } from '../views.ts';
 
 const Query = z

@@ -6,7 +6,7 @@ import { decodeCursor, pageOf } from '../../lib/cursor.ts';
 import { participantList, snippetOf } from '../../mail/threads.ts';
 import type { ActivityCursor, ConsoleThreadRow, ThreadRow } from '../../threads/service.ts';
 import { InboxId, inboxOf, principal } from '../common.ts';
-import { op, type OpContext } from '../op.ts';
+import { type OpContext, op } from '../op.ts';
 import { Cursor, Limit, listOf, MessageSummary, messageSummary } from '../views.ts';
 
 const iso = (ms: number) => new Date(ms).toISOString();

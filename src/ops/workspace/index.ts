@@ -1,7 +1,7 @@
 // The operations of the workspace: drafts, policy, rules, reminders, actions, today, monitors, execute-reply (src/workspace/).
 // src/ops/registry.ts joins these lists.
 export { workspaceOps } from './core.ts';
-export { workspaceTaskOps } from './tasks.ts';
 export { workspaceExecOps } from './exec.ts';
-export { workspaceTodayOps } from './today.ts';
 export { workspaceMonitorOps } from './monitors.ts';
+export { workspaceTaskOps } from './tasks.ts';
+export { workspaceTodayOps } from './today.ts';

@@ -2,8 +2,8 @@
 // conversations awaiting our reply, drafts awaiting a decision; and a decision on one item: approve (a draft or
 // awaiting reply is sent subject to the policy, a reminder is completed), dismiss, or snooze until a time.
 import { z } from 'zod';
-import { AWAITING_DAYS } from '../../workspace/today.ts';
 import { iso } from '../../workspace/tables.ts';
+import { AWAITING_DAYS } from '../../workspace/today.ts';
 import { principal } from '../common.ts';
 import { op } from '../op.ts';
 import { PreviewStatus, STATUS } from './common.ts';

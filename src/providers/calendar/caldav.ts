@@ -1,12 +1,12 @@
 // CalDAV (RFC 4791) through tsdav against any server (Radicale, Nextcloud, Baïkal, SOGo…): login + calendar discovery
 // on connect, a time-range calendar-query REPORT to list, ical.js expansion (src/providers/calendar/ics.ts), and a PUT
 // of one VEVENT to create. Every request has a deadline so a server that stops answering cannot hold a tool call.
-import { DAVClient, type DAVCalendar } from 'tsdav';
-import { redact } from '../redact.ts';
+import { type DAVCalendar, DAVClient } from 'tsdav';
 import { AppError } from '../../errors.ts';
+import { redact } from '../redact.ts';
 import { type Expander, inProcessExpander } from './expand.ts';
 import { buildEvent } from './ics.ts';
-import type { CalendarInfo, CalendarProvider, Created, ListOptions, Listed, NewEvent, Occurrence, Range } from './types.ts';
+import type { CalendarInfo, CalendarProvider, Created, Listed, ListOptions, NewEvent, Occurrence, Range } from './types.ts';
 
 export interface CaldavConfig {
   serverUrl: string;

@@ -5,8 +5,8 @@ import type { Principal } from '../../auth/principal.ts';
 import { AppError } from '../../errors.ts';
 import { type AccountView, accountView, type ProviderAccounts } from '../accounts.ts';
 import { redacting } from '../redact.ts';
-import { type CaldavConfig, CaldavCalendar, type CaldavSecret } from './caldav.ts';
-import { type GoogleConfig, GoogleCalendar, type GoogleSecret } from './google.ts';
+import { CaldavCalendar, type CaldavConfig, type CaldavSecret } from './caldav.ts';
+import { GoogleCalendar, type GoogleConfig, type GoogleSecret } from './google.ts';
 import type { CalendarInfo } from './types.ts';
 
 export type ConnectInput =

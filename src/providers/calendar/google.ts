@@ -2,9 +2,10 @@
 // or a local fake stands in. OAuth: the access token is refreshed through the token endpoint when it is missing,
 // expired or answered 401, and the new one is handed to `onTokens` to be sealed and stored. Recurring events are
 // expanded by the server (singleEvents=true).
-import { redact } from '../redact.ts';
+
 import { AppError } from '../../errors.ts';
-import type { CalendarInfo, CalendarProvider, Created, ListOptions, Listed, NewEvent, Occurrence, Range } from './types.ts';
+import { redact } from '../redact.ts';
+import type { CalendarInfo, CalendarProvider, Created, Listed, ListOptions, NewEvent, Occurrence, Range } from './types.ts';
 import { startOfDate } from './tz.ts';
 
 export interface GoogleConfig {

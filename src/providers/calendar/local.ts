@@ -14,7 +14,7 @@ import { BUDGET_HINT, type Expander } from './expand.ts';
 import { buildEvent } from './ics.ts';
 import { applyPart, Conflict, type Writer, zonesOf } from './local-apply.ts';
 import type { CalDb, LocalEventRow } from './local-store.ts';
-import type { CalendarInfo, CalendarProvider, Created, ListOptions, Listed, NewEvent, Occurrence, Range } from './types.ts';
+import type { CalendarInfo, CalendarProvider, Created, Listed, ListOptions, NewEvent, Occurrence, Range } from './types.ts';
 
 const LOOKBACK_MS = 10 * 60_000;
 const BATCH = 200;

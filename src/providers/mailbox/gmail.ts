@@ -2,10 +2,11 @@
 // in). OAuth: an admin supplies a refresh token with its client id and secret at connect time; the access token is
 // refreshed through --google-token-url when it is expired or the API answers 401, and the new one is resealed and
 // stored (the `persist` callback).
-import { redact } from '../redact.ts';
+
 import { AppError } from '../../errors.ts';
 import { htmlToText } from '../../mail/extract/index.ts';
-import { replyDraft } from './mime.ts';
+import { redact } from '../redact.ts';
+import { pickHeaders, replyDraft } from './mime.ts';
 import {
   type Addr,
   type AttachmentInfo,
@@ -19,7 +20,6 @@ import {
   type ThreadDetail,
   type ThreadSummary,
 } from './types.ts';
-import { pickHeaders } from './mime.ts';
 
 export interface GmailSecret {
   clientId: string;

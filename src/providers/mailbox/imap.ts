@@ -4,10 +4,10 @@
 // root of the References / In-Reply-To chain (its first id), else the message's own Message-ID; a message without
 // any of them is a thread by its normalised subject. Drafts are APPENDed with \Draft to the \Drafts folder.
 import type { FetchMessageObject, ImapFlow, SearchObject } from 'imapflow';
-import { redact } from '../redact.ts';
 import { AppError } from '../../errors.ts';
 import { decodeCursor, encodeCursor } from '../../lib/cursor.ts';
 import { parseSubject } from '../../mail/threads.ts';
+import { redact } from '../redact.ts';
 import { attachmentsOf, isPage, isRef, type Key, keyOf, refsOf, type ThreadRef } from './imap-threads.ts';
 import { messageFromRaw, replyDraft } from './mime.ts';
 import {

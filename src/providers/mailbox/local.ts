@@ -4,12 +4,12 @@
 // svc_search_messages. Drafts are inboxd workspace drafts (drf_…), never sent.
 import type { Principal } from '../../auth/principal.ts';
 import { AppError } from '../../errors.ts';
+import type { InboxService } from '../../inboxes/service.ts';
 import { decodeCursor, encodeCursor } from '../../lib/cursor.ts';
 import { participantList, snippetOf } from '../../mail/threads.ts';
-import type { InboxService } from '../../inboxes/service.ts';
 import type { SearchCursor, SearchService } from '../../search/service.ts';
 import type { MessageRepo, MessageRow } from '../../store/messages.ts';
-import type { ThreadService, ThreadRow } from '../../threads/service.ts';
+import type { ThreadRow, ThreadService } from '../../threads/service.ts';
 import type { WorkspaceService } from '../../workspace/service.ts';
 import type { LocalMailboxRepo } from './local-repo.ts';
 import { bodyText, draftAddresses, pickHeaders } from './mime.ts';

@@ -2,11 +2,12 @@
 // the local mailbox, inboxd's own inboxes; `local` selects it explicitly; otherwise a connected IMAP or Gmail account,
 // ProviderAccounts.pick), connecting and forgetting accounts, their settings, and the reads, triage, digest and
 // drafts of the svc_gmail_* tools. Built once by the composition root with narrow dependencies.
+
+import type { Kysely } from 'kysely';
 import type { Principal } from '../../auth/principal.ts';
 import { AppError } from '../../errors.ts';
 import type { Database } from '../../store/schema.ts';
 import type { WorkspaceService } from '../../workspace/service.ts';
-import type { Kysely } from 'kysely';
 import { notConnected, type ProviderAccountRow, type ProviderAccounts } from '../accounts.ts';
 import { redacting } from '../redact.ts';
 import { digestOf, triageMailbox } from '../triage.ts';

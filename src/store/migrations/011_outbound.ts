@@ -1,4 +1,4 @@
-import { sql, type Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 
 export async function up(db: Kysely<unknown>): Promise<void> {
   // Sent mail is stored in the sending inbox beside received mail (CONTRACT §9); `direction` tells them apart, and

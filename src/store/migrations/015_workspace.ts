@@ -1,4 +1,4 @@
-import { sql, type Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 
 // The workspace preview (CONTRACT §13): per-team policy, reminders, the append-only action log, drafts awaiting a
 // decision, execute-reply idempotency keys and the one-send-per-source-message guard, monitors and their runs.

@@ -14,14 +14,14 @@ import * as m006 from './006_webhooks.ts';
 import * as m007 from './007_hardening.ts';
 import * as m009 from './009_runs.ts';
 import * as m010 from './010_segments.ts';
-import * as m013 from './013_domains.ts';
-import * as m015 from './015_workspace.ts';
 import * as m011 from './011_outbound.ts';
 import * as m012 from './012_threads.ts';
+import * as m013 from './013_domains.ts';
 import * as m014 from './014_search.ts';
+import * as m015 from './015_workspace.ts';
 import * as m016 from './016_providers.ts';
-import * as m018 from './018_mailbox.ts';
 import * as m017 from './017_calendar.ts';
+import * as m018 from './018_mailbox.ts';
 import * as m019 from './019_calendar_zones.ts';
 import * as m020 from './020_content_inbox_index.ts';
 
