@@ -1,5 +1,6 @@
 // CONTRACT §4 hardening: which message verify/open/extract use (the newest with a code or link), a result handed out
 // once (resend flows), `since`, a timed-out deleteAfter keeping its inbox, and one shape for `from`.
+// @cluster
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { json, type Json } from '../../helpers/http.ts';

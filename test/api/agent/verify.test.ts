@@ -1,5 +1,6 @@
 // Verify, open, extract, simulate, recipes, the agent hub, the rehearsal page and the self-test — over real HTTP,
 // with real SMTP mail (nodemailer) and with simulated mail.
+// @cluster
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { sendMail } from '../../helpers/smtp.ts';

@@ -1,5 +1,6 @@
 // The built-in extraction engine reads a stranger's HTML and text: it runs in the sandbox (issue #25), so over its
 // budget the request answers 422 naming the built-in extractor and what to do, and the serving thread never runs it.
+// not @cluster: asserts on the first instance's sandbox counters (the request may run on the second)
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { startTestServer, type TestServer } from '../../helpers/server.ts';

@@ -1,6 +1,7 @@
 // The extraction routes end to end: POST …/messages/:messageId/extract over a configured chain (a failing
 // OpenAI-compatible link, a working Ollama link), the built-in engine, 400s for bad requests and schemas,
 // presets with their JSON Schemas, model status without secrets, and the admin-only probe.
+// not @cluster: the model probe results are kept in each instance's memory (probed on one, read on the other)
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';

@@ -2,6 +2,7 @@
 // stopped by the schema budget (422 naming the pattern) while /health keeps answering; 30 nested $ref/anyOf levels,
 // a self-reference and a mutual reference are refused at submission with a 400 naming the JSON path; and no field of
 // the mail (From name, subject, link text and URL, body) can close the <message> block of the model prompt.
+// @cluster
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startFakeModels, type FakeModels } from '../../helpers/fake-models.ts';

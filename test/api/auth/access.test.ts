@@ -1,4 +1,5 @@
 // Keys, scopes, OAuth client_credentials, discovery metadata, audit, plan limits and billing.
+// @cluster
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';

@@ -1,5 +1,6 @@
 // Audit retention: the periodic sweep (which also runs at start) deletes audit events past the retention period
 // and the oldest beyond the row limit.
+// @cluster
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { describe, it } from 'node:test';

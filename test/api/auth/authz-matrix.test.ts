@@ -1,5 +1,6 @@
 // Every registered operation × every kind of caller → the exact expected outcome. Generated from the registry, so
 // an operation added later is covered (and fails here until it has a sample input, if it needs one).
+// @cluster
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { z } from 'zod';

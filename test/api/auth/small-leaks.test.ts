@@ -1,6 +1,7 @@
 // Small leaks of issue #25, each with its own server: C1 controls (NEL) in header fields of a send; a DKIM key left
 // readable in inboxd.db after it was sealed; credentials echoed in a provider's error text; other teams' addresses
 // told apart from unused ones; and the open rehearsal page mailing inboxes under --smtp-auth required.
+// @cluster
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import fs from 'node:fs';

@@ -1,5 +1,6 @@
 // GET /v1/console/summary and /v1/console/inboxes/:id: counts, top labels and recent mail from real SMTP mail, bounded
 // to the key's label scope; read-only keys may use them; callback secrets stay redacted for non-admin keys.
+// @cluster
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';

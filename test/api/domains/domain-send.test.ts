@@ -2,6 +2,7 @@
 // DNS server (dns2 on 127.0.0.1) and verified; an inbox at it sends through a real relay on loopback; the relay gets
 // a DKIM signature by the domain's own generated key that mailauth verifies against the published record. Mail from
 // an inbox at the configured domain (no key) goes out unsigned, and local delivery to the custom domain needs no relay.
+// @cluster
 import assert from 'node:assert/strict';
 import { Resolver } from 'node:dns/promises';
 import { after, before, test } from 'node:test';

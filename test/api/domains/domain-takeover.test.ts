@@ -2,6 +2,7 @@
 // (possible only through --accept-any-domain) go when the domain is verified; nobody's mail is signed with another
 // team's DKIM key; and an inbox may send through the operator's relay only from a --domain, its team's own verified
 // domain, or one --relay-from-domains names.
+// @cluster
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { DEFAULT_TEAM_ID } from '../../../src/store/keys.ts';

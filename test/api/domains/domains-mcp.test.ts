@@ -1,4 +1,5 @@
 // The three domain tools through the official MCP SDK client: add → publish → verify → list, and a member key refused.
+// @cluster
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';

@@ -1,5 +1,6 @@
 // Custom domains end to end (CONTRACT §10): add → publish in a real DNS server → verify → SMTP mail arrives at an
 // inbox on the domain → DKIM signature verifies → restart keeps it served → delete removes it and its mail.
+// @cluster
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import { Resolver } from 'node:dns/promises';

@@ -1,5 +1,6 @@
 // Callback URLs may carry credentials (userinfo, ?token=…): only admin keys that are not read-only see them in
 // full; member and read-only keys see them redacted in every answer — inbox get/list/create, the delivery log, MCP.
+// @cluster
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { HoldingReceiver } from '../../helpers/receiver.ts';

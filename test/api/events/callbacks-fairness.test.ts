@@ -2,6 +2,7 @@
 // most its per-host share of the delivery workers; another host's callbacks are all delivered meanwhile. And more
 // slow hosts than the workers can hold (issue 25: 8 hosts × 8 places filled all 64) still leave them free: attempts
 // unanswered past the stall time move to the slow lane.
+// @cluster
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createInbox, HoldingReceiver } from '../../helpers/receiver.ts';

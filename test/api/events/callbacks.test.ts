@@ -1,5 +1,6 @@
 // Callbacks (CONTRACT §5): signed per Standard Webhooks (checked with the independent `standardwebhooks` package),
 // delivered to a real local HTTP receiver, retried, logged, kept across a restart, and never sent where they may not go.
+// @cluster
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import http from 'node:http';

@@ -1,4 +1,5 @@
 // GET /v1/inboxes/:id/events (CONTRACT §5): SSE over real HTTP, fed by real SMTP and ingest.
+// @cluster
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import net from 'node:net';

@@ -2,6 +2,7 @@
 // an in-flight byte budget (503 + Retry-After beyond it, 413 from Content-Length at once), JSON is bounded in depth
 // and values, recipients are capped as over SMTP, Mailgun signatures must be fresh and are single-use (also across
 // a restart), and stored mail says how it came in (`via`). Limits are set low by flags.
+// @cluster
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import net from 'node:net';

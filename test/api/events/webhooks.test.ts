@@ -1,5 +1,6 @@
 // POST /webhooks/:provider: realistic payloads of each provider over real HTTP, stored through the same ingest
 // path as SMTP (catch-all domains, unclaimed mail, size limit), plus every kind of bad input.
+// @cluster
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import http from 'node:http';

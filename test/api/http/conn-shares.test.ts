@@ -2,6 +2,7 @@
 // connections, a newcomer from another address still gets in: the longest-idle connection of the largest holder is
 // closed (HTTP) or ended with 421 (SMTP) to make room. A request in flight or a message in DATA is never reclaimed.
 // Several loopback addresses (127.0.0.x) stand for distinct clients; the caps are set low by flags.
+// not @cluster: connection caps are per instance (README "Scaling out"); talks to one instance
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { after, describe, test } from 'node:test';

@@ -1,5 +1,6 @@
 // A request under a host the base URL does not name is warned about once per host (the base URL is what rawUrl and
 // the OAuth resource metadata carry; a client that reached the server as 127.0.0.1 refuses "localhost" metadata).
+// not @cluster: the host warning is logged once per host by each instance; talks to one instance
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import { after, before, test } from 'node:test';

@@ -1,6 +1,7 @@
 // HTTP abuse: bodies far over the limit (413, connection closed without reading them), deeply nested JSON (400),
 // bodies that drip or stall (408), 1,000 concurrent waits, and SSE clients that never read — the server keeps
 // answering and memory stays bounded.
+// not @cluster: one process's memory and sockets under abuse, on its own startServer (no test server)
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import http from 'node:http';

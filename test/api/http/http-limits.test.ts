@@ -1,6 +1,7 @@
 // HTTP connection hardening (issue 11): caps on open connections in total and per client address (503 + close),
 // idle and half-sent request headers cut off after --http-header-timeout-seconds, long waits and event streams
 // unaffected, and a client that hangs up mid-upload logged as an aborted request, not a 500. Limits are set low.
+// not @cluster: connection caps and timeouts are per instance; talks to one instance
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { after, describe, test } from 'node:test';

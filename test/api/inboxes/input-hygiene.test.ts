@@ -1,6 +1,7 @@
 // Malformed credentials and control characters (issue 11): a broken HTTP Basic header on the token endpoint is an
 // RFC 6749 §5.2 invalid_client (never a 500), and free-text fields that are stored, matched or logged refuse NUL,
 // CR, LF and the other control characters with a 400 naming the field.
+// @cluster
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { startTestServer, type TestServer } from '../../helpers/server.ts';

@@ -1,4 +1,5 @@
 // Mail in over real SMTP (nodemailer and raw dialogues), read back over real HTTP.
+// @cluster
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import fs from 'node:fs';

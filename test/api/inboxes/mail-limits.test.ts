@@ -1,6 +1,7 @@
 // Limits on kept mail (issue 11): --max-messages-per-inbox holds on every path (parallel SMTP sessions racing for
 // the last slot, simulate, the rehearsal page, claimed unclaimed mail); unclaimed mail is capped per address and in
 // total; a new inbox claims only mail that arrived shortly before it (--unclaimed-claim-seconds).
+// @cluster
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import net from 'node:net';

@@ -2,6 +2,7 @@
 // svc_wait_for_message (session SSE, with and without a progress token, and a JSON-only stateless call) and verify /
 // svc_wait_and_extract, all woken by one large message of control characters (escaped sixfold in JSON). Every
 // large JSON.stringify during the wake-up is counted: a handful for the whole crowd, not one (or two) per waiter.
+// not @cluster: counts encodings on one instance's waiters (its one describe skips under INBOXD_TEST_CLUSTER)
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';

@@ -1,4 +1,5 @@
 // GET /v1/inboxes/:id/wait (CONTRACT §4) and inbox expiry.
+// @cluster
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { sendMail } from '../../helpers/smtp.ts';

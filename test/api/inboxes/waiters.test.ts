@@ -1,5 +1,6 @@
 // Long-poll waits under load, with the caps set low by flags: per-key and server-wide waiter caps (429 naming the
 // cap), one read and one JSON per wake-up however many wait, cut bodies and includeBody=false.
+// @cluster
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { json, type Json } from '../../helpers/http.ts';

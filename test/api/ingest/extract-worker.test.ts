@@ -1,5 +1,6 @@
 // GET /v1/inboxes/:id/extract?service= extracts again with a preset; crafted mail can make that slow, so it runs
 // in the ingest worker threads, not on the thread that answers HTTP and SMTP. Same result as on the main thread.
+// @cluster
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { extractionOf, parsedFromRow, verifyResult } from '../../../src/agent/verify.ts';

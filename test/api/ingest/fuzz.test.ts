@@ -1,6 +1,7 @@
 // MIME fuzzing (fast-check): 10,000 mutated corpus messages through parse + extract with no crash and no hang, and
 // 300 through the real SMTP → ingest worker → store path, each stored or cleanly rejected. The long form is
 // test/stress/fuzz.stress.ts.
+// @cluster
 import { test } from 'node:test';
 import { fuzzAnalyze, fuzzIngest } from '../../stress/fuzz-run.ts';
 

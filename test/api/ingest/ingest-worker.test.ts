@@ -3,6 +3,7 @@
 // analysed as usual. (The bare-CR header that once stalled the parser for seconds is fixed in parse.ts, so "too
 // long" is made here with a short limit and a large message: a 64 MB base64 part takes ~0.4 s, the limit is 0.1 s,
 // while a corpus message takes a few milliseconds.)
+// not @cluster: the analysis worker threads of one process, no server
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import { analyze, forStorage } from '../../../src/ingest/analyze.ts';

@@ -2,6 +2,7 @@
 // orders (issue 20). Every message takes its inboxes' row locks (the sequence number); taken in recipient order, two
 // such transactions could each hold one lock and wait for the other's: PostgreSQL aborts one as a deadlock and the
 // sender hears 451. The write queue locks a batch's inboxes in id order first, so every message is accepted.
+// not @cluster: starts its own two instances on PostgreSQL
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { after, before, test } from 'node:test';

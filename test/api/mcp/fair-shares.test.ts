@@ -2,6 +2,7 @@
 // wait slot; a full session table makes room by closing the least recently used idle session; and only the
 // --base-url origin, loopback origins and --mcp-allowed-origins may call /mcp from a browser (a DNS-rebinding page,
 // whose Origin equals the Host it sends, may not).
+// @cluster
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import { after, before, describe, test } from 'node:test';

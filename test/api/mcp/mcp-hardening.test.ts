@@ -1,6 +1,7 @@
 // MCP hardening: every tool parameter is described (walked through tools/list with the official SDK client),
 // svc_issue_access is not annotated read-only and only keys mint tokens, and progress is relayed on the session's
 // GET stream also when the tools/call itself streams.
+// @cluster
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { ADMIN_KEY, startTestServer, type TestServer } from '../../helpers/server.ts';

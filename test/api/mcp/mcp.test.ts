@@ -1,5 +1,6 @@
 // The MCP tool server driven by real clients: the official SDK Client over streamable HTTP (sessions, tools,
 // progress, termination), its ClientCredentialsProvider (401 → discovery → token), and raw fetch for every status.
+// @cluster
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { ClientCredentialsProvider } from '@modelcontextprotocol/sdk/client/auth-extensions.js';

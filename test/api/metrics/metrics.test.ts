@@ -1,5 +1,6 @@
 // GET /metrics: Prometheus text that a strict parser accepts, counters that move with real SMTP mail, HTTP requests
 // labelled by operation (never by path), gauges read at scrape time, and who may read it.
+// not @cluster: asserts on one process's counters
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { type Family, parsePrometheus, sampleValue } from '../../helpers/prom.ts';

@@ -2,6 +2,7 @@
 // once. Deterministic: the test relay holds its answers to DATA, so the kill lands while none of the messages in
 // flight has been acknowledged (the real-life window — relay acknowledged, process killed before recording — is the
 // README's at-least-once statement).
+// not @cluster: SIGKILLs one child process on SQLite and restarts it
 import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';

@@ -1,6 +1,7 @@
 // The outbox on a shared PostgreSQL (issue 20): two instances (two stores, two pools) read due rows at the same time
 // and never get the same recipient; a claimed row comes due again only when its lease ends (an instance that died
 // mid-send), and recipients are listed in the order they were written.
+// not @cluster: builds its own two stores on PostgreSQL
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';

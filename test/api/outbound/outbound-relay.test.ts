@@ -2,6 +2,7 @@
 // the headers, threading headers and attachments, and a DKIM signature that mailauth verifies against the key
 // published by a DNS server on 127.0.0.1 (dns2). Relay down → queued, retried, delivered after it returns, also
 // across a restart; 550 → failed with the relay's text; 4xx → retried.
+// @cluster
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import { Resolver } from 'node:dns/promises';

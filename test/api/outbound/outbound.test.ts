@@ -1,5 +1,6 @@
 // Send and reply (CONTRACT §9) without a relay: a two-inbox conversation on one inboxd delivered locally through the
 // ingest path; the sender's copy (direction outbound) never counts as received mail; every bad input of issue 13.
+// @cluster
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { HoldingReceiver } from '../../helpers/receiver.ts';

@@ -2,6 +2,7 @@
 // to loop forever inside ical.js on the next read by any key of the team; FREQ=SECONDLY rules amplified a few KB into
 // seconds of work per read; a big VTIMEZONE block was stored once per event. Invitations arrive over real SMTP; reads
 // go through real HTTP and the official MCP client; the stored rows are counted in the real SQLite file.
+// @cluster
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { after, before, describe, test } from 'node:test';

@@ -1,6 +1,7 @@
 // The local calendar on two inboxd instances sharing one PostgreSQL (issue 18 × issue 20): both sync the same
 // invitations at the same time. Every calendar part is read once (its claim in calendar_seen), and a REQUEST and its
 // update (a higher SEQUENCE) read by two instances at once leave the update, never the older one written last.
+// not @cluster: starts its own two instances on PostgreSQL
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { after, before, test } from 'node:test';

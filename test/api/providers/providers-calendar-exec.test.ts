@@ -1,5 +1,6 @@
 // svc_workspace_execute_calendar_event under each policy mode, into a real Radicale (read back over CalDAV), the
 // Google Calendar fake and the local calendar; idempotency replays; no INBOXD_SECRET_KEY; not-connected accounts.
+// @cluster
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import http from 'node:http';

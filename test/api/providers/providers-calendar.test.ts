@@ -3,6 +3,7 @@
 // server down, nothing stored), listing with recurring expansion across a DST change and an unknown TZID, the local
 // invitation calendar (REQUEST, CANCEL, malformed, scope), and availability / conflicts / suggestions / agenda over
 // all three together.
+// @cluster
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import http from 'node:http';

@@ -1,6 +1,7 @@
 // The Gmail mailbox against a local fake of the Gmail REST API and Google's token endpoint (test/helpers/gmail-fake.ts),
 // through the official MCP SDK client: connect (refused refresh token, credentials sealed), list/read/triage/digest,
 // the refresh on expiry (401 → refresh → retry, new token resealed), drafts through the drafts API, and an outage.
+// @cluster
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';

@@ -2,6 +2,7 @@
 // (wrong password, server down, credentials never shown or stored in the clear), list/read/triage/digest/settings,
 // a draft APPENDed to Drafts (created when missing) and read back with its \Draft flag, idempotency, and a
 // 10,000-message folder paged with bounded, ranged FETCH commands (seen on the wire through a recording proxy).
+// @cluster
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import net from 'node:net';

@@ -1,6 +1,7 @@
 // The mailbox provider tools on the built-in local mailbox (inboxd's own inboxes), through the official MCP SDK
 // client: status, scope, list/read, triage buckets (with a verification code), digest, settings, the draft tool with
 // idempotency, and the connect refusals that need no server (no INBOXD_SECRET_KEY, unknown account).
+// @cluster
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';

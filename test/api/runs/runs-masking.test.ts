@@ -2,6 +2,7 @@
 // key's words without case or separators, so privateKey, pin, verificationCode, authorization and x-api-key too —
 // and values that look like tokens, through REST and MCP, stored masked; and a code carried in a mail's subject is
 // masked wherever the timeline shows that subject, also in events recorded before the rule.
+// @cluster
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { callOk, mcpClient } from '../../helpers/mcp-tools.ts';

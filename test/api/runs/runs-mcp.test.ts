@@ -1,6 +1,7 @@
 // A whole agent run driven through the official MCP SDK client against the rehearsal signup page: start a run for
 // two services, follow svc_next_run, submit the address, get the code (and the link) through svc_plan_next, report
 // each step, and read a timeline that shows every event in order.
+// @cluster
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';

@@ -1,5 +1,6 @@
 // Agent runs over REST (/v1/agent/runs): bad input, scopes, status rules, the session document, the timeline's
 // mail events, the planner's hints, expiry, and run-scoped access tokens (svc_issue_access runId, over MCP).
+// @cluster
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { startTestServer, type TestServer } from '../../helpers/server.ts';

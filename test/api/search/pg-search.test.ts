@@ -2,6 +2,7 @@
 // PostgreSQL, searched over HTTP. What is PostgreSQL's own here: the tsvector per content (lexemes cut like FTS5's
 // unicode61, fields as weights), the query compiled to tsquery, ts_rank_cd ranking, and that nothing typed is read as
 // tsquery syntax.
+// not @cluster: runs on its own PostgreSQL databases (and its own two instances)
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { after, before, describe, test } from 'node:test';

@@ -4,6 +4,7 @@
 // read-only connection; over budget: 422 budget_exceeded, or a newest-first answer marked partial).
 // The mail is hostile on purpose: long bodies of the same few short words, so a phrase of them makes the index check
 // thousands of positions in every message.
+// not @cluster: the budget and partial answers are the SQLite search worker's (PostgreSQL's is in pg-search)
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { json, type Json } from '../../helpers/http.ts';

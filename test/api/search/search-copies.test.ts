@@ -1,5 +1,6 @@
 // The same bytes mailed again and again (anyone can): the search row of the content is rewritten only when a new
 // inbox gets a copy (migration 020, src/ingest/ingest.ts), and every copy stays findable in its own scope.
+// @cluster
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { json, type Json } from '../../helpers/http.ts';

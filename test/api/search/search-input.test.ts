@@ -1,6 +1,7 @@
 // Bad search input: every malformed query is a 400 naming the problem and where it is; FTS5 syntax typed as text is
 // searched as text; nothing reaches the query engine unparsed. Plus: the index survives a restart, mail stored
 // before the index existed is indexed by the migration, expired unclaimed mail leaves no index row, and the MCP tool.
+// @cluster
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import BetterSqlite3 from 'better-sqlite3';

@@ -1,6 +1,7 @@
 // Semantic and hybrid search against a local server speaking the OpenAI /v1/embeddings API (deterministic vectors),
 // and what happens when it fails: mail is stored and keyword results are given, the failure is logged, and the
 // embedding is retried later.
+// not @cluster: the embedding model's vector size is learnt in each instance's memory
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { startFakeEmbeddings, type FakeEmbeddings } from '../../helpers/fake-embeddings.ts';

@@ -1,4 +1,5 @@
 // Keyword search over real mail: SMTP in (nodemailer), GET /v1/search and /v1/inboxes/:id/search out.
+// @cluster
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';

@@ -1,4 +1,5 @@
 // SMTP AUTH as users configure it (--smtp-auth any|required|off), sink mode (--accept-any-domain) and the mail-in log.
+// @cluster
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import nodemailer from 'nodemailer';

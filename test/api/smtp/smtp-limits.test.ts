@@ -1,5 +1,6 @@
 // Session limits: a client that keeps a connection busy with NOOP/RSET forever is closed at the lifetime or command
 // budget with 421 4.7.0, while a normal session on the same server delivers.
+// not @cluster: SMTP session limits are per instance; talks to one instance
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { after, before, describe, test } from 'node:test';

@@ -1,6 +1,7 @@
 // A raw message or attachment whose blob file is gone from disk (deleted by hand, a restore that lost files):
 // REST answers a clean problem+json instead of cutting the connection, MCP an isError result naming no file path,
 // and the server logs it once with the message id.
+// not @cluster: deletes local blob files (a shared bucket has none)
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';

@@ -1,6 +1,7 @@
 // A raw download must never promise more bytes than it sends: the Content-Length comes from the bytes actually in
 // the blob store, not from the size recorded at ingest, and a segment cut shorter than its index (damaged by hand,
 // an older copy restored) is a clean 500 before any byte, instead of a response that hangs after a short body.
+// not @cluster: cuts a SQLite-mode blob segment file short
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';

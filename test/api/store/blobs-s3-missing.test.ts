@@ -1,5 +1,6 @@
 // Without OpenStack Swift installed the S3 tests are skipped with one line naming the Debian packages, and under
 // CI=true they fail instead (CI must run them).
+// not @cluster: runs blobs-s3 without Swift, no server of its own
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';

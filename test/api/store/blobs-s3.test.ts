@@ -1,6 +1,7 @@
 // --blob-store s3://… against a real S3-compatible server: OpenStack Swift with s3api (test/helpers/swift.ts). Mail
 // arrives over real SMTP; its raw bytes and attachments must be objects in the bucket (looked at with the SDK), the
 // 250 must mean the PUTs answered 200, and an S3 outage must turn into temporary SMTP errors, never lost mail.
+// not @cluster: runs against its own Swift bucket and checks the SQLite store's S3 mode
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import fs from 'node:fs';

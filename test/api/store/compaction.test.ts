@@ -1,5 +1,6 @@
 // Compaction reclaims the segment space of deleted mail, in steps that let ingest go on meanwhile: afterwards every
 // remaining message and attachment reads back byte for byte, and mail sent during compaction is stored too.
+// not @cluster: compacts the SQLite-mode blob segment files
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import fs from 'node:fs';

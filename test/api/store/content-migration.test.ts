@@ -1,6 +1,7 @@
 // Migration 004 moves existing messages to the shared-content tables: a store written before it (one full row per
 // recipient) opens with every message readable and every API answer as the code before 004 computed it from the
 // old rows (messageView of the row and its attachments), and copies of one raw message now share one content.
+// not @cluster: writes a pre-004 SQLite store by hand
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { test } from 'node:test';

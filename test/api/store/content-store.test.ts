@@ -1,6 +1,7 @@
 // Parsed content is stored once per raw message (migration 004), however many recipients the SMTP transaction
 // had: one `contents` row, attachment rows once, a small row per recipient. Every recipient still sees the whole
 // message; content and blobs go only when the last message that uses them goes.
+// not @cluster: checks a local blob goes at once (a shared bucket keeps it for the delete grace)
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import { after, before, describe, test } from 'node:test';

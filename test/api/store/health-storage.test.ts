@@ -1,6 +1,7 @@
 // /health reports whether the store can write: 503 {"status":"degraded","reason"} when the data dir's file
 // system is short of space (a real statfs; the threshold is raised above what any disk has), 200 otherwise.
 // The full-disk and read-only cases on a real tmpfs are in test/e2e/disk-full.test.ts.
+// not @cluster: asserts the local blob store and the data dir's free space
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { startTestServer, TEST_ON_POSTGRES } from '../../helpers/server.ts';

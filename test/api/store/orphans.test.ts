@@ -1,5 +1,6 @@
 // A stop between deleting messages and collecting what they used (kill -9, power loss) leaves contents and blobs
 // nothing references. The next start finds them and collects them; mail still referenced is never touched.
+// not @cluster: checks local blob files and segments after an interrupted delete
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { test } from 'node:test';

@@ -1,6 +1,7 @@
 // Two inboxd instances (in this process) on one real PostgreSQL and one blob folder (issue 20): mail that arrives at
 // A wakes a wait and an SSE stream on B, a callback is delivered once with both running (a failed first attempt
 // retried through the shared queue), and cluster jobs run on one instance, taken over when it stops.
+// not @cluster: starts its own two instances on PostgreSQL
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import http from 'node:http';

@@ -1,6 +1,7 @@
 // Two inboxd instances on one PostgreSQL and one S3 bucket (real OpenStack Swift, issue 20): the sweep of
 // unreferenced objects lists the whole bucket, so it runs on one instance of the cluster (store.singleton, like the
 // expiry sweep), not on every instance every hour.
+// not @cluster: starts its own two instances on PostgreSQL and Swift
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { postgresMissing } from '../../helpers/postgres.ts';

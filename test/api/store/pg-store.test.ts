@@ -1,5 +1,6 @@
 // The store on a real PostgreSQL (issue 20): --database checks, start errors that name host:port and never the
 // password, several instances migrating one empty database at once, engine-neutral unique-violation detection.
+// not @cluster: builds its own PostgreSQL topologies
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import path from 'node:path';

@@ -1,6 +1,7 @@
 // A crash mid-append leaves the newest segment torn. On restart every acknowledged message is readable, the torn
 // tail is cut off, rows whose bytes never reached the disk (committed, never acknowledged) are dropped, and the
 // database passes its integrity check.
+// not @cluster: tears the SQLite-mode segment and database of a crashed process
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';

@@ -1,6 +1,7 @@
 // packaging/: the systemd unit passes `systemd-analyze verify` (where systemd is installed) with its hardening in
 // place, the Dockerfile has what a non-root image needs, both name only real settings, and the image's HEALTHCHECK
 // command really tells a healthy server from an absent one.
+// not @cluster: checks packaging/ and the image's HEALTHCHECK against one process
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';

@@ -1,6 +1,7 @@
 // Threads on a PostgreSQL cluster (issue 20): replies arriving at one instance while another deletes messages of the
 // same thread. Each instance has its own write queue, so only the database orders them (the inbox's row lock); the
 // thread rows must still match their messages afterwards.
+// not @cluster: starts its own two instances on PostgreSQL
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { test } from 'node:test';

@@ -1,4 +1,5 @@
 // svc_list_threads through the official MCP SDK client: the list, one thread with its messages, scope and errors.
+// @cluster
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { json, type Json } from '../../helpers/http.ts';

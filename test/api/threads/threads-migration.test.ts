@@ -1,6 +1,7 @@
 // Migration 012 threads the mail a store already holds, oldest first and by the same rules as ingest: a store written
 // before it opens with every claimed message in a thread, unclaimed mail left for its claim, and new mail joining
 // the old threads.
+// not @cluster: writes a pre-012 SQLite store by hand
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';

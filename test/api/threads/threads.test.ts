@@ -1,5 +1,6 @@
 // Threads (CONTRACT §9) over real SMTP: reply chains, parents arriving after their replies, merges, subject fallback
 // in many languages, per-inbox threads, deletes, claimed mail, paging, scopes and bad input.
+// @cluster
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { json, type Json } from '../../helpers/http.ts';

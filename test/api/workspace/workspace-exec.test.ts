@@ -1,6 +1,7 @@
 // execute-reply (CONTRACT §13): the policy gate in each mode, a mail that tries to talk the engine into sending,
 // Stripe-style idempotency (replay, 409 on a changed request, concurrent replays, 24 h keys), scopes and 404s.
 // Without a mailer (the outbound feature wires it) a reply the policy would send answers 501 and is logged blocked.
+// @cluster
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { startFakeModels, type FakeModels } from '../../helpers/fake-models.ts';

@@ -1,5 +1,6 @@
 // The 21 svc_workspace_* tools over MCP with the official SDK client: every tool is listed, every argument is
 // described for a model, and each tool answers (the provider tools with a clear not_configured).
+// @cluster
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';

@@ -2,6 +2,7 @@
 // only so much of a stranger's mail and says where it stopped, a scheduler tick stops at its budget and leaves the
 // rest due, the main thread keeps answering /health while monitors run over large mail, and one team's many
 // monitors cannot keep another team's monitor from its run. Caps are set low by flag.
+// @cluster
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { MonitorRunRow } from '../../../src/workspace/tables.ts';

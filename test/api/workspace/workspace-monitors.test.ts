@@ -1,5 +1,6 @@
 // Monitors on a controllable clock: the scheduler runs a monitor only when its interval has passed, each run is
 // stored with its findings, run-now does not move the schedule, and create/list/delete/runs with their errors.
+// @cluster
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { json, type Json } from '../../helpers/http.ts';

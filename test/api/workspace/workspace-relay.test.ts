@@ -2,6 +2,7 @@
 // nothing under draft_only, only safe replies under auto_send_safe, full_auto within the hard rules, and one send
 // for concurrent replays of one key. These need the outbound feature (--smtp-relay and services.workspaceMailer
 // wired to its reply path); until that branch is merged they are marked todo.
+// @cluster
 import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';

@@ -1,5 +1,6 @@
 // The workspace preview over HTTP (CONTRACT §13): hub, summaries and drafts with no model, policy and its admin
 // rule, rules status/evaluate without side effects, reminders, actions, today and decisions, and bad input.
+// @cluster
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { json, type Json } from '../../helpers/http.ts';
