@@ -2,7 +2,7 @@
 // worker file on disk): the thread exists, and a delivered message has its code extracted. Search runs in the
 // sandbox's worker thread, on its own read-only SQLite connection, and finds it.
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';

@@ -5,8 +5,8 @@
 // a binary that was built elsewhere (no build step then).
 
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';

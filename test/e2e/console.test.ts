@@ -7,9 +7,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { sendMail } from '../helpers/smtp.ts';
 import { takeScreenshots } from '../../scripts/screenshots.ts';
-import { ADMIN_KEY, builtBinary, chromiumMissing, launchChromium, recorder, type Running, startServer } from '../helpers/console.ts';
+import { ADMIN_KEY, builtBinary, chromiumMissing, launchChromium, type Running, recorder, startServer } from '../helpers/console.ts';
+import { sendMail } from '../helpers/smtp.ts';
 
 const missing = chromiumMissing();
 

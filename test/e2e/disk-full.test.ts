@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { checkStore, createInbox, deliver, killAll, listAll, startChild, type Child } from '../stress/lib.ts';
+import { type Child, checkStore, createInbox, deliver, killAll, listAll, startChild } from '../stress/lib.ts';
 
 let mountPoint = '';
 let skip: string | false = false;

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { BENCH_KEY, ROOT, startInboxd, type Inboxd } from '../../scripts/bench/lib.ts';
+import { BENCH_KEY, type Inboxd, ROOT, startInboxd } from '../../scripts/bench/lib.ts';
 
 function run(cmd: string, args: string[], timeoutMs = 120_000): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {

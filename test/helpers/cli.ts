@@ -1,5 +1,5 @@
 // Runs the CLI from source as a child process (the built binary has its own e2e test).
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
 
 export const ROOT = path.resolve(import.meta.dirname, '../..');

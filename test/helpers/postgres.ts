@@ -2,7 +2,7 @@
 // dir, listening on a free loopback port only (no Unix socket in a shared place). PostgreSQL refuses to run as root,
 // so under root the cluster belongs to the `postgres` system user the Debian package creates. Stopped by its own
 // process id (the postmaster's), then the dir is removed.
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';

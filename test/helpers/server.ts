@@ -5,13 +5,14 @@
 // bucket of a real S3-compatible server (Swift s3api, test/helpers/swift.ts, one per test process): `api()` sends
 // every second request to the second instance, the way a load balancer spreads them; SMTP (`server.smtpPort`), `url`
 // and `server.services` are the first instance's. So mail arrives at A while waits, reads and downloads run on B.
-import { after } from 'node:test';
+
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { after } from 'node:test';
 import { loadConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/log.ts';
-import { startServer, type RunningServer, type StartOptions } from '../../src/server/start.ts';
+import { type RunningServer, type StartOptions, startServer } from '../../src/server/start.ts';
 import { type PgServer, postgresMissing, startPostgres } from './postgres.ts';
 import { type SwiftServer, startSwift, swiftMissing } from './swift.ts';
 

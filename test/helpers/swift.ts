@@ -3,7 +3,7 @@
 // Five processes, every one spawned here in the foreground (no daemonising swift-init) and stopped by its own pid:
 // memcached (tempauth needs the cache filter: without it every request answers 500), the account, container and
 // object servers, and the proxy that speaks S3. S3 credentials: access key `test:tester`, secret `testing`.
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';

@@ -1,7 +1,8 @@
 // Hostile input at full size for the built-in engine: huge and pathological messages finish (bounded work) and
 // still answer every preset with a valid shape.
-import { after, test } from 'node:test';
+
 import assert from 'node:assert/strict';
+import { after, test } from 'node:test';
 import { AiService, standaloneSandbox } from '../../src/ai/service.ts';
 import { parseMessage } from '../../src/mail/parse.ts';
 

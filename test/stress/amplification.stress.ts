@@ -5,9 +5,9 @@
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import net from 'node:net';
-import { after, before, test } from 'node:test';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { json, type Json } from '../helpers/http.ts';
+import { after, before, test } from 'node:test';
+import { type Json, json } from '../helpers/http.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
 const ROUNDS = 4;

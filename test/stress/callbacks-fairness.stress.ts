@@ -5,8 +5,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { MAX_PER_TARGET } from '../../src/events/callbacks.ts';
 import { createInbox, HoldingReceiver } from '../helpers/receiver.ts';
-import { sendMail } from '../helpers/smtp.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { sendMail } from '../helpers/smtp.ts';
 
 const SLOW_HOSTS = 6;
 const PATHS_PER_SLOW_HOST = 50;

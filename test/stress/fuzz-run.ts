@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import { analyze } from '../../src/ingest/analyze.ts';
 import { startTestServer } from '../helpers/server.ts';
 import { listAll, RawSmtp } from './lib.ts';
-import { mutatedMessage, QUICK, type MutationBudget } from './mime-mutations.ts';
+import { type MutationBudget, mutatedMessage, QUICK } from './mime-mutations.ts';
 
 /** Longest time one message may take through parse + extract (the ingest worker's own limit is 30 s). */
 export const PER_MESSAGE_LIMIT_MS = 30_000;

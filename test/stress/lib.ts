@@ -2,7 +2,7 @@
 // child process on free ports, a raw SMTP client that reports every reply, a well-behaved probe that measures how
 // long a normal delivery takes while an attack runs, the server's RSS, and the store checks after a crash.
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { tempDir } from '../helpers/server.ts';
-import { createInbox, listAll, pct, probe, startChild, type Child } from './lib.ts';
+import { type Child, createInbox, listAll, pct, probe, startChild } from './lib.ts';
 import * as attacks from './smtp-attacks.ts';
 
 export interface AbuseScale {

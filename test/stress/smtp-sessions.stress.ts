@@ -2,9 +2,9 @@
 // within the command budget, so only the default session lifetime (--smtp-max-session-seconds 600) ends them. Every
 // one is closed with 421 4.7.0 at that limit, and a normal client keeps delivering the whole time.
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import fs from 'node:fs';
 import { after, test } from 'node:test';
 import { createInbox, killAll, listAll, probe, RawSmtp, sleep, startChild } from './lib.ts';
 

@@ -1,13 +1,14 @@
 // The built-in engine on mails outside the corpus (test/fixtures/structured-extra): other languages (it, nl, pl),
 // a forwarded invoice (rule 4), US month-first dates, a refund, a UBL credit note attachment, JSON-LD.
-import { test } from 'node:test';
+
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { datesIn } from '../../src/ai/builtin/dates.ts';
 import { builtinPreset } from '../../src/ai/builtin/index.ts';
 import { moneyIn, parseNumber } from '../../src/ai/builtin/money.ts';
-import { datesIn } from '../../src/ai/builtin/dates.ts';
 import { parseMessage } from '../../src/mail/parse.ts';
 
 const dir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/structured-extra');

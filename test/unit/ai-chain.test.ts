@@ -1,16 +1,17 @@
 // The model chain against local servers speaking the OpenAI, Anthropic and Ollama protocols: fallback order on a
 // hang, a 500, prose, JSON missing required fields and a huge body; validation; the built-in engine last; the
 // cache; a hostile mail; bounded input; schemas over the limits.
-import { after, before, test } from 'node:test';
+
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { parseModels } from '../../src/ai/models.ts';
+import { AiService, standaloneSandbox } from '../../src/ai/service.ts';
 import { AppError } from '../../src/errors.ts';
 import { parseMessage } from '../../src/mail/parse.ts';
-import { AiService, standaloneSandbox } from '../../src/ai/service.ts';
-import { parseModels } from '../../src/ai/models.ts';
-import { startFakeModels, type FakeModels } from '../helpers/fake-models.ts';
+import { type FakeModels, startFakeModels } from '../helpers/fake-models.ts';
 
 const dir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/structured');
 const load = (f: string) => parseMessage(readFileSync(path.join(dir, f)));

@@ -1,14 +1,15 @@
 // The structured-extraction corpus (test/fixtures/structured, a copy of the shared corpus): the built-in engine
 // must match every required field. Results are computed in-process through the same CLI code path, then the
 // corpus' own scorer reads them (results mode).
-import { test } from 'node:test';
+
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Writable } from 'node:stream';
+import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { extractCommand } from '../../src/cli/extract.ts';
 
 const dir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/structured');

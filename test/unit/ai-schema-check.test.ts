@@ -4,8 +4,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { untrusted } from '../../src/ai/prompt.ts';
-import { checkSchema, SCHEMA_LIMITS } from '../../src/ai/schema-check.ts';
 import { runSchemaJob } from '../../src/ai/schema.ts';
+import { checkSchema, SCHEMA_LIMITS } from '../../src/ai/schema-check.ts';
 import { AppError } from '../../src/errors.ts';
 
 function refusal(schema: unknown, limits = SCHEMA_LIMITS): { path: string; detail: string } {

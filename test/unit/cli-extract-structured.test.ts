@@ -1,10 +1,11 @@
 // `inboxd extract --preset NAME FILE.eml` / `--schema FILE.json FILE.eml`: the route's answer offline, and usage errors.
-import { test } from 'node:test';
+
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
+import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { extractCommand } from '../../src/cli/extract.ts';
 

@@ -1,10 +1,11 @@
 // `inboxd extract`: output shape and exit codes.
-import { test } from 'node:test';
+
 import assert from 'node:assert/strict';
-import { Writable } from 'node:stream';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { Writable } from 'node:stream';
+import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { extractCommand } from '../../src/cli/extract.ts';
 

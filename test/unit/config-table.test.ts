@@ -3,13 +3,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { z } from 'zod';
-import { type Config, loadConfig, OPTIONS, type OptionEntry, type OptionKey, optionsHelp } from '../../src/config.ts';
 import type { DerivedValues } from '../../src/config/derived.ts';
 import { BASIC_OPTIONS } from '../../src/config/options/basics.ts';
 import { CONNECTION_OPTIONS } from '../../src/config/options/connections.ts';
 import { INTEGRATION_OPTIONS } from '../../src/config/options/integrations.ts';
 import { WORKER_OPTIONS } from '../../src/config/options/workers.ts';
 import { OPTION_DEFS, OPTION_KEYS } from '../../src/config/options.ts';
+import { type Config, loadConfig, OPTIONS, type OptionEntry, type OptionKey, optionsHelp } from '../../src/config.ts';
 
 describe('the option table', () => {
   it('has a flag, an environment variable and help text in every row, none of them shared', () => {

@@ -1,10 +1,11 @@
 // Bounded work: huge and pathological inputs still give the right answer (timings are checked by the
 // bench, not here).
-import { test } from 'node:test';
+
 import assert from 'node:assert/strict';
-import { x } from './extract-helpers.ts';
-import { htmlToDoc, htmlToText } from '../../src/mail/extract/html-text.ts';
+import { test } from 'node:test';
 import { decodeEntities } from '../../src/mail/extract/entities.ts';
+import { htmlToDoc, htmlToText } from '../../src/mail/extract/html-text.ts';
+import { x } from './extract-helpers.ts';
 
 test('20 MB text body: the code near the top is found', () => {
   const text = 'Your verification code is 482913.\n' + 'lorem ipsum dolor sit amet 12345 consectetur '.repeat(460_000);

@@ -3,11 +3,12 @@
 // reference numbers, tracking ids, postcodes, product names, colours, build ids in similar sentences are not; and a
 // marketing mail's promo/discount code is never the otp, even when the mail also asks to verify the address.
 // Whole MIME messages go through parseMessage and extractVerification, the path ingest uses.
-import { test } from 'node:test';
+
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
 import { xRaw } from './extract-helpers.ts';
-import { button, mime, page } from './extract-mime.ts';
 import type { MimeSpec } from './extract-mime.ts';
+import { button, mime, page } from './extract-mime.ts';
 
 const TOK = 'Zr4mQ8xW2pL7nK3vB9cT1yH6dJ0sF5gA';
 const U = 'https://mailer.example.net/unsub/7c2e9a4b1d3f5e6071829a3b';

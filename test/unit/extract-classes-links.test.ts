@@ -3,11 +3,12 @@
 // links; and the near misses (password-changed notices, calendar invitations, "invite your team" calls to action,
 // webinar sign-ups, accepted-invitation notices) have none. Whole MIME messages go through parseMessage and
 // extractVerification, the path ingest uses.
-import { test } from 'node:test';
+
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
 import { xRaw } from './extract-helpers.ts';
-import { button, mime, page } from './extract-mime.ts';
 import type { MimeSpec } from './extract-mime.ts';
+import { button, mime, page } from './extract-mime.ts';
 
 const TOK = 'Qm8xT2vK9pL4nR7sW1yZ3bC6dF0gH5jA';
 const T2 = 'b7e41c9a-3f0d-4e8a-9c2b-5d6f7a8e9b10';

@@ -3,11 +3,12 @@
 // usernames, Wi-Fi codes, colours, flights, invoices and booking numbers that are not; promo codes (digits too) in
 // Korean, Russian and English advertising, and real codes with a promo footer. Whole MIME messages through
 // parseMessage and extractVerification.
-import { test } from 'node:test';
+
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
 import { xRaw } from './extract-helpers.ts';
-import { mime, page } from './extract-mime.ts';
 import type { MimeSpec } from './extract-mime.ts';
+import { mime, page } from './extract-mime.ts';
 
 const cases: Array<[name: string, spec: MimeSpec, otp: string | null, link: string | null]> = [
   ['pt code', { from: 'A <a@banco.com.br>', subject: 'Acesso', text: 'Seu código é: Ab3x9K. Válido por 5 minutos.' }, 'Ab3x9K', null],

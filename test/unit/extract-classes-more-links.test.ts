@@ -2,11 +2,12 @@
 // generic "click here", a text label or a click-tracking wrapper; "View invitation" / "Join Now" / text-only
 // invitations; and the near misses (new-sign-in notice, password tips, advertising "invitations", a launch party).
 // Whole MIME messages through parseMessage and extractVerification.
-import { test } from 'node:test';
+
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
 import { xRaw } from './extract-helpers.ts';
-import { button, mime, page } from './extract-mime.ts';
 import type { MimeSpec } from './extract-mime.ts';
+import { button, mime, page } from './extract-mime.ts';
 
 const T = 'Hq7ZpX2mK9vL4nR8sW1yT3bC6dF0gJ5a';
 const W = `https://click.esp.example/ls/click?upn=${T}${T}`;

@@ -1,10 +1,11 @@
 // Code extraction: formats (README rules 1–5), distractor classes (rule 6), languages, Subject-only codes,
 // presets, and the agent's primary action.
-import { test } from 'node:test';
+
 import assert from 'node:assert/strict';
-import { x, msg } from './extract-helpers.ts';
+import { test } from 'node:test';
+import { maskLine, scanCodes } from '../../src/mail/extract/code-scan.ts';
 import { extractVerification, primaryActionFor } from '../../src/mail/extract/index.ts';
-import { scanCodes, maskLine } from '../../src/mail/extract/code-scan.ts';
+import { msg, x } from './extract-helpers.ts';
 
 // ---- formats
 const formats: Array<[string, string, string]> = [

@@ -1,9 +1,10 @@
 // Helpers for the extractor tests: build a ParsedMessage by hand or from raw MIME text.
-import type { ParsedMessage } from '../../src/mail/types.ts';
-import { parseMessage } from '../../src/mail/parse.ts';
-import { extractVerification } from '../../src/mail/extract/index.ts';
+
 import type { Extraction } from '../../src/mail/extract/index.ts';
+import { extractVerification } from '../../src/mail/extract/index.ts';
+import { parseMessage } from '../../src/mail/parse.ts';
 import type { PresetId } from '../../src/mail/presets.ts';
+import type { ParsedMessage } from '../../src/mail/types.ts';
 
 export interface MsgSpec {
   from?: string;

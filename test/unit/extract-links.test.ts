@@ -1,9 +1,10 @@
 // Link extraction: anchors and plain-text URLs, exclusions (README rule 11), canonical form (rule 10),
 // click-tracking wrappers and their unwrap, userinfo tricks, IP hosts.
-import { test } from 'node:test';
+
 import assert from 'node:assert/strict';
-import { layout, x, xRaw } from './extract-helpers.ts';
+import { test } from 'node:test';
 import { hasToken, registrableDomain, unwrapTracking } from '../../src/mail/extract/links.ts';
+import { layout, x, xRaw } from './extract-helpers.ts';
 
 const T = 'Zk29fj3KLm8x7c6v5b4n3m2Qa7Pw';
 const V = `https://app.example.com/verify?token=${T}`;

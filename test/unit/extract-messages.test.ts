@@ -1,10 +1,11 @@
 // Realistic messages in styles the public corpus does not cover: other languages, codes in <strong>, in
 // boxes, with letters, link-only resets, approvals, wrappers, newsletters with promo codes, receipts,
 // bookings, meeting invites, security notices, replies. Each row: name, message, expected otp, expected link.
-import { test } from 'node:test';
+
 import assert from 'node:assert/strict';
-import { layout, x } from './extract-helpers.ts';
+import { test } from 'node:test';
 import type { MsgSpec } from './extract-helpers.ts';
+import { layout, x } from './extract-helpers.ts';
 
 const footer = `Example Inc., 548 Market St #12345, San Francisco, CA 94104 · <a href="https://example.com/privacy">Privacy</a> · <a href="https://example.com/unsubscribe?u=8f3a9c2d1e0b4a5f6c7d">Unsubscribe</a>`;
 const T = 'tK8pQ2vX9mL4nR7sW1yZ3bC6dF0gH5jA';

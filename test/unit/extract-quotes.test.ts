@@ -1,9 +1,10 @@
 // Replies, forwards and helpdesk threads: the newest (unquoted, topmost) code wins (README rule 7).
-import { test } from 'node:test';
+
 import assert from 'node:assert/strict';
-import { x } from './extract-helpers.ts';
-import { markQuotes, threadHints } from '../../src/mail/extract/quotes.ts';
+import { test } from 'node:test';
 import { textToLines } from '../../src/mail/extract/doc.ts';
+import { markQuotes, threadHints } from '../../src/mail/extract/quotes.ts';
+import { x } from './extract-helpers.ts';
 
 test('">" quoted older code loses to the new one', () => {
   const text =

@@ -7,8 +7,8 @@ import { test } from 'node:test';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
 import { Migrator } from 'kysely/migration';
-import { MIGRATIONS } from '../../src/store/migrations/index.ts';
 import { openStore } from '../../src/store/db.ts';
+import { MIGRATIONS } from '../../src/store/migrations/index.ts';
 import { tempDir } from '../helpers/server.ts';
 
 test('007 backfills target_host of pending deliveries', async () => {

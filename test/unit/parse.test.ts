@@ -1,8 +1,9 @@
 // parseMessage: mapping into ParsedMessage, attachments, and hostile / broken input (bounded, best effort).
-import { test } from 'node:test';
+
 import assert from 'node:assert/strict';
-import { parseMessage, sanitizeFilename, decodeHeaderValue, withoutBareCR } from '../../src/mail/parse.ts';
+import { test } from 'node:test';
 import { extractVerification } from '../../src/mail/extract/index.ts';
+import { decodeHeaderValue, parseMessage, sanitizeFilename, withoutBareCR } from '../../src/mail/parse.ts';
 
 const crlf = (s: string) => Buffer.from(s.replace(/\r?\n/g, '\r\n'), 'utf8');
 

@@ -1,7 +1,8 @@
 // The 25 service presets and sender-domain detection.
-import { test } from 'node:test';
+
 import assert from 'node:assert/strict';
-import { PRESET_IDS, getPreset, isPresetId, listPresets, serviceFromAddress } from '../../src/mail/presets.ts';
+import { test } from 'node:test';
+import { getPreset, isPresetId, listPresets, PRESET_IDS, serviceFromAddress } from '../../src/mail/presets.ts';
 
 test('25 presets in the contract order', () => {
   assert.deepEqual(

@@ -3,13 +3,13 @@
 import assert from 'node:assert/strict';
 import { describe, it, test } from 'node:test';
 import {
+  type AddressClass,
   classifyAddress,
   embeddedIpv4,
   redactCallbackUrls,
   refuseUrl,
   resolveTarget,
   TargetRefused,
-  type AddressClass,
 } from '../../src/events/targets.ts';
 
 const STRICT = { allowHttp: true, allowPrivate: false };

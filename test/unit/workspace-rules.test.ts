@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { datesIn, draftReply, ownText, summarize } from '../../src/workspace/builtin.ts';
-import { decide, DEFAULT_SETTINGS, evaluateRules, RULES, type RuleContext } from '../../src/workspace/rules.ts';
+import { DEFAULT_SETTINGS, decide, evaluateRules, RULES, type RuleContext } from '../../src/workspace/rules.ts';
 import type { WsMessage } from '../../src/workspace/source.ts';
 
 const msg = (over: Partial<WsMessage> = {}): WsMessage => ({

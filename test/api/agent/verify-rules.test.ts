@@ -2,10 +2,10 @@
 // once (resend flows), `since`, a timed-out deleteAfter keeping its inbox, and one shape for `from`.
 // @cluster
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { json, type Json } from '../../helpers/http.ts';
 import fs from 'node:fs';
-import { startTestServer, tempDir, type TestServer, listenerCount } from '../../helpers/server.ts';
+import { after, before, describe, test } from 'node:test';
+import { type Json, json } from '../../helpers/http.ts';
+import { listenerCount, startTestServer, type TestServer, tempDir } from '../../helpers/server.ts';
 
 let s: TestServer;
 before(async () => {

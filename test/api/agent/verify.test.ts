@@ -3,10 +3,10 @@
 // @cluster
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { sendMail } from '../../helpers/smtp.ts';
-import { json, type Json } from '../../helpers/http.ts';
+import { type Json, json } from '../../helpers/http.ts';
 import { callOk, mcpClient } from '../../helpers/mcp-tools.ts';
 import { startTestServer, type TestServer } from '../../helpers/server.ts';
+import { sendMail } from '../../helpers/smtp.ts';
 
 let s: TestServer;
 before(async () => {

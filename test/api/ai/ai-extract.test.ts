@@ -2,14 +2,15 @@
 // OpenAI-compatible link, a working Ollama link), the built-in engine, 400s for bad requests and schemas,
 // presets with their JSON Schemas, model status without secrets, and the admin-only probe.
 // not @cluster: the model probe results are kept in each instance's memory (probed on one, read on the other)
-import { after, before, test } from 'node:test';
+
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { ADMIN_KEY, startTestServer, type TestServer } from '../../helpers/server.ts';
-import { startFakeModels, type FakeModels } from '../../helpers/fake-models.ts';
+import { type FakeModels, startFakeModels } from '../../helpers/fake-models.ts';
 import { mcpClient } from '../../helpers/mcp-tools.ts';
+import { ADMIN_KEY, startTestServer, type TestServer } from '../../helpers/server.ts';
 
 type Json = Record<string, any>;
 const dir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../fixtures/structured');

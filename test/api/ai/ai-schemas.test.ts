@@ -3,9 +3,10 @@
 // a self-reference and a mutual reference are refused at submission with a 400 naming the JSON path; and no field of
 // the mail (From name, subject, link text and URL, body) can close the <message> block of the model prompt.
 // @cluster
-import { after, before, test } from 'node:test';
+
 import assert from 'node:assert/strict';
-import { startFakeModels, type FakeModels } from '../../helpers/fake-models.ts';
+import { after, before, test } from 'node:test';
+import { type FakeModels, startFakeModels } from '../../helpers/fake-models.ts';
 import { callErr, mcpClient } from '../../helpers/mcp-tools.ts';
 import { startTestServer, type TestServer } from '../../helpers/server.ts';
 

@@ -5,9 +5,9 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import * as oidc from 'openid-client';
+import { type Json, json } from '../../helpers/http.ts';
+import { ADMIN_KEY, startTestServer, TEST_CLUSTER, type TestServer } from '../../helpers/server.ts';
 import { sendMail, smtpDialogue } from '../../helpers/smtp.ts';
-import { json, type Json } from '../../helpers/http.ts';
-import { ADMIN_KEY, startTestServer, type TestServer, TEST_CLUSTER } from '../../helpers/server.ts';
 
 let s: TestServer;
 let offset = 0;

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { describe, it } from 'node:test';
-import { startTestServer, tempDir, type TestServer } from '../../helpers/server.ts';
+import { startTestServer, type TestServer, tempDir } from '../../helpers/server.ts';
 
 const DAY = 86_400_000;
 

@@ -6,8 +6,8 @@ import { after, before, test } from 'node:test';
 import { z } from 'zod';
 import type { Operation } from '../../../src/ops/op.ts';
 import { isMutation } from '../../../src/ops/op.ts';
-import { OPERATIONS } from '../../../src/ops/registry.ts';
 import { pathParams } from '../../../src/ops/openapi.ts';
+import { OPERATIONS } from '../../../src/ops/registry.ts';
 import { ADMIN_KEY, startTestServer, type TestServer } from '../../helpers/server.ts';
 
 type Who = 'none' | 'malformed' | 'unknown' | 'revoked' | 'expiredToken' | 'readOnly' | 'member' | 'otherPrefix' | 'admin' | 'adminToken';

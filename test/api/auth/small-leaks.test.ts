@@ -10,10 +10,10 @@ import net from 'node:net';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import { startDns } from '../../helpers/dns.ts';
-import { json, type Json } from '../../helpers/http.ts';
+import { type Json, json } from '../../helpers/http.ts';
+import { startTestServer, TEST_ON_POSTGRES, type TestServer, tempDir } from '../../helpers/server.ts';
 import { sendMail } from '../../helpers/smtp.ts';
 import { teamAdminKey } from '../../helpers/teams.ts';
-import { startTestServer, TEST_ON_POSTGRES, type TestServer, tempDir } from '../../helpers/server.ts';
 
 const NEL = '\u0085';
 

@@ -8,7 +8,7 @@ import { Resolver } from 'node:dns/promises';
 import { after, before, test } from 'node:test';
 import { dkimVerify } from 'mailauth/lib/dkim/verify.js';
 import { startDns, type TestDns } from '../../helpers/dns.ts';
-import { json, type Json } from '../../helpers/http.ts';
+import { type Json, json } from '../../helpers/http.ts';
 import { startRelay, type TestRelay } from '../../helpers/relay.ts';
 import { startTestServer, type TestServer } from '../../helpers/server.ts';
 

@@ -7,11 +7,11 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { DEFAULT_TEAM_ID } from '../../../src/store/keys.ts';
 import { startDns, type TestDns } from '../../helpers/dns.ts';
-import { json, type Json } from '../../helpers/http.ts';
+import { type Json, json } from '../../helpers/http.ts';
 import { startRelay, type TestRelay } from '../../helpers/relay.ts';
-import { teamAdminKey } from '../../helpers/teams.ts';
 import { startTestServer, type TestServer } from '../../helpers/server.ts';
 import { sendMail } from '../../helpers/smtp.ts';
+import { teamAdminKey } from '../../helpers/teams.ts';
 
 const DOMAIN = 'takeover.example';
 let dns: TestDns;

@@ -4,8 +4,8 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { startDns, type TestDns } from '../../helpers/dns.ts';
-import { ADMIN_KEY, startTestServer, type TestServer } from '../../helpers/server.ts';
 import { mcpClient } from '../../helpers/mcp-tools.ts';
+import { ADMIN_KEY, startTestServer, type TestServer } from '../../helpers/server.ts';
 
 type Json = Record<string, any>;
 let s: TestServer;

@@ -10,10 +10,10 @@ import { dkimVerify } from 'mailauth/lib/dkim/verify.js';
 import nodemailer from 'nodemailer';
 import { DEFAULT_TEAM_ID } from '../../../src/store/keys.ts';
 import { startDns, type TestDns } from '../../helpers/dns.ts';
-import { json, type Json } from '../../helpers/http.ts';
+import { type Json, json } from '../../helpers/http.ts';
+import { startTestServer, type TestServer, tempDir } from '../../helpers/server.ts';
 import { sendMail } from '../../helpers/smtp.ts';
 import { teamAdminKey } from '../../helpers/teams.ts';
-import { startTestServer, tempDir, type TestServer } from '../../helpers/server.ts';
 
 const SECRET = crypto.randomBytes(32).toString('hex');
 const DOMAIN = 'mail.example.com';

@@ -3,11 +3,11 @@
 // @cluster
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { HoldingReceiver } from '../../helpers/receiver.ts';
-import { sendMail } from '../../helpers/smtp.ts';
-import { startTestServer, type TestServer } from '../../helpers/server.ts';
 import { type Json, json } from '../../helpers/http.ts';
 import { mcpClient } from '../../helpers/mcp-tools.ts';
+import { HoldingReceiver } from '../../helpers/receiver.ts';
+import { startTestServer, type TestServer } from '../../helpers/server.ts';
+import { sendMail } from '../../helpers/smtp.ts';
 
 let s: TestServer;
 let rx: HoldingReceiver;

@@ -6,8 +6,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createInbox, HoldingReceiver } from '../../helpers/receiver.ts';
-import { sendMail } from '../../helpers/smtp.ts';
 import { startTestServer, type TestServer } from '../../helpers/server.ts';
+import { sendMail } from '../../helpers/smtp.ts';
 
 const PER_HOST = 2;
 const SLOW_INBOXES = 8;

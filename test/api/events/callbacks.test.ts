@@ -11,9 +11,9 @@ import pg from 'pg';
 import { Webhook } from 'standardwebhooks';
 import { RETRY_DELAYS_MS } from '../../../src/events/callbacks.ts';
 import { systemResolver } from '../../../src/events/targets.ts';
-import { sendMail } from '../../helpers/smtp.ts';
-import { startTestServer, tempDir, type TestServer } from '../../helpers/server.ts';
 import { type Json, json } from '../../helpers/http.ts';
+import { startTestServer, type TestServer, tempDir } from '../../helpers/server.ts';
+import { sendMail } from '../../helpers/smtp.ts';
 
 interface Hit {
   path: string;

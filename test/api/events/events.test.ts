@@ -4,9 +4,9 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { sendMail } from '../../helpers/smtp.ts';
-import { ADMIN_KEY, startTestServer, type TestServer, listenerCount } from '../../helpers/server.ts';
 import { type Json, json } from '../../helpers/http.ts';
+import { ADMIN_KEY, listenerCount, startTestServer, type TestServer } from '../../helpers/server.ts';
+import { sendMail } from '../../helpers/smtp.ts';
 
 interface SseEvent {
   id: string | null;

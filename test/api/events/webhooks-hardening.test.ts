@@ -5,13 +5,13 @@
 // @cluster
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
+import fs from 'node:fs';
 import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { loadConfig, UsageError } from '../../../src/config.ts';
-import { RawSmtp, sleep } from '../../stress/lib.ts';
-import { startTestServer, tempDir, type TestServer } from '../../helpers/server.ts';
-import fs from 'node:fs';
 import { type Json, json } from '../../helpers/http.ts';
+import { startTestServer, type TestServer, tempDir } from '../../helpers/server.ts';
+import { RawSmtp, sleep } from '../../stress/lib.ts';
 
 const KEY = 'key-3ax6xnjp29jd6fds4gc373sgvjxteol0';
 const MAX = 64 * 1024;

@@ -6,8 +6,8 @@ import crypto from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { startTestServer, type TestServer } from '../../helpers/server.ts';
 import { type Json, json } from '../../helpers/http.ts';
+import { startTestServer, type TestServer } from '../../helpers/server.ts';
 
 const SIGNING_KEY = 'key-3ax6xnjp29jd6fds4gc373sgvjxteol0';
 const MAX = 64 * 1024;

@@ -7,8 +7,8 @@ import assert from 'node:assert/strict';
 import net from 'node:net';
 import { after, describe, test } from 'node:test';
 import { shareKey } from '../../../src/lib/client-address.ts';
-import { RawSmtp, sleep } from '../../stress/lib.ts';
 import { startTestServer, type TestServer } from '../../helpers/server.ts';
+import { RawSmtp, sleep } from '../../stress/lib.ts';
 
 type Json = Record<string, any>;
 const servers: TestServer[] = [];

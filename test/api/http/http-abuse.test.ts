@@ -9,7 +9,7 @@ import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { loadConfig } from '../../../src/config.ts';
 import { createLogger } from '../../../src/log.ts';
-import { startServer, type RunningServer } from '../../../src/server/start.ts';
+import { type RunningServer, startServer } from '../../../src/server/start.ts';
 import { ADMIN_KEY, tempDir } from '../../helpers/server.ts';
 import { pct, RawSmtp, sleep } from '../../stress/lib.ts';
 

@@ -5,9 +5,9 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { type Json, json } from '../../helpers/http.ts';
+import { startTestServer, TEST_CLUSTER, type TestServer } from '../../helpers/server.ts';
 import { sendMail, sendRaw, smtpDialogue } from '../../helpers/smtp.ts';
-import { json, type Json } from '../../helpers/http.ts';
-import { startTestServer, type TestServer, TEST_CLUSTER } from '../../helpers/server.ts';
 
 let s: TestServer;
 before(async () => {

@@ -8,7 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { json } from '../../helpers/http.ts';
 import { mcpClient } from '../../helpers/mcp-tools.ts';
-import { startTestServer, type TestServer, TEST_CLUSTER } from '../../helpers/server.ts';
+import { startTestServer, TEST_CLUSTER, type TestServer } from '../../helpers/server.ts';
 
 type Json = Record<string, any>;
 let s: TestServer;

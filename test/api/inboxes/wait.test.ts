@@ -2,9 +2,9 @@
 // @cluster
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { type Json, json } from '../../helpers/http.ts';
+import { listenerCount, startTestServer, TEST_CLUSTER, type TestServer } from '../../helpers/server.ts';
 import { sendMail } from '../../helpers/smtp.ts';
-import { json, type Json } from '../../helpers/http.ts';
-import { startTestServer, type TestServer, listenerCount, TEST_CLUSTER } from '../../helpers/server.ts';
 
 let s: TestServer;
 let offset = 0;

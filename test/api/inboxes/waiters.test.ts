@@ -3,8 +3,8 @@
 // @cluster
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { json, type Json } from '../../helpers/http.ts';
-import { startTestServer, type TestServer, TEST_CLUSTER } from '../../helpers/server.ts';
+import { type Json, json } from '../../helpers/http.ts';
+import { startTestServer, TEST_CLUSTER, type TestServer } from '../../helpers/server.ts';
 
 let s: TestServer;
 before(async () => {

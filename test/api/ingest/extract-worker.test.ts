@@ -9,10 +9,10 @@ import { createAnalyzer } from '../../../src/ingest/analyzer.ts';
 import { createLogger } from '../../../src/log.ts';
 import { extractVerification } from '../../../src/mail/extract/index.ts';
 import { PRESET_IDS } from '../../../src/mail/presets.ts';
-import { CORPUS } from '../../stress/mime-mutations.ts';
 import { json } from '../../helpers/http.ts';
 import { startTestServer, type TestServer } from '../../helpers/server.ts';
 import { sendMail } from '../../helpers/smtp.ts';
+import { CORPUS } from '../../stress/mime-mutations.ts';
 
 const log = createLogger({ level: 'silent', format: 'json' });
 

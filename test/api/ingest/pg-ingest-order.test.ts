@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { after, before, test } from 'node:test';
 import { postgresMissing } from '../../helpers/postgres.ts';
-import { freshDatabase, startTestServer, tempDir, type TestServer } from '../../helpers/server.ts';
+import { freshDatabase, startTestServer, type TestServer, tempDir } from '../../helpers/server.ts';
 import { sendMail } from '../../helpers/smtp.ts';
 
 const skip = postgresMissing() !== null && process.env.CI !== 'true' ? `skipped: ${postgresMissing()}` : false;

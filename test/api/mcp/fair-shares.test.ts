@@ -8,9 +8,9 @@ import http from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import { loadConfig } from '../../../src/config.ts';
 import { json } from '../../helpers/http.ts';
-import { teamAdminKey } from '../../helpers/teams.ts';
-import { startTestServer, type TestServer, TEST_CLUSTER } from '../../helpers/server.ts';
 import { mcpClient } from '../../helpers/mcp-tools.ts';
+import { startTestServer, TEST_CLUSTER, type TestServer } from '../../helpers/server.ts';
+import { teamAdminKey } from '../../helpers/teams.ts';
 
 type Json = Record<string, any>;
 let s: TestServer;

@@ -4,8 +4,8 @@
 // @cluster
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { ADMIN_KEY, startTestServer, type TestServer } from '../../helpers/server.ts';
 import { mcpClient } from '../../helpers/mcp-tools.ts';
+import { ADMIN_KEY, startTestServer, type TestServer } from '../../helpers/server.ts';
 
 type Json = Record<string, any>;
 let s: TestServer;

@@ -5,8 +5,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { ClientCredentialsProvider } from '@modelcontextprotocol/sdk/client/auth-extensions.js';
 import { OPERATIONS } from '../../../src/ops/registry.ts';
-import { ADMIN_KEY, startTestServer, type TestServer } from '../../helpers/server.ts';
 import { connectMcp, mcpClient } from '../../helpers/mcp-tools.ts';
+import { ADMIN_KEY, startTestServer, type TestServer } from '../../helpers/server.ts';
 
 type Json = Record<string, any>;
 let s: TestServer;

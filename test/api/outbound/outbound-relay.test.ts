@@ -12,9 +12,9 @@ import { after, before, describe, test } from 'node:test';
 import dns2 from 'dns2';
 import { dkimVerify } from 'mailauth/lib/dkim/verify.js';
 import { simpleParser } from 'mailparser';
-import { json, type Json } from '../../helpers/http.ts';
+import { type Json, json } from '../../helpers/http.ts';
 import { startRelay, type TestRelay } from '../../helpers/relay.ts';
-import { startTestServer, tempDir, type TestServer } from '../../helpers/server.ts';
+import { startTestServer, type TestServer, tempDir } from '../../helpers/server.ts';
 
 const FAST = { tuning: { retryDelaysMs: [100, 100, 100, 100, 100] }, relayTimeoutMs: 5_000 };
 

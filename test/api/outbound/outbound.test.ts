@@ -3,10 +3,10 @@
 // @cluster
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { HoldingReceiver } from '../../helpers/receiver.ts';
-import { json, type Json } from '../../helpers/http.ts';
-import { startTestServer, type TestServer, TEST_CLUSTER } from '../../helpers/server.ts';
+import { type Json, json } from '../../helpers/http.ts';
 import { mcpClient } from '../../helpers/mcp-tools.ts';
+import { HoldingReceiver } from '../../helpers/receiver.ts';
+import { startTestServer, TEST_CLUSTER, type TestServer } from '../../helpers/server.ts';
 
 let s: TestServer;
 before(async () => {

@@ -10,7 +10,7 @@ import { sql } from 'kysely';
 import { callOk, EPOCH, ics, invite, vevent } from '../../helpers/calendar.ts';
 import { mcpClient } from '../../helpers/mcp-tools.ts';
 import { postgresMissing } from '../../helpers/postgres.ts';
-import { freshDatabase, startTestServer, tempDir, type TestServer } from '../../helpers/server.ts';
+import { freshDatabase, startTestServer, type TestServer, tempDir } from '../../helpers/server.ts';
 
 const skip = postgresMissing() !== null && process.env.CI !== 'true' ? `skipped: ${postgresMissing()}` : false;
 if (skip) process.stdout.write(`# pg-calendar-cluster: ${skip}\n`);

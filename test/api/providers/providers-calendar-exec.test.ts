@@ -8,11 +8,11 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { callErr, callOk, EPOCH, ics, SECRET_KEY, vevent } from '../../helpers/calendar.ts';
 import { type GcalFake, startGcalFake } from '../../helpers/gcal-fake.ts';
+import { mcpClient } from '../../helpers/mcp-tools.ts';
 import { type Radicale, radicaleSkip, startRadicale } from '../../helpers/radicale.ts';
 import { startTestServer, type TestServer } from '../../helpers/server.ts';
-import { callErr, callOk, EPOCH, ics, SECRET_KEY, vevent } from '../../helpers/calendar.ts';
-import { mcpClient } from '../../helpers/mcp-tools.ts';
 
 type Json = Record<string, any>;
 const EXEC = 'svc_workspace_execute_calendar_event';

@@ -12,9 +12,9 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ImapFlow } from 'imapflow';
 import { freePort } from '../../../scripts/bench/lib.ts';
 import { type Dovecot, dovecotMissing, rfc822, startDovecot } from '../../helpers/dovecot.ts';
+import { callErr, callOk, mcpClient } from '../../helpers/mcp-tools.ts';
 import { ADMIN_KEY, startTestServer, type TestServer } from '../../helpers/server.ts';
 import { storedIncludes } from '../../helpers/stored.ts';
-import { callErr, callOk, mcpClient } from '../../helpers/mcp-tools.ts';
 
 type Json = Record<string, any>;
 const SECRET = 'a'.repeat(64);

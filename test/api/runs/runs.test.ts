@@ -3,9 +3,9 @@
 // @cluster
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { startTestServer, type TestServer } from '../../helpers/server.ts';
 import { type Json, json } from '../../helpers/http.ts';
 import { mcpClient } from '../../helpers/mcp-tools.ts';
+import { startTestServer, type TestServer } from '../../helpers/server.ts';
 
 let s: TestServer;
 let offset = 0;

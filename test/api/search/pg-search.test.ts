@@ -11,10 +11,10 @@ import { silentLogger } from '../../../src/log.ts';
 import { PendingIndexer } from '../../../src/search/indexer.ts';
 import { openPgStore } from '../../../src/store/db.ts';
 import { parsePgUrl } from '../../../src/store/pg.ts';
-import { json, type Json } from '../../helpers/http.ts';
-import { type PgServer, postgresMissing, startPostgres } from '../../helpers/postgres.ts';
 import { startFakeEmbeddings } from '../../helpers/fake-embeddings.ts';
-import { startTestServer, tempDir, type TestServer } from '../../helpers/server.ts';
+import { type Json, json } from '../../helpers/http.ts';
+import { type PgServer, postgresMissing, startPostgres } from '../../helpers/postgres.ts';
+import { startTestServer, type TestServer, tempDir } from '../../helpers/server.ts';
 import { sendMail } from '../../helpers/smtp.ts';
 
 const missing = postgresMissing();

@@ -7,7 +7,7 @@
 // not @cluster: the budget and partial answers are the SQLite search worker's (PostgreSQL's is in pg-search)
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { json, type Json } from '../../helpers/http.ts';
+import { type Json, json } from '../../helpers/http.ts';
 import { callErr, mcpClient } from '../../helpers/mcp-tools.ts';
 import { startTestServer, type TestServer } from '../../helpers/server.ts';
 

@@ -3,15 +3,15 @@
 // before the index existed is indexed by the migration, expired unclaimed mail leaves no index row, and the MCP tool.
 // @cluster
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import BetterSqlite3 from 'better-sqlite3';
 import { sql } from 'kysely';
-import { sendMail } from '../../helpers/smtp.ts';
-import { json, type Json } from '../../helpers/http.ts';
-import { ADMIN_KEY, startTestServer, tempDir, type TestServer } from '../../helpers/server.ts';
-import fs from 'node:fs';
-import path from 'node:path';
+import { type Json, json } from '../../helpers/http.ts';
 import { mcpClient } from '../../helpers/mcp-tools.ts';
+import { ADMIN_KEY, startTestServer, type TestServer, tempDir } from '../../helpers/server.ts';
+import { sendMail } from '../../helpers/smtp.ts';
 
 let s: TestServer;
 let inbox: Json;

@@ -3,12 +3,12 @@
 // embedding is retried later.
 // not @cluster: the embedding model's vector size is learnt in each instance's memory
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { startFakeEmbeddings, type FakeEmbeddings } from '../../helpers/fake-embeddings.ts';
-import { sendMail } from '../../helpers/smtp.ts';
-import { json, type Json } from '../../helpers/http.ts';
-import { startTestServer, tempDir, type TestServer } from '../../helpers/server.ts';
 import fs from 'node:fs';
+import { after, before, describe, test } from 'node:test';
+import { type FakeEmbeddings, startFakeEmbeddings } from '../../helpers/fake-embeddings.ts';
+import { type Json, json } from '../../helpers/http.ts';
+import { startTestServer, type TestServer, tempDir } from '../../helpers/server.ts';
+import { sendMail } from '../../helpers/smtp.ts';
 
 let fake: FakeEmbeddings;
 before(async () => {

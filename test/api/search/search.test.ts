@@ -3,11 +3,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
-import { sendMail } from '../../helpers/smtp.ts';
-import { json, type Json } from '../../helpers/http.ts';
-import { startTestServer, type TestServer } from '../../helpers/server.ts';
 import { keywordPage } from '../../../src/search/engine.ts';
 import { compileQuery, parseQuery } from '../../../src/search/query.ts';
+import { type Json, json } from '../../helpers/http.ts';
+import { startTestServer, type TestServer } from '../../helpers/server.ts';
+import { sendMail } from '../../helpers/smtp.ts';
 
 let s: TestServer;
 let a: Json;

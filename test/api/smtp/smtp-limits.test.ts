@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { json, type Json } from '../../helpers/http.ts';
+import { type Json, json } from '../../helpers/http.ts';
 import { startTestServer, type TestServer } from '../../helpers/server.ts';
 import { sendMail, smtpDialogue } from '../../helpers/smtp.ts';
 

@@ -6,10 +6,10 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { json, type Json } from '../../helpers/http.ts';
+import { type Json, json } from '../../helpers/http.ts';
+import { mcpClient } from '../../helpers/mcp-tools.ts';
 import { ADMIN_KEY, startTestServer, type TestServer } from '../../helpers/server.ts';
 import { sendMail } from '../../helpers/smtp.ts';
-import { mcpClient } from '../../helpers/mcp-tools.ts';
 
 let s: TestServer;
 let inbox: Json;

@@ -6,9 +6,9 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { json, type Json } from '../../helpers/http.ts';
-import { startTestServer, TEST_ON_POSTGRES, type TestServer } from '../../helpers/server.ts';
 import { sql } from 'kysely';
+import { type Json, json } from '../../helpers/http.ts';
+import { startTestServer, TEST_ON_POSTGRES, type TestServer } from '../../helpers/server.ts';
 import { sendMail } from '../../helpers/smtp.ts';
 
 let s: TestServer;

@@ -12,10 +12,10 @@ import { loadConfig, UsageError } from '../../../src/config.ts';
 import { sweepStaleBlobs } from '../../../src/store/blob-sweep.ts';
 import { S3BlobStore } from '../../../src/store/s3-blobs.ts';
 import { parseS3Url } from '../../../src/store/s3-url.ts';
-import { json, type Json } from '../../helpers/http.ts';
-import { startTestServer, TEST_ON_POSTGRES, tempDir, type TestServer } from '../../helpers/server.ts';
+import { type Json, json } from '../../helpers/http.ts';
+import { startTestServer, TEST_ON_POSTGRES, type TestServer, tempDir } from '../../helpers/server.ts';
 import { sendMail, sendRaw } from '../../helpers/smtp.ts';
-import { startSwift, swiftMissing, type SwiftServer } from '../../helpers/swift.ts';
+import { type SwiftServer, startSwift, swiftMissing } from '../../helpers/swift.ts';
 
 const BUCKET = 'inboxd-test';
 

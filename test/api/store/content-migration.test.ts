@@ -3,19 +3,19 @@
 // old rows (messageView of the row and its attachments), and copies of one raw message now share one content.
 // not @cluster: writes a pre-004 SQLite store by hand
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
 import { Migrator } from 'kysely/migration';
-import { MIGRATIONS } from '../../../src/store/migrations/index.ts';
-import { DEFAULT_TEAM_ID } from '../../../src/store/keys.ts';
-import { LocalBlobStore } from '../../../src/store/blobs.ts';
 import { messageView } from '../../../src/ops/views.ts';
+import { LocalBlobStore } from '../../../src/store/blobs.ts';
+import { DEFAULT_TEAM_ID } from '../../../src/store/keys.ts';
 import type { AttachmentRow, MessageRow } from '../../../src/store/messages.ts';
+import { MIGRATIONS } from '../../../src/store/migrations/index.ts';
 import { json } from '../../helpers/http.ts';
 import { startTestServer, TEST_ON_POSTGRES, tempDir } from '../../helpers/server.ts';
-import fs from 'node:fs';
 
 const skip = TEST_ON_POSTGRES
   ? 'SQLite only: it upgrades a SQLite file written before migration 004; a PostgreSQL database starts at the current schema'

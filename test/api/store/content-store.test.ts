@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
-import { json, type Json } from '../../helpers/http.ts';
+import { type Json, json } from '../../helpers/http.ts';
 import { startTestServer, TEST_ON_POSTGRES, type TestServer } from '../../helpers/server.ts';
 import { sendMail } from '../../helpers/smtp.ts';
 

@@ -11,7 +11,7 @@ import { sql } from 'kysely';
 import { CHANNEL } from '../../../src/events/pg-bus.ts';
 import { postgresMissing } from '../../helpers/postgres.ts';
 import { startRelay } from '../../helpers/relay.ts';
-import { freshDatabase, startTestServer, tempDir, type TestServer } from '../../helpers/server.ts';
+import { freshDatabase, startTestServer, type TestServer, tempDir } from '../../helpers/server.ts';
 import { sendMail } from '../../helpers/smtp.ts';
 
 const skip = postgresMissing() !== null && process.env.CI !== 'true' ? `skipped: ${postgresMissing()}` : false;

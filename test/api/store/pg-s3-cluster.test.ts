@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { postgresMissing } from '../../helpers/postgres.ts';
 import { freshDatabase, startTestServer, type TestServer } from '../../helpers/server.ts';
-import { startSwift, swiftMissing, type SwiftServer } from '../../helpers/swift.ts';
+import { type SwiftServer, startSwift, swiftMissing } from '../../helpers/swift.ts';
 
 const missing = postgresMissing() ?? swiftMissing();
 const skip = missing !== null && process.env.CI !== 'true' ? `skipped: ${missing}` : false;

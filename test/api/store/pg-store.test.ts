@@ -2,16 +2,16 @@
 // password, several instances migrating one empty database at once, engine-neutral unique-violation detection.
 // not @cluster: builds its own PostgreSQL topologies
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import fs from 'node:fs';
 import { after, before, test } from 'node:test';
 import { sql } from 'kysely';
 import { loadConfig, UsageError } from '../../../src/config.ts';
-import { openPgStore, openStore, StoreOpenError, type Store } from '../../../src/store/db.ts';
+import { openPgStore, openStore, type Store, StoreOpenError } from '../../../src/store/db.ts';
 import { isUniqueViolation } from '../../../src/store/errors.ts';
+import { type PgTarget, parsePgUrl } from '../../../src/store/pg-url.ts';
 import { liveUsage } from '../../../src/store/stats.ts';
-import { parsePgUrl, type PgTarget } from '../../../src/store/pg-url.ts';
 import { runCli } from '../../helpers/cli.ts';
 import { type PgServer, postgresMissing, startPostgres } from '../../helpers/postgres.ts';
 import { tempDir } from '../../helpers/server.ts';

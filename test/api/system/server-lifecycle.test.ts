@@ -1,3 +1,4 @@
+// @cluster
 // A real server's components (store, workers, listeners, jobs) stop in the reverse of the order they started.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';

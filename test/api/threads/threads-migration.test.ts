@@ -9,14 +9,14 @@ import { test } from 'node:test';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
 import { Migrator } from 'kysely/migration';
-import { MIGRATIONS } from '../../../src/store/migrations/index.ts';
 import { DEFAULT_TEAM_ID } from '../../../src/store/keys.ts';
-import { json, type Json } from '../../helpers/http.ts';
+import { MIGRATIONS } from '../../../src/store/migrations/index.ts';
+import { parsePgUrl, pgKysely, pgPool } from '../../../src/store/pg.ts';
+import { type Json, json } from '../../helpers/http.ts';
+import { type PgServer, startPostgres } from '../../helpers/postgres.ts';
 import { startTestServer, tempDir } from '../../helpers/server.ts';
 import { sendMail } from '../../helpers/smtp.ts';
 import { checkThreadInvariants } from '../../helpers/threads.ts';
-import { startPostgres, type PgServer } from '../../helpers/postgres.ts';
-import { parsePgUrl, pgKysely, pgPool } from '../../../src/store/pg.ts';
 
 const BEFORE_012 = Object.keys(MIGRATIONS).filter((k) => k < '012');
 /** With INBOXD_TEST_DATABASE=postgres the old store is a PostgreSQL database of its own (migration 012's PostgreSQL form). */

@@ -4,8 +4,8 @@
 // @cluster
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
-import { startFakeModels, type FakeModels } from '../../helpers/fake-models.ts';
-import { json, type Json } from '../../helpers/http.ts';
+import { type FakeModels, startFakeModels } from '../../helpers/fake-models.ts';
+import { type Json, json } from '../../helpers/http.ts';
 import { startTestServer, type TestServer } from '../../helpers/server.ts';
 import { deliver, mintKey, newInbox } from '../../helpers/workspace-mail.ts';
 

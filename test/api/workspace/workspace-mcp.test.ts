@@ -4,9 +4,9 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { mcpClient } from '../../helpers/mcp-tools.ts';
 import { ADMIN_KEY, startTestServer, type TestServer } from '../../helpers/server.ts';
 import { deliver, newInbox } from '../../helpers/workspace-mail.ts';
-import { mcpClient } from '../../helpers/mcp-tools.ts';
 
 type Json = Record<string, any>;
 const TOOLS = [

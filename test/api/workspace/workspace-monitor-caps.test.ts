@@ -6,9 +6,9 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { MonitorRunRow } from '../../../src/workspace/tables.ts';
-import { json, type Json } from '../../helpers/http.ts';
-import { teamAdminKey } from '../../helpers/teams.ts';
+import { type Json, json } from '../../helpers/http.ts';
 import { startTestServer, type TestServer } from '../../helpers/server.ts';
+import { teamAdminKey } from '../../helpers/teams.ts';
 import { deliver } from '../../helpers/workspace-mail.ts';
 
 let now = Date.parse('2026-11-20T12:00:00Z');
