@@ -1,8 +1,3 @@
-// Wiring: builds the whole object graph of a server on an opened store (nothing is started here) and lists its
-// components in start order (src/server/lifecycle.ts stops them in reverse). Services get narrow dependencies.
-import { RehearsalStore } from '../agent/rehearsal.ts';
-import { AgentService } from '../agent/service.ts';
-import { AiService } from '../ai/service.ts';
 import { AccessService } from '../auth/access.ts';
 import { AccountService } from '../auth/account.ts';
 import { AuditLog } from '../auth/audit-log.ts';
@@ -35,28 +30,20 @@ import { OPERATIONS } from '../ops/registry.ts';
 import { OutboxRepo } from '../outbound/outbox.ts';
 import { Relay } from '../outbound/relay.ts';
 import { OutboundService } from '../outbound/service.ts';
-import { workspaceMailer } from '../outbound/workspace-mailer.ts';
-import { ProviderAccounts } from '../providers/accounts.ts';
-import { CalendarService } from '../providers/calendar/service.ts';
-import { MailboxService } from '../providers/mailbox/service.ts';
-import { RunService } from '../runs/service.ts';
 import { parseEmbeddings } from '../search/embeddings.ts';
 import { SearchService } from '../search/service.ts';
 import type { Services } from '../services.ts';
-import { AuditRepo } from '../store/audit.ts';
 import { DeliveryRepo } from '../store/deliveries.ts';
 import { StorageHealth } from '../store/health.ts';
 import { InboxRepo } from '../store/inboxes.ts';
 import { AccessRepo, KeyRepo } from '../store/keys.ts';
 import { MessageRepo } from '../store/messages.ts';
 import { ThreadService } from '../threads/service.ts';
-import { MonitorService } from '../workspace/monitor-service.ts';
-import { monitorLimits } from '../workspace/monitors.ts';
-import { WorkspaceService } from '../workspace/service.ts';
 import { components } from './components.ts';
 import type { Component } from './lifecycle.ts';
 import type { StartOptions } from './start.ts';
 import type { Storage } from './storage.ts';
+import { wireAgents } from './wire-agents.ts';
 
 /** What the server learns only once it listens: the public base URL (when --base-url is unset) and its host. */
 export interface Site {
@@ -75,7 +62,6 @@ export interface Parts extends Storage {
   keys: KeyRepo;
   accessRepo: AccessRepo;
   deliveries: DeliveryRepo;
-  audit: AuditRepo;
   outbox: OutboxRepo;
   analyzer: ReturnType<typeof createAnalyzer>;
 }
@@ -214,7 +200,6 @@ export function wire(config: Config, storage: Storage, opts: StartOptions & { lo
     relayFromDomains: config.relayFromDomains,
     tuning: opts.outbound?.tuning,
   });
-  const audit = new AuditRepo(store.db, { days: config.auditRetentionDays, maxRows: config.auditMaxRows });
   // auth: the audit log, keys and tokens, the caller's account (team, usage, billing).
   const auditLog = new AuditLog({ db: store.db, retention: { days: config.auditRetentionDays, maxRows: config.auditMaxRows } });
   const access = new AccessService({ keys, repo: accessRepo, clock, audit: auditLog });
@@ -245,93 +230,31 @@ export function wire(config: Config, storage: Storage, opts: StartOptions & { lo
   // inboxes: long-poll waits share one set of waiter caps, one wake queue and one answer cache.
   const waits = new MailWaits({ messages, bus, limits: config, maxBodyChars: config.waitMaxBodyChars, shutdown: shutdown.signal });
   const inboxMessages = new MessageService({ messages, blobs, writer, threads: threads.upkeep, log });
-  // agent: verify and open, extraction, simulated mail, the rehearsal page, the self-test.
-  const rehearsals = new RehearsalStore(() => clock.now());
-  const agent = new AgentService({
+  const agents = wireAgents(config, {
     db: store.db,
+    dialect: store.dialect,
+    blobs,
     messages,
     writer,
     ingest,
     inboxes,
     waits,
-    baseUrl: () => site.baseUrl,
-    now: () => clock.now(),
-    shutdown: shutdown.signal,
-    maxMessageBytes: () => config.maxMessageBytes,
-    rehearsals,
-  });
-  // runs: agent runs over the inboxes and waits; svc_issue_access mints its tokens and audits them.
-  const runs = new RunService({ db: store.db, inboxes, waits, now: () => clock.now(), keys, tokens: access, audit: auditLog });
-  // ai: the model chain (--models) for structured extraction; caller schemas and the built-in engine in the sandbox.
-  const ai = new AiService({
-    ...(config.models ? { models: config.models } : {}),
-    timeoutMs: config.modelTimeoutMs,
-    maxInputChars: config.modelMaxInputChars,
-    sandbox,
-    schemaBudgetMs: config.schemaBudgetMs,
-    schemaLimits: { depth: config.schemaMaxDepth },
-    env: { INBOXD_OPENAI_API_KEY: config.openaiApiKey, INBOXD_ANTHROPIC_API_KEY: config.anthropicApiKey },
-  });
-  for (const warning of ai.warnings()) log.warn(warning);
-  // workspace: replies go out through the outbound service, the model chain is the AI service's; monitors are
-  // started and stopped as a component (src/server/components.ts).
-  const mailer = workspaceMailer({ inboxes, messages, outbound, scopedDelivery: config.smtpAuth === 'required' });
-  const workspace = new WorkspaceService({
-    db: store.db,
-    now: () => clock.now(),
-    inboxes,
-    messages,
+    threads,
+    search,
+    outbound,
     served,
-    mailer,
-    ai: () => ai,
-    engine: {
-      timeoutMs: config.modelTimeoutMs ?? 30_000,
-      maxInputChars: config.modelMaxInputChars ?? 20_000,
-      keys: {
-        ...(config.openaiApiKey ? { openai: config.openaiApiKey } : {}),
-        ...(config.anthropicApiKey ? { anthropic: config.anthropicApiKey } : {}),
-      },
-    },
-  });
-  const monitors = new MonitorService({
-    db: store.db,
-    dialect: store.dialect,
-    now: () => clock.now(),
-    log,
-    inboxes,
-    limits: monitorLimits(config),
-    maxPerTeam: config.maxMonitorsPerTeam,
-    shutdown: shutdown.signal,
-  });
-  // providers: connected accounts (credentials sealed), the mailbox and calendar services over them.
-  const providers = new ProviderAccounts({ db: store.db, sealer, now: () => clock.now() });
-  const mailbox = new MailboxService({
-    db: store.db,
-    now: () => clock.now(),
-    providers,
-    gmail: { apiBase: config.gmailApiBase, tokenUrl: config.googleTokenUrl },
-    baseUrl: () => site.baseUrl,
-    local: { inboxes, threads, messages, search },
-    workspace,
-  });
-  const calendar = new CalendarService({
-    db: store.db,
-    blobs,
-    sandbox,
-    now: () => clock.now(),
-    providers,
     sealer,
-    served,
-    workspace,
-    settings: {
-      readBudgetMs: config.calendarReadBudgetMs,
-      maxInstances: config.calendarMaxInstances,
-      maxEventInstances: config.calendarMaxEventInstances,
-      maxRuleSteps: config.calendarMaxRuleSteps,
-      googleCalendarApiBase: config.googleCalendarApiBase,
-      googleTokenUrl: config.googleTokenUrl,
-    },
+    sandbox,
+    keys,
+    access,
+    auditLog,
+    site,
+    clock,
+    log,
+    shutdown: shutdown.signal,
   });
+  const { rehearsals, agent, runs, ai, workspace, monitors, mailbox, calendar, providers } = agents;
+  const mailer = agents.workspaceMailer;
   const services: Services = {
     config,
     outbound,
@@ -378,7 +301,7 @@ export function wire(config: Config, storage: Storage, opts: StartOptions & { lo
     callbacksPending: () => deliveries.pendingCount(),
     outbound: () => outbox.countByState(),
   });
-  const parts: Parts = { ...storage, writer, bus, pgBus, messages, keys, accessRepo, deliveries, audit, outbox, analyzer };
+  const parts: Parts = { ...storage, writer, bus, pgBus, messages, keys, accessRepo, deliveries, outbox, analyzer };
   const mcp = mcpEndpoint(services, OPERATIONS);
   return { services, parts, site, shutdown, mcp, components: components(config, { services, parts, site, shutdown, mcp }, opts) };
 }

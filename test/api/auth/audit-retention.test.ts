@@ -53,7 +53,7 @@ describe('audit retention', () => {
       assert.ok(after.length >= 1 && after.length < before, `${before} → ${after.length}`);
       // The periodic sweep uses the same prune; with time moving on, the rest goes too.
       now += 3 * DAY;
-      assert.ok((await t.server.parts.audit.prune(now)) >= 1);
+      assert.ok((await t.server.services.auditLog.prune(now)) >= 1);
       assert.deepEqual(await auditActions(t), []);
     } finally {
       await t?.stop();
