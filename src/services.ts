@@ -8,31 +8,26 @@ import type { AccountService } from './auth/account.ts';
 import type { AuditLog } from './auth/audit-log.ts';
 import type { KeyAuth } from './auth/keys.ts';
 import type { RateLimiter } from './auth/rate-limit.ts';
-import type { Sandbox } from './budget/sandbox.ts';
 import type { Config } from './config.ts';
 import type { ConsoleService } from './console/service.ts';
 import type { ServedDomains } from './domains/served.ts';
 import type { DomainService } from './domains/service.ts';
-import type { EventBus } from './events/bus.ts';
 import type { CallbackService } from './events/callbacks.ts';
 import type { InboundWebhooks } from './events/inbound.ts';
 import type { EventStreams } from './events/sse.ts';
 import type { MessageService } from './inboxes/messages.ts';
 import type { InboxService } from './inboxes/service.ts';
 import type { MailWaits } from './inboxes/wait.ts';
-import type { Ingest } from './ingest/ingest.ts';
 import type { Clock } from './lib/clock.ts';
 import type { Logger } from './log.ts';
 import type { Metrics } from './metrics/metrics.ts';
 import type { OutboundService } from './outbound/service.ts';
-import type { ProviderAccounts } from './providers/accounts.ts';
 import type { CalendarService } from './providers/calendar/service.ts';
 import type { MailboxService } from './providers/mailbox/service.ts';
 import type { RunService } from './runs/service.ts';
 import type { SearchService } from './search/service.ts';
 import type { StorageHealth } from './store/health.ts';
 import type { ThreadService } from './threads/service.ts';
-import type { WorkspaceMailer } from './workspace/mailer.ts';
 import type { MonitorService } from './workspace/monitor-service.ts';
 import type { WorkspaceService } from './workspace/service.ts';
 
@@ -67,8 +62,6 @@ export interface Services {
   threads: ThreadService;
   /** Full-text and semantic search (src/search/). */
   search: SearchService;
-  ingest: Ingest;
-  bus: EventBus;
   /** SSE streams of inboxes. */
   eventStreams: EventStreams;
   /** Callback delivery worker. */
@@ -81,17 +74,11 @@ export interface Services {
   metrics: Metrics;
   /** Send and reply: local delivery, the outbox and its relay worker (CONTRACT §9). */
   outbound: OutboundService;
-  /** Connected mailbox and calendar accounts (CONTRACT §15, src/providers/). */
-  providers: ProviderAccounts;
-  /** Runs untrusted work (caller patterns and schemas, recurrence rules, monitors) in worker threads under a budget. */
-  sandbox: Sandbox;
   /** Structured extraction over the model chain, model status and probes (src/ai/). */
   ai: AiService;
   /** Public base URL without a trailing slash (CONTRACT §1 --base-url). */
   baseUrl(): string;
   startedAt: number;
-  /** How the workspace sends replies: through the outbound service (src/outbound/workspace-mailer.ts). */
-  workspaceMailer: WorkspaceMailer;
   /** The workspace (CONTRACT §13): policy, drafts, execute-reply, reminders, actions, today (src/workspace/). */
   workspace: WorkspaceService;
   /** Workspace monitors: their CRUD, runs on demand and the scheduler (started and stopped by the server). */

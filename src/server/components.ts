@@ -29,7 +29,7 @@ export function components(config: Config, w: Omit<Wired, 'components'>, opts: S
   const { store, blobs, writer } = parts;
   const clusterOnly = store.dialect === 'postgres' ? (job: string, fn: () => Promise<unknown>) => store.singleton(job, fn) : undefined;
   const list: Component[] = [
-    { name: 'sandbox', stop: () => services.sandbox.close() },
+    { name: 'sandbox', stop: () => parts.sandbox.close() },
     { name: 'ingest-workers', stop: () => parts.analyzer.close() },
     { name: 'store', stop: () => store.close() },
     { name: 'blobs', stop: () => blobs.close() },
@@ -141,7 +141,7 @@ function smtpComponent(config: Config, w: Omit<Wired, 'components'>, log: Logger
             },
           },
         },
-        services.ingest,
+        parts.ingest,
         log,
       );
       site.smtpPort = smtp.port;

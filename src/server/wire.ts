@@ -30,6 +30,7 @@ import { OPERATIONS } from '../ops/registry.ts';
 import { OutboxRepo } from '../outbound/outbox.ts';
 import { Relay } from '../outbound/relay.ts';
 import { OutboundService } from '../outbound/service.ts';
+import type { ProviderAccounts } from '../providers/accounts.ts';
 import { parseEmbeddings } from '../search/embeddings.ts';
 import { SearchService } from '../search/service.ts';
 import type { Services } from '../services.ts';
@@ -39,6 +40,7 @@ import { InboxRepo } from '../store/inboxes.ts';
 import { AccessRepo, KeyRepo } from '../store/keys.ts';
 import { MessageRepo } from '../store/messages.ts';
 import { ThreadService } from '../threads/service.ts';
+import type { WorkspaceMailer } from '../workspace/mailer.ts';
 import { components } from './components.ts';
 import type { Component } from './lifecycle.ts';
 import type { StartOptions } from './start.ts';
@@ -64,6 +66,12 @@ export interface Parts extends Storage {
   deliveries: DeliveryRepo;
   outbox: OutboxRepo;
   analyzer: ReturnType<typeof createAnalyzer>;
+  /** The one path every message takes (SMTP, simulate, webhooks, local sends); tests inject mail through it. */
+  ingest: Ingest;
+  sandbox: Sandbox;
+  /** Connected mailbox and calendar accounts (sealed credentials), shared by the mailbox and calendar services. */
+  providers: ProviderAccounts;
+  workspaceMailer: WorkspaceMailer;
 }
 
 export interface Wired {
@@ -258,7 +266,6 @@ export function wire(config: Config, storage: Storage, opts: StartOptions & { lo
   const services: Services = {
     config,
     outbound,
-    workspaceMailer: mailer,
     workspace,
     monitors,
     mailbox,
@@ -281,16 +288,12 @@ export function wire(config: Config, storage: Storage, opts: StartOptions & { lo
     inboxMessages,
     threads,
     search,
-    ingest,
-    bus,
     eventStreams: new EventStreams({ db: store.db, bus, log, tuning: opts.events?.sse }),
     callbacks,
     inboundWebhooks,
     console: consoleAggregates,
     metrics,
-    sandbox,
     ai,
-    providers,
     baseUrl: () => site.baseUrl,
     startedAt: clock.now(),
     shutdown: shutdown.signal,
@@ -301,7 +304,22 @@ export function wire(config: Config, storage: Storage, opts: StartOptions & { lo
     callbacksPending: () => deliveries.pendingCount(),
     outbound: () => outbox.countByState(),
   });
-  const parts: Parts = { ...storage, writer, bus, pgBus, messages, keys, accessRepo, deliveries, outbox, analyzer };
+  const parts: Parts = {
+    ...storage,
+    writer,
+    bus,
+    pgBus,
+    messages,
+    keys,
+    accessRepo,
+    deliveries,
+    outbox,
+    analyzer,
+    ingest,
+    sandbox,
+    providers,
+    workspaceMailer: mailer,
+  };
   const mcp = mcpEndpoint(services, OPERATIONS);
   return { services, parts, site, shutdown, mcp, components: components(config, { services, parts, site, shutdown, mcp }, opts) };
 }

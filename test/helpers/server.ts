@@ -195,5 +195,5 @@ export async function startTestServer(
 
 /** Waiters (and SSE streams) on an inbox, over both instances of a cluster test server. */
 export function listenerCount(t: TestServer, inboxId?: string): number {
-  return t.server.services.bus.listenerCount(inboxId) + (t.peer?.services.bus.listenerCount(inboxId) ?? 0);
+  return t.server.parts.bus.listenerCount(inboxId) + (t.peer?.parts.bus.listenerCount(inboxId) ?? 0);
 }

@@ -31,7 +31,7 @@ export function rawMail(m: MailSpec): Buffer {
 
 /** Stores the mail as if received over SMTP; returns its message id. */
 export async function deliver(s: TestServer, m: MailSpec): Promise<string> {
-  const [d] = await s.server.services.ingest.accept({ raw: rawMail(m), rcpts: [m.to], mailFrom: m.from, source: 'smtp' });
+  const [d] = await s.server.parts.ingest.accept({ raw: rawMail(m), rcpts: [m.to], mailFrom: m.from, source: 'smtp' });
   return d!.messageId;
 }
 

@@ -24,7 +24,7 @@ test('50 services, 2,000 mails: the timeline has every event once, in order', as
     for (let n = 0; n < 40; n++) {
       const code = n % 2 === 0 ? `Your code is ${String(100000 + n)}` : 'Welcome aboard';
       const raw = Buffer.from(`From: a@example.com\r\nTo: ${svc.address}\r\nSubject: mail ${n}\r\n\r\n${code}\r\n`);
-      await s.server.services.ingest.accept({ raw, rcpts: [svc.address], mailFrom: 'a@example.com', source: 'test' });
+      await s.server.parts.ingest.accept({ raw, rcpts: [svc.address], mailFrom: 'a@example.com', source: 'test' });
     }
   const seen: Json[] = [];
   let cursor: string | null = null;

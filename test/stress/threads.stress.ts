@@ -24,7 +24,7 @@ function raw(to: string, h: { id: string; subject: string; inReplyTo?: string; r
 
 test('hostile threading input keeps threads consistent', async () => {
   const inbox = await json(await s.api('/v1/inboxes', { method: 'POST', json: {} }), 201);
-  const accept = (r: Buffer) => s.server.services.ingest.accept({ raw: r, rcpts: [inbox.address], mailFrom: null, source: 'test' });
+  const accept = (r: Buffer) => s.server.parts.ingest.accept({ raw: r, rcpts: [inbox.address], mailFrom: null, source: 'test' });
   const pending: Array<Promise<unknown>> = [];
   // Two chains of 1,000 messages each, every message referencing its 500 predecessors in its chain.
   for (const chain of ['a', 'b'])

@@ -34,7 +34,7 @@ async function deliver(html: string): Promise<string> {
       '',
     ].join('\r\n'),
   );
-  const [d] = await s.server.services.ingest.accept({ raw, rcpts: [address], mailFrom: 'billing@shop.example', source: 'test' });
+  const [d] = await s.server.parts.ingest.accept({ raw, rcpts: [address], mailFrom: 'billing@shop.example', source: 'test' });
   return d!.messageId;
 }
 
@@ -47,7 +47,7 @@ test('a small invoice is extracted by the built-in engine in the sandbox', async
   const body = (await r.json()) as Json;
   assert.equal(r.status, 200, JSON.stringify(body));
   assert.equal(body.engine, 'builtin');
-  assert.ok(s.server.services.sandbox.stats().completed >= 1, 'the job ran in the sandbox');
+  assert.ok(s.server.parts.sandbox.stats().completed >= 1, 'the job ran in the sandbox');
 });
 
 test('a message too costly for the budget answers 422 naming the built-in extractor, for presets and schemas', async () => {

@@ -24,7 +24,7 @@ let invoiceId = '';
 
 async function deliver(file: string, address: string): Promise<string> {
   const raw = readFileSync(path.join(dir, file));
-  const [d] = await s.server.services.ingest.accept({ raw, rcpts: [address], mailFrom: 'a@example.com', source: 'test' });
+  const [d] = await s.server.parts.ingest.accept({ raw, rcpts: [address], mailFrom: 'a@example.com', source: 'test' });
   return d!.messageId;
 }
 

@@ -30,7 +30,7 @@ async function deliver(headers: string[], html: string): Promise<string> {
       '',
     ].join('\r\n'),
   );
-  const [d] = await s.server.services.ingest.accept({ raw, rcpts: [address], mailFrom: 'a@example.com', source: 'test' });
+  const [d] = await s.server.parts.ingest.accept({ raw, rcpts: [address], mailFrom: 'a@example.com', source: 'test' });
   return d!.messageId;
 }
 

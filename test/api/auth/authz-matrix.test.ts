@@ -113,7 +113,7 @@ async function fixture(): Promise<Fixture> {
   const raw = Buffer.from(
     `From: a@example.com\r\nTo: ${inbox.address}\r\nSubject: matrix\r\nContent-Type: multipart/mixed; boundary=b\r\n\r\n--b\r\nContent-Type: text/plain\r\n\r\nhello\r\n--b\r\nContent-Type: application/octet-stream\r\nContent-Disposition: attachment; filename=a.bin\r\n\r\nabc\r\n--b--\r\n`,
   );
-  const [d] = await s.server.services.ingest.accept({ raw, rcpts: [inbox.address], mailFrom: 'a@example.com', source: 'test' });
+  const [d] = await s.server.parts.ingest.accept({ raw, rcpts: [inbox.address], mailFrom: 'a@example.com', source: 'test' });
   const atts = await s.server.parts.messages.attachments(d!.messageId);
   const msg = await s.server.parts.messages.get(inbox.inboxId, d!.messageId);
   return { inboxId: inbox.inboxId, messageId: d!.messageId, attachmentId: atts[0]!.id, threadId: msg!.thread_id! };

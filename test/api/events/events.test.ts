@@ -181,7 +181,7 @@ describe('SSE', () => {
   test('a reconnect racing new mail neither loses nor repeats events', async () => {
     const inbox = await create();
     for (let i = 1; i <= 30; i++)
-      await s.server.services.ingest.accept({
+      await s.server.parts.ingest.accept({
         raw: Buffer.from(`Subject: r${i}\r\nTo: ${inbox.address}\r\n\r\nx\r\n`),
         rcpts: [inbox.address],
         mailFrom: null,
@@ -191,7 +191,7 @@ describe('SSE', () => {
     try {
       const live = (async () => {
         for (let i = 31; i <= 40; i++)
-          await s.server.services.ingest.accept({
+          await s.server.parts.ingest.accept({
             raw: Buffer.from(`Subject: r${i}\r\nTo: ${inbox.address}\r\n\r\nx\r\n`),
             rcpts: [inbox.address],
             mailFrom: null,
@@ -246,7 +246,7 @@ describe('SSE', () => {
     // Each event is ~4 KB; the kernel's socket buffers take some before the server's own buffer fills.
     while (s.server.services.eventStreams.count() > 0 && n < 5000) {
       n++;
-      await s.server.services.ingest.accept({
+      await s.server.parts.ingest.accept({
         raw: Buffer.from(`Subject: ${big} ${n}\r\nTo: ${inbox.address}\r\n\r\nbody\r\n`),
         rcpts: [inbox.address],
         mailFrom: null,

@@ -97,7 +97,7 @@ describe('waiter caps', () => {
       `${'\u0001\u0002"\\'.repeat(2000)}`,
       '',
     ].join('\r\n');
-    await s.server.services.ingest.accept({ raw: Buffer.from(raw), rcpts: [inbox.address], mailFrom: 'a@example.com', source: 'test' });
+    await s.server.parts.ingest.accept({ raw: Buffer.from(raw), rcpts: [inbox.address], mailFrom: 'a@example.com', source: 'test' });
     const res = await s.api(`/v1/inboxes/${inbox.inboxId}/wait?timeoutSeconds=0`);
     const body = await res.text();
     assert.equal(res.status, 200, body);

@@ -48,7 +48,7 @@ test('GET …/extract?service= gives the main-thread answer, computed in a worke
     text: 'Here is your GitHub launch code: 48213907\nhttps://github.com/login/device?code=abc\n',
   });
   await json(await s.api(`/v1/inboxes/${inbox.inboxId}/wait?timeoutSeconds=10`));
-  const analyzer = (s.server.services.ingest as unknown as { analyzer: { workerJobs: number; threads: number } }).analyzer;
+  const analyzer = (s.server.parts.ingest as unknown as { analyzer: { workerJobs: number; threads: number } }).analyzer;
   assert.equal(analyzer.threads, 1);
   const jobsBefore = analyzer.workerJobs;
   const got = await json(await s.api(`/v1/inboxes/${inbox.inboxId}/extract?service=github`));

@@ -161,7 +161,7 @@ describe('through a relay, DKIM-signed', () => {
     const original = Buffer.from(
       `From: Ann <ann@example.com>\r\nTo: ${inbox.address}\r\nCc: bob@example.com\r\nSubject: RE: Your order\r\nMessage-ID: <orig-2@example.com>\r\nReferences: <orig-1@example.com>\r\n\r\nWhere is it?\r\n`,
     );
-    const [d] = await s.server.services.ingest.accept({
+    const [d] = await s.server.parts.ingest.accept({
       raw: original,
       rcpts: [inbox.address],
       mailFrom: 'ann@example.com',

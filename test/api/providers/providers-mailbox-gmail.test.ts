@@ -132,7 +132,7 @@ test('an expired access token: the API answers 401, inboxd refreshes, retries, a
     .where('id', '=', accountId)
     .executeTakeFirstOrThrow();
   assert.match(row.secret, /^sealed:/);
-  const opened = s.server.services.providers.open<{ address: string }, { accessToken: string }>(row);
+  const opened = s.server.parts.providers.open<{ address: string }, { accessToken: string }>(row);
   const lastAuth = [...g.requests].reverse().find((r) => r.auth?.startsWith('Bearer '))!.auth!;
   assert.equal(`Bearer ${opened.secret.accessToken}`, lastAuth);
 });

@@ -266,7 +266,7 @@ describe('search under its time budget on PostgreSQL', { skip: missing ?? false 
       for (let i = 0; i < 300; i += 50)
         await Promise.all(
           Array.from({ length: 50 }, (_, k) =>
-            t.server.services.ingest.accept({
+            t.server.parts.ingest.accept({
               raw: Buffer.from(`From: x@example.com\r\nTo: ${ib.address}\r\nSubject: n ${i + k}\r\n\r\ncode ${i + k} ${words}\r\n`),
               rcpts: [ib.address],
               mailFrom: null,

@@ -18,7 +18,7 @@ async function fill(s: TestServer, address: string, n: number, hostile: number):
   for (let i = 0; i < n; i++) {
     const body = i < hostile ? `code ${100000 + i} ${HOSTILE_BODY}` : `Your verification code is ${100000 + i}. Thanks, w${i % 50}`;
     const raw = Buffer.from(`From: a${i % 20}@example.com\r\nTo: ${address}\r\nSubject: Your code ${i}\r\n\r\n${body}\r\n`);
-    pending.push(s.server.services.ingest.accept({ raw, rcpts: [address], mailFrom: null, source: 'test' }));
+    pending.push(s.server.parts.ingest.accept({ raw, rcpts: [address], mailFrom: null, source: 'test' }));
     if (pending.length >= 250) {
       await Promise.all(pending);
       pending = [];

@@ -55,7 +55,7 @@ test('mail to instance A wakes a wait and an SSE stream on instance B; B serves 
   const wait = b.api(`/v1/inboxes/${inbox.inboxId}/wait?timeoutSeconds=20`);
   const sse = await fetch(`${b.url}/v1/inboxes/${inbox.inboxId}/events`, { headers: { authorization: `Bearer ${b.key}` } });
   assert.equal(sse.status, 200);
-  await until(() => b.server.services.bus.listenerCount(inbox.inboxId) >= 2);
+  await until(() => b.server.parts.bus.listenerCount(inbox.inboxId) >= 2);
 
   await sendMail(a.server.smtpPort, { to: inbox.address, subject: 'Your code is 482913', text: 'Use 482913 to sign in.' });
 
@@ -82,7 +82,7 @@ test('B loses its LISTEN connection: it reconnects, and a wait on B still hears 
 }, async () => {
   const inbox = await createOn(a);
   const wait = b.api(`/v1/inboxes/${inbox.inboxId}/wait?timeoutSeconds=20&subjectContains=after-gap`);
-  await until(() => b.server.services.bus.listenerCount(inbox.inboxId) >= 1);
+  await until(() => b.server.parts.bus.listenerCount(inbox.inboxId) >= 1);
   const listeners = async () =>
     Number(
       (
