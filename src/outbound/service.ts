@@ -3,6 +3,8 @@
 // every other address goes through the operator's relay. The sender's copy (direction 'outbound'), the local copies
 // and the outbox rows are written in one ingest transaction, so an accepted send is never half stored; relay
 // deliveries then go out from the outbox, with retries on the callback schedule, and survive a restart.
+// This file holds the routing and sender rules; it runs no query itself: the outbox rows go through OutboxRepo
+// (src/outbound/outbox.ts), the look-up of the inboxes a send's local copies reached through src/outbound/repo.ts.
 
 import type { Transaction } from 'kysely';
 import { labelInScope } from '../auth/principal.ts';
@@ -19,6 +21,7 @@ import type { InboxRow } from '../store/inboxes.ts';
 import type { Database } from '../store/schema.ts';
 import type { NewOutbound, OutboundRow, OutboxRepo } from './outbox.ts';
 import type { DkimFor, MailSender } from './relay.ts';
+import { teamInboxLabels } from './repo.ts';
 import { OutboundWorker, type WorkerTuning } from './worker.ts';
 
 /** Recipients of one send, To, Cc and Bcc together: the RFC 5321 minimum a relay must take (§4.5.3.1.8). */
@@ -203,18 +206,9 @@ export class OutboundService {
           // one kept unclaimed (no inbox named): a send must not tell whether, or as which inbox, another has an address.
           const inboxIds = [...new Set(s.local.flatMap((d) => (d.inboxId ? [d.inboxId] : [])))];
           const ours = new Set(
-            inboxIds.length === 0
-              ? []
-              : (
-                  await trx
-                    .selectFrom('inboxes')
-                    .select(['id', 'label'])
-                    .where('id', 'in', inboxIds)
-                    .where('team_id', '=', req.inbox.team_id)
-                    .execute()
-                )
-                  .filter((i) => labelInScope({ labelPrefix: req.labelPrefix ?? null, readOnly: false }, i.label))
-                  .map((i) => i.id),
+            (await teamInboxLabels(trx, req.inbox.team_id, inboxIds))
+              .filter((i) => labelInScope({ labelPrefix: req.labelPrefix ?? null, readOnly: false }, i.label))
+              .map((i) => i.id),
           );
           const localIds = new Map(s.local.map((d) => [d.rcpt, d.inboxId !== null && !ours.has(d.inboxId) ? { ...d, inboxId: null } : d]));
           rows = recipients.map((r) => {

@@ -1,94 +1,41 @@
-// Reads of threads for the API: an inbox's threads and one thread's messages, and the recent threads of every inbox a
-// key may see (the console). Label scope is applied in SQL, as for inboxes.
+// The threads capability's service: reads of threads for the API and the console (an inbox's threads, one thread and
+// its messages, the recent threads across a key's inboxes), and the upkeep ingest and message deletes call. It runs no
+// query itself: the reads are ThreadRepo's (src/threads/repo.ts); thread assignment's statements stay in
+// src/threads/queries.ts and claim/delete upkeep in src/threads/upkeep.ts, which are query modules already.
 import type { Kysely } from 'kysely';
-import { type MessageSummaryRow, SUMMARY_COLUMNS } from '../store/messages.ts';
+import type { MessageSummaryRow } from '../store/messages.ts';
 import type { Database } from '../store/schema.ts';
+import { type ActivityCursor, type ConsoleThreadRow, ThreadRepo, type ThreadRow } from './repo.ts';
 import { ThreadUpkeep } from './upkeep.ts';
 
-export interface ThreadRow {
-  id: string;
-  inbox_id: string;
-  subject: string;
-  message_count: number;
-  participants_json: string;
-  first_message_at: number;
-  last_message_at: number;
-  last_message_id: string | null;
-  /** The start of the newest message's text (for the snippet). */
-  last_text: string | null;
-}
-
-export interface ConsoleThreadRow extends ThreadRow {
-  address: string;
-  label: string | null;
-}
-
-/** Keyset position in a newest-activity-first list. */
-export interface ActivityCursor {
-  at: number;
-  id: string;
-}
-
-/** Characters of the newest message's text read for a snippet (the snippet itself is shorter). */
-const SNIPPET_SOURCE = 1000;
+export type { ActivityCursor, ConsoleThreadRow, ThreadRow } from './repo.ts';
 
 export class ThreadService {
-  private readonly db: Kysely<Database>;
+  private readonly repo: ThreadRepo;
   /** Claim and delete upkeep (src/threads/upkeep.ts). */
   readonly upkeep: ThreadUpkeep;
 
   constructor(db: Kysely<Database>, now: () => number) {
-    this.db = db;
+    this.repo = new ThreadRepo(db);
     this.upkeep = new ThreadUpkeep(db, now);
   }
 
-  private base() {
-    return this.db
-      .selectFrom('threads as t')
-      .leftJoin('message_rows as lm', 'lm.id', 't.last_message_id')
-      .leftJoin('contents as lc', 'lc.sha256', 'lm.content_sha256')
-      .select([
-        't.id',
-        't.inbox_id',
-        't.subject',
-        't.message_count',
-        't.participants_json',
-        't.first_message_at',
-        't.last_message_at',
-        't.last_message_id',
-      ])
-      .select((eb) => eb.fn<string | null>('substr', ['lc.text_body', eb.val(1), eb.val(SNIPPET_SOURCE)]).as('last_text'));
+  /** An inbox's threads, newest activity first. */
+  list(inboxId: string, limit: number, before?: ActivityCursor): Promise<ThreadRow[]> {
+    return this.repo.list(inboxId, limit, before);
   }
 
-  /** Newest activity first. */
-  async list(inboxId: string, limit: number, before?: ActivityCursor): Promise<ThreadRow[]> {
-    let q = this.base().where('t.inbox_id', '=', inboxId);
-    if (before)
-      q = q.where((eb) =>
-        eb.or([eb('t.last_message_at', '<', before.at), eb.and([eb('t.last_message_at', '=', before.at), eb('t.id', '<', before.id)])]),
-      );
-    return q.orderBy('t.last_message_at', 'desc').orderBy('t.id', 'desc').limit(limit).execute();
-  }
-
-  async get(inboxId: string, threadId: string): Promise<ThreadRow | undefined> {
-    return this.base().where('t.id', '=', threadId).where('t.inbox_id', '=', inboxId).executeTakeFirst();
+  get(inboxId: string, threadId: string): Promise<ThreadRow | undefined> {
+    return this.repo.get(inboxId, threadId);
   }
 
   /** The thread's messages, oldest first, after the given inbox sequence number. */
-  async messages(inboxId: string, threadId: string, limit: number, afterSeq?: number): Promise<MessageSummaryRow[]> {
-    let q = this.db.selectFrom('messages').select(SUMMARY_COLUMNS).where('thread_id', '=', threadId).where('inbox_id', '=', inboxId);
-    if (afterSeq !== undefined) q = q.where('seq', '>', afterSeq);
-    return q.orderBy('seq', 'asc').limit(limit).execute();
+  messages(inboxId: string, threadId: string, limit: number, afterSeq?: number): Promise<MessageSummaryRow[]> {
+    return this.repo.messages(inboxId, threadId, limit, afterSeq);
   }
 
   /** Threads of every inbox of the team within the label prefix, newest activity first, with their inbox. */
-  async recent(teamId: string, labelPrefix: string | null, limit: number, before?: ActivityCursor): Promise<ConsoleThreadRow[]> {
-    let q = this.base().innerJoin('inboxes as i', 'i.id', 't.inbox_id').select(['i.address', 'i.label']).where('t.team_id', '=', teamId);
-    if (labelPrefix) q = q.where('i.label', '>=', labelPrefix).where('i.label', '<', labelPrefix + '\u{10FFFF}');
-    if (before)
-      q = q.where((eb) =>
-        eb.or([eb('t.last_message_at', '<', before.at), eb.and([eb('t.last_message_at', '=', before.at), eb('t.id', '<', before.id)])]),
-      );
-    return q.orderBy('t.last_message_at', 'desc').orderBy('t.id', 'desc').limit(limit).execute();
+  recent(teamId: string, labelPrefix: string | null, limit: number, before?: ActivityCursor): Promise<ConsoleThreadRow[]> {
+    return this.repo.recent(teamId, labelPrefix, limit, before);
   }
 }
