@@ -1,8 +1,8 @@
 // Search (CONTRACT §11): keyword (FTS5, bm25), semantic (embeddings) and hybrid (reciprocal rank fusion), each
 // inside the caller's scope. Without an embeddings model, or when the model cannot answer right now, semantic
-// and hybrid requests get keyword results with `semantic: false` — never an error.
+// and hybrid requests get keyword results with `semantic: false` — never an error. The service applies budgets and
+// maps failures; its queries are in repo.ts (and indexer.ts, embed-queue.ts, run.ts for the work they belong to).
 import type { Kysely } from 'kysely';
-import { sql } from 'kysely';
 import { BudgetError, type Sandbox } from '../budget/sandbox.ts';
 import { AppError } from '../errors.ts';
 import type { EventBus } from '../events/bus.ts';
@@ -15,6 +15,7 @@ import { type EmbeddingsConfig, embed, normalize } from './embeddings.ts';
 import type { PartialAnswer, SearchScope } from './engine.ts';
 import { PendingIndexer } from './indexer.ts';
 import { compileQuery, DEFAULT_LIMITS, parseQuery, type QueryLimits } from './query.ts';
+import { SearchRepo } from './repo.ts';
 import { type RunRequest, type RunResult, runSearch, type SearchCursor, type SearchMode } from './run.ts';
 
 export { FUSED_TOP, type SearchCursor, type SearchMode } from './run.ts';
@@ -35,6 +36,7 @@ export interface SearchLimits extends QueryLimits {
 
 export class SearchService {
   private readonly db: Kysely<Database>;
+  private readonly repo: SearchRepo;
   private readonly log: Logger;
   private readonly dialect: Dialect;
   readonly pending: PendingIndexer;
@@ -58,6 +60,7 @@ export class SearchService {
     limits?: Partial<SearchLimits> | undefined;
   }) {
     this.db = d.db;
+    this.repo = new SearchRepo(d.db);
     this.sandbox = d.sandbox ?? null;
     this.sqliteFile = d.sqliteFile ?? null;
     this.limits = { ...DEFAULT_LIMITS, budgetMs: DEFAULT_BUDGET_MS, ...d.limits };
@@ -140,10 +143,7 @@ export class SearchService {
     const { budgetMs } = this.limits;
     if (this.dialect === 'postgres')
       try {
-        return await this.db.transaction().execute(async (trx) => {
-          await sql.raw(`set local statement_timeout = ${Math.max(1, Math.floor(budgetMs))}`).execute(trx);
-          return runSearch(trx, run);
-        });
+        return await this.repo.runWithStatementTimeout(run, budgetMs);
       } catch (e) {
         if ((e as { code?: string }).code === '57014') throw overBudget(budgetMs);
         throw e;
@@ -172,8 +172,7 @@ export class SearchService {
   /** Whether the store has one team (checked at most once a minute; a wrong answer costs speed, never scope). */
   private async soleTeam(now: number): Promise<boolean> {
     if (!this.teams || now - this.teams.at > 60_000) {
-      const r = await this.db.selectFrom('teams').select('id').limit(2).execute();
-      this.teams = { at: now, sole: r.length <= 1 };
+      this.teams = { at: now, sole: await this.repo.soleTeam() };
     }
     return this.teams.sole;
   }
