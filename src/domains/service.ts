@@ -1,5 +1,5 @@
 // Custom mail domains (CONTRACT §10): add (with a DKIM key pair), verify over DNS, serve, sign, delete. The rules
-// live here; every query runs through DomainRepo (repo.ts).
+// live here; queries run through DomainRepo (repo.ts), stored keys are sealed by keys.ts, records judged in records.ts.
 import crypto from 'node:crypto';
 import { promisify } from 'node:util';
 import type { Kysely } from 'kysely';
@@ -9,17 +9,31 @@ import type { InboxService } from '../inboxes/service.ts';
 import type { IngestWriter } from '../ingest/writer.ts';
 import type { Clock } from '../lib/clock.ts';
 import { newId, randomBase62 } from '../lib/ids.ts';
-import { SealedError, Sealer } from '../lib/sealed.ts';
+import { SealedError, type Sealer } from '../lib/sealed.ts';
 import type { Logger } from '../log.ts';
 import { isUniqueViolation } from '../store/errors.ts';
 import type { MessageRepo } from '../store/messages.ts';
 import type { Database } from '../store/schema.ts';
+import { keyProblem, sealStoredKeys } from './keys.ts';
 import { normalizeDomain } from './names.ts';
-import { DnsLookup, type ExpectedRecord, expectedRecords, judge, lookUp, type Purpose, type RecordCheck } from './records.ts';
+import {
+  DnsLookup,
+  type DomainRecordView,
+  type ExpectedRecord,
+  expectedRecords,
+  judge,
+  lookUp,
+  type Purpose,
+  type RecordCheck,
+  recordViews,
+} from './records.ts';
 import { DomainRepo, type DomainRow } from './repo.ts';
 import type { ServedDomains } from './served.ts';
+import type { DomainSettings } from './settings.ts';
 
-export type { DomainRow };
+export type { DomainRecordView } from './records.ts';
+export type { DomainRow } from './repo.ts';
+export { type DomainSettings, relayHostOf } from './settings.ts';
 
 /** What nodemailer's `dkim` option (and mailauth's signer) take. */
 export interface DkimKey {
@@ -27,30 +41,6 @@ export interface DkimKey {
   keySelector: string;
   privateKey: string;
 }
-
-export interface DomainSettings {
-  /** The MX target (--mx-host, else the host of the base URL). */
-  mxHost(): string;
-  /** The host SPF must name: the relay's (--smtp-relay) when set, else the MX host. */
-  spfHost(): string;
-  dnsServer: string | null;
-  dnsTimeoutMs: number;
-}
-
-export interface DomainRecordView extends ExpectedRecord, RecordCheck {
-  /** `verified`: needed for the domain to be served · `signing`: needed for DKIM-signed outbound · null: advisory. */
-  requiredFor: 'verified' | 'signing' | null;
-}
-
-const REQUIRED: Record<Purpose, DomainRecordView['requiredFor']> = {
-  verification: 'verified',
-  mx: 'verified',
-  spf: 'signing',
-  dkim: 'signing',
-  dmarc: null,
-};
-
-const UNCHECKED: RecordCheck = { status: 'unchecked', foundValues: [], error: null, hint: null };
 
 const generateKeyPair = promisify(crypto.generateKeyPair);
 
@@ -105,50 +95,8 @@ export class DomainService {
   async load(): Promise<{ verified: number; total: number }> {
     const rows = await this.repo.all();
     for (const r of rows) if (r.status === 'verified') this.served.addCustom(r.name, r.team_id);
-    let sealed = 0;
-    let unopenable = 0;
-    const sqlite = this.repo.sqlite;
-    const toSeal = this.sealer.enabled && rows.some((r) => !Sealer.isSealed(r.dkim_private_key));
-    // The plain key's old bytes are zeroed where the row is rewritten (SQLite keeps freed space as it was otherwise).
-    if (toSeal && sqlite) await this.repo.secureDelete(true);
-    for (const r of rows) {
-      if (this.sealer.enabled && !Sealer.isSealed(r.dkim_private_key)) {
-        const value = this.sealer.seal(r.dkim_private_key, r.id);
-        await this.repo.setPrivateKey(r.id, value);
-        sealed++;
-      } else if (this.keyProblem(r) !== null) unopenable++;
-    }
-    if (toSeal && sqlite) await this.scrub();
-    if (rows.length > 0 && !this.sealer.enabled)
-      this.log.warn('DKIM private keys of custom domains are stored unencrypted in inboxd.db (set INBOXD_SECRET_KEY to seal them)', {
-        domains: rows.length,
-      });
-    if (sealed > 0) this.log.info('sealed DKIM private keys stored before INBOXD_SECRET_KEY was set', { domains: sealed });
-    if (unopenable > 0)
-      this.log.warn(
-        'DKIM private keys of some custom domains cannot be opened with the current INBOXD_SECRET_KEY (missing or changed); mail from them is sent unsigned until the old key is restored or the domain is added again',
-        { domains: unopenable },
-      );
+    await sealStoredKeys({ repo: this.repo, sealer: this.sealer, log: this.log }, rows);
     return { verified: rows.filter((r) => r.status === 'verified').length, total: rows.length };
-  }
-
-  /**
-   * After keys were sealed on SQLite: earlier versions of each domain row (every verify rewrote it, plain key and all)
-   * may still lie in freed space of inboxd.db and in its WAL. VACUUM rewrites the file from the live rows only and the
-   * WAL is then emptied, so no unsealed copy is left on disk. Once, at the start that seals them; it takes time and
-   * free disk space in proportion to the database (a failure is logged and changes nothing else).
-   */
-  private async scrub(): Promise<void> {
-    const started = Date.now();
-    try {
-      await this.repo.secureDelete(false);
-      await this.repo.rewriteFile();
-      this.log.info('rewrote inboxd.db after sealing DKIM keys, so no unsealed copy is left in free pages', { ms: Date.now() - started });
-    } catch (e) {
-      this.log.warn('could not rewrite inboxd.db after sealing DKIM keys; unsealed copies may remain in its free pages until a VACUUM', {
-        err: e as Error,
-      });
-    }
   }
 
   async create(p: Principal, rawName: string): Promise<DomainRow> {
@@ -313,25 +261,14 @@ export class DomainService {
 
   /** The records to publish, with the last verify's result for each. */
   records(row: DomainRow): DomainRecordView[] {
-    const last = row.checks_json ? (JSON.parse(row.checks_json) as Partial<Record<Purpose, RecordCheck>>) : {};
-    return this.expected(row).map((r) => ({ ...r, requiredFor: REQUIRED[r.purpose], ...(last[r.purpose] ?? UNCHECKED) }));
+    return recordViews(this.expected(row), row.checks_json);
   }
 
   /** Why this domain does not sign, or null when it does. */
   signingNote(row: DomainRow): string | null {
     if (row.status !== 'verified') return 'the domain is not verified';
     if (!row.signing_ready) return 'the DKIM and SPF records did not both match at the last verify; publish them and verify again';
-    return this.keyProblem(row);
-  }
-
-  private keyProblem(row: DomainRow): string | null {
-    try {
-      this.sealer.open(row.dkim_private_key, row.id);
-      return null;
-    } catch (e) {
-      if (e instanceof SealedError) return `the DKIM private key cannot be opened: ${e.message}`;
-      throw e;
-    }
+    return keyProblem(this.sealer, row);
   }
 
   private expected(row: DomainRow): ExpectedRecord[] {
@@ -352,16 +289,5 @@ export class DomainService {
         ? `${existing.name} is already added as ${existing.id}; verify or delete that one`
         : `${existing.name} is held by another team; it can be added only after they delete it`,
     );
-  }
-}
-
-/** The host of `--smtp-relay` (the outbound work adds that setting), for the SPF record; null without a relay. */
-export function relayHostOf(config: object): string | null {
-  const relay = (config as { smtpRelay?: unknown }).smtpRelay;
-  if (typeof relay !== 'string' || relay === '') return null;
-  try {
-    return new URL(relay).hostname.replace(/^\[|\]$/g, '').toLowerCase() || null;
-  } catch {
-    return null;
   }
 }
