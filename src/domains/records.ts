@@ -1,4 +1,5 @@
-// The DNS records a custom domain needs (CONTRACT §10), and how what DNS answered is judged against them.
+// The DNS records a custom domain needs (CONTRACT §10), how what DNS answered is judged against them, and the view
+// of each record with its last check that the API shows.
 import { Resolver } from 'node:dns/promises';
 import { isIP } from 'node:net';
 
@@ -159,4 +160,25 @@ export function judge(rec: ExpectedRecord, found: Lookup, ctx: { mxHost: string;
 
 export async function lookUp(dns: DnsLookup, rec: ExpectedRecord): Promise<Lookup> {
   return rec.type === 'MX' ? dns.mx(rec.name) : dns.txt(rec.name);
+}
+
+export interface DomainRecordView extends ExpectedRecord, RecordCheck {
+  /** `verified`: needed for the domain to be served · `signing`: needed for DKIM-signed outbound · null: advisory. */
+  requiredFor: 'verified' | 'signing' | null;
+}
+
+const REQUIRED: Record<Purpose, DomainRecordView['requiredFor']> = {
+  verification: 'verified',
+  mx: 'verified',
+  spf: 'signing',
+  dkim: 'signing',
+  dmarc: null,
+};
+
+const UNCHECKED: RecordCheck = { status: 'unchecked', foundValues: [], error: null, hint: null };
+
+/** The records to publish, each with what it is needed for and its result at the last verify (`checksJson`). */
+export function recordViews(expected: ExpectedRecord[], checksJson: string | null): DomainRecordView[] {
+  const last = checksJson ? (JSON.parse(checksJson) as Partial<Record<Purpose, RecordCheck>>) : {};
+  return expected.map((r) => ({ ...r, requiredFor: REQUIRED[r.purpose], ...(last[r.purpose] ?? UNCHECKED) }));
 }

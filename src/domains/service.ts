@@ -1,24 +1,39 @@
-// Custom mail domains (CONTRACT §10): add (with a DKIM key pair), verify over DNS, serve, sign, delete.
+// Custom mail domains (CONTRACT §10): add (with a DKIM key pair), verify over DNS, serve, sign, delete. The rules
+// live here; queries run through DomainRepo (repo.ts), stored keys are sealed by keys.ts, records judged in records.ts.
 import crypto from 'node:crypto';
 import { promisify } from 'node:util';
-import { type Kysely, type Selectable, sql } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { Principal } from '../auth/principal.ts';
 import { AppError } from '../errors.ts';
 import type { InboxService } from '../inboxes/service.ts';
 import type { IngestWriter } from '../ingest/writer.ts';
 import type { Clock } from '../lib/clock.ts';
 import { newId, randomBase62 } from '../lib/ids.ts';
-import { SealedError, Sealer } from '../lib/sealed.ts';
+import { SealedError, type Sealer } from '../lib/sealed.ts';
 import type { Logger } from '../log.ts';
-import { dialectOf } from '../store/dialect.ts';
 import { isUniqueViolation } from '../store/errors.ts';
 import type { MessageRepo } from '../store/messages.ts';
-import type { Database, DomainTable } from '../store/schema.ts';
+import type { Database } from '../store/schema.ts';
+import { keyProblem, sealStoredKeys } from './keys.ts';
 import { normalizeDomain } from './names.ts';
-import { DnsLookup, type ExpectedRecord, expectedRecords, judge, lookUp, type Purpose, type RecordCheck } from './records.ts';
+import {
+  DnsLookup,
+  type DomainRecordView,
+  type ExpectedRecord,
+  expectedRecords,
+  judge,
+  lookUp,
+  type Purpose,
+  type RecordCheck,
+  recordViews,
+} from './records.ts';
+import { DomainRepo, type DomainRow } from './repo.ts';
 import type { ServedDomains } from './served.ts';
+import type { DomainSettings } from './settings.ts';
 
-export type DomainRow = Selectable<DomainTable>;
+export type { DomainRecordView } from './records.ts';
+export type { DomainRow } from './repo.ts';
+export { type DomainSettings, relayHostOf } from './settings.ts';
 
 /** What nodemailer's `dkim` option (and mailauth's signer) take. */
 export interface DkimKey {
@@ -27,36 +42,10 @@ export interface DkimKey {
   privateKey: string;
 }
 
-export interface DomainSettings {
-  /** The MX target (--mx-host, else the host of the base URL). */
-  mxHost(): string;
-  /** The host SPF must name: the relay's (--smtp-relay) when set, else the MX host. */
-  spfHost(): string;
-  dnsServer: string | null;
-  dnsTimeoutMs: number;
-}
-
-export interface DomainRecordView extends ExpectedRecord, RecordCheck {
-  /** `verified`: needed for the domain to be served · `signing`: needed for DKIM-signed outbound · null: advisory. */
-  requiredFor: 'verified' | 'signing' | null;
-}
-
-const REQUIRED: Record<Purpose, DomainRecordView['requiredFor']> = {
-  verification: 'verified',
-  mx: 'verified',
-  spf: 'signing',
-  dkim: 'signing',
-  dmarc: null,
-};
-
-const UNCHECKED: RecordCheck = { status: 'unchecked', foundValues: [], error: null, hint: null };
-
 const generateKeyPair = promisify(crypto.generateKeyPair);
 
 export class DomainService {
-  private readonly db: Kysely<Database>;
-  /** SQLite's LIKE ignores ASCII case; PostgreSQL's does not (ILIKE does). */
-  private readonly like: 'like' | 'ilike';
+  private readonly repo: DomainRepo;
   private readonly served: ServedDomains;
   private readonly inboxes: InboxService;
   private readonly messages: MessageRepo;
@@ -79,8 +68,7 @@ export class DomainService {
     log: Logger;
     settings: DomainSettings;
   }) {
-    this.db = d.db;
-    this.like = dialectOf(d.db as never) === 'postgres' ? 'ilike' : 'like';
+    this.repo = new DomainRepo(d.db);
     this.served = d.served;
     this.inboxes = d.inboxes;
     this.messages = d.messages;
@@ -93,72 +81,29 @@ export class DomainService {
 
   /** One domain's state in the store: its team (null for none) when verified, else false (ServedDomains.lookup). */
   async verifiedOwner(name: string): Promise<string | null | false> {
-    const r = await this.db.selectFrom('domains').select(['team_id', 'status']).where('name', '=', name.toLowerCase()).executeTakeFirst();
+    const r = await this.repo.stateOf(name.toLowerCase());
     return r?.status === 'verified' ? r.team_id : false;
   }
 
   /** The verified custom domains in the store (what ServedDomains.sync reads on a shared database). */
   async verified(): Promise<Array<{ name: string; teamId: string | null }>> {
-    const rows = await this.db.selectFrom('domains').select(['name', 'team_id']).where('status', '=', 'verified').execute();
+    const rows = await this.repo.verifiedNames();
     return rows.map((r) => ({ name: r.name, teamId: r.team_id }));
   }
 
   /** At start: verified domains are served again; keys stored plainly are sealed once a secret key is set. */
   async load(): Promise<{ verified: number; total: number }> {
-    const rows = await this.db.selectFrom('domains').selectAll().execute();
+    const rows = await this.repo.all();
     for (const r of rows) if (r.status === 'verified') this.served.addCustom(r.name, r.team_id);
-    let sealed = 0;
-    let unopenable = 0;
-    const sqlite = dialectOf(this.db as never) === 'sqlite';
-    const toSeal = this.sealer.enabled && rows.some((r) => !Sealer.isSealed(r.dkim_private_key));
-    // The plain key's old bytes are zeroed where the row is rewritten (SQLite keeps freed space as it was otherwise).
-    if (toSeal && sqlite) await sql`PRAGMA secure_delete = ON`.execute(this.db);
-    for (const r of rows) {
-      if (this.sealer.enabled && !Sealer.isSealed(r.dkim_private_key)) {
-        const value = this.sealer.seal(r.dkim_private_key, r.id);
-        await this.db.updateTable('domains').set({ dkim_private_key: value }).where('id', '=', r.id).execute();
-        sealed++;
-      } else if (this.keyProblem(r) !== null) unopenable++;
-    }
-    if (toSeal && sqlite) await this.scrub();
-    if (rows.length > 0 && !this.sealer.enabled)
-      this.log.warn('DKIM private keys of custom domains are stored unencrypted in inboxd.db (set INBOXD_SECRET_KEY to seal them)', {
-        domains: rows.length,
-      });
-    if (sealed > 0) this.log.info('sealed DKIM private keys stored before INBOXD_SECRET_KEY was set', { domains: sealed });
-    if (unopenable > 0)
-      this.log.warn(
-        'DKIM private keys of some custom domains cannot be opened with the current INBOXD_SECRET_KEY (missing or changed); mail from them is sent unsigned until the old key is restored or the domain is added again',
-        { domains: unopenable },
-      );
+    await sealStoredKeys({ repo: this.repo, sealer: this.sealer, log: this.log }, rows);
     return { verified: rows.filter((r) => r.status === 'verified').length, total: rows.length };
-  }
-
-  /**
-   * After keys were sealed on SQLite: earlier versions of each domain row (every verify rewrote it, plain key and all)
-   * may still lie in freed space of inboxd.db and in its WAL. VACUUM rewrites the file from the live rows only and the
-   * WAL is then emptied, so no unsealed copy is left on disk. Once, at the start that seals them; it takes time and
-   * free disk space in proportion to the database (a failure is logged and changes nothing else).
-   */
-  private async scrub(): Promise<void> {
-    const started = Date.now();
-    try {
-      await sql`PRAGMA secure_delete = OFF`.execute(this.db);
-      await sql`VACUUM`.execute(this.db);
-      await sql`PRAGMA wal_checkpoint(TRUNCATE)`.execute(this.db);
-      this.log.info('rewrote inboxd.db after sealing DKIM keys, so no unsealed copy is left in free pages', { ms: Date.now() - started });
-    } catch (e) {
-      this.log.warn('could not rewrite inboxd.db after sealing DKIM keys; unsealed copies may remain in its free pages until a VACUUM', {
-        err: e as Error,
-      });
-    }
   }
 
   async create(p: Principal, rawName: string): Promise<DomainRow> {
     const name = normalizeDomain(rawName);
     if (this.served.isConfigured(name))
       throw new AppError('conflict', `${name} is already served by this inboxd (--domain); inboxes can be created at it as it is`);
-    const existing = await this.db.selectFrom('domains').selectAll().where('name', '=', name).executeTakeFirst();
+    const existing = await this.repo.byName(name);
     if (existing) throw this.taken(p, existing);
     const { publicKey, privateKey } = await generateKeyPair('rsa', {
       modulusLength: 2048,
@@ -184,10 +129,10 @@ export class DomainService {
       checked_at: null,
     };
     try {
-      await this.db.insertInto('domains').values(row).execute();
+      await this.repo.insert(row);
     } catch (e) {
       if (!isUniqueViolation(e, 'domains.name')) throw e;
-      const other = await this.db.selectFrom('domains').selectAll().where('name', '=', name).executeTakeFirst();
+      const other = await this.repo.byName(name);
       throw other ? this.taken(p, other) : e;
     }
     this.log.info('custom domain added', { domainId: id, domain: name, teamId: p.teamId });
@@ -195,15 +140,12 @@ export class DomainService {
   }
 
   async list(p: Principal, limit: number, before?: { c: number; i: string }): Promise<DomainRow[]> {
-    let q = this.db.selectFrom('domains').selectAll().where('team_id', '=', p.teamId);
-    if (before)
-      q = q.where((eb) => eb.or([eb('created_at', '<', before.c), eb.and([eb('created_at', '=', before.c), eb('id', '<', before.i)])]));
-    return q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
+    return this.repo.page(p.teamId, limit, before);
   }
 
   /** The team's domain, else 404 (another team's domain is not revealed). */
   async get(p: Principal, id: string): Promise<DomainRow> {
-    const row = await this.db.selectFrom('domains').selectAll().where('id', '=', id).where('team_id', '=', p.teamId).executeTakeFirst();
+    const row = await this.repo.ofTeam(p.teamId, id);
     if (!row) throw new AppError('not_found', `no domain ${id} in this team (GET /v1/domains lists yours)`);
     return row;
   }
@@ -222,18 +164,14 @@ export class DomainService {
     const signing =
       status !== 'verified' ? 0 : decided('dkim', 'spf') ? (ok('dkim', 'spf') ? 1 : 0) : row.status === 'verified' ? row.signing_ready : 0;
     const now = this.clock.now();
-    const r = await this.db
-      .updateTable('domains')
-      .set({
-        status,
-        signing_ready: signing,
-        checks_json: JSON.stringify(by),
-        checked_at: now,
-        verified_at: status === 'verified' ? (row.status === 'verified' ? row.verified_at : now) : null,
-      })
-      .where('id', '=', row.id)
-      .executeTakeFirst();
-    if (Number(r.numUpdatedRows) === 0) throw new AppError('not_found', `domain ${id} was deleted while it was being verified`);
+    const updated = await this.repo.saveCheck(row.id, {
+      status,
+      signing_ready: signing,
+      checks_json: JSON.stringify(by),
+      checked_at: now,
+      verified_at: status === 'verified' ? (row.status === 'verified' ? row.verified_at : now) : null,
+    });
+    if (!updated) throw new AppError('not_found', `domain ${id} was deleted while it was being verified`);
     if (status === 'verified') this.served.addCustom(row.name, row.team_id);
     else this.served.removeCustom(row.name);
     if (status === 'verified') await this.evictOthers(row);
@@ -254,13 +192,7 @@ export class DomainService {
     if (row.team_id === null) return;
     let removed = 0;
     for (;;) {
-      const batch = await this.db
-        .selectFrom('inboxes')
-        .selectAll()
-        .where('address', this.like, `%@${row.name}`)
-        .where('team_id', '!=', row.team_id)
-        .limit(100)
-        .execute();
+      const batch = await this.repo.inboxesOfOthersAt(row.name, row.team_id, 100);
       if (batch.length === 0) break;
       for (const inbox of batch) {
         await this.inboxes.delete(inbox);
@@ -279,21 +211,14 @@ export class DomainService {
   async delete(p: Principal, id: string): Promise<{ row: DomainRow; inboxes: number; messages: number }> {
     const row = await this.get(p, id);
     // The row goes first: a verify running at the same time then finds nothing to update and cannot serve it again.
-    await this.db.deleteFrom('domains').where('id', '=', row.id).execute();
+    await this.repo.remove(row.id);
     this.served.removeCustom(row.name);
-    const suffix = `%@${row.name}`;
     let inboxes = 0;
     let messages = 0;
     for (;;) {
       // The owner's inboxes only: another team's inboxes at the name can exist only from --accept-any-domain, and
       // are theirs to delete.
-      const batch = await this.db
-        .selectFrom('inboxes')
-        .selectAll()
-        .where('address', this.like, suffix)
-        .where('team_id', '=', row.team_id)
-        .limit(100)
-        .execute();
+      const batch = await this.repo.inboxesOfTeamAt(row.name, row.team_id, 100);
       if (batch.length === 0) break;
       for (const inbox of batch) {
         messages += await this.messages.count(inbox.id);
@@ -302,15 +227,7 @@ export class DomainService {
       }
     }
     for (;;) {
-      const ids = (
-        await this.db
-          .selectFrom('message_rows')
-          .select('id')
-          .where('inbox_id', 'is', null)
-          .where('rcpt', this.like, suffix)
-          .limit(500)
-          .execute()
-      ).map((m) => m.id);
+      const ids = await this.repo.unclaimedMessageIds(row.name, 500);
       if (ids.length === 0) break;
       const shas = await this.messages.blobsOf({ messageIds: ids });
       await this.writer.run(() => this.messages.deleteByIds(ids));
@@ -327,13 +244,7 @@ export class DomainService {
    */
   async dkimFor(domain: string, teamId: string): Promise<DkimKey | null> {
     const name = domain.trim().toLowerCase().replace(/\.$/, '');
-    const row = await this.db
-      .selectFrom('domains')
-      .selectAll()
-      .where('name', '=', name)
-      .where('status', '=', 'verified')
-      .where('signing_ready', '=', 1)
-      .executeTakeFirst();
+    const row = await this.repo.signing(name);
     // Only the sending team's own key: mail of another team's inbox at the name is never signed with it.
     if (!row || (row.team_id !== null && row.team_id !== teamId)) return null;
     try {
@@ -350,25 +261,14 @@ export class DomainService {
 
   /** The records to publish, with the last verify's result for each. */
   records(row: DomainRow): DomainRecordView[] {
-    const last = row.checks_json ? (JSON.parse(row.checks_json) as Partial<Record<Purpose, RecordCheck>>) : {};
-    return this.expected(row).map((r) => ({ ...r, requiredFor: REQUIRED[r.purpose], ...(last[r.purpose] ?? UNCHECKED) }));
+    return recordViews(this.expected(row), row.checks_json);
   }
 
   /** Why this domain does not sign, or null when it does. */
   signingNote(row: DomainRow): string | null {
     if (row.status !== 'verified') return 'the domain is not verified';
     if (!row.signing_ready) return 'the DKIM and SPF records did not both match at the last verify; publish them and verify again';
-    return this.keyProblem(row);
-  }
-
-  private keyProblem(row: DomainRow): string | null {
-    try {
-      this.sealer.open(row.dkim_private_key, row.id);
-      return null;
-    } catch (e) {
-      if (e instanceof SealedError) return `the DKIM private key cannot be opened: ${e.message}`;
-      throw e;
-    }
+    return keyProblem(this.sealer, row);
   }
 
   private expected(row: DomainRow): ExpectedRecord[] {
@@ -389,16 +289,5 @@ export class DomainService {
         ? `${existing.name} is already added as ${existing.id}; verify or delete that one`
         : `${existing.name} is held by another team; it can be added only after they delete it`,
     );
-  }
-}
-
-/** The host of `--smtp-relay` (the outbound work adds that setting), for the SPF record; null without a relay. */
-export function relayHostOf(config: object): string | null {
-  const relay = (config as { smtpRelay?: unknown }).smtpRelay;
-  if (typeof relay !== 'string' || relay === '') return null;
-  try {
-    return new URL(relay).hostname.replace(/^\[|\]$/g, '').toLowerCase() || null;
-  } catch {
-    return null;
   }
 }
