@@ -240,6 +240,15 @@ test('operations (src/ops/**) hold no query, no database handle and build no rep
   assert.deepEqual(bad, []);
 });
 
+test('a capability service builds no query: its repository module does (service.ts files)', () => {
+  const bad: string[] = [];
+  for (const f of FILES.filter((x) => x.rel.endsWith('/service.ts') && !x.rel.startsWith('ops/'))) {
+    const code = f.text.replace(/\/\/.*$/gm, '').replace(/\/\*[\s\S]*?\*\//g, '');
+    for (const { re, what } of STORAGE.slice(1, 3)) if (re.test(code)) bad.push(`src/${f.rel}: ${what} (${code.match(re)![0]})`);
+  }
+  assert.deepEqual(bad, []);
+});
+
 // ── One wiring style ─────────────────────────────────────────────────────────────────────────────────────────────
 /**
  * Module-level state that is not a service: memos of pure values (keyed by the value, bounded or dying with it) and
