@@ -85,7 +85,7 @@ export class ProviderAccounts {
   private readonly now: () => number;
 
   constructor(d: { db: Kysely<Database>; sealer: Sealer; now: () => number }) {
-    this.db = d.db as unknown as Kysely<ProviderDatabase>;
+    this.db = d.db.withTables<{ provider_accounts: ProviderAccountRow }>();
     this.sealer = d.sealer;
     this.now = d.now;
   }

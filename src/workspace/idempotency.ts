@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { AppError, isAppError } from '../errors.ts';
 import type { Database } from '../store/schema.ts';
-import type { WsDb } from './tables.ts';
+import type { WorkspaceTables, WsDb } from './tables.ts';
 
 export const KEY_TTL_MS = 24 * 3600_000;
 
@@ -52,7 +52,7 @@ export class IdempotencyKeys {
   private readonly now: () => number;
 
   constructor(d: { db: Kysely<Database>; now: () => number }) {
-    this.db = d.db as unknown as WsDb;
+    this.db = d.db.withTables<WorkspaceTables>();
     this.now = d.now;
   }
 

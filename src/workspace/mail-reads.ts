@@ -6,7 +6,7 @@ import type { MessageRow } from '../store/messages.ts';
 import type { Database } from '../store/schema.ts';
 import { scopedInboxIds } from './repo.ts';
 import { domainOf } from './source.ts';
-import type { WsDb } from './tables.ts';
+import type { WorkspaceTables } from './tables.ts';
 
 /** A stored thread's messages, oldest first, at most this many (the newest ones win). */
 export const MAX_THREAD_MESSAGES = 200;
@@ -71,7 +71,7 @@ export class MailReads {
       .select('inboxes.address as inbox_address')
       .where('inboxes.team_id', '=', p.teamId)
       .where('messages.received_at', '>', since);
-    const ids = scopedInboxIds(this.db as unknown as WsDb, p);
+    const ids = scopedInboxIds(this.db.withTables<WorkspaceTables>(), p);
     if (ids) q = q.where('messages.inbox_id', 'in', ids);
     const rows = await q.orderBy('messages.received_at', 'desc').limit(500).execute();
     return rows.reverse();

@@ -4,7 +4,7 @@
 import { type Kysely, sql } from 'kysely';
 import type { Dialect } from '../store/dialect.ts';
 import type { Database } from '../store/schema.ts';
-import type { MonitorRow, MonitorRunRow, WsDb } from './tables.ts';
+import type { MonitorRow, MonitorRunRow, WorkspaceTables, WsDb } from './tables.ts';
 
 /** The small columns of a message a run looks at (never a body, headers or the extraction). */
 export interface MailHeadRow {
@@ -23,7 +23,7 @@ export class MonitorRepo {
   private readonly dialect: Dialect;
 
   constructor(db: Kysely<Database>, dialect: Dialect) {
-    this.db = db as unknown as WsDb;
+    this.db = db.withTables<WorkspaceTables>();
     this.dialect = dialect;
   }
 

@@ -6,7 +6,16 @@ import { type Kysely, sql } from 'kysely';
 import type { Principal } from '../auth/principal.ts';
 import type { Database } from '../store/schema.ts';
 import { DEFAULT_SETTINGS, type PolicySettings } from './rules.ts';
-import { type ActionRow, type DraftRow, nextSeq, type PolicyMode, type ReminderRow, type WsDb, wsId } from './tables.ts';
+import {
+  type ActionRow,
+  type DraftRow,
+  nextSeq,
+  type PolicyMode,
+  type ReminderRow,
+  type WorkspaceTables,
+  type WsDb,
+  wsId,
+} from './tables.ts';
 
 export interface Policy {
   mode: PolicyMode;
@@ -70,7 +79,7 @@ export class WorkspaceRepo {
   private readonly db: WsDb;
 
   constructor(db: Kysely<Database>) {
-    this.db = db as unknown as WsDb;
+    this.db = db.withTables<WorkspaceTables>();
   }
 
   async policy(teamId: string): Promise<Policy> {

@@ -109,7 +109,7 @@ export interface MonitorRunRow {
   seq: number;
 }
 
-export interface WorkspaceTables {
+export type WorkspaceTables = {
   workspace_policies: PolicyRow;
   workspace_reminders: ReminderRow;
   workspace_actions: ActionRow;
@@ -118,7 +118,7 @@ export interface WorkspaceTables {
   workspace_sends: SendRow;
   workspace_monitors: MonitorRow;
   workspace_monitor_runs: MonitorRunRow;
-}
+};
 
 export type WsDb = Kysely<Database & WorkspaceTables>;
 

@@ -38,7 +38,7 @@ export type StoredEvent = Pick<LocalEventRow, 'ics' | 'sequence' | 'status' | 's
   zones?: string | null;
 };
 
-export interface CalendarTables {
+export type CalendarTables = {
   calendar_local_events: LocalEventRow;
   calendar_local_zones: { team_id: string; id: string; ics: string; created_at: number };
   calendar_sync: { team_id: string; cursor_at: number; updated_at: number };
@@ -52,10 +52,10 @@ export interface CalendarTables {
     reason: string | null;
     at: number;
   };
-}
+};
 
 export type CalDb = Kysely<Database & CalendarTables>;
-export const calDb = (db: Kysely<Database>): CalDb => db as unknown as CalDb;
+export const calDb = (db: Kysely<Database>): CalDb => db.withTables<CalendarTables>();
 
 type Comp = InstanceType<typeof ICAL.Component>;
 

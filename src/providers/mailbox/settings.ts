@@ -77,7 +77,7 @@ export class MailboxSettingsRepo {
   private readonly db: Db;
 
   constructor(db: Kysely<Database>) {
-    this.db = db as unknown as Db;
+    this.db = db.withTables<{ mailbox_settings: SettingsRow }>();
   }
 
   /** The account's settings; the defaults (updatedAt null) until set. */
