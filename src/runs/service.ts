@@ -175,14 +175,23 @@ export class RunService {
     return run;
   }
 
-  /** What the agent should do next (changes nothing). */
-  plan(run: Run): Promise<Plan> {
-    return planNext(this.repo, run, this.now());
-  }
-
-  /** Waits (up to `seconds`) for the current step's code or link when that is what the step waits for. */
-  waitForCodeMail(p: Principal, run: Run, seconds: number, signal: AbortSignal, onTick?: (ms: number) => void): Promise<void> {
-    return waitForCodeMail({ repo: this.repo, inboxes: this.inboxes, waits: this.waits }, p, run, seconds, signal, onTick);
+  /**
+   * svc_plan_next: loads the run (404 outside the caller's scope) and suggests what to do next (changes nothing).
+   * With `waitSeconds` > 0 it first waits that long for the current step's code or link, then reads the run again.
+   */
+  async planById(
+    p: Principal,
+    id: string,
+    waitSeconds: number,
+    signal: AbortSignal,
+    onTick?: (ms: number) => void,
+  ): Promise<{ run: Run; plan: Plan }> {
+    let run = await this.load(p, id);
+    if (waitSeconds > 0) {
+      await waitForCodeMail({ repo: this.repo, inboxes: this.inboxes, waits: this.waits }, p, run, waitSeconds, signal, onTick);
+      run = await this.load(p, id);
+    }
+    return { run, plan: await planNext(this.repo, run, this.now()) };
   }
 
   /**

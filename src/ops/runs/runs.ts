@@ -253,16 +253,9 @@ export const planNextOp = op({
     suggestions: z.array(z.object({ action: z.enum(PLAN_ACTIONS), value: z.string().nullable(), reason: z.string() })).min(1),
   }),
   async handler(ctx, input) {
-    const runs = ctx.services.runs;
-    const p = principal(ctx);
-    let run = await runs.load(p, input.id);
-    if (input.waitSeconds > 0) {
-      await runs.waitForCodeMail(p, run, input.waitSeconds, ctx.signal, (ms) =>
-        ctx.emit?.('progress', { elapsedSeconds: Math.round(ms / 1000), timeoutSeconds: input.waitSeconds }),
-      );
-      run = await runs.load(p, input.id);
-    }
-    const plan = await runs.plan(run);
+    const { run, plan } = await ctx.services.runs.planById(principal(ctx), input.id, input.waitSeconds, ctx.signal, (ms) =>
+      ctx.emit?.('progress', { elapsedSeconds: Math.round(ms / 1000), timeoutSeconds: input.waitSeconds }),
+    );
     return {
       runId: run.id,
       status: run.status,
