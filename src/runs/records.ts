@@ -1,9 +1,10 @@
 // What a run reads from and records into the store: the timeline's inbox and mail events (from each message's
 // stored extraction, so nothing depends on who was listening when mail arrived), the timeline as shown (masked
-// again), a service's newest code mail, and narrowed access tokens. Each takes the run repository it works on.
+// again) and its page cursors, a service's newest code mail, and narrowed access tokens. Each takes the run repository it works on.
 import { TOKEN_TTL_SECONDS } from '../auth/access.ts';
 import type { Principal } from '../auth/principal.ts';
 import { hashSecret, newTokenSecret } from '../auth/secrets.ts';
+import { decodeCursor } from '../lib/cursor.ts';
 import { newId } from '../lib/ids.ts';
 import { MASK, maskSecrets, maskSubject, type Run, type RunServiceEntry } from './model.ts';
 import type { NewEvent, RunEventRow, RunMail, RunRepo } from './repo.ts';
@@ -98,6 +99,17 @@ export interface TimelineItem {
   stepId: string | null;
   data: Record<string, unknown>;
 }
+
+/** A timeline page's cursor: the last event's time and id (`a`, `i`), opaque to clients (src/lib/cursor.ts). */
+type TimelineCursor = { a: number; i: number };
+const isTimelineCursor = (v: unknown): v is TimelineCursor =>
+  typeof v === 'object' && v !== null && typeof (v as TimelineCursor).a === 'number' && typeof (v as TimelineCursor).i === 'number';
+
+/** The cursor that continues a timeline page after `e` (encoded by pageOf). */
+export const timelineCursorOf = (e: TimelineItem): TimelineCursor => ({ a: e.at, i: e.seq });
+
+/** Reads a timeline cursor; 400 validation_failed when this server did not issue it. */
+export const decodeTimelineCursor = (cursor: string | undefined): TimelineCursor | undefined => decodeCursor(cursor, isTimelineCursor);
 
 /**
  * A page of the run's timeline, oldest first, after `after` (its last event's time and id). Masked when shown

@@ -15,10 +15,18 @@ import { type IssuedAccess, issueAccess } from './access.ts';
 import { applyPatch, assertActive, concurrent, newRun, type Outcome, type SessionPatch, type StartRequest, touch } from './document.ts';
 import { currentStep, isFinished, MAX_STEP_NOTES, type Run, type RunServiceEntry, type RunStep } from './model.ts';
 import { type Plan, planNext, waitForCodeMail } from './plan.ts';
-import { codeMailOf, inboxEvent, syncTimeline, type TimelineItem, timelinePage } from './records.ts';
+import { codeMailOf, decodeTimelineCursor, inboxEvent, syncTimeline, type TimelineItem, timelinePage } from './records.ts';
 import { type NewEvent, type RunMail, RunRepo } from './repo.ts';
 
 export type { Outcome, SessionPatch, StartRequest } from './document.ts';
+
+/** What svc_next_run shapes: the run, the claimed step (null when all are finished), its service and code mail. */
+export interface NextStep {
+  run: Run;
+  step: RunStep | null;
+  service: RunServiceEntry | null;
+  mail: RunMail | null;
+}
 
 export class RunService {
   private readonly repo: RunRepo;
@@ -96,38 +104,27 @@ export class RunService {
     });
   }
 
-  /** Claims the step to work on (marks it active), making the service's inbox first when it has none. */
-  async next(p: Principal, run: Run): Promise<RunStep | null> {
-    assertActive(run, 'svc_next_run');
-    const step = currentStep(run);
-    if (!step) return null;
-    const now = this.now();
-    const svc = run.services[step.serviceIndex]!;
-    const events: NewEvent[] = [];
-    if (step.status !== 'active') {
-      step.status = 'active';
-      step.attempts += 1;
-      step.startedAt = now;
-      step.finishedAt = null;
-      events.push({
-        at: now,
-        type: 'step.started',
-        stepId: step.stepId,
-        data: { service: step.service, kind: step.kind, attempt: step.attempts },
-      });
-    }
-    const made = await this.ensureInbox(p, run, svc);
-    // Recorded with the step that asked for it, so the timeline reads "step started, inbox created".
-    if (made) events.push(inboxEvent(run, made));
-    if (events.length === 0 && !made) return step;
-    if (!(await this.repo.update(touch(run, now), events))) {
-      if (made) await this.inboxes.delete(made);
-      throw concurrent(run.id);
-    }
-    return step;
+  /**
+   * svc_next_run: loads the run (404 outside the caller's scope), claims the step to work on and answers it with
+   * its service and the newest mail of that service with a code or link; `step` is null when every step is finished.
+   */
+  async nextById(p: Principal, id: string): Promise<NextStep> {
+    const run = await this.load(p, id);
+    const step = await this.claimNext(p, run);
+    if (!step) return { run, step: null, service: null, mail: null };
+    const service = run.services[step.serviceIndex]!;
+    return { run, step, service, mail: (await codeMailOf(this.repo, service)).withCode };
   }
 
-  async report(run: Run, stepId: string, outcome: Outcome, note: string | undefined): Promise<RunStep> {
+  /** svc_report_run: loads the run (404 outside the caller's scope) and records the step's outcome. */
+  async reportById(
+    p: Principal,
+    id: string,
+    stepId: string,
+    outcome: Outcome,
+    note: string | undefined,
+  ): Promise<{ run: Run; step: RunStep }> {
+    const run = await this.load(p, id);
     assertActive(run, 'reporting a step');
     const step = run.steps.find((x) => x.stepId === stepId);
     if (!step)
@@ -162,11 +159,15 @@ export class RunService {
       events.push({ at: now, type: 'run.finished', data: { status: 'succeeded', reason: 'every step is done or skipped' } });
     }
     if (!(await this.repo.update(touch(run, now), events))) throw concurrent(run.id);
-    return step;
+    return { run, step };
   }
 
-  /** Status, metadata (a JSON Merge Patch) and notes; 409 when `ifVersion` is not the run's version. */
-  async patch(run: Run, patch: SessionPatch): Promise<Run> {
+  /**
+   * svc_patch_run_session: loads the run (404 outside the caller's scope), then changes status, metadata (a JSON
+   * Merge Patch) and notes; 409 when `ifVersion` is not the run's version.
+   */
+  async patchById(p: Principal, id: string, patch: SessionPatch): Promise<Run> {
+    const run = await this.load(p, id);
     const now = this.now();
     const events = applyPatch(run, patch, now);
     if (events.length === 0) return run;
@@ -174,24 +175,33 @@ export class RunService {
     return run;
   }
 
-  /** What the agent should do next (changes nothing). */
-  plan(run: Run): Promise<Plan> {
-    return planNext(this.repo, run, this.now());
+  /**
+   * svc_plan_next: loads the run (404 outside the caller's scope) and suggests what to do next (changes nothing).
+   * With `waitSeconds` > 0 it first waits that long for the current step's code or link, then reads the run again.
+   */
+  async planById(
+    p: Principal,
+    id: string,
+    waitSeconds: number,
+    signal: AbortSignal,
+    onTick?: (ms: number) => void,
+  ): Promise<{ run: Run; plan: Plan }> {
+    let run = await this.load(p, id);
+    if (waitSeconds > 0) {
+      await waitForCodeMail({ repo: this.repo, inboxes: this.inboxes, waits: this.waits }, p, run, waitSeconds, signal, onTick);
+      run = await this.load(p, id);
+    }
+    return { run, plan: await planNext(this.repo, run, this.now()) };
   }
 
-  /** Waits (up to `seconds`) for the current step's code or link when that is what the step waits for. */
-  waitForCodeMail(p: Principal, run: Run, seconds: number, signal: AbortSignal, onTick?: (ms: number) => void): Promise<void> {
-    return waitForCodeMail({ repo: this.repo, inboxes: this.inboxes, waits: this.waits }, p, run, seconds, signal, onTick);
-  }
-
-  /** The newest mail of a service's inbox that has a code or link, past any the service rejected. */
-  async codeMail(svc: RunServiceEntry): Promise<RunMail | null> {
-    return (await codeMailOf(this.repo, svc)).withCode;
-  }
-
-  /** A page of the run's timeline (its events, masked as shown), after the event at `after`. */
-  timeline(run: Run, limit: number, after: { at: number; id: number } | undefined): Promise<TimelineItem[]> {
-    return timelinePage(this.repo, run, limit, after);
+  /**
+   * svc_get_run_timeline: loads the run (404 outside the caller's scope), then up to `limit` of its events (masked
+   * as shown) after the one `cursor` names (timelineCursorOf); a cursor this server did not issue is a 400.
+   */
+  async timelineById(p: Principal, id: string, limit: number, cursor: string | undefined): Promise<{ run: Run; items: TimelineItem[] }> {
+    const run = await this.load(p, id);
+    const after = decodeTimelineCursor(cursor);
+    return { run, items: await timelinePage(this.repo, run, limit, after && { at: after.a, id: after.i }) };
   }
 
   /** svc_issue_access: a token with the key's scope, or narrowed to a run's label (src/runs/access.ts). */
@@ -203,6 +213,37 @@ export class RunService {
   /** Removes up to `limit` runs past their keeping time, with their timelines (the server's expiry sweep). */
   deleteExpired(now: number, limit: number): Promise<number> {
     return this.repo.deleteExpired(now, limit);
+  }
+
+  /** Claims the step to work on (marks it active), making the service's inbox first when it has none. */
+  private async claimNext(p: Principal, run: Run): Promise<RunStep | null> {
+    assertActive(run, 'svc_next_run');
+    const step = currentStep(run);
+    if (!step) return null;
+    const now = this.now();
+    const svc = run.services[step.serviceIndex]!;
+    const events: NewEvent[] = [];
+    if (step.status !== 'active') {
+      step.status = 'active';
+      step.attempts += 1;
+      step.startedAt = now;
+      step.finishedAt = null;
+      events.push({
+        at: now,
+        type: 'step.started',
+        stepId: step.stepId,
+        data: { service: step.service, kind: step.kind, attempt: step.attempts },
+      });
+    }
+    const made = await this.ensureInbox(p, run, svc);
+    // Recorded with the step that asked for it, so the timeline reads "step started, inbox created".
+    if (made) events.push(inboxEvent(run, made));
+    if (events.length === 0 && !made) return step;
+    if (!(await this.repo.update(touch(run, now), events))) {
+      if (made) await this.inboxes.delete(made);
+      throw concurrent(run.id);
+    }
+    return step;
   }
 
   /** Makes the service's inbox if it has none; returns the new inbox, or null when it already had one. */

@@ -7,6 +7,7 @@ import { decodeCursor, pageOf } from '../../lib/cursor.ts';
 import { getPreset } from '../../mail/presets.ts';
 import { expectationOf, MAX_SERVICES, RUN_STATUSES } from '../../runs/model.ts';
 import { instructionFor, mailView, PLAN_ACTIONS } from '../../runs/plan.ts';
+import { timelineCursorOf } from '../../runs/records.ts';
 import {
   iso,
   MailView,
@@ -125,8 +126,7 @@ export const patchRunSessionOp = op({
   output: RunView,
   audit: { action: 'run.patch', target: (i) => i.id },
   async handler(ctx, input) {
-    const run = await ctx.services.runs.load(principal(ctx), input.id);
-    return runView(await ctx.services.runs.patch(run, input));
+    return runView(await ctx.services.runs.patchById(principal(ctx), input.id, input));
   },
 });
 
@@ -163,11 +163,9 @@ export const nextRunOp = op({
   }),
   audit: { action: 'run.next', target: (i) => i.id },
   async handler(ctx, input) {
-    const p = principal(ctx);
-    const run = await ctx.services.runs.load(p, input.id);
-    const step = await ctx.services.runs.next(p, run);
+    const { run, step, service: svc, mail } = await ctx.services.runs.nextById(principal(ctx), input.id);
     const remaining = run.steps.filter((x) => x.status !== 'done' && x.status !== 'skipped').length;
-    if (!step)
+    if (!step || !svc)
       return {
         runId: run.id,
         status: run.status,
@@ -179,8 +177,6 @@ export const nextRunOp = op({
         mail: null,
         remainingSteps: 0,
       };
-    const svc = run.services[step.serviceIndex]!;
-    const withCode = await ctx.services.runs.codeMail(svc);
     return {
       runId: run.id,
       status: run.status,
@@ -189,7 +185,7 @@ export const nextRunOp = op({
       instruction: instructionFor(step, svc),
       recipe: svc.preset ? getPreset(svc.preset).recipe : null,
       waitFor: step.kind === 'wait_for_mail' || step.kind === 'use_verification' ? expectationOf(svc) : null,
-      mail: withCode ? mailView(withCode) : null,
+      mail: mail ? mailView(mail) : null,
       remainingSteps: remaining,
     };
   },
@@ -217,8 +213,7 @@ export const reportRunOp = op({
   output: z.object({ runId: z.string(), status: z.enum(RUN_STATUSES), step: StepView, remainingSteps: z.number().int() }),
   audit: { action: 'run.report', target: (i) => `${i.id}/${i.stepId}` },
   async handler(ctx, input) {
-    const run = await ctx.services.runs.load(principal(ctx), input.id);
-    const step = await ctx.services.runs.report(run, input.stepId, input.outcome, input.note);
+    const { run, step } = await ctx.services.runs.reportById(principal(ctx), input.id, input.stepId, input.outcome, input.note);
     const remainingSteps = run.steps.filter((x) => x.status !== 'done' && x.status !== 'skipped').length;
     return { runId: run.id, status: run.status, step: stepView(step), remainingSteps };
   },
@@ -258,16 +253,9 @@ export const planNextOp = op({
     suggestions: z.array(z.object({ action: z.enum(PLAN_ACTIONS), value: z.string().nullable(), reason: z.string() })).min(1),
   }),
   async handler(ctx, input) {
-    const runs = ctx.services.runs;
-    const p = principal(ctx);
-    let run = await runs.load(p, input.id);
-    if (input.waitSeconds > 0) {
-      await runs.waitForCodeMail(p, run, input.waitSeconds, ctx.signal, (ms) =>
-        ctx.emit?.('progress', { elapsedSeconds: Math.round(ms / 1000), timeoutSeconds: input.waitSeconds }),
-      );
-      run = await runs.load(p, input.id);
-    }
-    const plan = await runs.plan(run);
+    const { run, plan } = await ctx.services.runs.planById(principal(ctx), input.id, input.waitSeconds, ctx.signal, (ms) =>
+      ctx.emit?.('progress', { elapsedSeconds: Math.round(ms / 1000), timeoutSeconds: input.waitSeconds }),
+    );
     return {
       runId: run.id,
       status: run.status,
@@ -278,10 +266,6 @@ export const planNextOp = op({
     };
   },
 });
-
-type EventCursor = { a: number; i: number };
-const isEventCursor = (v: unknown): v is EventCursor =>
-  typeof v === 'object' && v !== null && typeof (v as EventCursor).a === 'number' && typeof (v as EventCursor).i === 'number';
 
 export const runTimelineOp = op({
   name: 'runs.timeline',
@@ -313,14 +297,12 @@ export const runTimelineOp = op({
     nextCursor: z.string().nullable(),
   }),
   async handler(ctx, input) {
-    const run = await ctx.services.runs.load(principal(ctx), input.id);
-    const after = decodeCursor(input.cursor, isEventCursor);
-    const rows = await ctx.services.runs.timeline(run, input.limit + 1, after && { at: after.a, id: after.i });
+    const { run, items } = await ctx.services.runs.timelineById(principal(ctx), input.id, input.limit + 1, input.cursor);
     const page = pageOf(
-      rows,
+      items,
       input.limit,
       (e) => ({ seq: e.seq, at: iso(e.at)!, type: e.type, stepId: e.stepId, data: e.data }),
-      (e) => ({ a: e.at, i: e.seq }),
+      timelineCursorOf,
     );
     return { runId: run.id, label: run.label, ...page };
   },
