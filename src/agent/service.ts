@@ -1,5 +1,5 @@
 // The agent capability: verify and open (get an address, wait for the mail, extract the code or link, hand back the
-// agent's next step, CONTRACT §4), extraction and a quick look without waiting, simulated mail, the rehearsal
+// agent's next step, CONTRACT §4), extraction, a quick look and a diagnosis without waiting, simulated mail, the rehearsal
 // signup page's mail, and the self-test.
 // Built once by src/server/wire.ts; the operations in src/ops/agent/ validate, authorise and call one method here.
 import type { Kysely } from 'kysely';
@@ -17,6 +17,7 @@ import type { InboxRow } from '../store/inboxes.ts';
 import type { MessageRepo, MessageSummaryRow } from '../store/messages.ts';
 import type { Database } from '../store/schema.ts';
 import { runSelfTest, type SelfTestReport } from './autotest.ts';
+import { type Diagnosis, diagnosis, type ServedNames } from './diagnose.ts';
 import { parsedFromRow } from './extraction.ts';
 import { type Considered, MessagePicker } from './pick.ts';
 import type { RehearsalSession, RehearsalStore } from './rehearsal.ts';
@@ -53,6 +54,8 @@ export class AgentService {
   private readonly shutdown: AbortSignal;
   private readonly maxMessageBytes: () => number;
   private readonly rehearsals: RehearsalStore;
+  private readonly served: ServedNames;
+  private readonly now: () => number;
 
   constructor(d: {
     db: Kysely<Database>;
@@ -71,6 +74,8 @@ export class AgentService {
     maxMessageBytes: () => number;
     /** The rehearsal page's sessions (in memory). */
     rehearsals: RehearsalStore;
+    /** The domains this server accepts mail for (diagnose's hints). */
+    served: ServedNames;
   }) {
     this.messages = d.messages;
     this.ingest = d.ingest;
@@ -80,6 +85,8 @@ export class AgentService {
     this.shutdown = d.shutdown;
     this.maxMessageBytes = d.maxMessageBytes;
     this.rehearsals = d.rehearsals;
+    this.served = d.served;
+    this.now = d.now;
     this.picker = new MessagePicker({
       messages: d.messages,
       repo: new VerifyRepo(d.db),
@@ -233,6 +240,11 @@ export class AgentService {
     const pick = await this.picker.pickUsable(inbox.id, {}, service);
     const count = await this.messages.count(inbox.id);
     return { latest, count, newest: resultOf(this.baseUrl(), inbox, pick.usable ?? pick.newestPlain, { service }) };
+  }
+
+  /** Why the inbox has not received the expected mail: its state, its newest 10 messages and hints (svc_diagnose_inbox). */
+  async diagnose(inbox: InboxRow): Promise<Diagnosis> {
+    return diagnosis(inbox, await this.messages.list(inbox.id, 10), this.now(), this.served);
   }
 
   /** Simulated incoming mail, composed as real MIME and delivered through ingest like SMTP mail. */
