@@ -1,28 +1,48 @@
 // The agent capability: verify and open (get an address, wait for the mail, extract the code or link, hand back the
-// agent's next step, CONTRACT §4), extraction and a quick look without waiting, simulated mail, the rehearsal
+// agent's next step, CONTRACT §4), extraction, a quick look and a diagnosis without waiting, simulated mail, the rehearsal
 // signup page's mail, and the self-test.
 // Built once by src/server/wire.ts; the operations in src/ops/agent/ validate, authorise and call one method here.
 import type { Kysely } from 'kysely';
 import type { Principal } from '../auth/principal.ts';
 import { AppError } from '../errors.ts';
 import { encodedFor } from '../inboxes/encoded.ts';
-import type { InboxService } from '../inboxes/service.ts';
-import type { MailWaits, WaitCall } from '../inboxes/wait.ts';
+import type { CreateInboxRequest, InboxService } from '../inboxes/service.ts';
+import { type MailWaits, type WaitCall, waitFields } from '../inboxes/wait.ts';
 import type { Ingest } from '../ingest/ingest.ts';
 import type { IngestWriter } from '../ingest/writer.ts';
 import type { Extraction } from '../mail/extract/index.ts';
-import type { PresetId } from '../mail/presets.ts';
+import { isPresetId, type PresetId } from '../mail/presets.ts';
 import type { SimulateRequest } from '../mail/simulate.ts';
 import type { InboxRow } from '../store/inboxes.ts';
 import type { MessageRepo, MessageSummaryRow } from '../store/messages.ts';
 import type { Database } from '../store/schema.ts';
 import { runSelfTest, type SelfTestReport } from './autotest.ts';
+import { type Diagnosis, diagnosis, type ServedNames } from './diagnose.ts';
 import { parsedFromRow } from './extraction.ts';
 import { type Considered, MessagePicker } from './pick.ts';
 import type { RehearsalSession, RehearsalStore } from './rehearsal.ts';
 import { VerifyRepo } from './repo.ts';
 import { type SimulatedDelivery, simulateInto } from './simulate.ts';
 import { resultOf, type VerifyResult, verifyResult, type WaitAndExtract } from './verify.ts';
+
+/** What verify asks for once its request shape is checked (src/ops/agent/agent.ts): the label is already runId's. */
+export interface VerifyRequest extends Omit<WaitAndExtract, 'inbox' | 'timeoutSeconds'> {
+  /** Wait on this inbox; without it, create (or reuse) one. */
+  inboxId?: string | undefined;
+  timeoutSeconds?: number | undefined;
+  label?: string | undefined;
+  ttlMinutes?: number | undefined;
+  localPart?: string | undefined;
+  address?: string | undefined;
+}
+
+/** What open asks for: an inbox to create (or reuse), and a wait on it. */
+export interface OpenRequest extends Omit<WaitAndExtract, 'inbox'>, Omit<CreateInboxRequest, 'service'> {}
+
+const presetOf = (s: string | null): PresetId | undefined => (isPresetId(s) ? s : undefined);
+
+/** verify's wait when the caller gives no timeoutSeconds on an existing inbox. */
+export const VERIFY_DEFAULT_SECONDS = 60;
 
 export class AgentService {
   private readonly picker: MessagePicker;
@@ -34,6 +54,8 @@ export class AgentService {
   private readonly shutdown: AbortSignal;
   private readonly maxMessageBytes: () => number;
   private readonly rehearsals: RehearsalStore;
+  private readonly served: ServedNames;
+  private readonly now: () => number;
 
   constructor(d: {
     db: Kysely<Database>;
@@ -52,6 +74,8 @@ export class AgentService {
     maxMessageBytes: () => number;
     /** The rehearsal page's sessions (in memory). */
     rehearsals: RehearsalStore;
+    /** The domains this server accepts mail for (diagnose's hints). */
+    served: ServedNames;
   }) {
     this.messages = d.messages;
     this.ingest = d.ingest;
@@ -61,6 +85,8 @@ export class AgentService {
     this.shutdown = d.shutdown;
     this.maxMessageBytes = d.maxMessageBytes;
     this.rehearsals = d.rehearsals;
+    this.served = d.served;
+    this.now = d.now;
     this.picker = new MessagePicker({
       messages: d.messages,
       repo: new VerifyRepo(d.db),
@@ -72,8 +98,57 @@ export class AgentService {
     });
   }
 
+  /**
+   * POST /v1/agent/verify once its request shape is checked: with `inboxId`, wait on that inbox (the caller's, else
+   * 404); else create (or reuse) the inbox, emit its address at once (`inbox` event), and answer with the address to
+   * type (rule 1) or wait on it (rule 3). A woken wait's answer carries its shared encoding (encodedFor).
+   */
+  async verify(p: Principal, call: WaitCall, r: VerifyRequest): Promise<VerifyResult> {
+    if (r.inboxId !== undefined) {
+      const inbox = await this.inboxes.get(p, r.inboxId);
+      return this.waitAndExtract(call, {
+        inbox,
+        service: r.service ?? presetOf(inbox.service),
+        timeoutSeconds: r.timeoutSeconds ?? VERIFY_DEFAULT_SECONDS,
+        ...waitFields(r),
+      });
+    }
+    const { inbox } = await this.inboxes.create(
+      p,
+      { label: r.label, ttlMinutes: r.ttlMinutes, localPart: r.localPart, address: r.address, service: r.service },
+      { reuse: true },
+    );
+    call.emit?.('inbox', { inboxId: inbox.id, address: inbox.address });
+    if (!r.timeoutSeconds) return this.addressResult(inbox, r.service);
+    return this.waitAndExtract(call, { inbox, service: r.service, timeoutSeconds: r.timeoutSeconds, ...waitFields(r) });
+  }
+
+  /**
+   * POST /v1/inboxes/open: create (or reuse) the inbox, emit its address (and a created inbox's callback secret) at
+   * once, wait and extract. A created inbox's secret makes the answer its own (a copy, no shared encoding); else it
+   * is the one every woken caller shares.
+   */
+  async open(p: Principal, call: WaitCall, r: OpenRequest): Promise<VerifyResult & { callbackSecret?: string }> {
+    const { inbox, created } = await this.inboxes.create(
+      p,
+      {
+        label: r.label,
+        ttlMinutes: r.ttlMinutes,
+        localPart: r.localPart,
+        address: r.address,
+        callbackUrl: r.callbackUrl,
+        service: r.service,
+      },
+      { reuse: true },
+    );
+    const secret = created && inbox.callback_secret ? { callbackSecret: inbox.callback_secret } : {};
+    call.emit?.('inbox', { inboxId: inbox.id, address: inbox.address, ...secret });
+    const result = await this.waitAndExtract(call, { inbox, service: r.service, timeoutSeconds: r.timeoutSeconds, ...waitFields(r) });
+    return secret.callbackSecret ? { ...result, ...secret } : result;
+  }
+
   /** The answer for an inbox with no mail yet: the address to type (verify's rule 1). */
-  addressResult(inbox: InboxRow, service: PresetId | undefined): VerifyResult {
+  private addressResult(inbox: InboxRow, service: PresetId | undefined): VerifyResult {
     return verifyResult(this.baseUrl(), inbox, null, { service });
   }
 
@@ -165,6 +240,11 @@ export class AgentService {
     const pick = await this.picker.pickUsable(inbox.id, {}, service);
     const count = await this.messages.count(inbox.id);
     return { latest, count, newest: resultOf(this.baseUrl(), inbox, pick.usable ?? pick.newestPlain, { service }) };
+  }
+
+  /** Why the inbox has not received the expected mail: its state, its newest 10 messages and hints (svc_diagnose_inbox). */
+  async diagnose(inbox: InboxRow): Promise<Diagnosis> {
+    return diagnosis(inbox, await this.messages.list(inbox.id, 10), this.now(), this.served);
   }
 
   /** Simulated incoming mail, composed as real MIME and delivered through ingest like SMTP mail. */

@@ -1,5 +1,5 @@
 // The messages of an inbox as the API reads them: a message or an attachment by id (404 naming what is missing), a
-// page of summaries, the raw bytes and attachments out of the blob store (a missing blob is a clean 500 naming the
+// page of summaries, a message with its attachments and deliveries, the raw bytes and attachments out of the blob store (a missing blob is a clean 500 naming the
 // message), a parse for structured extraction, and delete (its thread recounted in the same transaction). The
 // inbox itself is resolved and scoped by InboxService before any of these is called.
 import { AppError } from '../errors.ts';
@@ -7,6 +7,7 @@ import type { IngestWriter } from '../ingest/writer.ts';
 import type { Logger } from '../log.ts';
 import { parseMessage } from '../mail/parse.ts';
 import type { ParsedMessage } from '../mail/types.ts';
+import type { RecipientState } from '../outbound/service.ts';
 import { BlobMissingError, type BlobStore } from '../store/blobs.ts';
 import type { InboxRow } from '../store/inboxes.ts';
 import { type AttachmentRow, MessageRepo, type MessageRow, type MessageSummaryRow } from '../store/messages.ts';
@@ -18,6 +19,7 @@ export class MessageService {
   private readonly writer: IngestWriter;
   private readonly threads: ThreadUpkeep;
   private readonly log: Logger;
+  private readonly deliveriesOf: (messageId: string) => Promise<RecipientState[]>;
 
   constructor(d: {
     messages: MessageRepo;
@@ -26,12 +28,15 @@ export class MessageService {
     /** Recounts (or removes) a message's thread when it goes (src/threads/). */
     threads: ThreadUpkeep;
     log: Logger;
+    /** Each recipient's delivery state of a sent message (OutboundService.deliveriesOf, passed in by the wiring). */
+    deliveriesOf: (messageId: string) => Promise<RecipientState[]>;
   }) {
     this.messages = d.messages;
     this.blobs = d.blobs;
     this.writer = d.writer;
     this.threads = d.threads;
     this.log = d.log;
+    this.deliveriesOf = d.deliveriesOf;
   }
 
   /** The message of this inbox, or 404. */
@@ -39,6 +44,34 @@ export class MessageService {
     const msg = await this.messages.get(inbox.id, id);
     if (!msg) throw new AppError('not_found', `no message ${id} in inbox ${inbox.id}`);
     return msg;
+  }
+
+  /**
+   * GET …/messages/:messageId: the message of this inbox (or 404), its attachments and, when it was sent from the
+   * inbox, each recipient's delivery state.
+   */
+  async read(
+    inbox: InboxRow,
+    id: string,
+  ): Promise<{ msg: MessageRow; attachments: AttachmentRow[]; deliveries?: RecipientState[] | undefined }> {
+    const msg = await this.get(inbox, id);
+    const attachments = await this.attachments(msg.id);
+    return { msg, attachments, deliveries: msg.direction === 'outbound' ? await this.deliveriesOf(msg.id) : undefined };
+  }
+
+  /**
+   * GET …/attachments/:attachmentId: the attachment of this inbox's message (404 naming the message or the
+   * attachment missing) and, with `withBytes`, its bytes opened from the blob store (see `open`).
+   */
+  async download(
+    inbox: InboxRow,
+    messageId: string,
+    attachmentId: string,
+    withBytes: boolean,
+  ): Promise<{ msg: MessageRow; attachment: AttachmentRow; file?: Awaited<ReturnType<MessageService['open']>> | undefined }> {
+    const msg = await this.get(inbox, messageId);
+    const attachment = await this.attachment(msg, attachmentId);
+    return { msg, attachment, file: withBytes ? await this.open(attachment.sha256, 'attachment', msg.id) : undefined };
   }
 
   /** Newest first; `beforeSeq` continues a page. */

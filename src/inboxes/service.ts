@@ -1,4 +1,4 @@
-// Inboxes: create (with unclaimed-mail claim), scoped lookup, list, delete and expiry. Label scope is applied
+// Inboxes: create (with unclaimed-mail claim), scoped lookup, list, delete, bulk cleanup by label and expiry. Label scope is applied
 // here, in queries, so a key never sees an inbox outside its prefix (CONTRACT §6: such inboxes are 404).
 
 import { labelInScope, type Principal } from '../auth/principal.ts';
@@ -195,6 +195,23 @@ export class InboxService {
     q: { label?: string | undefined; limit: number; before?: { createdAt: number; id: string } | undefined },
   ): Promise<InboxRow[]> {
     return this.repo.list({ teamId: p.teamId, label: q.label, labelPrefix: p.scope.labelPrefix, limit: q.limit, before: q.before });
+  }
+
+  /**
+   * Deletes every inbox of the caller with exactly this label (every one in its scope without a label), in batches
+   * of 200 until none is left; the number deleted (svc_cleanup_inboxes).
+   */
+  async cleanup(p: Principal, label: string | undefined): Promise<number> {
+    let deleted = 0;
+    for (;;) {
+      const batch = await this.list(p, { label, limit: 200 });
+      if (batch.length === 0) break;
+      for (const inbox of batch) {
+        await this.delete(inbox);
+        deleted++;
+      }
+    }
+    return deleted;
   }
 
   async delete(inbox: InboxRow): Promise<void> {

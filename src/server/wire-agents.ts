@@ -74,6 +74,7 @@ export function wireAgents(config: Config, d: AgentLayerDeps) {
     shutdown: d.shutdown,
     maxMessageBytes: () => config.maxMessageBytes,
     rehearsals,
+    served: d.served,
   });
   // runs: agent runs over the inboxes and waits; svc_issue_access mints its tokens and audits them.
   const runs = new RunService({

@@ -237,7 +237,14 @@ export function wire(config: Config, storage: Storage, opts: StartOptions & { lo
   });
   // inboxes: long-poll waits share one set of waiter caps, one wake queue and one answer cache.
   const waits = new MailWaits({ messages, bus, limits: config, maxBodyChars: config.waitMaxBodyChars, shutdown: shutdown.signal });
-  const inboxMessages = new MessageService({ messages, blobs, writer, threads: threads.upkeep, log });
+  const inboxMessages = new MessageService({
+    messages,
+    blobs,
+    writer,
+    threads: threads.upkeep,
+    log,
+    deliveriesOf: (messageId) => outbound.deliveriesOf(messageId),
+  });
   const agents = wireAgents(config, {
     db: store.db,
     dialect: store.dialect,

@@ -1,10 +1,11 @@
-// The agent's operations: verify (get an address, wait, extract, act), recipes, the hub, and the self-test. The
-// work is the agent capability's (src/agent/service.ts, Services.agent); these validate, authorise and shape.
+// The agent's operations: verify (get an address, wait, extract, act), open, recipes, the hub, and the self-test.
+// The work is the agent capability's (src/agent/service.ts, Services.agent: verify, open, extract, selfTest); these
+// check the request's shape, authorise, call one method and shape the answer.
 import { z } from 'zod';
 import { SelfTestReport } from '../../agent/autotest.ts';
+import { VERIFY_DEFAULT_SECONDS } from '../../agent/service.ts';
 import { VerifyResult } from '../../agent/verify.ts';
 import { AppError } from '../../errors.ts';
-import { waitFields } from '../../inboxes/wait.ts';
 import { getPreset, isPresetId, listPresets, PRESET_IDS, type PresetId } from '../../mail/presets.ts';
 import { SCENARIOS } from '../../mail/simulate.ts';
 import { runLabel } from '../../runs/document.ts';
@@ -15,7 +16,7 @@ import { asShared, type OpContext, op } from '../op.ts';
 
 const presetOf = (s: string | null): PresetId | undefined => (isPresetId(s) ? s : undefined);
 
-export const VERIFY_DEFAULT_SECONDS = 60;
+export { VERIFY_DEFAULT_SECONDS } from '../../agent/service.ts';
 export const VERIFY_MAX_SECONDS = 120;
 
 export const Service = z
@@ -88,38 +89,15 @@ export const verify = op({
           errors: [{ path: 'inboxId', message: 'conflicts with inbox creation fields' }],
         });
       }
-      const inbox = await inboxOf(ctx, input.inboxId);
-      return asShared(
-        await ctx.services.agent.waitAndExtract(waitCall(ctx), {
-          inbox,
-          service: input.service ?? presetOf(inbox.service),
-          timeoutSeconds: input.timeoutSeconds ?? VERIFY_DEFAULT_SECONDS,
-          ...waitFields(input),
-        }),
-      );
-    }
-    if (input.service === undefined && input.localPart === undefined && input.address === undefined) {
+    } else if (input.service === undefined && input.localPart === undefined && input.address === undefined) {
       throw new AppError(
         'validation_failed',
         `give a service (${PRESET_IDS.join(', ')}) to get a fresh address, or an inboxId to wait for its mail`,
         { errors: [{ path: 'service', message: 'required without inboxId' }] },
       );
     }
-    const { inbox } = await ctx.services.inboxes.create(
-      principal(ctx),
-      { label, ttlMinutes: input.ttlMinutes, localPart: input.localPart, address: input.address, service: input.service },
-      { reuse: true },
-    );
-    ctx.emit?.('inbox', { inboxId: inbox.id, address: inbox.address });
-    if (!input.timeoutSeconds) return ctx.services.agent.addressResult(inbox, input.service);
-    return asShared(
-      await ctx.services.agent.waitAndExtract(waitCall(ctx), {
-        inbox,
-        service: input.service,
-        timeoutSeconds: input.timeoutSeconds,
-        ...waitFields(input),
-      }),
-    );
+    const { runId: _runId, ...request } = input;
+    return asShared(await ctx.services.agent.verify(principal(ctx), waitCall(ctx), { ...request, label }));
   },
 });
 
@@ -147,28 +125,8 @@ export const openInbox = op({
   output: VerifyResult,
   audit: false,
   async handler(ctx, input) {
-    const { inbox, created } = await ctx.services.inboxes.create(
-      principal(ctx),
-      {
-        label: input.label,
-        ttlMinutes: input.ttlMinutes,
-        localPart: input.localPart,
-        address: input.address,
-        callbackUrl: input.callbackUrl,
-        service: input.service,
-      },
-      { reuse: true },
-    );
-    const secret = created && inbox.callback_secret ? { callbackSecret: inbox.callback_secret } : {};
-    ctx.emit?.('inbox', { inboxId: inbox.id, address: inbox.address, ...secret });
-    const result = await ctx.services.agent.waitAndExtract(waitCall(ctx), {
-      inbox,
-      service: input.service,
-      timeoutSeconds: input.timeoutSeconds,
-      ...waitFields(input),
-    });
-    // A created inbox's secret makes this answer its own; else it is the one every woken caller shares.
-    return secret.callbackSecret ? { ...result, ...secret } : asShared(result);
+    // A created inbox's callback secret makes the answer its own (no shared encoding): asShared leaves it as it is.
+    return asShared(await ctx.services.agent.open(principal(ctx), waitCall(ctx), input));
   },
 });
 

@@ -1,5 +1,6 @@
 // Operations made for agents driving inboxd through MCP: wait-and-extract on an existing inbox, a quick check, a
-// diagnosis with hints, bulk cleanup, preset suggestion and issuing an access token (src/runs/access.ts).
+// diagnosis with hints (AgentService.diagnose), bulk cleanup (InboxService.cleanup), preset suggestion and issuing an
+// access token (src/runs/access.ts). Each validates, authorises, calls one service method and shapes the answer.
 import { z } from 'zod';
 import { VerifyResult } from '../../agent/verify.ts';
 import { AppError } from '../../errors.ts';
@@ -89,30 +90,10 @@ export const diagnose = op({
     hints: z.array(z.string()),
   }),
   async handler(ctx, input) {
-    const s = ctx.services;
     const inbox = await inboxOf(ctx, input.inboxId);
-    const msgs = (await s.inboxMessages.list(inbox.id, 10)).map((m) => messageSummary(m, s.baseUrl()));
-    const minutesLeft = Math.max(0, Math.round((inbox.expires_at - s.clock.now()) / 60_000));
-    const hints: string[] = [];
-    if (msgs.length === 0) {
-      hints.push(
-        `No mail has arrived. Make sure the form was submitted with exactly ${inbox.address} (check for typos and trailing spaces).`,
-      );
-      hints.push(
-        `This server accepts mail only for ${s.served.describe()}; the sending service must be able to reach its SMTP port (or use svc_simulate_message to test).`,
-      );
-      hints.push('Some services send the mail only after an extra step in the browser (a captcha or a "send code" button).');
-    } else {
-      const withCode = msgs.filter((m) => m.verification.otp || m.verification.primaryLink);
-      if (withCode.length === 0)
-        hints.push(
-          'Mail arrived but none of it carries a code or verification link: read the newest with svc_get_raw_message; the code may be in an attachment or an image.',
-        );
-      else hints.push(`The newest message with a code or link is ${withCode[0]!.messageId} ("${withCode[0]!.subject}").`);
-      hints.push('If you filter with subjectContains or expectFrom, check the subjects and senders listed here.');
-    }
-    if (minutesLeft < 5) hints.push(`The inbox expires in ${minutesLeft} minute(s); create a new one if the flow takes longer.`);
-    return { inbox: inboxView(inbox), acceptsMailFor: s.served.list(), minutesLeft, messages: msgs, hints };
+    const d = await ctx.services.agent.diagnose(inbox);
+    const baseUrl = ctx.services.baseUrl();
+    return { ...d, inbox: inboxView(d.inbox), messages: d.messages.map((m) => messageSummary(m, baseUrl)) };
   },
 });
 
@@ -142,17 +123,7 @@ export const cleanup = op({
       throw new AppError('validation_failed', 'give a label, or all=true to delete every inbox in this key’s scope', {
         errors: [{ path: 'label', message: 'required unless all=true' }],
       });
-    const p = principal(ctx);
-    let deleted = 0;
-    for (;;) {
-      const batch = await ctx.services.inboxes.list(p, { label: input.label, limit: 200 });
-      if (batch.length === 0) break;
-      for (const inbox of batch) {
-        await ctx.services.inboxes.delete(inbox);
-        deleted++;
-      }
-    }
-    return { deleted };
+    return { deleted: await ctx.services.inboxes.cleanup(principal(ctx), input.label) };
   },
 });
 

@@ -1,5 +1,5 @@
-// Messages of an inbox: list, read, raw .eml, attachments, delete (reads and the blob store through
-// src/inboxes/messages.ts).
+// Messages of an inbox: list, read, raw .eml, attachments, delete (reads, deliveries and the blob store through
+// MessageService, src/inboxes/messages.ts; each op looks up the caller's inbox and calls one method).
 import { z } from 'zod';
 import { decodeCursor, pageOf } from '../../lib/cursor.ts';
 import type { InboxRow } from '../../store/inboxes.ts';
@@ -61,9 +61,10 @@ export const getMessage = op({
   input: z.strictObject({ id: InboxId, messageId: MessageId }),
   output: MessageView,
   async handler(ctx, input) {
-    const { msg } = await messageOf(ctx, input.id, input.messageId);
-    const view = messageView(msg, await ctx.services.inboxMessages.attachments(msg.id), ctx.services.baseUrl());
-    if (msg.direction === 'outbound') view.deliveries = await ctx.services.outbound.deliveriesOf(msg.id);
+    const inbox = await inboxOf(ctx, input.id);
+    const { msg, attachments, deliveries } = await ctx.services.inboxMessages.read(inbox, input.messageId);
+    const view = messageView(msg, attachments, ctx.services.baseUrl());
+    if (deliveries) view.deliveries = deliveries;
     return view;
   },
 });
@@ -161,13 +162,14 @@ export const getAttachment = op({
   input: z.strictObject({ id: InboxId, messageId: MessageId, attachmentId: AttachmentId }),
   output: AttachmentView,
   async handler(ctx, input) {
-    const { inbox, msg } = await messageOf(ctx, input.id, input.messageId);
-    const a = await ctx.services.inboxMessages.attachment(msg, input.attachmentId);
-    if (/application\/json/i.test(ctx.request.accept)) return attachmentView(a, inbox.id, ctx.services.baseUrl());
+    const inbox = await inboxOf(ctx, input.id);
+    const json = /application\/json/i.test(ctx.request.accept);
+    const { attachment: a, file } = await ctx.services.inboxMessages.download(inbox, input.messageId, input.attachmentId, !json);
+    if (!file) return attachmentView(a, inbox.id, ctx.services.baseUrl());
     return {
       kind: 'raw' as const,
       contentType: SAFE_TYPE.test(a.content_type) ? a.content_type : 'application/octet-stream',
-      ...(await ctx.services.inboxMessages.open(a.sha256, 'attachment', msg.id)),
+      ...file,
       headers: {
         'Content-Disposition': contentDisposition(a.filename, a.id),
         'X-Content-Type-Options': 'nosniff',

@@ -108,9 +108,8 @@ export const calendarListAccountsOp = op({
   input: z.strictObject({}),
   output: z.object({ local: LocalView.extend({ id: z.literal('local') }), items: z.array(Account) }),
   async handler(ctx) {
-    const p = principal(ctx);
-    const rows = await ctx.services.calendar.accounts(p);
-    return { local: { id: 'local' as const, ...(await ctx.services.calendar.localStatus(p)) }, items: rows.map(accountView) };
+    const { accounts, local } = await ctx.services.calendar.listAccounts(principal(ctx));
+    return { local: { id: 'local' as const, ...local }, items: accounts.map(accountView) };
   },
 });
 

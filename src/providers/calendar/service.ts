@@ -87,6 +87,12 @@ export class CalendarService {
     return p.scope.labelPrefix === null ? this.d.providers.list(p.teamId, 'calendar') : [];
   }
 
+  /** svc_calendar_list_accounts: the connected accounts (none for a scoped key) and the local calendar's status. */
+  async listAccounts(p: Principal): Promise<{ accounts: ProviderAccountRow[]; local: LocalStatus }> {
+    const accounts = await this.accounts(p);
+    return { accounts, local: await this.localStatus(p) };
+  }
+
   async localStatus(p: Principal): Promise<LocalStatus> {
     const st = await this.local(p).status();
     return { ...st, syncedTo: st.syncedTo === null ? null : new Date(st.syncedTo).toISOString() };
