@@ -1,4 +1,4 @@
-import { type Kysely, sql } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { dialectOf } from '../dialect.ts';
 
 // Parsed content is stored once per raw message, not once per recipient (issue 11): a message to 100 recipients

@@ -1,4 +1,4 @@
-import { type Kysely, sql } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 
 /** The host:port a delivery goes to; kept in step with targetHost in ../deliveries.ts (a migration never changes). */
 function hostOf(raw: string): string {

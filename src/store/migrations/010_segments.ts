@@ -1,4 +1,4 @@
-import { type Kysely, sql } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { dialectOf } from '../dialect.ts';
 
 export async function up(db: Kysely<unknown>): Promise<void> {

@@ -1,4 +1,4 @@
-import { type Kysely, sql } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 
 export async function up(db: Kysely<unknown>): Promise<void> {
   // Sent mail is stored in the sending inbox beside received mail (CONTRACT §9); `direction` tells them apart, and

@@ -1,7 +1,7 @@
-import { type Kysely, sql } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { newId } from '../../lib/ids.ts';
-import { linksOf, MAX_PARTICIPANTS, mergeParticipants, parseSubject, participantsOf } from '../../mail/threads.ts';
 import { dialectOf } from '../dialect.ts';
+import { linksOf, MAX_PARTICIPANTS, mergeParticipants, parseSubject, participantsOf } from '../../mail/threads.ts';
 
 // Threads (CONTRACT §9, src/threads/): a `threads` row per conversation of an inbox, `thread_refs` mapping every
 // Message-ID an inbox has seen (own or only referenced: a phantom) to its thread, and `message_rows.thread_id`,

@@ -1,4 +1,4 @@
-import { type Kysely, sql } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { dialectOf } from '../dialect.ts';
 
 // Full-text search (issue 14, src/search/). One FTS row per stored content (the parsed message, shared by all its

@@ -1,4 +1,4 @@
-import { type Kysely, sql } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 
 // The workspace preview (CONTRACT §13): per-team policy, reminders, the append-only action log, drafts awaiting a
 // decision, execute-reply idempotency keys and the one-send-per-source-message guard, monitors and their runs.

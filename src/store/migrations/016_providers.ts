@@ -1,4 +1,4 @@
-import { type Kysely, sql } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 
 // Mailbox and calendar provider accounts (CONTRACT §15, src/providers/). One row per connected account of a team;
 // `secret` holds the credentials sealed with INBOXD_SECRET_KEY (src/lib/sealed.ts, bound to the row id) and is never
