@@ -1,7 +1,9 @@
 // A stored message as verify extracts it: the generic extraction stored at ingest, or (with a service preset) a
 // new one from the stored parse, without the raw bytes. Pure: no I/O.
+
 import { type Extraction, extractVerification } from '../mail/extract/index.ts';
 import type { PresetId } from '../mail/presets.ts';
+import { senderOf } from '../mail/summary.ts';
 import type { ParsedMessage } from '../mail/types.ts';
 import type { MessageRow } from '../store/messages.ts';
 
@@ -10,7 +12,7 @@ export function parsedFromRow(m: MessageRow): ParsedMessage {
   return {
     messageId: m.message_id_header,
     subject: m.subject,
-    from: m.from_address === null ? null : { name: m.from_name ?? '', address: m.from_address },
+    from: senderOf(m),
     to: JSON.parse(m.to_json) as ParsedMessage['to'],
     cc: JSON.parse(m.cc_json) as ParsedMessage['cc'],
     replyTo: [],

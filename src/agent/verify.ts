@@ -1,10 +1,12 @@
 // The verify result (CONTRACT §4): status, the code or link, the agent's next step and the message it came from.
 // Shared by POST /v1/agent/verify, POST /v1/inboxes/open, the extract and check operations and the MCP tools built
 // on them; made here, in the agent capability, because the waits that share one answer build it (src/agent/service.ts).
+
 import { z } from 'zod';
 import { rawUrlOf } from '../lib/links.ts';
 import { type Extraction, primaryActionFor } from '../mail/extract/index.ts';
 import { getPreset, type PresetId } from '../mail/presets.ts';
+import { senderOf } from '../mail/summary.ts';
 import type { InboxRow } from '../store/inboxes.ts';
 import type { MessageRow } from '../store/messages.ts';
 import { extractionOf } from './extraction.ts';
@@ -130,7 +132,7 @@ export function verifyResult(
     agent: { primaryAction: action },
     message: {
       messageId: m.id,
-      from: m.from_address === null ? null : { name: m.from_name ?? '', address: m.from_address },
+      from: senderOf(m),
       subject: m.subject,
       receivedAt: new Date(m.received_at).toISOString(),
     },

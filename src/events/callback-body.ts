@@ -1,6 +1,8 @@
 // The JSON body of a `message.received` callback (CONTRACT §5). Its fields are the API's message summary's
-// (src/ops/views.ts messageSummary) under the same names and with the same rules: no code or link on the copy of
-// a sent message, `from` null when the message has no From address.
+// (src/ops/views.ts messageSummary) under the same names; sender and code follow the same rules because both
+// answers read them through senderOf / verificationOf (src/mail/summary.ts).
+
+import { senderOf, verificationOf } from '../mail/summary.ts';
 import type { CallbackInbox } from '../store/deliveries.ts';
 import type { MessageSummaryRow } from '../store/messages.ts';
 
@@ -30,10 +32,10 @@ export function callbackBody(inbox: CallbackInbox, m: MessageSummaryRow, at: num
       address: inbox.address,
       label: inbox.label,
       messageId: m.id,
-      from: m.from_address === null ? null : { name: m.from_name ?? '', address: m.from_address },
+      from: senderOf(m),
       subject: m.subject,
       receivedAt: iso(m.received_at),
-      verification: m.direction === 'outbound' ? { otp: null, primaryLink: null } : { otp: m.otp, primaryLink: m.primary_link },
+      verification: verificationOf(m),
     },
   };
   return JSON.stringify(body);

@@ -2,6 +2,7 @@
 // schemas) and the converters from store rows. Every operation that returns one of these uses this file.
 import { z } from 'zod';
 import { rawUrlOf } from '../lib/links.ts';
+import { senderOf, verificationOf } from '../mail/summary.ts';
 import type { InboxRow } from '../store/inboxes.ts';
 import type { AttachmentRow, MessageRow, MessageSummaryRow } from '../store/messages.ts';
 
@@ -72,7 +73,7 @@ export function messageSummary(r: MessageSummaryRow, baseUrl: string): MessageSu
   return {
     messageId: r.id,
     inboxId,
-    from: r.from_address === null ? null : { name: r.from_name ?? '', address: r.from_address },
+    from: senderOf(r),
     to: JSON.parse(r.to_json) as Array<z.infer<typeof Address>>,
     cc: JSON.parse(r.cc_json) as Array<z.infer<typeof Address>>,
     subject: r.subject,
@@ -82,8 +83,7 @@ export function messageSummary(r: MessageSummaryRow, baseUrl: string): MessageSu
     attachmentCount: r.attachment_count,
     hasRaw: true,
     rawUrl: rawUrlOf(baseUrl, inboxId, r.id),
-    // A sent message is never the inbox's code: its own copy shows none (the recipients' copies do).
-    verification: r.direction === 'outbound' ? { otp: null, primaryLink: null } : { otp: r.otp, primaryLink: r.primary_link },
+    verification: verificationOf(r),
     via: r.source,
     direction: r.direction,
     threadId: r.thread_id,

@@ -120,7 +120,7 @@ const ALLOWED: Record<string, string[]> = {
   console: ['store'],
   'data-dir': [],
   domains: ['store'],
-  events: ['ingest', 'store'],
+  events: ['ingest', 'mail', 'store'],
   inboxes: ['auth', 'events', 'ingest', 'mail', 'store'],
   ingest: ['mail', 'search', 'store', 'threads'],
   mail: [],
