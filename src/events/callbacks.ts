@@ -149,10 +149,16 @@ export class CallbackService {
     this.sharedPollMs = t.sharedPollMs ?? 5_000;
   }
 
-  /** Subscribes to the bus and resumes pending deliveries (their payloads were rendered when they were queued). */
+  /** Subscribes to the bus, queues deliveries for messages a crash left without one, and resumes pending ones. */
   async start(): Promise<void> {
     this.unsubscribe = this.bus.subscribeAll((e) => this.onEvent(e));
     await this.repo.pruneOrphans();
+    for (;;) {
+      const missed = await this.repo.undelivered(MESSAGE_RECEIVED, 500);
+      if (missed.length === 0) break;
+      await this.repo.insert(missed.map(({ inbox, message }) => this.newDelivery(inbox, message)));
+      this.log.warn('queued callbacks for messages stored before a crash', { count: missed.length });
+    }
     const pending = await this.repo.pendingCount();
     if (pending > 0) this.log.info('resuming pending callback deliveries', { pending });
     this.pruneTimer = setInterval(
@@ -167,21 +173,6 @@ export class CallbackService {
         this.pump();
       }, this.sharedPollMs);
       this.sharedPoll.unref();
-    }
-    this.pump();
-  }
-
-  /**
-   * Queues deliveries for messages a crash left without one. Run once the server is listening: their payloads link
-   * to the public base URL, which is known only then when the HTTP port was 0.
-   */
-  async queueMissed(): Promise<void> {
-    for (;;) {
-      const missed = await this.repo.undelivered(MESSAGE_RECEIVED, 500);
-      if (missed.length === 0) break;
-      await this.repo.insert(missed.map(({ inbox, message }) => this.newDelivery(inbox, message)));
-      this.log.warn('queued callbacks for messages stored before a crash', { count: missed.length });
-      this.storeHasDue = true;
     }
     this.pump();
   }

@@ -163,12 +163,7 @@ function jobs(config: Config, w: Omit<Wired, 'components'>, log: Logger, cluster
   const { services, parts, shutdown } = w;
   const { store, blobs, writer } = parts;
   const now = () => services.clock.now();
-  const list: Component[] = [
-    // Messages a crash left without a callback delivery; their payloads link to the base URL known by now.
-    backgroundOnce('callback-recovery', () =>
-      services.callbacks.queueMissed().catch((e: Error) => log.error('could not queue callbacks missed by a crash', { err: e })),
-    ),
-  ];
+  const list: Component[] = [];
   // On a shared database the list of verified domains (for listings and messages) is re-read every 5 s.
   if (clusterOnly)
     list.push(
