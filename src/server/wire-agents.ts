@@ -161,5 +161,5 @@ export function wireAgents(config: Config, d: AgentLayerDeps) {
       googleTokenUrl: config.googleTokenUrl,
     },
   });
-  return { rehearsals, agent, runs, ai, workspaceMailer: mailer, workspace, monitors, providers, mailbox, calendar };
+  return { rehearsals, agent, runs, ai, workspace, monitors, providers, mailbox, calendar };
 }

@@ -40,7 +40,6 @@ import { InboxRepo } from '../store/inboxes.ts';
 import { AccessRepo, KeyRepo } from '../store/keys.ts';
 import { MessageRepo } from '../store/messages.ts';
 import { ThreadService } from '../threads/service.ts';
-import type { WorkspaceMailer } from '../workspace/mailer.ts';
 import { components } from './components.ts';
 import type { Component } from './lifecycle.ts';
 import type { StartOptions } from './start.ts';
@@ -62,16 +61,13 @@ export interface Parts extends Storage {
   pgBus: PgEventBus | null;
   messages: MessageRepo;
   keys: KeyRepo;
-  accessRepo: AccessRepo;
   deliveries: DeliveryRepo;
-  outbox: OutboxRepo;
   analyzer: ReturnType<typeof createAnalyzer>;
   /** The one path every message takes (SMTP, simulate, webhooks, local sends); tests inject mail through it. */
   ingest: Ingest;
   sandbox: Sandbox;
   /** Connected mailbox and calendar accounts (sealed credentials), shared by the mailbox and calendar services. */
   providers: ProviderAccounts;
-  workspaceMailer: WorkspaceMailer;
 }
 
 export interface Wired {
@@ -269,7 +265,6 @@ export function wire(config: Config, storage: Storage, opts: StartOptions & { lo
     shutdown: shutdown.signal,
   });
   const { rehearsals, agent, runs, ai, workspace, monitors, mailbox, calendar, providers } = agents;
-  const mailer = agents.workspaceMailer;
   const services: Services = {
     config,
     outbound,
@@ -318,14 +313,11 @@ export function wire(config: Config, storage: Storage, opts: StartOptions & { lo
     pgBus,
     messages,
     keys,
-    accessRepo,
     deliveries,
-    outbox,
     analyzer,
     ingest,
     sandbox,
     providers,
-    workspaceMailer: mailer,
   };
   const mcp = mcpEndpoint(services, OPERATIONS);
   return { services, parts, site, shutdown, mcp, components: components(config, { services, parts, site, shutdown, mcp }, opts) };

@@ -1,7 +1,6 @@
 // The three policy modes end to end with a real relay on loopback that records what was sent (CONTRACT §9, §13):
 // nothing under draft_only, only safe replies under auto_send_safe, full_auto within the hard rules, and one send
-// for concurrent replays of one key. These need the outbound feature (--smtp-relay and parts.workspaceMailer
-// wired to its reply path); until that branch is merged they are marked todo.
+// for concurrent replays of one key. Replies leave through the outbound service and the --smtp-relay set here.
 // @cluster
 import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
@@ -58,7 +57,6 @@ async function withSetup(
     throw e;
   }
   try {
-    assert.ok(s.server.parts.workspaceMailer, 'the outbound feature wires parts.workspaceMailer');
     const inbox = await newInbox(s);
     await fn(s, relay, inbox);
   } finally {
