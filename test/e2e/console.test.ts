@@ -282,8 +282,9 @@ describe('browser console', { skip: missing ?? false }, () => {
     // The list reloads after the create: wait for the new row rather than reading the table as it was.
     await page.waitForSelector('table.grid >> text=made-in-console', { timeout: 5000 });
     await page.click('nav[aria-label="Views"] >> text=Audit');
-    await page.waitForSelector('table.grid');
-    assert.match((await page.textContent('table.grid')) ?? '', /key\.create/);
+    // The keys table stays on the page until the audit view has loaded: wait for the audit row itself.
+    const row = await page.waitForSelector('table.grid >> text=key.create', { timeout: 5000 });
+    assert.match((await row.textContent()) ?? '', /key\.create/);
   });
 
   test('a route this server lacks is said to be missing, not shown as a failure', async () => {
