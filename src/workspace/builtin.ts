@@ -123,9 +123,14 @@ function resolve(m: RegExpExecArray, base: Date): string | null {
 }
 
 export function datesIn(text: string, baseMs: number | null): FoundDate[] {
+  return datesInSentences(sentences(text), baseMs);
+}
+
+/** datesIn on sentences already split (at most 50 dates). */
+export function datesInSentences(ss: string[], baseMs: number | null): FoundDate[] {
   const base = new Date(baseMs ?? Date.now());
   const out: FoundDate[] = [];
-  for (const s of sentences(text)) {
+  for (const s of ss) {
     DATE_RE.lastIndex = 0;
     for (let m = DATE_RE.exec(s); m; m = DATE_RE.exec(s)) {
       if (out.length >= 50) return out;

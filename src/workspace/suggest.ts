@@ -2,7 +2,7 @@
 // last and nobody answered), questions to us left open anywhere in the thread, promises made by either side ("I will
 // … tomorrow", "we'll send it by Monday") and deadlines in the text — a date that has passed is suggested as overdue
 // rather than dropped. Every date is resolved against the date of the message that names it, never against now.
-import { datesIn, isQuestion, sentences, words } from './builtin.ts';
+import { datesIn, datesInSentences, isQuestion, sentences, words } from './builtin.ts';
 import type { WsMessage } from './source.ts';
 
 export interface Suggestion {
@@ -120,19 +120,51 @@ const DEADLINE = phrases([
 
 // A crude stem, so "book" meets "booked" and "invoice" meets "invoices".
 const stem = (w: string) => w.slice(0, 4);
-function sharesKeyWord(a: string, b: string): boolean {
-  const bw = new Set([...words(b)].map(stem));
-  for (const w of words(a)) if (bw.has(stem(w))) return true;
+const stemsOf = (s: string) => new Set([...words(s)].map(stem));
+
+/**
+ * What is read of one message, once per suggestion: its first 20,000 characters and 200 sentences. Reminders come
+ * from what a person wrote; the bound keeps an inbox's 200 conversations of strangers' mail cheap on the main thread.
+ */
+const MAX_CHARS = 20_000;
+const MAX_SENTENCES = 200;
+const MAX_PER_MESSAGE = 10;
+const MAX_QUESTIONS = 20;
+
+/** What the rest of the thread needs to know about one message, computed once: linear in the thread. */
+interface Reading {
+  sentences: string[];
+  /** A statement (not a question or deferral) answers outright: yes, no, sure, done … */
+  direct: boolean;
+  /** The key-word stems of its statements that are neither questions nor deferrals. */
+  stems: Set<string>;
+  /** It does something: a statement that is neither a question, a deferral nor a new promise. */
+  delivers: boolean;
+  /** It says something was done (paid, sent, signed …). */
+  done: boolean;
+}
+
+function read(m: WsMessage): Reading {
+  const ss = sentences(m.text.slice(0, MAX_CHARS)).slice(0, MAX_SENTENCES);
+  const r: Reading = { sentences: ss, direct: false, stems: new Set(), delivers: false, done: false };
+  for (const x of ss) {
+    if (isQuestion(x)) continue;
+    const promise = PROMISE.test(x);
+    if (DONE.test(x) && !promise) r.done = true;
+    if (DEFERRAL.test(x)) continue;
+    if (!promise) r.delivers = true;
+    if (DIRECT.test(x)) r.direct = true;
+    for (const w of stemsOf(x)) r.stems.add(w);
+  }
+  return r;
+}
+
+/** A later message answers a question (its stems): a statement, not a deferral, replies outright or on its topic. */
+function answers(reply: Reading, question: Set<string>): boolean {
+  if (reply.direct) return true;
+  for (const w of question) if (reply.stems.has(w)) return true;
   return false;
 }
-
-/** A sentence of `reply` answers `question`: it is a statement, not a deferral, and replies outright or on topic. */
-function answers(reply: WsMessage, question: string): boolean {
-  return sentences(reply.text).some((s) => !isQuestion(s) && !DEFERRAL.test(s) && (DIRECT.test(s) || sharesKeyWord(s, question)));
-}
-
-/** A message that does something: a statement that is neither a question, a deferral nor a new promise. */
-const delivers = (m: WsMessage) => sentences(m.text).some((s) => !isQuestion(s) && !DEFERRAL.test(s) && !PROMISE.test(s));
 
 const dayStart = (ymd: string) => Date.parse(`${ymd}T09:00:00Z`);
 const dayEnd = (ymd: string) => Date.parse(`${ymd}T23:59:59Z`);
@@ -152,6 +184,7 @@ export function suggestFor(messages: WsMessage[], now: number): Suggestion[] {
   const sameSide = (a: WsMessage, b: WsMessage) => (known ? ours(a) === ours(b) : a.from === b.from);
   const who = (m: WsMessage) => m.fromName || m.from || 'someone';
   const when = (m: WsMessage) => m.date ?? now;
+  const readings = messages.map(read);
   const add = (s: Omit<Suggestion, 'dueAt'> & { due: number }) => {
     const { due, ...rest } = s;
     out.push({ ...rest, dueAt: Math.max(soon, due) });
@@ -175,8 +208,12 @@ export function suggestFor(messages: WsMessage[], now: number): Suggestion[] {
   // Questions to us, anywhere in the thread, that no later message of ours answered (a deferral is no answer).
   messages.forEach((m, i) => {
     if (ours(m)) return;
-    const later = messages.slice(i + 1).filter((x) => otherSide(x, m));
-    const open = sentences(m.text).filter((q) => isQuestion(q) && !later.some((x) => answers(x, q)));
+    const later = readings.slice(i + 1).filter((_, k) => otherSide(messages[i + 1 + k]!, m));
+    const asked = readings[i]!.sentences.filter(isQuestion).slice(0, MAX_QUESTIONS);
+    const open = asked.filter((q) => {
+      const stems = stemsOf(q);
+      return !later.some((x) => answers(x, stems));
+    });
     if (!open.length) return;
     const due = when(m) + NEEDS_REPLY_HOURS * HOUR;
     add({
@@ -195,12 +232,12 @@ export function suggestFor(messages: WsMessage[], now: number): Suggestion[] {
   // Promises by either side, and deadlines; a date in a promise belongs to the promise.
   const seen = new Set<string>();
   messages.forEach((m, i) => {
-    const later = messages.slice(i + 1);
-    const promised = sentences(m.text).filter((s) => !isQuestion(s) && PROMISE.test(s));
+    const later = messages.slice(i + 1).map((x, k) => ({ m: x, r: readings[i + 1 + k]! }));
+    const promised = readings[i]!.sentences.filter((s) => !isQuestion(s) && PROMISE.test(s)).slice(0, MAX_PER_MESSAGE);
     for (const s of promised) {
       const date = datesIn(s, m.date).find((d) => d.date)?.date ?? null;
       seen.add(`${m.id ?? i}:${s}`);
-      if (later.some((x) => sameSide(x, m) && delivers(x))) continue;
+      if (later.some((x) => sameSide(x.m, m) && x.r.delivers)) continue;
       const dueDay = date ? dayEnd(date) : when(m) + PROMISE_HOURS * HOUR;
       const overdue = dueDay < now;
       const mine = known && ours(m);
@@ -220,7 +257,7 @@ export function suggestFor(messages: WsMessage[], now: number): Suggestion[] {
         promise: mine ? 'ours' : 'theirs',
       });
     }
-    for (const d of datesIn(m.text, m.date)) {
+    for (const d of datesInSentences(readings[i]!.sentences, m.date)) {
       if (!d.date || seen.has(d.date) || seen.has(`${m.id ?? i}:${d.sentence}`)) continue;
       const end = dayEnd(d.date);
       if (end >= now) {
@@ -243,7 +280,7 @@ export function suggestFor(messages: WsMessage[], now: number): Suggestion[] {
       // of the other side says it was done (paid, sent, signed …).
       const isDeadline = DEADLINE.test(d.text) || DEADLINE.test(d.sentence);
       const fromMessage = m.date === null || end >= m.date;
-      const met = later.some((x) => otherSide(x, m) && sentences(x.text).some((s) => DONE.test(s) && !PROMISE.test(s)));
+      const met = later.some((x) => otherSide(x.m, m) && x.r.done);
       if (!isDeadline || !fromMessage || met) continue;
       seen.add(d.date);
       add({
