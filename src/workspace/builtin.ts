@@ -14,6 +14,20 @@ const SIGN_OFF =
 /** A closing line counts as one when at most this many non-empty lines follow it (a name, a title, a company). */
 const SIGNATURE_LINES = 5;
 
+/**
+ * The lines after a closing line are a signature (a name, a title, a company, a phone number) when there are few of
+ * them and none reads as a sentence of the message: a question, or a line ending in . or ! that addresses someone.
+ */
+function isSignature(after: string[]): boolean {
+  if (after.length > SIGNATURE_LINES) return false;
+  return after.every(
+    (l) =>
+      l.length <= 80 &&
+      !l.includes('?') &&
+      !(/[.!]\s*$/.test(l) && /\b(?:i|we|you|please|is|are|was|will|can|could|would|send|let|have|has|do|does|need|want)\b/i.test(l)),
+  );
+}
+
 /** The message's own words: quoted replies, "On … wrote:" tails, signatures and the closing before them are cut. */
 export function ownText(text: string): string {
   const out: string[] = [];
@@ -23,7 +37,7 @@ export function ownText(text: string): string {
     if (/^\s*>/.test(line)) continue;
     if (/^\s*On .{1,200} wrote:\s*$/i.test(line) || /^-----\s*Original Message/i.test(line)) break;
     if (line === '-- ' || line === '--') break;
-    if (SIGN_OFF.test(line) && out.some((l) => l.trim()) && lines.slice(i + 1).filter((l) => l.trim()).length <= SIGNATURE_LINES) break;
+    if (SIGN_OFF.test(line) && out.some((l) => l.trim()) && isSignature(lines.slice(i + 1).filter((l) => l.trim()))) break;
     out.push(line);
   }
   return out.join('\n').trim();

@@ -165,5 +165,10 @@ test('summaries: the lead skips greetings and thanks, a signature is cut, no per
   assert.deepEqual(thread.keyPoints, ['Dana Client: Could you send the signed copy by Friday?', 'Bob: sure, I will send it tomorrow.']);
   // A lead without punctuation of its own gets one full stop, so the next part of the summary reads apart.
   assert.match(summarize([mail('a@b.example', 'A', 'Invoice attached')]).summary, /Latest from A: Invoice attached\.$/);
-  assert.equal(ownText('Thanks!\nSee you.'), 'Thanks!\nSee you.', 'a closing line is a signature only near the end');
+  assert.equal(ownText('Thanks!\nSee you.'), 'Thanks!\nSee you.', 'a closing line is a signature only after words of the message');
+  // "Thanks!" is followed by the message itself, not by a signature: nothing is cut.
+  const body = 'Hi Bob,\nThanks!\nCould you send me the file?\nBob';
+  assert.equal(ownText(body), body);
+  assert.equal(ownText('Hi,\nThanks!\nPlease send the file by Friday.\nBob'), 'Hi,\nThanks!\nPlease send the file by Friday.\nBob');
+  assert.equal(ownText('See the file.\n\nRegards,\nDana Client\nHead of Finance, Client Ltd.\n+49 30 1234567'), 'See the file.');
 });
