@@ -201,9 +201,12 @@ export async function waitForCodeMail(
   }
 }
 
-export function instructionFor(step: RunStep, svc: RunServiceEntry): string {
+export function instructionFor(step: RunStep, svc: RunServiceEntry, mail: RunMail | null = null): string {
   const name = displayName(svc);
   const addr = svc.address ?? '(no address yet)';
+  // The code is offered as soon as it is there (svc_plan_next does the same), whatever step was reported last.
+  if (mail && (step.kind === 'get_address' || step.kind === 'submit_form'))
+    return `${name}'s mail already reached ${addr}: ${mail.otp ? `type the code ${mail.otp}` : `open the link ${mail.primary_link}`} (it is in mail). Report ${step.stepId} done, then each step svc_next_run names until use_verification.`;
   switch (step.kind) {
     case 'get_address':
       return `Your address for ${name} is ${addr}. Report step ${step.stepId} done (svc_report_run), then call svc_next_run for the form step.`;

@@ -186,7 +186,7 @@ export const nextRunOp = op({
       status: run.status,
       step: stepView(step),
       service: serviceView(svc),
-      instruction: instructionFor(step, svc),
+      instruction: instructionFor(step, svc, mail),
       recipe: svc.preset ? getPreset(svc.preset).recipe : null,
       waitFor: step.kind === 'wait_for_mail' || step.kind === 'use_verification' ? expectationOf(svc) : null,
       mail: mail ? mailView(mail) : null,

@@ -51,6 +51,11 @@ describe('the code is offered as soon as it arrived', () => {
     assert.equal(p.suggestions[1].action, 'report');
     assert.equal(p.suggestions[1].value, '1.get_address');
     assert.equal(p.mail.otp, '482913');
+    // svc_next_run (the same step again) hands out the mail and says so.
+    const again = await call('svc_next_run', { runId: run.runId });
+    assert.equal(again.step.kind, 'get_address');
+    assert.equal(again.mail.otp, '482913');
+    assert.match(again.instruction, /already reached .*: type the code 482913/);
     const m = await call('svc_plan_next', { runId: run.runId });
     assert.equal(m.suggestions[0].action, 'type_code');
     assert.equal(m.suggestions[0].value, '482913');
