@@ -59,6 +59,18 @@ export interface Run {
   expiresAt: number;
 }
 
+/** How a run ended (or stands, when every step is finished): what svc_next_run answers instead of a step. */
+export interface RunOutcome {
+  status: RunStatus;
+  /** When the run reached this status (its newest run.finished event); null for an active run. */
+  finishedAt: number | null;
+  /** Why: "every step is done or skipped", or "set by svc_patch_run_session"; null for an active run. */
+  reason: string | null;
+  notes: string | null;
+  /** Per service: its address and how its use_verification step stands (done = the account was verified). */
+  services: Array<{ name: string; inboxId: string | null; address: string | null; verification: StepStatus; messageId: string | null }>;
+}
+
 export function runFromRow(r: RunTable): Run {
   return {
     id: r.id,

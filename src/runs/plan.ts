@@ -90,20 +90,24 @@ export async function planNext(repo: RunRepo, run: Run, now: number): Promise<Pl
       ? { action: 'type_code', value: m.otp, reason: `the code arrived: type ${m.otp} into the ${name} form` }
       : { action: 'open_link', value: m.primary_link, reason: `the ${name} verification link arrived: open it once in the browser` };
 
+  // The code (or link) is offered as soon as it is there, whatever step the agent last reported: an agent that typed
+  // the address and submitted the form before reporting get_address still gets its code now.
+  if (withCode && (step.kind === 'get_address' || step.kind === 'submit_form'))
+    return plan(
+      [
+        useMail(withCode),
+        report(
+          `mail with a code or link already reached ${address}, so the address was used and the form submitted: report ${step.stepId} done, then each step svc_next_run names until use_verification`,
+        ),
+      ],
+      withCode,
+    );
   if (step.kind === 'get_address')
     return plan([
       { action: 'use_address', value: address, reason: `your ${name} address is ${address}` },
       report(`report ${step.stepId} done, then svc_next_run gives the form step`),
     ]);
   if (step.kind === 'submit_form') {
-    if (withCode)
-      return plan(
-        [
-          report(`mail with a code or link already reached ${address}, so the form was submitted: report ${step.stepId} done`),
-          useMail(withCode),
-        ],
-        withCode,
-      );
     return plan([
       { action: 'submit_form', value: address, reason: `type ${address} into the e-mail field of the ${name} sign-up form and submit it` },
       report(`report ${step.stepId} done once the form is submitted (failed with a note if it was refused, e.g. a captcha)`),
@@ -162,8 +166,9 @@ function sinceSubmitted(run: Run, step: RunStep): number | null {
 }
 
 /**
- * Waits (up to `seconds`) until the current step's service has mail with a code or link, when that is what the
- * step waits for. Returns at once otherwise. A deleted inbox or a cancelled call ends the wait early.
+ * Waits (up to `seconds`) until the current step's service has mail with a code or link — at any step once the
+ * service has its inbox, since an agent may submit the form before it reports get_address. Returns at once when the
+ * run is finished or the service has no inbox yet. A deleted inbox or a cancelled call ends the wait early.
  */
 export async function waitForCodeMail(
   d: { repo: RunRepo; inboxes: Pick<InboxService, 'get'>; waits: Pick<MailWaits, 'forMessage'> },
@@ -174,7 +179,7 @@ export async function waitForCodeMail(
   onTick?: (ms: number) => void,
 ): Promise<void> {
   const step = currentStep(run);
-  if (run.status !== 'active' || !step || step.kind === 'get_address') return;
+  if (run.status !== 'active' || !step) return;
   const svc = run.services[step.serviceIndex]!;
   if (!svc.inboxId) return;
   const deadline = Date.now() + seconds * 1000;
@@ -196,9 +201,12 @@ export async function waitForCodeMail(
   }
 }
 
-export function instructionFor(step: RunStep, svc: RunServiceEntry): string {
+export function instructionFor(step: RunStep, svc: RunServiceEntry, mail: RunMail | null = null): string {
   const name = displayName(svc);
   const addr = svc.address ?? '(no address yet)';
+  // The code is offered as soon as it is there (svc_plan_next does the same), whatever step was reported last.
+  if (mail && (step.kind === 'get_address' || step.kind === 'submit_form'))
+    return `${name}'s mail already reached ${addr}: ${mail.otp ? `type the code ${mail.otp}` : `open the link ${mail.primary_link}`} (it is in mail). Report ${step.stepId} done, then each step svc_next_run names until use_verification.`;
   switch (step.kind) {
     case 'get_address':
       return `Your address for ${name} is ${addr}. Report step ${step.stepId} done (svc_report_run), then call svc_next_run for the form step.`;

@@ -152,6 +152,19 @@ export class RunRepo {
     return sel.orderBy('at').orderBy('id').limit(limit).execute();
   }
 
+  /** The run's newest run.finished event (when and why it ended), if it has one. */
+  async lastFinished(runId: string): Promise<RunEventRow | undefined> {
+    return this.db
+      .selectFrom('run_events')
+      .selectAll()
+      .where('run_id', '=', runId)
+      .where('type', '=', 'run.finished')
+      .orderBy('at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+  }
+
   /** The inboxes that carry the run's label (those it made, and any the agent made with svc_verify_signup runId). */
   async inboxes(teamId: string, label: string): Promise<RunInbox[]> {
     return this.db

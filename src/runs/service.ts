@@ -13,19 +13,24 @@ import type { KeyRepo } from '../store/keys.ts';
 import type { Database } from '../store/schema.ts';
 import { type IssuedAccess, issueAccess } from './access.ts';
 import { applyPatch, assertActive, concurrent, newRun, type Outcome, type SessionPatch, type StartRequest, touch } from './document.ts';
-import { currentStep, isFinished, MAX_STEP_NOTES, type Run, type RunServiceEntry, type RunStep } from './model.ts';
+import { currentStep, isFinished, MAX_STEP_NOTES, type Run, type RunOutcome, type RunServiceEntry, type RunStep } from './model.ts';
 import { type Plan, planNext, waitForCodeMail } from './plan.ts';
 import { codeMailOf, decodeTimelineCursor, inboxEvent, syncTimeline, type TimelineItem, timelinePage } from './records.ts';
 import { type NewEvent, type RunMail, RunRepo } from './repo.ts';
 
 export type { Outcome, SessionPatch, StartRequest } from './document.ts';
+export type { RunOutcome } from './model.ts';
 
-/** What svc_next_run shapes: the run, the claimed step (null when all are finished), its service and code mail. */
+/**
+ * What svc_next_run shapes: the run, the claimed step (null when the run is finished or every step is), its service
+ * and code mail, and the run's outcome when there is no step.
+ */
 export interface NextStep {
   run: Run;
   step: RunStep | null;
   service: RunServiceEntry | null;
   mail: RunMail | null;
+  outcome: RunOutcome | null;
 }
 
 export class RunService {
@@ -106,14 +111,36 @@ export class RunService {
 
   /**
    * svc_next_run: loads the run (404 outside the caller's scope), claims the step to work on and answers it with
-   * its service and the newest mail of that service with a code or link; `step` is null when every step is finished.
+   * its service and the newest mail of that service with a code or link. A run that is not active (succeeded, failed,
+   * abandoned) or has every step finished answers `step: null` with its outcome, never an error, and claims nothing.
    */
   async nextById(p: Principal, id: string): Promise<NextStep> {
     const run = await this.load(p, id);
-    const step = await this.claimNext(p, run);
-    if (!step) return { run, step: null, service: null, mail: null };
+    const step = run.status === 'active' ? await this.claimNext(p, run) : null;
+    if (!step) return { run, step: null, service: null, mail: null, outcome: await this.outcomeOf(run) };
     const service = run.services[step.serviceIndex]!;
-    return { run, step, service, mail: (await codeMailOf(this.repo, service)).withCode };
+    return { run, step, service, mail: (await codeMailOf(this.repo, service)).withCode, outcome: null };
+  }
+
+  private async outcomeOf(run: Run): Promise<RunOutcome> {
+    const finished = run.status === 'active' ? undefined : await this.repo.lastFinished(run.id);
+    const data = finished ? (JSON.parse(finished.data_json) as { reason?: unknown }) : {};
+    return {
+      status: run.status,
+      finishedAt: finished?.at ?? null,
+      reason: typeof data.reason === 'string' ? data.reason : null,
+      notes: run.notes,
+      services: run.services.map((svc, i) => {
+        const use = run.steps.find((x) => x.serviceIndex === i && x.kind === 'use_verification');
+        return {
+          name: svc.name,
+          inboxId: svc.inboxId,
+          address: svc.address,
+          verification: use?.status ?? 'pending',
+          messageId: use?.messageId ?? null,
+        };
+      }),
+    };
   }
 
   /** svc_report_run: loads the run (404 outside the caller's scope) and records the step's outcome. */

@@ -1,6 +1,15 @@
 // The API shapes of a run: the session document, its steps and services, and the mail a step refers to.
 import { z } from 'zod';
-import { maskSecrets, RUN_STATUSES, type Run, type RunServiceEntry, type RunStep, STEP_KINDS, STEP_STATUSES } from './model.ts';
+import {
+  maskSecrets,
+  RUN_STATUSES,
+  type Run,
+  type RunOutcome,
+  type RunServiceEntry,
+  type RunStep,
+  STEP_KINDS,
+  STEP_STATUSES,
+} from './model.ts';
 
 export const RunId = z.string().min(1).max(64).describe('Run id (run_…)');
 export const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
@@ -93,3 +102,20 @@ export const MailView = z.object({
   otp: z.string().nullable(),
   link: z.string().nullable(),
 });
+
+export const RunOutcomeView = z.object({
+  status: z.enum(RUN_STATUSES),
+  finishedAt: z.string().nullable().describe('When the run reached this status; null for an active run'),
+  reason: z.string().nullable().describe('"every step is done or skipped", or "set by svc_patch_run_session"'),
+  notes: z.string().nullable(),
+  services: z.array(
+    z.object({
+      name: z.string(),
+      inboxId: z.string().nullable(),
+      address: z.string().nullable(),
+      verification: z.enum(STEP_STATUSES).describe('How the service’s use_verification step stands: done = verified'),
+      messageId: z.string().nullable(),
+    }),
+  ),
+});
+export const runOutcomeView = (o: RunOutcome): z.infer<typeof RunOutcomeView> => ({ ...o, finishedAt: iso(o.finishedAt) });

@@ -111,6 +111,7 @@ export function wireAgents(config: Config, d: AgentLayerDeps) {
     inboxes: d.inboxes,
     messages: d.messages,
     served: d.served,
+    relayConfigured: () => d.outbound.relayConfigured,
     mailer,
     ai: () => ai,
     engine: {

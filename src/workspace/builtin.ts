@@ -5,29 +5,79 @@ import type { WsMessage } from './source.ts';
 
 const segmenter = new Intl.Segmenter('en', { granularity: 'sentence' });
 
-/** The message's own words: quoted replies, "On … wrote:" tails and signatures are cut. */
+/** A line that only greets ("Hi Bob,", "Good morning!", "Bonjour Marie,"): a sentence of its own, never a lead. */
+const GREETING =
+  /^\s*(?:hi|hello|hey|dear|good (?:morning|afternoon|evening)|greetings|hallo|guten (?:morgen|tag|abend)|liebe[rs]?|sehr geehrte[rs]?|bonjour|bonsoir|salut|hola|buenos d[ií]as|estimad[oa]s?|buongiorno|ciao|gentile|beste|hoi|ol[aá]|oi|bom dia|prezados?)\b[^.!?\n]{0,60}[,!:.]?\s*$/i;
+/** A closing line ("Best regards,", "Thanks!", "Mit freundlichen Grüßen"): with the lines after it, the signature. */
+const SIGN_OFF =
+  /^\s*(?:(?:best|kind|warm|warmest|many|with) (?:regards|wishes|thanks)|regards|best|cheers|thanks(?: (?:again|a lot|so much|in advance))?|thank you(?: (?:again|so much|in advance))?|many thanks|sincerely(?: yours)?|yours(?: (?:truly|sincerely))?|all the best|talk soon|br|mfg|mit freundlichen gr(?:ü|ue)(?:ß|ss)en|(?:viele|liebe|beste|herzliche) gr(?:ü|ue)(?:ß|ss)e|gr(?:ü|ue)(?:ß|ss)e|cordialement|bien (?:à vous|cordialement)|salutations|saludos(?: cordiales)?|un saludo|atentamente|cordiali saluti|distinti saluti|met vriendelijke groet(?:en)?|groeten|atenciosamente|abra(?:ç|c)os)\s*[,.!]?\s*$/i;
+/** A closing line counts as one when at most this many non-empty lines follow it (a name, a title, a company). */
+const SIGNATURE_LINES = 5;
+
+/**
+ * The lines after a closing line are a signature (a name, a title, a company, a phone number) when there are few of
+ * them and none reads as a sentence of the message: a question, or a line ending in . or ! that addresses someone.
+ */
+function isSignature(after: string[]): boolean {
+  if (after.length > SIGNATURE_LINES) return false;
+  return after.every(
+    (l) =>
+      l.length <= 80 &&
+      !l.includes('?') &&
+      !(/[.!]\s*$/.test(l) && /\b(?:i|we|you|please|is|are|was|will|can|could|would|send|let|have|has|do|does|need|want)\b/i.test(l)),
+  );
+}
+
+/** The message's own words: quoted replies, "On … wrote:" tails, signatures and the closing before them are cut. */
 export function ownText(text: string): string {
   const out: string[] = [];
-  for (const line of text.replace(/\r\n?/g, '\n').split('\n')) {
+  const lines = text.replace(/\r\n?/g, '\n').split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
     if (/^\s*>/.test(line)) continue;
     if (/^\s*On .{1,200} wrote:\s*$/i.test(line) || /^-----\s*Original Message/i.test(line)) break;
     if (line === '-- ' || line === '--') break;
+    if (SIGN_OFF.test(line) && out.some((l) => l.trim()) && isSignature(lines.slice(i + 1).filter((l) => l.trim()))) break;
     out.push(line);
   }
   return out.join('\n').trim();
 }
 
+/**
+ * The sentences of the message's own words, in order. Paragraphs (blank lines) and a greeting line end a sentence;
+ * lines of one paragraph are joined; nothing is added to a sentence's own punctuation.
+ */
 export function sentences(text: string): string[] {
-  const flat = ownText(text)
-    .replace(/\s*\n\s*\n\s*/g, '. ')
-    .replace(/\s+/g, ' ');
   const out: string[] = [];
-  for (const s of segmenter.segment(flat)) {
-    const t = s.segment.trim().replace(/^\.\s*/, '');
+  const push = (t: string) => {
     if (t.length >= 3 && /[\p{L}\p{N}]/u.test(t)) out.push(t.length > 400 ? `${t.slice(0, 397)}…` : t);
+  };
+  for (const para of ownText(text).split(/\n\s*\n/)) {
+    const lines = para.split('\n').filter((l) => l.trim());
+    if (lines.length > 0 && GREETING.test(lines[0]!)) push(lines.shift()!.trim());
+    const flat = lines.join(' ').replace(/\s+/g, ' ').trim();
+    for (const s of segmenter.segment(flat)) push(s.segment.trim());
   }
   return out;
 }
+
+/** A sentence that only greets or thanks ("Hi Bob,", "Thanks for your mail.", "I hope you are well."). */
+export function isPleasantry(s: string): boolean {
+  return (
+    GREETING.test(s) ||
+    SIGN_OFF.test(s) ||
+    /^(?:thanks|thank you|many thanks)\b[^.!?]{0,70}[.!]?$/i.test(s) ||
+    /^(?:i )?hope (?:you|this|all|everything)\b[^.!?]{0,60}[.!]?$/i.test(s)
+  );
+}
+
+/** The sentence that says what a message is about: the first that is not a greeting or thanks (else the first). */
+export function leadSentence(ss: string[]): string | undefined {
+  return ss.find((s) => !isPleasantry(s)) ?? ss[0];
+}
+
+/** A sentence ended with a full stop unless it already ends with punctuation. */
+export const withStop = (s: string): string => (/[.!?…:;]["'»”)\]]*$/.test(s) ? s : `${s}.`);
 
 export interface FoundDate {
   text: string;
@@ -46,10 +96,15 @@ const DATE_RE = new RegExp(
     `\\b(\\d{1,2})(?:st|nd|rd|th)?\\s+${MONTH_RE}\\.?(?:,?\\s+(\\d{4}))?\\b`,
     `\\b${MONTH_RE}\\.?\\s+(\\d{1,2})(?:st|nd|rd|th)?(?:,?\\s+(\\d{4}))?\\b`,
     '\\b(?:(next|this|on|by|before|until)\\s+)?(sunday|monday|tuesday|wednesday|thursday|friday|saturday)\\b',
-    '\\b(today|tonight|tomorrow|end of (?:the )?(?:day|week|month)|eod|eow|next week)\\b',
+    // today / tomorrow also in German, French, Spanish, Italian, Dutch and Portuguese ("Guten Morgen" and "esta
+    // mañana" are greetings and mornings, not tomorrow).
+    "\\b(today|tonight|tomorrow|end of (?:the )?(?:day|week|month)|eod|eow|next week|heute|aujourd'hui|hoy|oggi|vandaag|hoje|demain|domani|amanh[ãa]|(?<!(?:la|esta|de) )ma[ñn]ana|(?<!guten |goede )morgen)(?![A-Za-z\\u00C0-\\u024F])",
   ].join('|'),
   'gi',
 );
+
+const TODAY_WORDS = new Set(['today', 'tonight', 'heute', "aujourd'hui", 'hoy', 'oggi', 'vandaag', 'hoje']);
+const TOMORROW_WORDS = new Set(['tomorrow', 'demain', 'domani', 'amanhã', 'amanha', 'mañana', 'manana', 'morgen']);
 
 const ymd = (d: Date) => d.toISOString().slice(0, 10);
 
@@ -73,8 +128,8 @@ function resolve(m: RegExpExecArray, base: Date): string | null {
     return ymd(day(diff));
   }
   const w = m[12]!.toLowerCase();
-  if (w === 'today' || w === 'tonight' || w === 'eod' || w === 'end of day' || w === 'end of the day') return ymd(day(0));
-  if (w === 'tomorrow') return ymd(day(1));
+  if (TODAY_WORDS.has(w) || w === 'eod' || w === 'end of day' || w === 'end of the day') return ymd(day(0));
+  if (TOMORROW_WORDS.has(w)) return ymd(day(1));
   if (w === 'next week') return ymd(day(7));
   if (w.includes('week') || w === 'eow') return ymd(day((5 - base.getUTCDay() + 7) % 7));
   if (w.includes('month')) return ymd(new Date(Date.UTC(base.getUTCFullYear(), base.getUTCMonth() + 1, 0)));
@@ -82,9 +137,14 @@ function resolve(m: RegExpExecArray, base: Date): string | null {
 }
 
 export function datesIn(text: string, baseMs: number | null): FoundDate[] {
+  return datesInSentences(sentences(text), baseMs);
+}
+
+/** datesIn on sentences already split (at most 50 dates). */
+export function datesInSentences(ss: string[], baseMs: number | null): FoundDate[] {
   const base = new Date(baseMs ?? Date.now());
   const out: FoundDate[] = [];
-  for (const s of sentences(text)) {
+  for (const s of ss) {
     DATE_RE.lastIndex = 0;
     for (let m = DATE_RE.exec(s); m; m = DATE_RE.exec(s)) {
       if (out.length >= 50) return out;
@@ -112,7 +172,7 @@ export function summarize(messages: WsMessage[]): Summary {
   const dates: FoundDate[] = [];
   messages.forEach((m, i) => {
     const ss = sentences(m.text);
-    const lead = ss.find((s) => !/^(hi|hello|hey|dear|thanks|thank you)\b[^.!?]{0,40}[,.!]?$/i.test(s));
+    const lead = ss.find((s) => !isPleasantry(s));
     if (lead && keyPoints.length < 20) keyPoints.push(`${m.fromName || m.from || 'someone'}: ${lead}`);
     for (const s of ss) {
       if (isQuestion(s) && questions.length < 30) questions.push({ text: s, from: m.from, messageIndex: i });
@@ -125,7 +185,7 @@ export function summarize(messages: WsMessage[]): Summary {
   const open = questions.filter((q) => !answeredLater(q, messages));
   const parts = [
     `${messages.length} message${messages.length === 1 ? '' : 's'} about "${subject}" between ${participants.slice(0, 5).join(', ') || 'unknown senders'}.`,
-    last ? `Latest from ${last.fromName || last.from || 'someone'}: ${sentences(last.text)[0] ?? '(no text)'}` : '',
+    last ? `Latest from ${last.fromName || last.from || 'someone'}: ${withStop(leadSentence(sentences(last.text)) ?? '(no text)')}` : '',
     open.length ? `${open.length} open question${open.length === 1 ? '' : 's'}.` : '',
     dates.length ? `Dates mentioned: ${[...new Set(dates.map((d) => d.date ?? d.text))].slice(0, 5).join(', ')}.` : '',
   ];
@@ -142,7 +202,7 @@ const STOP = new Set(
     ' ',
   ),
 );
-const words = (s: string) => new Set((s.toLowerCase().match(/[\p{L}\p{N}]{3,}/gu) ?? []).filter((w) => !STOP.has(w)));
+export const words = (s: string) => new Set((s.toLowerCase().match(/[\p{L}\p{N}]{3,}/gu) ?? []).filter((w) => !STOP.has(w)));
 
 function overlap(a: Set<string>, b: Set<string>): number {
   let n = 0;

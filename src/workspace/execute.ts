@@ -56,6 +56,8 @@ export interface ReplyDeps {
   inboxes: Pick<InboxService, 'get'>;
   messages: Pick<MessageRepo, 'get'>;
   served: Pick<ServedDomains, 'isServed'>;
+  /** Whether the outbound service has a relay for outside domains (the recipient_deliverable rule). */
+  relayConfigured: () => boolean;
   mailer: WorkspaceMailer;
   now: () => number;
   /** The model chain as configured now (the AI service's links). */
@@ -107,6 +109,7 @@ export class ReplyExecutor {
       reply: { to: source.from, text, ...(req.html !== undefined ? { html: req.html } : {}), attachmentCount: 0 },
       knownDomains: await d.mail.knownDomains(inbox.id, row.id, row.received_at),
       isServedDomain: (dom) => d.served.isServed(dom),
+      relayConfigured: d.relayConfigured(),
       sentToday: await d.repo.sentCounts(p.teamId, { threadId: source.threadId, messageId: row.id }, d.now()),
       settings: (await d.repo.policy(p.teamId)).settings,
     };

@@ -26,6 +26,8 @@ export interface RuleContext {
   /** Domains that mailed this inbox before the source message; null when unknown (supplied mail). */
   knownDomains: Set<string> | null;
   isServedDomain: (domain: string) => boolean;
+  /** Whether mail can leave this server (--smtp-relay); without a relay only served domains can be sent to. */
+  relayConfigured: boolean;
   sentToday: { team: number; thread: number };
   settings: PolicySettings;
 }
@@ -130,6 +132,21 @@ export const RULES: readonly Rule[] = [
       return {
         passed: true,
         detail: ar.length ? 'no failing authentication verdict' : 'no authentication verdict recorded (none failing)',
+      };
+    },
+  },
+  {
+    name: 'recipient_deliverable',
+    hard: true,
+    description:
+      'The reply can be delivered: its recipient is at a domain this inboxd serves, or an SMTP relay (--smtp-relay) is configured for outside domains.',
+    check({ reply, isServedDomain, relayConfigured }) {
+      const d = domainOf(reply.to);
+      if (isServedDomain(d)) return { passed: true, detail: `${d} is served by this inboxd: delivered locally` };
+      if (relayConfigured) return { passed: true, detail: `${d} is an outside domain: sent through the relay (--smtp-relay)` };
+      return {
+        passed: false,
+        detail: `no SMTP relay is configured: this inboxd delivers only to the domains it serves, so a send to ${reply.to} would be refused (501 not_configured); the operator sets --smtp-relay (INBOXD_SMTP_RELAY)`,
       };
     },
   },

@@ -36,6 +36,8 @@ export interface WorkspaceDeps {
   inboxes: Pick<InboxService, 'get'>;
   messages: Pick<MessageRepo, 'get'>;
   served: Pick<ServedDomains, 'isServed'>;
+  /** Whether the outbound service has a relay (OutboundService.relayConfigured): without one, outside domains fail. */
+  relayConfigured: () => boolean;
   /** How replies are sent (src/outbound/workspace-mailer.ts). */
   mailer: WorkspaceMailer;
   /** The AI service, for its model chain and readiness (read when used, so it may be built after this service). */
@@ -68,7 +70,14 @@ export class WorkspaceService {
     this.mail = new MailReads(d.db);
     this.keys = new IdempotencyKeys({ db: d.db, now: d.now });
     const base = { repo: this.repo, mail: this.mail, inboxes: d.inboxes, now: d.now };
-    this.replies = new ReplyExecutor({ ...base, messages: d.messages, served: d.served, mailer: d.mailer, engine: () => this.engine() });
+    this.replies = new ReplyExecutor({
+      ...base,
+      messages: d.messages,
+      served: d.served,
+      relayConfigured: d.relayConfigured,
+      mailer: d.mailer,
+      engine: () => this.engine(),
+    });
     this.reminders = new Reminders({ ...base, messages: d.messages, load: (p, input) => this.loadSource(p, input) });
     this.today = new TodayView({ ...base, reminders: this.reminders, replies: this.replies });
   }
@@ -199,6 +208,7 @@ export class WorkspaceService {
         reply: { ...reply, ...(input.html ? { html: input.html } : {}), attachmentCount: input.attachmentCount ?? 0 },
         knownDomains: null,
         isServedDomain: (dom) => this.d.served.isServed(dom),
+        relayConfigured: this.d.relayConfigured(),
         sentToday: { team: 0, thread: 0 },
         settings: policy.settings,
       });

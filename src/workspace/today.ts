@@ -116,6 +116,7 @@ export class TodayView {
           reply: { to: last.from, text: '-', attachmentCount: 0 },
           knownDomains: null,
           isServedDomain: () => false,
+          relayConfigured: true,
           sentToday: { team: 0, thread: 0 },
           settings: { maxPerThreadPerDay: 1, maxPerDay: 1, maxLength: 1, allowRecipientDomains: [] },
         });

@@ -13,7 +13,9 @@ import {
   MailView,
   Metadata,
   RunId,
+  RunOutcomeView,
   RunView,
+  runOutcomeView,
   runView,
   ServiceName,
   ServiceView,
@@ -160,10 +162,11 @@ export const nextRunOp = op({
       .nullable(),
     mail: MailView.nullable().describe('The newest mail of the service with a code or link, if any arrived'),
     remainingSteps: z.number().int(),
+    outcome: RunOutcomeView.nullable().describe('How the run ended, when step is null (a finished run); null while there is a step'),
   }),
   audit: { action: 'run.next', target: (i) => i.id },
   async handler(ctx, input) {
-    const { run, step, service: svc, mail } = await ctx.services.runs.nextById(principal(ctx), input.id);
+    const { run, step, service: svc, mail, outcome } = await ctx.services.runs.nextById(principal(ctx), input.id);
     const remaining = run.steps.filter((x) => x.status !== 'done' && x.status !== 'skipped').length;
     if (!step || !svc)
       return {
@@ -171,25 +174,36 @@ export const nextRunOp = op({
         status: run.status,
         step: null,
         service: null,
-        instruction: 'Every step is finished. Set the run’s status with svc_patch_run_session if it is not already succeeded.',
+        instruction: finishedInstruction(run.status, remaining),
         recipe: null,
         waitFor: null,
         mail: null,
-        remainingSteps: 0,
+        remainingSteps: remaining,
+        outcome: outcome && runOutcomeView(outcome),
       };
     return {
       runId: run.id,
       status: run.status,
       step: stepView(step),
       service: serviceView(svc),
-      instruction: instructionFor(step, svc),
+      instruction: instructionFor(step, svc, mail),
       recipe: svc.preset ? getPreset(svc.preset).recipe : null,
       waitFor: step.kind === 'wait_for_mail' || step.kind === 'use_verification' ? expectationOf(svc) : null,
       mail: mail ? mailView(mail) : null,
       remainingSteps: remaining,
+      outcome: null,
     };
   },
 });
+
+/** What svc_next_run says when it hands out no step (README "Driving a signup run from an agent"). */
+function finishedInstruction(status: (typeof RUN_STATUSES)[number], remaining: number): string {
+  if (status === 'succeeded')
+    return 'The run succeeded: every step is done or skipped and nothing is left to do. outcome lists each service’s address and how its verification ended.';
+  if (status === 'active')
+    return 'Every step is finished. Set the run’s status with svc_patch_run_session (succeeded, failed or abandoned).';
+  return `The run is ${status}; no step is handed out (${remaining} step${remaining === 1 ? '' : 's'} unfinished). To try again, set its status to active with svc_patch_run_session, then call svc_next_run: the unfinished steps come back.`;
+}
 
 export const reportRunOp = op({
   name: 'runs.report',

@@ -49,14 +49,14 @@ export const suggestRemindersOp = op({
   name: 'workspace.suggest_reminders',
   summary: 'Suggest reminders and follow-ups',
   description:
-    'Candidates, not stored: follow_up (we wrote last, nobody answered), needs_reply (questions to us left open) and deadline (dates mentioned). From supplied messages, a stored thread or message, or (inboxId alone) the inbox’s recent conversations.',
+    'Candidates, not stored: follow_up (we wrote last, nobody answered; a promise of theirs to check), needs_reply (questions to us left open anywhere in the thread) and deadline (dates mentioned, a promise of ours); a date that has passed is `overdue`. From supplied messages, a stored thread or message, or (inboxId alone) the inbox’s recent conversations.',
   access: 'read',
   audit: false,
   http: { method: 'POST', path: '/v1/workspace/reminders/suggest' },
   tool: {
     name: 'svc_workspace_suggest_reminders',
     description:
-      'Suggest reminders for mail that waits on someone: follow-ups where we wrote last, open questions to us, deadlines in the text. Give messages, inboxId + threadId/messageId, or just inboxId (recent conversations). Nothing is stored; save one with svc_workspace_create_reminder.',
+      'Suggest reminders for mail that waits on someone: follow-ups where we wrote last, questions to us left open anywhere in the thread, promises by either side ("I will … tomorrow"), deadlines in the text (past ones marked overdue with their date). Give messages, inboxId + threadId/messageId, or just inboxId (recent conversations). Nothing is stored; save one with svc_workspace_create_reminder.',
     annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   },
   input: z.strictObject(Source),
@@ -65,9 +65,12 @@ export const suggestRemindersOp = op({
     items: z.array(
       z.object({
         kind: z.enum(['follow_up', 'needs_reply', 'deadline']),
-        dueAt: z.string(),
+        dueAt: z.string().describe('When to be reminded; never in the past (an overdue item is due now)'),
         note: z.string(),
         why: z.string(),
+        overdue: z.boolean().describe('The date or the answer time has passed without the thread showing it was met'),
+        date: z.string().nullable().describe('YYYY-MM-DD the mail named (a deadline or a promise), resolved against its date'),
+        promise: z.enum(['ours', 'theirs']).nullable().describe('A promise made by us (we owe it) or by them (check it came)'),
         messageId: z.string().nullable(),
         threadId: z.string().nullable(),
         inboxId: z.string().nullable(),

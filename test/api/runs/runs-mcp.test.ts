@@ -116,8 +116,9 @@ test('a two-service signup run, start to timeline, over MCP', async () => {
     '2.use_verification',
   ]);
 
-  const done = await call(client, 'svc_next_run', { runId }).catch(() => null);
-  assert.equal(done, null, 'a finished run has no next step to claim');
+  const done = await call(client, 'svc_next_run', { runId });
+  assert.equal(done.step, null, 'a finished run has no next step to claim');
+  assert.equal(done.outcome.status, 'succeeded');
   const session = await call(client, 'svc_get_run_session', { runId });
   assert.equal(session.status, 'succeeded');
   assert.ok(session.steps.every((x: Json) => x.status === 'done'));

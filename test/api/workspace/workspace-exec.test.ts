@@ -1,6 +1,7 @@
 // execute-reply (CONTRACT §13): the policy gate in each mode, a mail that tries to talk the engine into sending,
 // Stripe-style idempotency (replay, 409 on a changed request, concurrent replays, 24 h keys), scopes and 404s.
-// Without a mailer (the outbound feature wires it) a reply the policy would send answers 501 and is logged blocked.
+// This server has no relay: a reply to an outside sender fails the hard rule recipient_deliverable, so it is kept as a
+// draft and logged blocked (issue 27) instead of being tried and refused with 501.
 // @cluster
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
@@ -79,9 +80,10 @@ describe('draft_only never sends', () => {
     assert.equal(j.sentMessageId, null);
     assert.deepEqual(j.deliveries, []);
     assert.match(j.reasons[0], /draft_only/);
-    assert.ok(
-      j.checks.every((c: Json) => c.passed),
-      'the rules are shown even though draft_only decides',
+    assert.deepEqual(
+      j.checks.filter((c: Json) => !c.passed).map((c: Json) => c.rule),
+      ['recipient_deliverable'],
+      'the rules are shown even though draft_only decides (no relay here, so only the delivery rule fails)',
     );
     assert.deepEqual(
       (await actionsOf(id)).map((a) => a.type),
@@ -131,7 +133,7 @@ describe('draft_only never sends', () => {
 });
 
 describe('auto_send_safe and full_auto', () => {
-  test('auto_send_safe: a safe reply to an outside sender would be sent → 501 without a relay, logged blocked, key released', async () => {
+  test('auto_send_safe: a safe reply to an outside sender without a relay is blocked by recipient_deliverable, as evaluate says', async () => {
     await setMode('auto_send_safe');
     const id = await knownSenderMail('Can we meet on Tuesday?');
     const k = key();
@@ -141,21 +143,22 @@ describe('auto_send_safe and full_auto', () => {
         json: { inboxId: inbox.inboxId, messageId: id, text: 'Tuesday works, see you then.' },
       }),
     );
-    assert.equal(ev.outcome, 'sent', JSON.stringify(ev.checks.filter((c: Json) => !c.passed)));
-    const r = await json(
-      await exec({ inboxId: inbox.inboxId, messageId: id, text: 'Tuesday works, see you then.', idempotencyKey: k }),
-      501,
+    assert.equal(ev.outcome, 'blocked');
+    assert.deepEqual(
+      ev.checks.filter((c: Json) => !c.passed).map((c: Json) => c.rule),
+      ['recipient_deliverable'],
     );
-    assert.equal(r.code, 'not_configured');
-    assert.match(r.detail, /needs a relay: .*--smtp-relay/);
+    const r = await json(await exec({ inboxId: inbox.inboxId, messageId: id, text: 'Tuesday works, see you then.', idempotencyKey: k }));
+    assert.equal(r.outcome, 'blocked');
+    assert.match(r.draftId, /^drf_/);
+    assert.equal(r.sentMessageId, null);
+    assert.match(r.reasons[0], /^recipient_deliverable: no SMTP relay is configured.*--smtp-relay/);
     const acts = await actionsOf(id);
     assert.deepEqual(
       acts.map((a) => a.type),
       ['blocked'],
     );
-    assert.match(acts[0]!.reasons[0], /^send_failed: .*needs a relay/);
-    // not remembered: the same key runs again (still 501), it is not replayed
-    await json(await exec({ inboxId: inbox.inboxId, messageId: id, text: 'Tuesday works, see you then.', idempotencyKey: k }), 501);
+    assert.deepEqual(acts[0]!.reasons, r.reasons);
   });
 
   test('auto_send_safe: unsafe replies are kept as drafts and logged blocked with every failing rule', async () => {
@@ -172,7 +175,7 @@ describe('auto_send_safe and full_auto', () => {
     assert.equal(j.outcome, 'blocked');
     assert.match(j.draftId, /^drf_/);
     const failed = j.reasons.map((r: string) => r.split(':')[0]);
-    assert.deepEqual(failed.sort(), ['no_new_links', 'no_new_numbers']);
+    assert.deepEqual(failed.sort(), ['no_new_links', 'no_new_numbers', 'recipient_deliverable']);
     const acts = await actionsOf(id);
     assert.equal(acts[0]!.type, 'blocked');
     assert.deepEqual(acts[0]!.reasons, j.reasons);
@@ -195,8 +198,13 @@ describe('auto_send_safe and full_auto', () => {
       'blocked',
     );
     const plain = await deliver(s, { from: 'zed@elsewhere.example', to: inbox.address, subject: 'Q', text: 'Price?' });
-    // full_auto does not need a known domain or new-number safety: it would send, so without a mailer → 501
-    await json(await exec({ inboxId: inbox.inboxId, messageId: plain, text: 'It is 990 EUR.', idempotencyKey: key() }), 501);
+    // full_auto does not need a known domain or new-number safety; only the relay it lacks here stops it.
+    const p = await json(await exec({ inboxId: inbox.inboxId, messageId: plain, text: 'It is 990 EUR.', idempotencyKey: key() }));
+    assert.equal(p.outcome, 'blocked');
+    assert.deepEqual(
+      p.reasons.map((r: string) => r.split(':')[0]),
+      ['recipient_deliverable'],
+    );
   });
 });
 

@@ -107,7 +107,12 @@ test('every workspace tool answers over MCP', async () => {
   );
   assert.ok((await call('svc_workspace_rules_status')).rules.length >= 10);
   const ev = await call('svc_workspace_rules_evaluate', { inboxId: inbox.inboxId, messageId: id, text: 'Friday works.' });
-  assert.equal(ev.outcomes.auto_send_safe, 'sent');
+  // No relay on this server: only recipient_deliverable stops auto_send_safe (issue 27).
+  assert.equal(ev.outcomes.auto_send_safe, 'blocked');
+  assert.deepEqual(
+    ev.checks.filter((c: Json) => !c.passed).map((c: Json) => c.rule),
+    ['recipient_deliverable'],
+  );
   const mon = await call('svc_workspace_create_monitor', {
     name: 'dinner',
     kind: 'expect_mail',

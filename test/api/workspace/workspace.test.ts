@@ -209,7 +209,9 @@ describe('policy and rules', () => {
     assert.equal(byRule.not_automated_mail.passed, true);
     assert.equal(byRule.known_sender_domain.passed, false, 'supplied mail has no history');
     assert.equal(ok.outcome, 'drafted');
-    assert.deepEqual(ok.outcomes, { draft_only: 'drafted', auto_send_safe: 'blocked', full_auto: 'sent' });
+    // No relay on this server: full_auto would be refused at send time, so evaluate says blocked (issue 27).
+    assert.deepEqual(ok.outcomes, { draft_only: 'drafted', auto_send_safe: 'blocked', full_auto: 'blocked' });
+    assert.equal(byRule.recipient_deliverable.passed, false);
 
     const auto = await ev({ from: 'dana@corp.example', text: 'Out of office', headers: { 'Auto-Submitted': 'auto-replied' } }, 'ok');
     assert.match(auto.checks.find((c: Json) => c.rule === 'not_automated_mail').detail, /Auto-Submitted: auto-replied/);
