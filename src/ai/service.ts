@@ -181,7 +181,7 @@ export class AiService {
       // Over the schema budget is the schema's doing, not the model's: that answers the request (422), no next link.
       const v = await check(data);
       if (v.ok) {
-        result = await this.reviewModel(msg, data, link.id, fallbacks, req, check, owner);
+        result = await this.reviewModel(msg, data, link.id, fallbacks, req, check, signal, owner);
         break;
       }
       fallbacks.push({
@@ -219,21 +219,23 @@ export class AiService {
     fallbacks: Fallback[],
     req: ExtractRequest,
     check: (data: unknown) => Promise<Validation>,
+    signal?: AbortSignal,
     owner?: string,
   ): Promise<ExtractResult> {
-    const r = await this.sandbox
-      .run(
+    let r: Reviewed & { unsupported: string[] };
+    try {
+      r = await this.sandbox.run(
         'ai.verify',
         { msg: builtinInput(msg), data, preset: req.preset ?? null, ...(req.instructions ? { instructions: req.instructions } : {}) },
         owner ? { owner } : {},
-      )
-      .catch((e: unknown) => {
-        throw budgetProblem(
-          e,
-          "checking the model's answer against the message",
-          'this message is too large or too complex; raise --sandbox-timeout-ms',
-        );
-      });
+      );
+    } catch (e) {
+      if (signal?.aborted) throw new AppError('unavailable', 'the request was cancelled');
+      // the answer stands, unchecked: it is not validated, and the check says why
+      const why = budgetProblem(e, "checking the model's answer against the message", 'raise --sandbox-timeout-ms').message;
+      const checks = [{ name: 'supported', ok: false, detail: `not checked: ${why}`.slice(0, 600) }];
+      return { data, engine: 'model', model, validated: false, fallbacks, checks, sources: {}, sourceText: '' };
+    }
     let out = r.data;
     const checks = r.checks;
     if (r.unsupported.length > 0 && !(await check(out)).ok) {

@@ -193,3 +193,22 @@ test('a model answer with an invented total is flagged, and the invented number 
   assert.match(check(j, 'subtotalTaxTotal')!.detail, /≠ total 999\.99/);
   assertSpansReadBack(j);
 });
+
+test('an invented number the schema does not allow to be null is kept, marked as the model’s, and not validated', async () => {
+  fake.script.set('m', { kind: 'ok', data: { invoiceNumber: 'INV-2026-0043', total: 999.99 } });
+  const id = await deliver('Invoice INV-2026-0043 (third copy)', GOOD);
+  const schema = {
+    type: 'object',
+    properties: { invoiceNumber: { type: 'string' }, total: { type: 'number' } },
+    required: ['invoiceNumber', 'total'],
+  };
+  const j = await extract(id, { schema });
+  assert.equal(j.engine, 'model');
+  assert.deepEqual(j.data, { invoiceNumber: 'INV-2026-0043', total: 999.99 });
+  assert.equal(j.validated, false);
+  assert.match(check(j, 'supported')!.detail, /kept \(the schema does not allow null there\): \/total \(999\.99\)/);
+  assert.deepEqual(j.sources['/total'], { from: 'model' });
+  assert.match(j.sources['/invoiceNumber'].text, /INV-2026-0043/);
+  assert.equal(check(j, 'lineAmounts'), undefined, 'a custom schema gets no commerce checks');
+  assertSpansReadBack(j);
+});
