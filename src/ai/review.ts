@@ -10,7 +10,7 @@
 import type { ParsedMessage } from '../mail/types.ts';
 import { datesIn } from './builtin/dates.ts';
 import { codeOf, moneyIn } from './builtin/money.ts';
-import { findIn, numbersIn, Provenance, pointerToken, round2, type Source, type Sources } from './builtin/provenance.ts';
+import { findIn, numbersIn, Provenance, pointerToken, round2, type Source, type Sources, sourceTextFor } from './builtin/provenance.ts';
 import { fromXml } from './builtin/structured.ts';
 import { type MessageView, viewOf } from './builtin/view.ts';
 import * as V from './builtin/vocab.ts';
@@ -399,7 +399,7 @@ export function runVerifyJob(job: VerifyJob): Reviewed & { unsupported: string[]
     data: nulled(job.data, new Set(unsupported.map((l) => l.pointer))),
     checks,
     sources,
-    sourceText: text,
+    sourceText: sourceTextFor(text, sources),
     unsupported: unsupported.map((l) => l.pointer),
   };
 }

@@ -71,7 +71,7 @@ export interface ExtractResult {
   checks: Check[];
   /** Where each filled value came from, by JSON Pointer. */
   sources: Sources;
-  /** The text the `sources` spans index into: subject line, newline, the visible body lines read. */
+  /** The text the `sources` spans index into: subject line, newline, the visible body lines read (to the last span). */
   sourceText: string;
 }
 

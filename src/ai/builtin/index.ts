@@ -5,7 +5,7 @@ import type { ParsedMessage } from '../../mail/types.ts';
 import { commerceChecks, locateRest, type Reviewed } from '../review.ts';
 import { extractInvoice, extractReceipt } from './commerce.ts';
 import { fillCustom } from './custom.ts';
-import { Provenance } from './provenance.ts';
+import { Provenance, sourceTextFor } from './provenance.ts';
 import { extractTwoFa } from './twofa.ts';
 import { MAX_XML_BYTES, type MessageView, viewOf } from './view.ts';
 
@@ -33,7 +33,7 @@ function reviewed(msg: ParsedMessage, preset: PresetName | null, schema: Record<
   const data = preset ? builtinPreset(msg, preset, v, p) : builtinCustom(msg, schema ?? {}, v, p);
   locateRest(data, p);
   const checks = preset === 'invoice' || preset === 'receipt' ? commerceChecks(preset, data, v) : [];
-  return { data, checks, sources: p.sources, sourceText: p.text };
+  return { data, checks, sources: p.sources, sourceText: sourceTextFor(p.text, p.sources) };
 }
 
 /** What the built-in engine needs of a message, to hand to the sandbox: only XML attachments carry their bytes. */

@@ -37,6 +37,13 @@ export function sourceTextOf(v: MessageView): string {
   return [v.subject, ...v.lines].join('\n');
 }
 
+/** The source text up to the end of the last span: every span reads back, and the unread tail (footers) is not sent. */
+export function sourceTextFor(text: string, sources: Sources): string {
+  let end = 0;
+  for (const s of Object.values(sources)) if (s.span && s.span[1] > end) end = s.span[1];
+  return text.slice(0, end);
+}
+
 export class Provenance {
   readonly text: string;
   readonly sources: Sources = {};
