@@ -2,7 +2,7 @@
 // goes through POST …/extract: an invoice whose lines do not add up fails a named check, a consistent one passes
 // every check, a custom schema's tax rate is a percentage the mail states (never the tax amount), every source span
 // reads back from `sourceText`, and a model's number that the mail does not write is flagged and dropped.
-// not @cluster: the fake model server's script is read by whichever instance serves the request; one instance is enough
+// @cluster
 
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
