@@ -85,7 +85,7 @@ export const extractStructured = op({
   tool: {
     name: 'svc_extract_structured',
     description:
-      'Extract structured data from one received message: preset "invoice" (number, vendor, dates, total, currency, tax, line items, payment link), "receipt" (merchant, date, total, order number, items, payment method), "2fa" (code, link, service, expiry), or your own JSON Schema. Values the mail does not state come back null.',
+      'Extract structured data from one received message: preset "invoice" (number, vendor, dates, total, currency, tax, line items, payment link), "receipt" (merchant, date, total, order number, items, payment method), "2fa" (code, link, service, expiry), or your own JSON Schema. Values the mail does not state come back null. Trust the answer only when `validated` is true: it also needs every entry of `checks` (line amounts, totals, dates, currency; for a model, its numbers and dates written in the mail) to pass; `sources` says where each value was read (a span of `sourceText`, a JSON-LD/XML path, a header).',
     args: { inboxId: 'id' },
     annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   },
