@@ -10,7 +10,17 @@
 import type { ParsedMessage } from '../mail/types.ts';
 import { datesIn } from './builtin/dates.ts';
 import { codeOf, moneyIn } from './builtin/money.ts';
-import { findIn, numbersIn, Provenance, pointerToken, round2, type Source, type Sources, sourceTextFor } from './builtin/provenance.ts';
+import {
+  findIn,
+  lineSpan,
+  numbersIn,
+  Provenance,
+  pointerToken,
+  round2,
+  type Source,
+  type Sources,
+  sourceTextFor,
+} from './builtin/provenance.ts';
 import { fromXml } from './builtin/structured.ts';
 import { type MessageView, viewOf } from './builtin/view.ts';
 import * as V from './builtin/vocab.ts';
@@ -310,19 +320,6 @@ function leavesOf(v: unknown, pointer = '', out: Leaf[] = [], depth = 0): Leaf[]
 }
 
 const ISO_DAY = /^(\d{4}-\d{2}-\d{2})(?:$|T)/;
-
-/** Widens a span to its whole line (a window of 240 characters around it on a long line): the label comes with it. */
-function lineSpan(text: string, at: [number, number]): [number, number] {
-  let s = text.lastIndexOf('\n', at[0] - 1) + 1;
-  let e = text.indexOf('\n', at[1]);
-  if (e < 0) e = text.length;
-  if (e - s > 240) {
-    const mid = Math.floor((at[0] + at[1]) / 2);
-    s = Math.max(s, mid - 120);
-    e = Math.min(e, s + 240);
-  }
-  return [s, e];
-}
 
 export interface VerifyJob {
   msg: ParsedMessage;

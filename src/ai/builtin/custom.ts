@@ -7,38 +7,38 @@ import { extractInvoice, extractReceipt, paymentMethodWhere, vendorWhere } from 
 import { datesIn } from './dates.ts';
 import { labelHits } from './labels.ts';
 import { parseNumber } from './money.ts';
-import { findIn, Provenance, pointerToken, type Source, type Where } from './provenance.ts';
+import { findIn, lineSpan, Provenance, pointerToken, type Where } from './provenance.ts';
 import { expiresIn, extractTwoFa } from './twofa.ts';
 import type { MessageView } from './view.ts';
 import * as V from './vocab.ts';
 
 type Schema = Record<string, unknown>;
 
-/** What the presets found, by field name, with where each was read. */
+/** What the presets found, by field name, and the provenance that recorded where each was read ("/<name>"). */
 interface Known {
   values: Record<string, unknown>;
-  sources: Record<string, Source | undefined>;
+  from: Record<string, Provenance>;
 }
 
 function known(msg: ParsedMessage, v: MessageView): Known {
   const pi = new Provenance(v);
   const pr = new Provenance(v);
+  const side = new Provenance(v);
   const inv = extractInvoice(v, pi);
   const rec = extractReceipt(v, pr);
   const tfa = extractTwoFa(msg, v);
   const vendor = vendorWhere(v);
   const pay = paymentMethodWhere(v.lines);
   const rate = taxRateOf(v.lines);
-  const sources: Record<string, Source | undefined> = {};
-  for (const k of Object.keys(inv)) sources[k] = pi.sources[`/${k}`];
-  for (const k of Object.keys(rec)) if ((rec as unknown as Record<string, unknown>)[k] !== null) sources[k] = pr.sources[`/${k}`];
-  const side = new Provenance(v);
   side.record('/vendor', vendor?.where, vendor?.value);
   side.record('/paymentMethod', pay ? { line: pay.line } : null, pay?.value);
   side.record('/taxRate', rate ? { line: rate.line } : null, rate?.value);
-  if (inv.vendor === null) sources.vendor = side.sources['/vendor'];
-  sources.paymentMethod = side.sources['/paymentMethod'];
-  sources.taxRate = side.sources['/taxRate'];
+  const from: Record<string, Provenance> = {};
+  for (const k of Object.keys(inv)) from[k] = pi;
+  for (const k of Object.keys(rec)) from[k] = pr; // the receipt's values win below, so do its sources
+  if (inv.vendor === null) from.vendor = side;
+  from.paymentMethod = side;
+  from.taxRate = side;
   return {
     values: {
       ...inv,
@@ -49,7 +49,7 @@ function known(msg: ParsedMessage, v: MessageView): Known {
       expiresInMinutes: expiresIn(v.lines),
       taxRate: rate?.value ?? null,
     },
-    sources,
+    from,
   };
 }
 
@@ -171,9 +171,11 @@ function fill(s: Schema, name: string, pointer: string, k: Known, v: MessageView
       if (raw === null || raw === undefined) continue;
       const got = coerce(key === 'taxRate' ? rateFor(raw, s) : raw, s);
       if (got === null) continue;
-      const src = k.sources[key];
-      if (src) p.sources[pointer] = src;
-      else locate(p, pointer, got);
+      // the preset's sources for this field (and, for a list, its items' fields) move to this property's pointer
+      const before = Object.keys(p.sources).length;
+      const from = k.from[key];
+      if (from) p.copy(from, `/${key}`, pointer);
+      if (Object.keys(p.sources).length === before) locate(p, pointer, got);
       return got;
     }
     break;
@@ -187,7 +189,9 @@ function fill(s: Schema, name: string, pointer: string, k: Known, v: MessageView
 function locate(p: Provenance, pointer: string, value: unknown): void {
   if (typeof value === 'object') return;
   const at = findIn(p.text, value);
-  if (at) p.sources[pointer] = { from: 'text', span: at, text: p.text.slice(at[0], at[1]) };
+  if (!at) return;
+  const span = lineSpan(p.text, at);
+  p.sources[pointer] = { from: 'text', span, text: p.text.slice(span[0], span[1]) };
 }
 
 export function fillCustom(msg: ParsedMessage, v: MessageView, schema: Schema, p: Provenance = new Provenance(v)): unknown {

@@ -117,6 +117,19 @@ export function numbersIn(text: string, limit = 20_000): Array<Token & { values:
   return out.sort((a, b) => a.start - b.start);
 }
 
+/** Widens a span to its whole line (a window of 240 characters around it on a long line): the label comes with it. */
+export function lineSpan(text: string, at: [number, number]): [number, number] {
+  let s = text.lastIndexOf('\n', at[0] - 1) + 1;
+  let e = text.indexOf('\n', at[1]);
+  if (e < 0) e = text.length;
+  if (e - s > MAX_EXCERPT) {
+    const mid = Math.floor((at[0] + at[1]) / 2);
+    s = Math.max(s, mid - MAX_EXCERPT / 2);
+    e = Math.min(e, s + MAX_EXCERPT);
+  }
+  return [s, e];
+}
+
 export const round2 = (n: number): number => Math.round(n * 100) / 100;
 
 /** [start, end) of the first rendering of `value` in `text`: a date in any written form, a number, or a string. */
