@@ -10,10 +10,12 @@ import { AppError } from '../errors.ts';
 import { silentLogger } from '../log.ts';
 import type { ParsedMessage } from '../mail/types.ts';
 import { builtinInput, type PresetName } from './builtin/index.ts';
+import type { Sources } from './builtin/provenance.ts';
 import { viewOf } from './builtin/view.ts';
 import { type ChainConfig, callModel, type ModelLink, parseModels, probeModel } from './models.ts';
 import { INVOICE_SCHEMA, RECEIPT_SCHEMA, TWOFA_SCHEMA } from './preset-schemas.ts';
 import { extractionPrompt } from './prompt.ts';
+import type { Check, Reviewed } from './review.ts';
 import { compileSchema, type SchemaJobResult, type Validation, validate } from './schema.ts';
 import { checkSchema, SCHEMA_LIMITS, type SchemaLimits } from './schema-check.ts';
 
@@ -61,9 +63,16 @@ export interface ExtractResult {
   data: unknown;
   engine: 'builtin' | 'model';
   model: string | null;
+  /** The schema matches and every check passed. */
   validated: boolean;
   fallbacks: Fallback[];
   errors?: Array<{ path: string; message: string }>;
+  /** What a reader would check (src/ai/review.ts); a check that could not run is not listed. */
+  checks: Check[];
+  /** Where each filled value came from, by JSON Pointer. */
+  sources: Sources;
+  /** The text the `sources` spans index into: subject line, newline, the visible body lines read (to the last span). */
+  sourceText: string;
 }
 
 export interface AiOptions {
@@ -172,7 +181,7 @@ export class AiService {
       // Over the schema budget is the schema's doing, not the model's: that answers the request (422), no next link.
       const v = await check(data);
       if (v.ok) {
-        result = { data, engine: 'model', model: link.id, validated: true, fallbacks };
+        result = await this.reviewModel(msg, data, link.id, fallbacks, req, check, signal, owner);
         break;
       }
       fallbacks.push({
@@ -181,19 +190,82 @@ export class AiService {
       });
     }
     if (!result) {
-      const data = await this.builtin(msg, req.preset ?? null, req.preset ? null : p.schema, owner);
-      const v = await check(data);
-      result = { data, engine: 'builtin', model: null, validated: v.ok, fallbacks, ...(v.ok ? {} : { errors: v.errors }) };
+      const r = await this.builtin(msg, req.preset ?? null, req.preset ? null : p.schema, owner);
+      const v = await check(r.data);
+      result = {
+        data: r.data,
+        engine: 'builtin',
+        model: null,
+        validated: v.ok && r.checks.every((c) => c.ok),
+        fallbacks,
+        ...(v.ok ? {} : { errors: v.errors }),
+        checks: r.checks,
+        sources: r.sources,
+        sourceText: r.sourceText,
+      };
     }
     this.remember(key, result);
     return result;
   }
 
   /**
+   * A model's answer that matched the schema, reviewed in the sandbox against the mail (src/ai/review.ts): numbers
+   * and dates the mail does not write become null — when the schema allows null there — and fail `supported`.
+   */
+  private async reviewModel(
+    msg: ParsedMessage,
+    data: unknown,
+    model: string,
+    fallbacks: Fallback[],
+    req: ExtractRequest,
+    check: (data: unknown) => Promise<Validation>,
+    signal?: AbortSignal,
+    owner?: string,
+  ): Promise<ExtractResult> {
+    let r: Reviewed & { unsupported: string[] };
+    try {
+      r = await this.sandbox.run(
+        'ai.verify',
+        { msg: builtinInput(msg), data, preset: req.preset ?? null, ...(req.instructions ? { instructions: req.instructions } : {}) },
+        owner ? { owner } : {},
+      );
+    } catch (e) {
+      if (signal?.aborted) throw new AppError('unavailable', 'the request was cancelled');
+      // the answer stands, unchecked: it is not validated, and the check says why
+      const why = budgetProblem(e, "checking the model's answer against the message", 'raise --sandbox-timeout-ms').message;
+      const checks = [{ name: 'supported', ok: false, detail: `not checked: ${why}`.slice(0, 600) }];
+      return { data, engine: 'model', model, validated: false, fallbacks, checks, sources: {}, sourceText: '' };
+    }
+    let out = r.data;
+    const checks = r.checks;
+    if (r.unsupported.length > 0 && !(await check(out)).ok) {
+      out = data;
+      for (const pointer of r.unsupported) r.sources[pointer] = { from: 'model' };
+      const s = checks.find((c) => c.name === 'supported');
+      if (s) s.detail = s.detail.replace('set to null', 'kept (the schema does not allow null there)');
+    }
+    return {
+      data: out,
+      engine: 'model',
+      model,
+      validated: checks.every((c) => c.ok),
+      fallbacks,
+      checks,
+      sources: r.sources,
+      sourceText: r.sourceText,
+    };
+  }
+
+  /**
    * The built-in engine over the message, in the sandbox: its parsing of a stranger's HTML and text is bounded by
    * the sandbox's time budget (--sandbox-timeout-ms) instead of running on the thread that serves requests.
    */
-  private builtin(msg: ParsedMessage, preset: PresetName | null, schema: Record<string, unknown> | null, owner?: string): Promise<unknown> {
+  private builtin(
+    msg: ParsedMessage,
+    preset: PresetName | null,
+    schema: Record<string, unknown> | null,
+    owner?: string,
+  ): Promise<Reviewed> {
     return this.sandbox.run('ai.builtin', { msg: builtinInput(msg), preset, schema }, owner ? { owner } : {}).catch((e: unknown) => {
       throw budgetProblem(
         e,

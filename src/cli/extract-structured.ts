@@ -1,6 +1,6 @@
 // `inboxd extract --preset NAME FILE.eml` / `--schema FILE.json FILE.eml`: the structured extraction the route
-// answers ({data, engine, model, validated, fallbacks}), offline, with no server. Models from INBOXD_MODELS are
-// used when set, as on the server; the built-in engine is always the last link. The command makes its own small
+// answers ({data, engine, model, validated, fallbacks, checks, sources, sourceText}), offline, with no server.
+// Models from INBOXD_MODELS are used when set, as on the server; the built-in engine is always the last link. The command makes its own small
 // sandbox (caller schemas and the built-in engine run there) and closes it when done.
 
 import { readFile } from 'node:fs/promises';

@@ -5,6 +5,7 @@
 // This file is bundled into the worker (scripts/build.ts): import only pure code and node built-ins — and the search
 // task, which opens its own read-only SQLite connection in the worker (src/search/worker-task.ts).
 import { runBuiltinJob } from '../ai/builtin/index.ts';
+import { runVerifyJob } from '../ai/review.ts';
 import { runSchemaJob } from '../ai/schema.ts';
 import { calendarChanges, calendarUids, expandMany } from '../providers/calendar/tasks.ts';
 import { sqliteSearch } from '../search/worker-task.ts';
@@ -24,6 +25,8 @@ export const TASKS = {
   'schema.validate': runSchemaJob,
   /** The built-in extraction engine over a (hostile) message. */
   'ai.builtin': runBuiltinJob,
+  /** A model's answer against the mail: sources, support by the text, the reader's checks (src/ai/review.ts). */
+  'ai.verify': runVerifyJob,
   'calendar.expand': expandMany,
   'calendar.uids': calendarUids,
   'calendar.changes': calendarChanges,

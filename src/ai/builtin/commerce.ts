@@ -3,8 +3,9 @@
 
 import { addDays, datesIn } from './dates.ts';
 import { type Item, itemsOf } from './items.ts';
-import { amountAt, firstAmount, firstDate, firstId, firstName, labelHits } from './labels.ts';
+import { amountWhere, type Found, firstAmountWhere, firstDateWhere, firstIdWhere, firstNameWhere, labelHits } from './labels.ts';
 import { codeOf, documentCurrency, moneyIn } from './money.ts';
+import type { Provenance, Where } from './provenance.ts';
 import { fromJsonLd, fromXml, type Structured } from './structured.ts';
 import type { MessageView } from './view.ts';
 import * as V from './vocab.ts';
@@ -34,139 +35,207 @@ export interface ReceiptData {
   paymentMethod: string | null;
 }
 
-const neg = (v: number | null, credit: boolean): number | null => (v === null ? null : credit ? -Math.abs(v) : v);
+/** A value with where it was read (null: nowhere to point at). */
+export interface Got<T> {
+  value: T;
+  where: Where | null;
+}
 
-export function extractInvoice(v: MessageView): InvoiceData {
-  const s: Structured = { ...fromJsonLd(v.jsonld), ...fromXml(v.xml) };
+const fromText = <T>(f: Found<T> | null): Got<T> | null => (f ? { value: f.value, where: { line: f.line } } : null);
+const fromStructured = <K extends keyof NonNullable<Structured['paths']>>(s: Structured, k: K): Got<NonNullable<Structured[K]>> | null =>
+  s[k] === undefined ? null : { value: s[k] as NonNullable<Structured[K]>, where: s.paths?.[k] ?? null };
+const neg = (v: number | null, credit: boolean): number | null => (v === null ? null : credit ? -Math.abs(v) : v);
+const negGot = (g: Got<number> | null, credit: boolean): Got<number> | null =>
+  g ? { value: neg(g.value, credit)!, where: g.where } : null;
+
+/** The exact sources of the message: JSON-LD, then the XML attachment (which wins field by field). */
+function structuredOf(v: MessageView): Structured {
+  const j = fromJsonLd(v.jsonld);
+  const x = fromXml(v.xml);
+  return { ...j, ...x, paths: { ...j.paths, ...x.paths } };
+}
+
+/** The plain values of `fields`, recording where each non-null one was read under "/<field>". */
+function emit<T extends object>(fields: { [K in keyof T]: Got<T[K]> | null }, p?: Provenance): T {
+  const out: Record<string, unknown> = {};
+  for (const [k, g] of Object.entries(fields) as Array<[string, Got<unknown> | null]>) {
+    out[k] = g ? g.value : null;
+    if (g && g.value !== null) p?.record(`/${k}`, g.where, g.value);
+  }
+  return out as T;
+}
+
+function recordItems(p: Provenance | undefined, key: string, items: Item[] | null, values: Array<Record<string, unknown>> | null): void {
+  if (!p || !items || !values) return;
+  values.forEach((row, i) => {
+    for (const [f, val] of Object.entries(row)) if (val !== null) p.record(`/${key}/${i}/${f}`, items[i]!.where, val);
+  });
+}
+
+export function extractInvoice(v: MessageView, p?: Provenance): InvoiceData {
+  const s = structuredOf(v);
   const lines = v.lines;
   const head = [v.subject, ...lines.slice(0, 12)].join('\n').toLowerCase();
   const credit = s.credit ?? V.CREDIT_NOTE.test(head);
   const number =
-    s.number ??
-    firstId(lines, V.INVOICE_NO, {}, V.NOT_INVOICE_NO) ??
-    firstId([v.subject], V.INVOICE_NO) ??
-    firstId([v.subject], V.INVOICE_WORD) ??
-    firstId(lines, V.INVOICE_WORD, {}, V.NOT_INVOICE_NO);
+    fromStructured(s, 'number') ??
+    fromText(firstIdWhere(lines, V.INVOICE_NO, {}, V.NOT_INVOICE_NO)) ??
+    fromText(firstIdWhere([v.subject], V.INVOICE_NO)) ??
+    fromText(firstIdWhere([v.subject], V.INVOICE_WORD)) ??
+    fromText(firstIdWhere(lines, V.INVOICE_WORD, {}, V.NOT_INVOICE_NO));
   const issueDate =
-    s.issueDate ??
-    firstDate(lines, V.ISSUE_DATE, v.monthFirst) ??
-    firstDate(lines, V.GENERIC_DATE, v.monthFirst, V.OTHER_DATE) ??
-    dateAfterNumber(v, number) ??
-    v.headerDay;
-  const amounts = amountsOf(v, 'invoice');
-  const items = s.items ?? itemsOf(lines, v, true, amounts.total);
-  return {
-    invoiceNumber: number,
-    vendor: s.seller ?? vendorOf(v),
-    issueDate,
-    dueDate: credit ? null : (s.dueDate ?? dueDateOf(v, issueDate)),
-    currency: s.currency ?? amounts.currency,
-    total: neg(s.total ?? amounts.total, credit),
-    subtotal: neg(s.subtotal ?? amounts.subtotal, credit),
-    tax: neg(s.tax ?? amounts.tax, credit),
-    lineItems: items
-      ? items.map((i) => ({
-          description: i.description,
-          quantity: i.quantity,
-          unitPrice: neg(i.unitPrice, credit),
-          amount: neg(i.amount, credit),
-        }))
-      : null,
-    paymentUrl: s.paymentUrl ?? payLink(v),
-  };
+    fromStructured(s, 'issueDate') ??
+    fromText(firstDateWhere(lines, V.ISSUE_DATE, v.monthFirst)) ??
+    fromText(firstDateWhere(lines, V.GENERIC_DATE, v.monthFirst, V.OTHER_DATE)) ??
+    fromText(dateAfterNumber(v, number?.value ?? null)) ??
+    headerDayOf(v);
+  const amounts = amountsOf(v);
+  const items = s.items ?? itemsOf(lines, v, true, amounts.total?.value ?? null);
+  const lineItems = items
+    ? items.map((i) => ({
+        description: i.description,
+        quantity: i.quantity,
+        unitPrice: neg(i.unitPrice, credit),
+        amount: neg(i.amount, credit),
+      }))
+    : null;
+  recordItems(p, 'lineItems', items, lineItems);
+  return emit<InvoiceData>(
+    {
+      invoiceNumber: number,
+      vendor: fromStructured(s, 'seller') ?? vendorWhere(v),
+      issueDate,
+      dueDate: credit ? null : (fromStructured(s, 'dueDate') ?? dueDateOf(v, issueDate?.value ?? null)),
+      currency: fromStructured(s, 'currency') ?? amounts.currency,
+      total: negGot(fromStructured(s, 'total') ?? amounts.total, credit),
+      subtotal: negGot(fromStructured(s, 'subtotal') ?? amounts.subtotal, credit),
+      tax: negGot(fromStructured(s, 'tax') ?? amounts.tax, credit),
+      lineItems: lineItems ? { value: lineItems, where: null } : null,
+      paymentUrl: fromStructured(s, 'paymentUrl') ?? payLink(v),
+    },
+    p,
+  );
 }
 
-export function extractReceipt(v: MessageView): ReceiptData {
-  const s: Structured = { ...fromJsonLd(v.jsonld), ...fromXml(v.xml) };
+export function extractReceipt(v: MessageView, p?: Provenance): ReceiptData {
+  const s = structuredOf(v);
   const lines = v.lines;
   const head = [v.subject, ...lines.slice(0, 12)].join('\n').toLowerCase();
   const refund = s.credit ?? V.REFUND.test(head);
-  const amounts = amountsOf(v, 'receipt');
+  const amounts = amountsOf(v);
   const all = [v.subject, ...lines];
   const orderNumber =
-    s.orderNumber ??
+    fromStructured(s, 'orderNumber') ??
     firstBookingOrOrder(all) ??
-    firstId(all, V.ORDER_NO_B) ??
-    firstId(all, V.INVOICE_NO, {}, V.NOT_INVOICE_NO) ??
-    firstId(all, V.ORDER_NO_D);
-  const items: Item[] | null = s.items ?? itemsOf(lines, v, false, amounts.total);
-  return {
-    merchant: s.seller ?? vendorOf(v),
-    date:
-      s.issueDate ??
-      firstDate(lines, V.PURCHASE_DATE, v.monthFirst, V.OTHER_DATE) ??
-      firstDate(lines, V.GENERIC_DATE, v.monthFirst, V.OTHER_DATE) ??
-      v.headerDay,
-    currency: s.currency ?? amounts.currency,
-    total: neg(s.total ?? amounts.total, refund),
-    orderNumber,
-    subtotal: neg(s.subtotal ?? amounts.subtotal, refund),
-    tax: neg(s.tax ?? amounts.tax, refund),
-    items: items ? items.map((i) => ({ description: i.description, quantity: i.quantity, amount: neg(i.amount, refund) })) : null,
-    paymentMethod: paymentMethodOf(lines),
-  };
+    fromText(firstIdWhere(all, V.ORDER_NO_B)) ??
+    fromText(firstIdWhere(all, V.INVOICE_NO, {}, V.NOT_INVOICE_NO)) ??
+    fromText(firstIdWhere(all, V.ORDER_NO_D));
+  const items: Item[] | null = s.items ?? itemsOf(lines, v, false, amounts.total?.value ?? null);
+  const rows = items ? items.map((i) => ({ description: i.description, quantity: i.quantity, amount: neg(i.amount, refund) })) : null;
+  recordItems(p, 'items', items, rows);
+  return emit<ReceiptData>(
+    {
+      merchant: fromStructured(s, 'seller') ?? vendorWhere(v),
+      date:
+        fromStructured(s, 'issueDate') ??
+        fromText(firstDateWhere(lines, V.PURCHASE_DATE, v.monthFirst, V.OTHER_DATE)) ??
+        fromText(firstDateWhere(lines, V.GENERIC_DATE, v.monthFirst, V.OTHER_DATE)) ??
+        headerDayOf(v),
+      currency: fromStructured(s, 'currency') ?? amounts.currency,
+      total: negGot(fromStructured(s, 'total') ?? amounts.total, refund),
+      orderNumber,
+      subtotal: negGot(fromStructured(s, 'subtotal') ?? amounts.subtotal, refund),
+      tax: negGot(fromStructured(s, 'tax') ?? amounts.tax, refund),
+      items: rows ? { value: rows, where: null } : null,
+      paymentMethod: fromText(paymentMethodWhere(lines)),
+    },
+    p,
+  );
 }
 
-function firstBookingOrOrder(lines: string[]): string | null {
+/** The Date header's day (of the forwarded message when the mail forwards one). */
+function headerDayOf(v: MessageView): Got<string> | null {
+  return v.headerDay ? { value: v.headerDay, where: { from: 'header', path: v.forwarded ? 'Date (forwarded message)' : 'Date' } } : null;
+}
+
+function firstBookingOrOrder(lines: string[]): Got<string> | null {
   for (const h of labelHits(lines, V.ORDER_NO_A)) {
     const label = lines[h.line]!.toLowerCase();
-    const id = firstId([lines[h.line]!, lines[h.line + 1] ?? ''], V.ORDER_NO_A, { lettersOk: V.BOOKING_LABEL.test(label) });
-    if (id) return id;
+    const pair = [lines[h.line]!, lines[h.line + 1] ?? ''];
+    const id = firstIdWhere(pair, V.ORDER_NO_A, { lettersOk: V.BOOKING_LABEL.test(label) });
+    if (id) return fromText(id);
   }
   return null;
 }
 
 interface Amounts {
-  total: number | null;
-  subtotal: number | null;
-  tax: number | null;
-  currency: string | null;
+  total: Got<number> | null;
+  subtotal: Got<number> | null;
+  tax: Got<number> | null;
+  currency: Got<string> | null;
 }
 
-function amountsOf(v: MessageView, kind: 'invoice' | 'receipt'): Amounts {
+function amountsOf(v: MessageView): Amounts {
   const lines = v.lines;
-  const text = [v.subject, ...lines].join('\n');
-  const currency = documentCurrency([v.subject, ...lines], v.lang);
-  let total = firstAmount(lines, V.TOTAL, V.NOT_TOTAL)?.value ?? null;
+  const all = [v.subject, ...lines];
+  const text = all.join('\n');
+  const money = (f: Found<{ value: number }> | null): Got<number> | null => (f ? { value: f.value.value, where: { line: f.line } } : null);
+  let total = money(firstAmountWhere(lines, V.TOTAL, V.NOT_TOTAL));
   if (total === null) {
-    for (const h of labelHits([v.subject, ...lines], V.DUE_AMOUNT, V.NOT_TOTAL)) {
+    for (const h of labelHits(all, V.DUE_AMOUNT, V.NOT_TOTAL)) {
       const m = moneyIn(h.rest);
       if (m.length > 0) {
-        total = m[0]!.value;
+        total = { value: m[0]!.value, where: { line: all[h.line]! } };
         break;
       }
     }
   }
   if (total === null) {
     // one distinct amount in the whole message is the amount of this document
-    const distinct = new Set<number>();
-    for (const l of [v.subject, ...lines]) for (const m of moneyIn(l)) distinct.add(Math.abs(m.value));
-    if (distinct.size === 1) total = [...distinct][0]!;
+    const distinct = new Map<number, string>();
+    for (const l of all) for (const m of moneyIn(l)) if (!distinct.has(Math.abs(m.value))) distinct.set(Math.abs(m.value), l);
+    if (distinct.size === 1) {
+      const [value, line] = [...distinct][0]!;
+      total = { value, where: { line } };
+    }
   }
-  const subtotal = firstAmount(lines, V.SUBTOTAL, /previous|estimated|next|before discount/)?.value ?? null;
+  const subtotal = money(firstAmountWhere(lines, V.SUBTOTAL, /previous|estimated|next|before discount/));
   const taxes: number[] = [];
+  let taxLine: string | null = null;
   const seen = new Set<string>();
   for (const h of labelHits(lines, V.TAX, /total (?:before|excl|incl)|subtotal|sous-total|zwischensumme|registration|\bnr\b/)) {
-    const m = amountAt(lines, h);
+    const m = amountWhere(lines, h);
     if (!m) continue;
     const key = `${lines[h.line]}`;
-    if (seen.has(key) || taxes.includes(m.value)) continue;
+    if (seen.has(key) || taxes.includes(m.value.value)) continue;
     seen.add(key);
-    taxes.push(m.value);
+    taxes.push(m.value.value);
+    taxLine ??= m.line;
   }
-  const tax = taxes.length === 0 ? null : Math.round(taxes.reduce((a, b) => a + b, 0) * 100) / 100;
-  void kind;
-  void text;
-  return { total, subtotal, tax, currency: currency ?? explicitCode(text) };
+  // several tax lines (rates) are summed; the source points at the first
+  const tax = taxes.length === 0 ? null : { value: Math.round(taxes.reduce((a, b) => a + b, 0) * 100) / 100, where: { line: taxLine! } };
+  const code = documentCurrency(all, v.lang);
+  return { total, subtotal, tax, currency: code ? currencyWhere(all, code, text, v.lang) : explicitCode(all, text) };
 }
 
-function explicitCode(text: string): string | null {
-  const m = /\b(USD|EUR|GBP|JPY|CHF|SEK|NOK|DKK|PLN|CAD|AUD|CNY|KRW|BRL|INR)\b/.exec(text);
-  return m ? codeOf(m[1]!, text, 'en') : null;
+/** The first line with an amount written in `code`. */
+function currencyWhere(lines: string[], code: string, text: string, lang: string): Got<string> {
+  const line = lines.find((l) => moneyIn(l).some((m) => codeOf(m.marker, text, lang) === code));
+  return { value: code, where: line ? { line } : null };
+}
+
+function explicitCode(lines: string[], text: string): Got<string> | null {
+  const re = /\b(USD|EUR|GBP|JPY|CHF|SEK|NOK|DKK|PLN|CAD|AUD|CNY|KRW|BRL|INR)\b/;
+  const m = re.exec(text);
+  if (!m) return null;
+  const code = codeOf(m[1]!, text, 'en');
+  if (!code) return null;
+  const line = lines.find((l) => re.test(l));
+  return { value: code, where: line ? { line } : null };
 }
 
 /** "Rechnung R0023847561 vom 01.04.2026": a date right after the document number. */
-function dateAfterNumber(v: MessageView, number: string | null): string | null {
+function dateAfterNumber(v: MessageView, number: string | null): Found<string> | null {
   if (!number) return null;
   for (const l of [v.subject, ...v.lines]) {
     const i = l.indexOf(number);
@@ -174,23 +243,26 @@ function dateAfterNumber(v: MessageView, number: string | null): string | null {
     const after = l.slice(i + number.length);
     if (!/^\s*(?:vom|du|del|of|dated|from|från|van|z dnia|datée? du)\s/i.test(after)) continue;
     const d = datesIn(after, v.monthFirst)[0];
-    if (d && d.index < 12) return d.iso;
+    if (d && d.index < 12) return { value: d.iso, line: l };
   }
   return null;
 }
 
-function dueDateOf(v: MessageView, issueDate: string | null): string | null {
+function dueDateOf(v: MessageView, issueDate: string | null): Got<string> | null {
   const lines = v.lines;
-  const explicit = firstDate(lines, V.DUE_DATE, v.monthFirst, /skonto|discount|early payment|rabatt|escompte/);
+  const explicit = fromText(firstDateWhere(lines, V.DUE_DATE, v.monthFirst, /skonto|discount|early payment|rabatt|escompte/));
   if (explicit) return explicit;
   // a date later on a line that names a due date in a sentence ("is due on 30 Apr 2026")
   for (const h of labelHits(lines, V.DUE_DATE)) {
     const d = datesIn(h.rest, v.monthFirst)[0];
-    if (d) return d.iso;
+    if (d) return { value: d.iso, where: { line: lines[h.line]! } };
   }
   if (!issueDate) return null;
   const text = lines.join('\n').toLowerCase();
-  if (V.DUE_ON_RECEIPT.test(text)) return issueDate;
+  if (V.DUE_ON_RECEIPT.test(text)) {
+    const line = lines.find((l) => V.DUE_ON_RECEIPT.test(l.toLowerCase()));
+    return { value: issueDate, where: line ? { line } : null };
+  }
   for (const l of lines) {
     const lower = l.toLowerCase();
     if (
@@ -202,7 +274,8 @@ function dueDateOf(v: MessageView, issueDate: string | null): string | null {
       continue;
     const m = V.NET_DAYS.exec(lower);
     const n = m ? Number(m[1] ?? m[2]) : 0;
-    if (n > 0 && n <= 365) return addDays(issueDate, n);
+    // the issue date plus the stated terms: the source is the terms line
+    if (n > 0 && n <= 365) return { value: addDays(issueDate, n), where: { line: l } };
   }
   return null;
 }
@@ -224,14 +297,19 @@ export function cleanSender(name: string): string | null {
 
 /** The business that was paid: a labelled merchant, the sender unless it is a billing platform, the Subject. */
 export function vendorOf(v: MessageView): string | null {
-  const labelled = firstName(v.lines, V.MERCHANT_LABEL);
+  return vendorWhere(v)?.value ?? null;
+}
+
+export function vendorWhere(v: MessageView): Got<string> | null {
+  const labelled = fromText(firstNameWhere(v.lines, V.MERCHANT_LABEL));
   if (labelled) return labelled;
   const from = cleanSender(v.fromName);
-  if (from && !V.PLATFORMS.test(from)) return from;
+  if (from && !V.PLATFORMS.test(from))
+    return { value: from, where: { from: 'header', path: v.forwarded ? 'From (forwarded message)' : 'From' } };
   const subj = /\b(?:from|von|de|från|van|da|od)\s+(.{2,60}?)(?:\s+(?:for|für|pour|para|per|voor|för)\b|\s+[#(]|[.!]?$)/i.exec(v.subject);
   if (subj) {
     const s = cleanSender(subj[1]!);
-    if (s && !V.PLATFORMS.test(s) && !/^\d/.test(s)) return s;
+    if (s && !V.PLATFORMS.test(s) && !/^\d/.test(s)) return { value: s, where: { line: v.subject } };
   }
   // the footer's "© 2026 Acme Inc." names the business when nothing else does
   for (const l of v.lines.slice(-15)) {
@@ -240,16 +318,19 @@ export function vendorOf(v: MessageView): string | null {
         l,
       );
     const name = c ? cleanSender(c[1]!) : null;
-    if (name && !V.PLATFORMS.test(name)) return name;
+    if (name && !V.PLATFORMS.test(name)) return { value: name, where: { line: l } };
   }
   return null;
 }
 
-function payLink(v: MessageView): string | null {
+function payLink(v: MessageView): Got<string> | null {
   for (const l of v.links) {
     const t = l.text.toLowerCase();
     if (!/^https?:/i.test(l.href)) continue;
-    if (V.PAY_LINK.test(t) && !V.NOT_PAY_LINK.test(t)) return l.href;
+    if (!V.PAY_LINK.test(t) || V.NOT_PAY_LINK.test(t)) continue;
+    // a text/plain link is written in the text; an HTML link's URL is not part of the rendered text
+    const line = l.source === 'text' ? v.lines.find((x) => x.includes(l.href)) : undefined;
+    return { value: l.href, where: line ? { line } : { from: 'link', path: l.href, text: l.text.slice(0, 200) } };
   }
   return null;
 }
@@ -282,6 +363,10 @@ const WALLETS: Array<[RegExp, string]> = [
 ];
 
 export function paymentMethodOf(lines: string[]): string | null {
+  return paymentMethodWhere(lines)?.value ?? null;
+}
+
+export function paymentMethodWhere(lines: string[]): Found<string> | null {
   const hits = labelHits(lines, V.PAYMENT_LABEL);
   const scan = [...hits.flatMap((h) => [lines[h.line]!, lines[h.line + 1] ?? '']), ...lines];
   for (const l of scan) {
@@ -290,16 +375,16 @@ export function paymentMethodOf(lines: string[]): string | null {
       if (!m) continue;
       const tail = l.slice(m.index + m[0].length, m.index + m[0].length + 40);
       const d = /^[^\d]{0,24}?(\d{4})\b/.exec(tail);
-      if (d) return `${brand} ending ${d[1]}`;
+      if (d) return { value: `${brand} ending ${d[1]}`, line: l };
     }
     const card = /(?:card|karte|carte|tarjeta|kort|カード)\D{0,20}?(?:ending|endet|se terminant|terminada|slutar)\D{0,10}(\d{4})\b/i.exec(
       l,
     );
-    if (card) return `Card ending ${card[1]}`;
+    if (card) return { value: `Card ending ${card[1]}`, line: l };
   }
   for (const h of hits) {
-    const l = `${lines[h.line]!} ${lines[h.line + 1] ?? ''}`;
-    for (const [re, name] of WALLETS) if (re.test(l)) return name;
+    const [a, b] = [lines[h.line]!, lines[h.line + 1] ?? ''];
+    for (const [re, name] of WALLETS) if (re.test(`${a} ${b}`)) return { value: name, line: re.test(a) || !re.test(b) ? a : b };
   }
   return null;
 }

@@ -36,6 +36,8 @@ const year4 = (s: string): number => (s.length === 2 ? 2000 + Number(s) : Number
 export interface DateHit {
   iso: string;
   index: number;
+  /** Index just after the written date. */
+  end: number;
 }
 
 const PATTERNS: Array<{ re: RegExp; f: (m: RegExpExecArray, monthFirst: boolean) => string | null }> = [
@@ -77,7 +79,7 @@ export function datesIn(line: string, monthFirst: boolean): DateHit[] {
       if (taken.some(([a, b]) => s < b && e > a)) continue;
       const v = p.f(m, monthFirst);
       if (v) {
-        hits.push({ iso: v, index: s });
+        hits.push({ iso: v, index: s, end: e });
         taken.push([s, e]);
       }
     }

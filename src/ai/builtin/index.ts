@@ -2,22 +2,38 @@
 // caller's schema from the message alone and never invents a value (null where the message is silent).
 
 import type { ParsedMessage } from '../../mail/types.ts';
+import { commerceChecks, locateRest, type Reviewed } from '../review.ts';
 import { extractInvoice, extractReceipt } from './commerce.ts';
 import { fillCustom } from './custom.ts';
+import { Provenance, sourceTextFor } from './provenance.ts';
 import { extractTwoFa } from './twofa.ts';
-import { MAX_XML_BYTES, viewOf } from './view.ts';
+import { MAX_XML_BYTES, type MessageView, viewOf } from './view.ts';
 
 export type PresetName = '2fa' | 'invoice' | 'receipt';
 
-export function builtinPreset(msg: ParsedMessage, preset: PresetName): Record<string, unknown> {
-  const v = viewOf(msg);
-  if (preset === 'invoice') return { ...extractInvoice(v) };
-  if (preset === 'receipt') return { ...extractReceipt(v) };
+export function builtinPreset(
+  msg: ParsedMessage,
+  preset: PresetName,
+  v: MessageView = viewOf(msg),
+  p?: Provenance,
+): Record<string, unknown> {
+  if (preset === 'invoice') return { ...extractInvoice(v, p) };
+  if (preset === 'receipt') return { ...extractReceipt(v, p) };
   return { ...extractTwoFa(msg, v) };
 }
 
-export function builtinCustom(msg: ParsedMessage, schema: Record<string, unknown>): unknown {
-  return fillCustom(msg, viewOf(msg), schema);
+export function builtinCustom(msg: ParsedMessage, schema: Record<string, unknown>, v: MessageView = viewOf(msg), p?: Provenance): unknown {
+  return fillCustom(msg, v, schema, p);
+}
+
+/** The engine's answer with where each value was read and, for invoices and receipts, the reader's checks. */
+function reviewed(msg: ParsedMessage, preset: PresetName | null, schema: Record<string, unknown> | null): Reviewed {
+  const v = viewOf(msg);
+  const p = new Provenance(v);
+  const data = preset ? builtinPreset(msg, preset, v, p) : builtinCustom(msg, schema ?? {}, v, p);
+  locateRest(data, p);
+  const checks = preset === 'invoice' || preset === 'receipt' ? commerceChecks(preset, data, v) : [];
+  return { data, checks, sources: p.sources, sourceText: sourceTextFor(p.text, p.sources) };
 }
 
 /** What the built-in engine needs of a message, to hand to the sandbox: only XML attachments carry their bytes. */
@@ -34,12 +50,12 @@ export interface BuiltinJob {
 }
 
 /** The sandbox task (src/workers/sandbox-tasks.ts): the built-in engine over a hostile message, under a time budget. */
-export function runBuiltinJob(job: BuiltinJob): unknown {
+export function runBuiltinJob(job: BuiltinJob): Reviewed {
   // Structured clone turns Buffers into Uint8Arrays.
   const attachments = job.msg.attachments.map((a) => ({
     ...a,
     content: Buffer.isBuffer(a.content) ? a.content : Buffer.from(a.content as Uint8Array),
   }));
   const msg = { ...job.msg, attachments };
-  return job.preset ? builtinPreset(msg, job.preset) : builtinCustom(msg, job.schema ?? {});
+  return reviewed(msg, job.preset, job.schema);
 }

@@ -3,6 +3,7 @@
 
 import { labelHits } from './labels.ts';
 import { moneyIn, parseNumber } from './money.ts';
+import type { Where } from './provenance.ts';
 import type { MessageView } from './view.ts';
 import * as V from './vocab.ts';
 
@@ -11,6 +12,8 @@ export interface Item {
   quantity: number | null;
   unitPrice: number | null;
   amount: number | null;
+  /** Where the item was read (the view line, or its JSON-LD offer), for `sources`. */
+  where?: Where;
 }
 
 const NOT_ITEM =
@@ -84,7 +87,7 @@ export function itemsOf(lines: string[], v: MessageView, invoice: boolean, total
     let unitPrice = invoice && money.length >= 2 ? money[0]!.value : null;
     const split = money.length >= 2 ? splitGlued(line.slice(money[0]!.start, money[0]!.end), amount) : null;
     if (split) [qty, unitPrice] = [split.qty, invoice ? split.unit : null];
-    out.push({ description: desc, quantity: qty, unitPrice, amount });
+    out.push({ description: desc, quantity: qty, unitPrice, amount, where: { line } });
   }
   void v;
   const items = out.length > 1 && total !== null ? out.filter((i) => i.amount !== total) : out;

@@ -25,41 +25,64 @@ export function labelHits(lines: readonly string[], re: RegExp, exclude?: RegExp
   return out;
 }
 
-/** The first amount after a label (or on the next line when the label stands alone). */
-export function amountAt(lines: readonly string[], h: Hit): Money | null {
+/** A value and the whole line it was read from (for `sources`, src/ai/builtin/provenance.ts). */
+export interface Found<T> {
+  value: T;
+  line: string;
+}
+
+/** The first amount after a label (or on the next line when the label stands alone), with the line it is on. */
+export function amountWhere(lines: readonly string[], h: Hit): Found<Money> | null {
+  const line = lines[h.line]!;
   const own = moneyIn(h.rest);
-  if (own.length > 0) return own[0]!;
+  if (own.length > 0) return { value: own[0]!, line };
   // "Total: 123.45" with the currency stated elsewhere
   const bare = bareAmount(h.rest);
-  if (bare !== null) return { value: bare, marker: '', start: 0, end: 0 };
+  if (bare !== null) return { value: { value: bare, marker: '', start: 0, end: 0 }, line };
   if (h.rest.replace(/[\s:：.()（）-]/g, '').length > 0) return null;
   const next = lines[h.line + 1] ?? '';
   const m = moneyIn(next);
-  return m.length > 0 && m[0]!.start <= 2 ? m[0]! : null;
+  return m.length > 0 && m[0]!.start <= 2 ? { value: m[0]!, line: next } : null;
 }
 
-export function firstAmount(lines: readonly string[], re: RegExp, exclude?: RegExp): Money | null {
+export function amountAt(lines: readonly string[], h: Hit): Money | null {
+  return amountWhere(lines, h)?.value ?? null;
+}
+
+export function firstAmountWhere(lines: readonly string[], re: RegExp, exclude?: RegExp): Found<Money> | null {
   for (const h of labelHits(lines, re, exclude)) {
-    const m = amountAt(lines, h);
+    const m = amountWhere(lines, h);
     if (m) return m;
   }
   return null;
 }
 
-export function dateAt(lines: readonly string[], h: Hit, monthFirst: boolean): string | null {
-  const own = datesIn(h.rest, monthFirst);
-  if (own.length > 0) return own[0]!.iso;
-  if (h.rest.replace(/[\s:：.()（）-]/g, '').length > 0) return null;
-  const next = datesIn(lines[h.line + 1] ?? '', monthFirst);
-  return next.length > 0 && next[0]!.index <= 2 ? next[0]!.iso : null;
+export function firstAmount(lines: readonly string[], re: RegExp, exclude?: RegExp): Money | null {
+  return firstAmountWhere(lines, re, exclude)?.value ?? null;
 }
 
-export function firstDate(lines: readonly string[], re: RegExp, monthFirst: boolean, exclude?: RegExp): string | null {
+export function dateWhere(lines: readonly string[], h: Hit, monthFirst: boolean): Found<string> | null {
+  const own = datesIn(h.rest, monthFirst);
+  if (own.length > 0) return { value: own[0]!.iso, line: lines[h.line]! };
+  if (h.rest.replace(/[\s:：.()（）-]/g, '').length > 0) return null;
+  const next = datesIn(lines[h.line + 1] ?? '', monthFirst);
+  return next.length > 0 && next[0]!.index <= 2 ? { value: next[0]!.iso, line: lines[h.line + 1]! } : null;
+}
+
+export function dateAt(lines: readonly string[], h: Hit, monthFirst: boolean): string | null {
+  return dateWhere(lines, h, monthFirst)?.value ?? null;
+}
+
+export function firstDateWhere(lines: readonly string[], re: RegExp, monthFirst: boolean, exclude?: RegExp): Found<string> | null {
   for (const h of labelHits(lines, re, exclude)) {
-    const d = dateAt(lines, h, monthFirst);
+    const d = dateWhere(lines, h, monthFirst);
     if (d) return d;
   }
   return null;
+}
+
+export function firstDate(lines: readonly string[], re: RegExp, monthFirst: boolean, exclude?: RegExp): string | null {
+  return firstDateWhere(lines, re, monthFirst, exclude)?.value ?? null;
 }
 
 const ID_PREFIX =
@@ -84,28 +107,45 @@ function idFrom(text: string, opts: IdOptions): string | null {
 }
 
 /** The identifier that follows a label (or heads the next line when the label ends its line). */
-export function idAt(lines: readonly string[], h: Hit, opts: IdOptions = {}): string | null {
+export function idWhere(lines: readonly string[], h: Hit, opts: IdOptions = {}): Found<string> | null {
   const own = idFrom(h.rest, opts);
-  if (own) return own;
+  if (own) return { value: own, line: lines[h.line]! };
   if (h.rest.replace(/[\s:：#.()\]】-]/g, '').length > 0) return null;
-  return idFrom(lines[h.line + 1] ?? '', opts);
+  const next = idFrom(lines[h.line + 1] ?? '', opts);
+  return next ? { value: next, line: lines[h.line + 1]! } : null;
 }
 
-export function firstId(lines: readonly string[], re: RegExp, opts: IdOptions = {}, exclude?: RegExp): string | null {
+export function idAt(lines: readonly string[], h: Hit, opts: IdOptions = {}): string | null {
+  return idWhere(lines, h, opts)?.value ?? null;
+}
+
+export function firstIdWhere(lines: readonly string[], re: RegExp, opts: IdOptions = {}, exclude?: RegExp): Found<string> | null {
   for (const h of labelHits(lines, re, exclude)) {
-    const v = idAt(lines, h, opts);
+    const v = idWhere(lines, h, opts);
     if (v) return v;
   }
   return null;
 }
 
+export function firstId(lines: readonly string[], re: RegExp, opts: IdOptions = {}, exclude?: RegExp): string | null {
+  return firstIdWhere(lines, re, opts, exclude)?.value ?? null;
+}
+
 /** A name after a label ("Händler", "Merchant:", "[ショップ名]"): the rest of the line or the next line. */
-export function firstName(lines: readonly string[], re: RegExp): string | null {
+export function firstNameWhere(lines: readonly string[], re: RegExp): Found<string> | null {
   for (const h of labelHits(lines, re)) {
     let v = h.rest.replace(/^[\s:：\]】)-]+/, '').trim();
-    if (v === '') v = (lines[h.line + 1] ?? '').trim();
+    let line = lines[h.line]!;
+    if (v === '') {
+      line = lines[h.line + 1] ?? '';
+      v = line.trim();
+    }
     v = v.replace(/\s+\S+@\S+.*$/, '').trim();
-    if (v.length >= 2 && v.length <= 80 && !/@|https?:/.test(v) && /\p{L}/u.test(v)) return v;
+    if (v.length >= 2 && v.length <= 80 && !/@|https?:/.test(v) && /\p{L}/u.test(v)) return { value: v, line };
   }
   return null;
+}
+
+export function firstName(lines: readonly string[], re: RegExp): string | null {
+  return firstNameWhere(lines, re)?.value ?? null;
 }

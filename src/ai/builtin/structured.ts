@@ -3,6 +3,7 @@
 // small bounded walk over the first occurrence of each element; no XML parser, no entity expansion.
 
 import type { Item } from './items.ts';
+import type { Where } from './provenance.ts';
 
 export interface Structured {
   number?: string;
@@ -17,6 +18,8 @@ export interface Structured {
   items?: Item[];
   paymentUrl?: string;
   credit?: boolean;
+  /** Where each field was read: a JSONPath in the JSON-LD block or an element path in the XML. */
+  paths?: Partial<Record<Exclude<keyof Structured, 'paths' | 'credit'>, Where>>;
 }
 
 type Obj = Record<string, unknown>;
@@ -34,8 +37,34 @@ const day = (v: unknown): string | undefined => {
 const nameOf = (v: unknown): string | undefined => (isObj(v) ? str(v.name) : str(v));
 const types = (o: Obj): string[] => ([] as unknown[]).concat(o['@type'] ?? []).map((t) => String(t).replace(/^.*[/#]/, ''));
 
+/** The first of `keys` of `o` that `conv` accepts, with its JSONPath (`$.a.b`). */
+function pick<T>(o: Obj, keys: string[], conv: (v: unknown) => T | undefined, at = '$'): [T, string] | undefined {
+  for (const k of keys) {
+    const path = k.split('.');
+    let cur: unknown = o;
+    for (const p of path) cur = isObj(cur) ? cur[p] : undefined;
+    const v = conv(cur);
+    if (v !== undefined) return [v, `${at}.${k}`];
+  }
+  return undefined;
+}
+
+type Picks = { [K in Exclude<keyof Structured, 'paths' | 'credit' | 'items'>]?: [Structured[K], string] | undefined };
+
 function clean(s: Structured): Structured {
   return Object.fromEntries(Object.entries(s).filter(([, v]) => v !== undefined)) as Structured;
+}
+
+/** Values and paths of picks, as a Structured whose `paths` say where each was read. */
+function fromPicks(kind: 'jsonld' | 'xml', picks: Picks, extra: Partial<Structured> = {}): Structured {
+  const out: Record<string, unknown> = {};
+  const paths: Record<string, Where> = {};
+  for (const [k, v] of Object.entries(picks)) {
+    if (!v) continue;
+    out[k] = v[0];
+    paths[k] = { from: kind, path: v[1] };
+  }
+  return clean({ ...(out as Structured), ...extra, paths: { ...paths, ...extra.paths } });
 }
 
 export function fromJsonLd(blocks: unknown[]): Structured {
@@ -43,20 +72,21 @@ export function fromJsonLd(blocks: unknown[]): Structured {
     if (!isObj(b)) continue;
     const t = types(b);
     if (t.includes('Invoice')) {
-      const due = isObj(b.totalPaymentDue) ? b.totalPaymentDue : isObj(b.minimumPaymentDue) ? b.minimumPaymentDue : {};
-      return clean({
-        number: str(b.confirmationNumber) ?? str(b.identifier) ?? str(b.invoiceNumber),
-        seller: nameOf(b.provider) ?? nameOf(b.seller) ?? nameOf(b.broker),
-        issueDate: day(b.billingPeriod) ?? day(b.dateCreated) ?? day(b.issueDate),
-        dueDate: day(b.paymentDueDate) ?? day(b.paymentDue),
-        currency: str((due as Obj).priceCurrency)?.toUpperCase() ?? str(b.priceCurrency)?.toUpperCase(),
-        total: num((due as Obj).price) ?? num((due as Obj).value) ?? num(b.totalPrice),
-        paymentUrl: str(b.url) && /^https?:/.test(String(b.url)) ? String(b.url) : undefined,
+      const dueKey = isObj(b.totalPaymentDue) ? 'totalPaymentDue' : isObj(b.minimumPaymentDue) ? 'minimumPaymentDue' : null;
+      const due = dueKey ? [`${dueKey}.price`, `${dueKey}.value`] : [];
+      return fromPicks('jsonld', {
+        number: pick(b, ['confirmationNumber', 'identifier', 'invoiceNumber'], str),
+        seller: pick(b, ['provider', 'seller', 'broker'], nameOf),
+        issueDate: pick(b, ['billingPeriod', 'dateCreated', 'issueDate'], day),
+        dueDate: pick(b, ['paymentDueDate', 'paymentDue'], day),
+        currency: pick(b, [...(dueKey ? [`${dueKey}.priceCurrency`] : []), 'priceCurrency'], (v) => str(v)?.toUpperCase()),
+        total: pick(b, [...due, 'totalPrice'], num),
+        paymentUrl: pick(b, ['url'], (v) => (str(v) && /^https?:/.test(String(v)) ? String(v) : undefined)),
       });
     }
     if (t.includes('Order')) {
       const offers = ([] as unknown[]).concat(b.acceptedOffer ?? []).filter(isObj);
-      const items: Item[] = offers.map((o) => {
+      const items: Item[] = offers.map((o, i) => {
         const q = num(isObj(o.eligibleQuantity) ? o.eligibleQuantity.value : o.eligibleQuantity) ?? null;
         const p = num(o.price) ?? null;
         return {
@@ -64,16 +94,20 @@ export function fromJsonLd(blocks: unknown[]): Structured {
           quantity: q,
           unitPrice: p,
           amount: p !== null && q !== null ? Math.round(p * q * 100) / 100 : p,
+          where: { from: 'jsonld', path: Array.isArray(b.acceptedOffer) ? `$.acceptedOffer[${i}]` : '$.acceptedOffer' },
         };
       });
-      return clean({
-        orderNumber: str(b.orderNumber),
-        seller: nameOf(b.seller) ?? nameOf(b.merchant),
-        issueDate: day(b.orderDate),
-        currency: str(b.priceCurrency)?.toUpperCase(),
-        total: num(b.price) ?? num(b.totalPrice),
-        items: items.length > 0 ? items : undefined,
-      });
+      return fromPicks(
+        'jsonld',
+        {
+          orderNumber: pick(b, ['orderNumber'], str),
+          seller: pick(b, ['seller', 'merchant'], nameOf),
+          issueDate: pick(b, ['orderDate'], day),
+          currency: pick(b, ['priceCurrency'], (v) => str(v)?.toUpperCase()),
+          total: pick(b, ['price', 'totalPrice'], num),
+        },
+        items.length > 0 ? { items, paths: { items: { from: 'jsonld', path: '$.acceptedOffer' } } } : {},
+      );
     }
   }
   return {};
@@ -112,34 +146,49 @@ export function fromXml(docs: string[]): Structured {
       const credit = /<(?:[\w.-]+:)?CreditNote[\s>]/.test(xml);
       const totals = section(xml, 'LegalMonetaryTotal');
       const supplier = section(xml, 'AccountingSupplierParty');
-      return clean({
-        number: el(xml, 'ID'),
-        issueDate: day(el(xml, 'IssueDate')),
-        dueDate: day(el(xml, 'DueDate')) ?? day(el(section(xml, 'PaymentMeans'), 'PaymentDueDate')),
-        currency: el(xml, 'DocumentCurrencyCode')?.toUpperCase(),
-        total: num(el(totals, 'TaxInclusiveAmount')),
-        subtotal: num(el(totals, 'TaxExclusiveAmount')) ?? num(el(totals, 'LineExtensionAmount')),
-        tax: num(el(section(xml, 'TaxTotal'), 'TaxAmount')),
-        seller: el(supplier, 'RegistrationName') ?? el(section(supplier, 'PartyName'), 'Name'),
-        credit: credit || undefined,
-      });
+      const at = <T>(v: T | undefined, path: string): [T, string] | undefined => (v === undefined ? undefined : [v, path]);
+      return fromPicks(
+        'xml',
+        {
+          number: at(el(xml, 'ID'), 'ID'),
+          issueDate: at(day(el(xml, 'IssueDate')), 'IssueDate'),
+          dueDate:
+            at(day(el(xml, 'DueDate')), 'DueDate') ??
+            at(day(el(section(xml, 'PaymentMeans'), 'PaymentDueDate')), 'PaymentMeans/PaymentDueDate'),
+          currency: at(el(xml, 'DocumentCurrencyCode')?.toUpperCase(), 'DocumentCurrencyCode'),
+          total: at(num(el(totals, 'TaxInclusiveAmount')), 'LegalMonetaryTotal/TaxInclusiveAmount'),
+          subtotal:
+            at(num(el(totals, 'TaxExclusiveAmount')), 'LegalMonetaryTotal/TaxExclusiveAmount') ??
+            at(num(el(totals, 'LineExtensionAmount')), 'LegalMonetaryTotal/LineExtensionAmount'),
+          tax: at(num(el(section(xml, 'TaxTotal'), 'TaxAmount')), 'TaxTotal/TaxAmount'),
+          seller:
+            at(el(supplier, 'RegistrationName'), 'AccountingSupplierParty//RegistrationName') ??
+            at(el(section(supplier, 'PartyName'), 'Name'), 'AccountingSupplierParty//PartyName/Name'),
+        },
+        { credit: credit || undefined },
+      );
     }
     if (head.includes('CrossIndustryInvoice')) {
       const doc = section(xml, 'ExchangedDocument');
       const sum = section(xml, 'SpecifiedTradeSettlementHeaderMonetarySummation');
       const seller = section(xml, 'SellerTradeParty');
       const type = el(doc, 'TypeCode');
-      return clean({
-        number: el(doc, 'ID'),
-        issueDate: cii(el(section(doc, 'IssueDateTime'), 'DateTimeString')),
-        dueDate: cii(el(section(xml, 'DueDateDateTime'), 'DateTimeString')),
-        currency: el(xml, 'InvoiceCurrencyCode')?.toUpperCase(),
-        total: num(el(sum, 'GrandTotalAmount')),
-        subtotal: num(el(sum, 'TaxBasisTotalAmount')),
-        tax: num(el(sum, 'TaxTotalAmount')),
-        seller: el(seller, 'Name'),
-        credit: type === '381' || undefined,
-      });
+      const at = <T>(v: T | undefined, path: string): [T, string] | undefined => (v === undefined ? undefined : [v, path]);
+      const M = 'SpecifiedTradeSettlementHeaderMonetarySummation';
+      return fromPicks(
+        'xml',
+        {
+          number: at(el(doc, 'ID'), 'ExchangedDocument/ID'),
+          issueDate: at(cii(el(section(doc, 'IssueDateTime'), 'DateTimeString')), 'ExchangedDocument/IssueDateTime/DateTimeString'),
+          dueDate: at(cii(el(section(xml, 'DueDateDateTime'), 'DateTimeString')), 'DueDateDateTime/DateTimeString'),
+          currency: at(el(xml, 'InvoiceCurrencyCode')?.toUpperCase(), 'InvoiceCurrencyCode'),
+          total: at(num(el(sum, 'GrandTotalAmount')), `${M}/GrandTotalAmount`),
+          subtotal: at(num(el(sum, 'TaxBasisTotalAmount')), `${M}/TaxBasisTotalAmount`),
+          tax: at(num(el(sum, 'TaxTotalAmount')), `${M}/TaxTotalAmount`),
+          seller: at(el(seller, 'Name'), 'SellerTradeParty/Name'),
+        },
+        { credit: type === '381' || undefined },
+      );
     }
   }
   return {};

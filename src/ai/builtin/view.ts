@@ -24,6 +24,8 @@ export interface MessageView {
   lang: Lang;
   /** en-US style month-first numeric dates. */
   monthFirst: boolean;
+  /** The lines are a forwarded message's (sender, date and subject are the forwarded message's). */
+  forwarded: boolean;
 }
 
 const MAX_JSONLD = 10;
@@ -74,6 +76,7 @@ export function viewOf(msg: ParsedMessage): MessageView {
       .map((a) => a.content.toString('utf8')),
     lang,
     monthFirst,
+    forwarded: fwd !== null,
   };
 }
 

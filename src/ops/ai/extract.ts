@@ -29,9 +29,42 @@ const ExtractResult = z.object({
   data: z.unknown().describe('The extraction; validates against the preset or the given schema when `validated` is true'),
   engine: z.enum(['builtin', 'model']),
   model: z.string().nullable().describe('provider:model of the link that answered; null for the built-in engine'),
-  validated: z.boolean(),
+  validated: z
+    .boolean()
+    .describe('True only when `data` matches the schema AND every entry of `checks` passed (a check that could not run is not listed)'),
   fallbacks: z.array(z.object({ model: z.string(), error: z.string() })).describe('Links tried before, and why each was skipped'),
   errors: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
+  checks: z
+    .array(
+      z.object({
+        name: z
+          .string()
+          .describe(
+            'lineAmounts, linesTotal, subtotalTaxTotal, dueDate, currency, totalPresent, totalSign (invoice, receipt); supported (model answers)',
+          ),
+        ok: z.boolean(),
+        detail: z.string().describe('What was compared, e.g. "/lineItems/0: 3 × 50.00 = 150.00 ≠ 3150.00"'),
+      }),
+    )
+    .describe('What a reader would check before trusting the answer; only checks whose inputs are present are listed'),
+  sources: z
+    .record(
+      z.string(),
+      z.object({
+        from: z.enum(['text', 'jsonld', 'xml', 'header', 'link', 'model']),
+        span: z.tuple([z.number().int(), z.number().int()]).optional().describe('[start, end) in `sourceText`'),
+        text: z.string().optional().describe('sourceText.slice(span[0], span[1]); for a link, its anchor text'),
+        path: z.string().optional().describe('JSONPath in the JSON-LD block, element path in the XML attachment, header name or link URL'),
+      }),
+    )
+    .describe(
+      'Where each filled value came from, keyed by JSON Pointer ("/total", "/lineItems/0/amount"); from "model": found nowhere in the mail',
+    ),
+  sourceText: z
+    .string()
+    .describe(
+      "The text the spans index into: the message's subject, a newline, then the body lines read (HTML rendered or text/plain, quoted replies dropped)",
+    ),
 });
 
 export const extractStructured = op({
@@ -42,6 +75,9 @@ export const extractStructured = op({
     'Models configured with --models are tried in order; the built-in offline engine is the last link. A model answer',
     'that does not validate against the schema is discarded and the next link is tried. `engine: "builtin"` skips the models.',
     'Fields the message does not state are null. Results are cached per message, schema and chain.',
+    '`checks` says what a reader would check (line arithmetic, totals, dates, currency; for a model, that its numbers and dates are',
+    'written in the mail — those that are not become null); `validated` is true only when the schema matches and every check passed.',
+    '`sources` says where each value came from (a span of `sourceText`, a JSON-LD/XML path, a header, a link).',
   ].join(' '),
   access: 'read',
   audit: false,
@@ -49,7 +85,7 @@ export const extractStructured = op({
   tool: {
     name: 'svc_extract_structured',
     description:
-      'Extract structured data from one received message: preset "invoice" (number, vendor, dates, total, currency, tax, line items, payment link), "receipt" (merchant, date, total, order number, items, payment method), "2fa" (code, link, service, expiry), or your own JSON Schema. Values the mail does not state come back null.',
+      'Extract structured data from one received message: preset "invoice" (number, vendor, dates, total, currency, tax, line items, payment link), "receipt" (merchant, date, total, order number, items, payment method), "2fa" (code, link, service, expiry), or your own JSON Schema. Values the mail does not state come back null. Trust the answer only when `validated` is true: it also needs every entry of `checks` (line amounts, totals, dates, currency; for a model, its numbers and dates written in the mail) to pass; `sources` says where each value was read (a span of `sourceText`, a JSON-LD/XML path, a header).',
     args: { inboxId: 'id' },
     annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   },
