@@ -9,7 +9,7 @@ export type Table = Readonly<Record<string, readonly string[]>>;
 /** Languages whose words may be written without a space between them ("청구서 번호" = "청구서번호"). */
 const SPACE_OPTIONAL = new Set(['ko', 'zh', 'ja', 'th']);
 
-const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+const escapeRe = (s: string): string => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 
 /** One alternation of every phrase of `tables` (longest first, so "合計金額" is tried before "合計"). */
 export function alternation(...tables: Table[]): string {
@@ -18,7 +18,7 @@ export function alternation(...tables: Table[]): string {
   for (const t of tables)
     for (const [lang, phrases] of Object.entries(t))
       for (const p of phrases) {
-        const src = escape(p).replace(/ /g, SPACE_OPTIONAL.has(lang) ? '\\s?' : '\\s');
+        const src = escapeRe(p).replace(/ /g, SPACE_OPTIONAL.has(lang) ? '\\s?' : '\\s');
         if (seen.has(src)) continue;
         seen.add(src);
         parts.push([p.length, src]);
