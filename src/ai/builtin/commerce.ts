@@ -85,7 +85,7 @@ export function extractInvoice(v: MessageView, p?: Provenance): InvoiceData {
     fromText(firstIdWhere(lines, V.INVOICE_WORD, {}, V.NOT_INVOICE_NO));
   const issueDate =
     fromStructured(s, 'issueDate') ??
-    fromText(firstDateWhere(lines, V.ISSUE_DATE, v.monthFirst)) ??
+    fromText(firstDateWhere(lines, V.ISSUE_DATE, v.monthFirst, V.NOT_INVOICE_NO)) ??
     fromText(firstDateWhere(lines, V.GENERIC_DATE, v.monthFirst, V.OTHER_DATE)) ??
     fromText(dateAfterNumber(v, number?.value ?? null)) ??
     headerDayOf(v);
@@ -180,7 +180,8 @@ function amountsOf(v: MessageView): Amounts {
   const all = [v.subject, ...lines];
   const text = all.join('\n');
   const money = (f: Found<{ value: number }> | null): Got<number> | null => (f ? { value: f.value.value, where: { line: f.line } } : null);
-  let total = money(firstAmountWhere(lines, V.TOTAL, V.NOT_TOTAL));
+  const grand = money(firstAmountWhere(lines, V.GRAND_TOTAL, V.NOT_TOTAL));
+  let total = grand ?? money(firstAmountWhere(lines, V.TOTAL, V.NOT_TOTAL));
   if (total === null) {
     for (const h of labelHits(all, V.DUE_AMOUNT, V.NOT_TOTAL)) {
       const m = moneyIn(h.rest);
@@ -214,8 +215,29 @@ function amountsOf(v: MessageView): Amounts {
   }
   // several tax lines (rates) are summed; the source points at the first
   const tax = taxes.length === 0 ? null : { value: Math.round(taxes.reduce((a, b) => a + b, 0) * 100) / 100, where: { line: taxLine! } };
+  const sums = grand ? sumColumns(lines, grand.value) : null;
   const code = documentCurrency(all, v.lang);
-  return { total, subtotal, tax, currency: code ? currencyWhere(all, code, text, v.lang) : explicitCode(all, text) };
+  return {
+    total,
+    subtotal: subtotal ?? sums?.subtotal ?? null,
+    tax: tax ?? sums?.tax ?? null,
+    currency: code ? currencyWhere(all, code, text, v.lang) : explicitCode(all, text),
+  };
+}
+
+/**
+ * A sum line with an amount column and a tax column that add up to the grand total (a fapiao's "合计 ¥2000.00 ¥120.00"
+ * above "价税合计 ¥2120.00"): the pre-tax sum and the tax.
+ */
+function sumColumns(lines: string[], grand: number): { subtotal: Got<number>; tax: Got<number> } | null {
+  for (const h of labelHits(lines, V.TOTAL, V.NOT_TOTAL)) {
+    const line = lines[h.line]!;
+    if (V.GRAND_TOTAL.test(line.toLowerCase())) continue;
+    const m = moneyIn(h.rest);
+    if (m.length !== 2 || Math.abs(m[0]!.value + m[1]!.value - grand) > 0.005) continue;
+    return { subtotal: { value: m[0]!.value, where: { line } }, tax: { value: m[1]!.value, where: { line } } };
+  }
+  return null;
 }
 
 /** The first line with an amount written in `code`. */
@@ -288,7 +310,7 @@ export function cleanSender(name: string): string | null {
     .normalize('NFKC')
     .replace(/^["'\s]+|["'\s]+$/g, '')
     .replace(/\s*[([](?:via|über|par|por|through|per|via:)\s[^)\]]*[)\]]/gi, '')
-    .replace(/\s+(?:via|über)\s+\S+$/i, '');
+    .replace(/\s+(?:via|über|through)\s+\S.*$/i, '');
   for (let i = 0; i < 2; i++) n = n.replace(DEPARTMENT, '');
   n = n.trim();
   if (n.length < 2 || /@/.test(n) || /^(?:no-?reply|info|mail|service|support|team)$/i.test(n)) return null;

@@ -131,6 +131,22 @@ export function firstId(lines: readonly string[], re: RegExp, opts: IdOptions = 
   return firstIdWhere(lines, re, opts, exclude)?.value ?? null;
 }
 
+/**
+ * The name a label names, without what follows it on the line: another "Label:" ("… 统一社会信用代码: …"), or an
+ * address, tax or registration number after a comma, bracket or dash ("Kestrel Tools Ltd, 22 Forge Road",
+ * "ООО «Северный ветер», ИНН 7700000000").
+ */
+export function nameOnly(value: string): string {
+  let v = value;
+  const label = /\s+[^\s:：]{1,30}[:：]/u.exec(v);
+  if (label && label.index >= 2) v = v.slice(0, label.index);
+  const sep = /\s*(?:[,;|·•(（]|\s[-–—]\s)/gu;
+  for (let m = sep.exec(v); m !== null; m = sep.exec(v)) {
+    if (m.index >= 2 && /\d/.test(v.slice(m.index))) return v.slice(0, m.index).trim();
+  }
+  return v.trim();
+}
+
 /** A name after a label ("Händler", "Merchant:", "[ショップ名]"): the rest of the line or the next line. */
 export function firstNameWhere(lines: readonly string[], re: RegExp): Found<string> | null {
   for (const h of labelHits(lines, re)) {
@@ -140,7 +156,7 @@ export function firstNameWhere(lines: readonly string[], re: RegExp): Found<stri
       line = lines[h.line + 1] ?? '';
       v = line.trim();
     }
-    v = v.replace(/\s+\S+@\S+.*$/, '').trim();
+    v = nameOnly(v.replace(/\s+\S+@\S+.*$/, '').trim());
     if (v.length >= 2 && v.length <= 80 && !/@|https?:/.test(v) && /\p{L}/u.test(v)) return { value: v, line };
   }
   return null;

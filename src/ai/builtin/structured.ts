@@ -77,7 +77,8 @@ export function fromJsonLd(blocks: unknown[]): Structured {
       return fromPicks('jsonld', {
         number: pick(b, ['confirmationNumber', 'identifier', 'invoiceNumber'], str),
         seller: pick(b, ['provider', 'seller', 'broker'], nameOf),
-        issueDate: pick(b, ['billingPeriod', 'dateCreated', 'issueDate'], day),
+        // a billingPeriod ("2026-03-01/2026-03-31") is the period billed, not the day the invoice was issued
+        issueDate: pick(b, ['dateIssued', 'issueDate', 'dateCreated'], day),
         dueDate: pick(b, ['paymentDueDate', 'paymentDue'], day),
         currency: pick(b, [...(dueKey ? [`${dueKey}.priceCurrency`] : []), 'priceCurrency'], (v) => str(v)?.toUpperCase()),
         total: pick(b, [...due, 'totalPrice'], num),

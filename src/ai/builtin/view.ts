@@ -56,7 +56,7 @@ export function viewOf(msg: ParsedMessage): MessageView {
       }
     }
   }
-  lines = dropQuoted(lines.filter((l) => l !== ''));
+  lines = dropQuoted(unquoteForward(lines.filter((l) => l !== '')));
   const fwd = forwarded(lines);
   if (fwd) lines = fwd.lines;
   const text = `${msg.subject}\n${lines.join('\n')}`;
@@ -81,7 +81,23 @@ export function viewOf(msg: ParsedMessage): MessageView {
 }
 
 const FWD_MARK =
-  /^-*\s*(?:forwarded message|begin forwarded message|original message|weitergeleitete nachricht|ursprüngliche nachricht|message transféré|message d'origine|mensaje reenviado|mensaje original|messaggio inoltrato|doorgestuurd bericht|vidarebefordrat meddelande|wiadomość przekazana|転送されたメッセージ)\s*:?\s*-*$/i;
+  /^-*\s*(?:forwarded message|begin forwarded message|original message|weitergeleitete nachricht|ursprüngliche nachricht|message transféré|début du message (?:réexpédié|transféré)|message d'origine|mensaje reenviado|mensaje original|inicio del mensaje reenviado|messaggio inoltrato|inizio messaggio inoltrato|doorgestuurd bericht|begin doorgestuurd bericht|vidarebefordrat meddelande|videresendt (?:melding|meddelelse)|wiadomość przekazana|přeposlaná zpráva|mensagem encaminhada|iletilen ileti|пересланное сообщение|переслане повідомлення|転送されたメッセージ|转发的邮件|전달된 메시지)\s*:?\s*-*$/i;
+
+/**
+ * A forward whose message is quoted with ">" ("---- Forwarded message ----" then "> From: …", "> Total …"): the
+ * quoted lines are the forwarded message, so they lose one level of quoting (rule 4). Other quoted text stays.
+ */
+function unquoteForward(lines: string[]): string[] {
+  const i = lines.findIndex((l) => FWD_MARK.test(l.trim()));
+  if (i < 0 || !(lines[i + 1] ?? '').startsWith('>')) return lines;
+  const out = lines.slice(0, i + 1);
+  let j = i + 1;
+  for (; j < lines.length && lines[j]!.startsWith('>'); j++) {
+    const l = lines[j]!.replace(/^> ?/, '').trim();
+    if (l !== '') out.push(l);
+  }
+  return [...out, ...lines.slice(j)];
+}
 const FWD_FROM = /^(?:from|von|de|da|van|från|od|差出人|发件人)\s*:\s*(.+)$/i;
 const FWD_DATE = /^(?:date|sent|datum|gesendet|envoyé|fecha|enviado|data|inviato|verzonden|skickat|wysłano|送信日時|日期)\s*:\s*(.+)$/i;
 const FWD_SUBJ = /^(?:subject|betreff|objet|asunto|oggetto|onderwerp|ämne|temat|件名|主题)\s*:\s*(.+)$/i;
