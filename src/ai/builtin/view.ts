@@ -8,7 +8,37 @@ import { htmlToDoc } from '../../mail/extract/html-text.ts';
 import type { ParsedMessage } from '../../mail/types.ts';
 import { datesIn } from './dates.ts';
 
-export type Lang = 'en' | 'de' | 'fr' | 'es' | 'it' | 'nl' | 'pt' | 'sv' | 'ja' | 'zh' | 'ko' | 'pl';
+export type Lang =
+  | 'en'
+  | 'de'
+  | 'fr'
+  | 'es'
+  | 'it'
+  | 'nl'
+  | 'pt'
+  | 'sv'
+  | 'da'
+  | 'no'
+  | 'fi'
+  | 'pl'
+  | 'cs'
+  | 'tr'
+  | 'vi'
+  | 'id'
+  | 'ms'
+  | 'el'
+  | 'ru'
+  | 'uk'
+  | 'ar'
+  | 'fa'
+  | 'he'
+  | 'hi'
+  | 'mr'
+  | 'bn'
+  | 'th'
+  | 'ja'
+  | 'zh'
+  | 'ko';
 
 export interface MessageView {
   subject: string;
@@ -187,7 +217,15 @@ const LANG_WORDS: Array<[Lang, RegExp]> = [
   ['nl', /\b(?:uw|het|een|factuur|bestelling|bedankt|voor|met|bedrag)\b/g],
   ['pt', /\b(?:seu|sua|você|fatura|pedido|obrigado|para|com|valor|não)\b/g],
   ['sv', /\b(?:och|för|att|din|ditt|faktura|kvitto|tack|med|belopp|betala)\b/g],
-  ['pl', /\b(?:faktura|zamówienie|dziękujemy|dla|kwota|się|oraz)\b/g],
+  ['pl', /\b(?:faktura|fakturę|zamówienie|dziękujemy|dla|kwota|się|oraz|dzień|dobry|twój|jest|przez|nie|płatności)\b|[łąęśźż]/g],
+  ['da', /\b(?:tak|for|din|dit|og|ordre|bestilling|hos|betalt|med|moms|i alt|kvittering|faktura)\b/g],
+  ['no', /\b(?:takk|for|din|ditt|og|bestilling|betalt|med|mva|faktura|vedlagt|følger|å betale|hei)\b/g],
+  ['fi', /\b(?:kiitos|tilauksesi|lasku|yhteensä|eräpäivä|ja|sinun|maksu)\b/g],
+  ['cs', /\b(?:dobrý|den|fakturu|děkujeme|celkem|splatnosti|objednávka|úhradě|vystavení)\b|[řůě]/g],
+  ['tr', /\b(?:sayın|fatura|faturanız|siparişiniz|teşekkür|toplam|tarihi|ödeme|ve|için|kodunuz)\b|[ğış]/g],
+  ['vi', /\b(?:của|bạn|hóa|đơn|cảm|ơn|thanh|toán|và|là|tiền)\b/g],
+  ['id', /\b(?:terima|kasih|pesanan|kamu|anda|pembayaran|dan|untuk|yang|tanggal|sudah)\b/g],
+  ['ms', /\b(?:terima|kasih|invois|tuan|puan|jumlah|bayaran|tarikh|anda|dan|untuk)\b/g],
   ['en', /\b(?:the|your|and|you|invoice|order|thank|for|with|amount|total)\b/g],
 ];
 
@@ -198,6 +236,8 @@ function guessLang(text: string, msg: ParsedMessage): Lang {
   if (/[\u3040-\u30ff]/.test(text)) return 'ja';
   if (/[\uac00-\ud7af]/.test(text)) return 'ko';
   if (/[\u4e00-\u9fff]/.test(text)) return 'zh';
+  const script = byScript(text.slice(0, 20_000));
+  if (script) return script;
   const lower = text.slice(0, 20_000).toLowerCase();
   let best: Lang = 'en';
   let bestN = 0;
@@ -209,6 +249,27 @@ function guessLang(text: string, msg: ParsedMessage): Lang {
     }
   }
   return best;
+}
+
+/** Languages told by their script: the script used by most letters when it is not Latin. */
+function byScript(text: string): Lang | null {
+  const count = (re: RegExp): number => text.match(re)?.length ?? 0;
+  const latin = count(/[A-Za-z\u00c0-\u024f]/g);
+  const scripts: Array<[number, () => Lang]> = [
+    [count(/[\u0370-\u03ff]/g), () => 'el'],
+    [count(/[\u0400-\u04ff]/g), () => (/[іїєґІЇЄҐ]/.test(text) ? 'uk' : 'ru')],
+    [count(/[\u0590-\u05ff]/g), () => 'he'],
+    [count(/[\u0600-\u06ff]/g), () => (/[پچژگکی]/.test(text) ? 'fa' : 'ar')],
+    [count(/[\u0900-\u097f]/g), () => (/ळ|आहे|आणि|च्या|आपले/.test(text) ? 'mr' : 'hi')],
+    [count(/[\u0980-\u09ff]/g), () => 'bn'],
+    [count(/[\u0e00-\u0e7f]/g), () => 'th'],
+  ];
+  let best: [number, () => Lang] | null = null;
+  for (const s of scripts) if (s[0] > 0 && (!best || s[0] > best[0])) best = s;
+  if (best && best[0] * 2 > latin / 3) return best[1]();
+  // Vietnamese: Latin with its own tone-marked vowels and đ
+  if (count(/[ạảấầẩẫậắằẳẵặẹẻẽếềểễệỉịọỏốồổỗộớờởỡợụủứừửữựỳỵỷỹđĐ]/g) >= 3) return 'vi';
+  return null;
 }
 
 /** Month-first numeric dates: an English message from the US (dollars without another dollar, a US address). */
