@@ -24,6 +24,8 @@ const MAX_TEXT_NODE = 65_536;
 const MAX_CELL_LINES = 3;
 /** A row longer than this is not joined into one line either. */
 const MAX_ROW_CHARS = 600;
+/** Fragments a row holds back at most (a wider row is not a line a reader could use). */
+const MAX_ROW_FRAGMENTS = 256;
 
 interface Frame {
   name: string;
@@ -58,6 +60,9 @@ interface Row {
   /** The row's lines go out as they come (it holds a nested table). */
   layout: boolean;
   frags: Array<{ frag: Fragment; cell: number }>;
+  /** Characters held; lines held of the current cell. */
+  chars: number;
+  cellLines: number;
   /** Links (and an open link) that start in fragment `frag` of this row. */
   refs: Array<{ ref: LineRef; frag: number }>;
 }
@@ -236,8 +241,17 @@ class Renderer {
   /** A finished fragment goes into the row that is holding its fragments back, or out as a line. */
   private place(frag: Fragment): void {
     const row = this.heldRow();
-    if (row) row.frags.push({ frag, cell: row.cell });
-    else this.pushLine([frag]);
+    if (!row) {
+      this.pushLine([frag]);
+      return;
+    }
+    row.frags.push({ frag, cell: row.cell });
+    row.chars += frag.text.length + 1;
+    // a row that can no longer be one line goes out as it comes (and the line limit stops a huge one early)
+    if (++row.cellLines > MAX_CELL_LINES || row.chars > LIMITS.line * 2 || row.frags.length > MAX_ROW_FRAGMENTS) {
+      row.layout = true;
+      this.emitEach(row);
+    }
   }
 
   /** Adds one line made of fragments: those of one cell are joined by a space, cells (`cellOf`) by CELL_SEP. */
@@ -347,7 +361,7 @@ class Renderer {
     // an unclosed row of this table ends where the next one starts
     this.endRows(this.tableDepth);
     this.flush();
-    this.rows.push({ tableDepth: this.tableDepth, cell: -1, layout: false, frags: [], refs: [] });
+    this.rows.push(newRow(this.tableDepth));
   }
 
   private openCell(): void {
@@ -355,10 +369,11 @@ class Renderer {
     let row = this.rows.at(-1);
     if (!row || row.tableDepth < this.tableDepth) {
       // a cell with no <tr> around it (sloppy markup): it starts a row of its own
-      row = { tableDepth: this.tableDepth, cell: -1, layout: false, frags: [], refs: [] };
+      row = newRow(this.tableDepth);
       this.rows.push(row);
     }
     row.cell++;
+    row.cellLines = 0;
   }
 
   /** Ends every open row at table depth `depth` or deeper. */
@@ -460,23 +475,20 @@ class Renderer {
 }
 
 /**
- * A row read as data: two or more cells with text, each of one line, or each of at most MAX_CELL_LINES lines in a
- * row of at most MAX_ROW_CHARS characters.
+ * A row read as data: two or more cells with text, each of one line, or each of at most MAX_CELL_LINES lines (a row
+ * with a taller cell was let go in `place`) in a row of at most MAX_ROW_CHARS characters.
  */
 function isDataRow(row: Row): boolean {
   if (row.frags.length < 2) return false;
-  const perCell = new Map<number, number>();
-  let chars = 0;
-  for (const f of row.frags) {
-    perCell.set(f.cell, (perCell.get(f.cell) ?? 0) + 1);
-    chars += f.frag.text.length + 1;
-  }
-  if (perCell.size < 2 || chars > LIMITS.line * 2) return false;
+  const cells = new Set<number>();
+  for (const f of row.frags) cells.add(f.cell);
+  if (cells.size < 2) return false;
   // cells of one line each are a row as written; cells of a few lines each are joined while the row stays short
-  if (perCell.size === row.frags.length) return true;
-  if (chars > MAX_ROW_CHARS) return false;
-  for (const n of perCell.values()) if (n > MAX_CELL_LINES) return false;
-  return true;
+  return cells.size === row.frags.length || row.chars <= MAX_ROW_CHARS;
+}
+
+function newRow(tableDepth: number): Row {
+  return { tableDepth, cell: -1, layout: false, frags: [], refs: [], chars: 0, cellLines: 0 };
 }
 
 function frameOf(name: string, attrs: Attrs): Frame {
