@@ -57,7 +57,7 @@ interface Row {
   tableDepth: number;
   /** Index of the current cell (−1 before the first). */
   cell: number;
-  /** The row's lines go out as they come (it holds a nested table). */
+  /** Page layout: the row's lines go out as they come (it holds a nested table, or a cell too tall for a line). */
   layout: boolean;
   frags: Array<{ frag: Fragment; cell: number }>;
   /** Characters held; lines held of the current cell. */
