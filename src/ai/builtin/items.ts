@@ -40,7 +40,8 @@ export function itemsOf(lines: string[], v: MessageView, invoice: boolean, total
     const line = lines[i]!;
     const money = moneyIn(line);
     if (money.length === 0) {
-      pendingDesc = /\p{L}{3}/u.test(line) && line.length < 120 ? line.replaceAll('\t', ' ') : null;
+      // a table row of several cells without an amount (a header row) describes no other row
+      pendingDesc = /\p{L}{3}/u.test(line) && line.length < 120 && !line.includes('\t') ? line : null;
       continue;
     }
     if (NOT_ITEM.test(line) || money.some((m) => m.value < 0)) {
