@@ -368,6 +368,9 @@ describe('browser console', { skip: missing ?? false }, () => {
       body: { to: b.address, subject: 'Shipping note', text: 'shipped today' },
     });
     await server.api(`/v1/inboxes/${b.inboxId}/wait?timeoutSeconds=10`);
+    // The console's counts of received mail leave the sender's copy out.
+    assert.equal((await server.api(`/v1/console/inboxes/${a.inboxId}`)).messages.counts.received, 0);
+    assert.equal((await server.api(`/v1/console/inboxes/${b.inboxId}`)).messages.counts.received, 1);
     const page = await open();
     await page.goto(`${server.base}/#/inbox/${a.inboxId}`);
     const sent = await page.waitForSelector('[data-nav="messages"]');
