@@ -414,6 +414,7 @@ describe('browser console', { skip: missing ?? false }, () => {
     await page.goto(`${server.base}/`);
     await page.fill('#key', ADMIN_KEY);
     await page.press('#key', 'Enter');
+    await page.waitForSelector('header.top');
     await page.goto(`${server.base}/#/inbox/${inbox.inboxId}`);
     await page.waitForSelector('.live-live');
     const side = `.sidebar [data-inbox-id="${inbox.inboxId}"]`;
@@ -482,6 +483,7 @@ describe('browser console', { skip: missing ?? false }, () => {
       if (await page.$('#key')) {
         await page.fill('#key', ADMIN_KEY);
         await page.press('#key', 'Enter');
+        await page.waitForSelector('header.top');
       }
       await page.goto(`${server.base}/#/inbox/${inbox.inboxId}`);
       return page.waitForSelector('[data-nav="messages"] time');
@@ -513,14 +515,17 @@ describe('browser console', { skip: missing ?? false }, () => {
       body: { to: b.address, subject: 'Kumquat delivery', text: 'the kumquat crates left' },
     });
     await server.api(`/v1/inboxes/${b.inboxId}/wait?timeoutSeconds=10`);
-    // Indexing follows the store by a moment: wait until the API finds the received copy.
-    for (let i = 0; (await server.api('/v1/search?q=kumquat')).items.length === 0; i++) {
+    // Indexing follows the store by a moment: wait until the API finds both copies (the sent one in A, the received in B).
+    const found = async () =>
+      new Set(((await server.api('/v1/search?q=kumquat')).items as Array<{ inboxId: string }>).map((x) => x.inboxId));
+    for (let i = 0; !(await found()).has(b.inboxId) || !(await found()).has(a.inboxId); i++) {
       assert.ok(i < 100, 'the search index never found the mail');
       await new Promise((r) => setTimeout(r, 100));
     }
     const page = await open();
     await page.goto(`${server.base}/#/search?q=kumquat`);
-    await page.waitForSelector('[data-nav="search"], section[aria-label="Search results"] :is(.note, .error, .empty)');
+    // Both hits (the API already finds both); "Searching…" is shown until then.
+    await page.waitForFunction(() => document.querySelectorAll('[data-nav="search"]').length >= 2, null, { timeout: 5000 });
     // Each hit names the inbox it is in (the tag line under the subject) and its direction.
     const hits = await page.$$eval('[data-nav="search"]', (els) =>
       els.map((e) => ({ tags: e.querySelector('.row3')?.textContent ?? '', all: e.textContent ?? '' })),
@@ -531,7 +536,9 @@ describe('browser console', { skip: missing ?? false }, () => {
     assert.match(received.tags, /received/i);
     assert.doesNotMatch(received.tags, /sent/i);
     const sent = hits.find((h) => h.tags.includes(a.address));
-    if (sent) assert.match(sent.tags, /sent/i);
+    assert.ok(sent, `no hit names ${a.address}: ${JSON.stringify(hits)}`);
+    assert.match(sent.tags, /sent/i);
+    assert.doesNotMatch(sent.tags, /received/i);
   });
 
   test('inline cid: images show in the preview and are not listed as attachments; text derived from HTML is marked', async () => {
