@@ -18,6 +18,18 @@ export interface Item {
 
 const NOT_ITEM =
   /^[\s\W]*(?:sub-?\s?total|total|summe|gesamt|netto|tax|sales tax|vat|gst|hst|mwst|ust\b|tva|iva|moms|varav|btw|消費税|小計|合計|金额|税额|价税合计|shipping|postage|p&p|porto|port|frete|delivery|versand|livraison|envío|frakt|送料|booking fee|service fee|fee|gebühr|frais|gastos|avgift|discount|rabatt|remise|descuento|coupon|promo|code promo|tip|trinkgeld|pourboire|propina|surcharge|airport surcharge|zuschlag|balance|saldo|guthaben|payment|zahlung|paiement|pago|betalning|paid|bezahlt|payé|previous|estimated|next|nächste|prochaine|saved|you saved|économisé|you might|recommended|おすすめ|buy again|order total|amount due|att betala|net à payer|this invoice)/i;
+// a service about tax is an item ("GST/HST return, Q1 2026", "Steuererklärung 2025"), not a tax line
+const TAX_SERVICE =
+  /\b(?:returns?|filing|preparation|consult\w*|advice|audit|reports?|registration|erklärung|steuererklärung|beratung|déclaration|declaración|dichiarazione|aangifte|deklaracj\w*|deklarace)\b/i;
+
+/** A line of the totals block (in any language of the lexicon), unless it names a service about tax. */
+function notItem(line: string, desc: string): boolean {
+  const lower = line.toLowerCase();
+  const block = NOT_ITEM.test(line) || V.SUBTOTAL.test(lower) || V.TAX.test(lower) || V.TOTAL.test(lower);
+  if (!block) return false;
+  return !(TAX_SERVICE.test(desc) && !V.TOTAL.test(lower) && !V.SUBTOTAL.test(lower));
+}
+
 const PRICE_WORD = /^(?:価格|単価|price|preis|prix|precio|prezzo|pris|cena|unit price)$/i;
 
 export function itemsOf(lines: string[], v: MessageView, invoice: boolean, total: number | null = null): Item[] | null {
@@ -47,7 +59,7 @@ export function itemsOf(lines: string[], v: MessageView, invoice: boolean, total
       pendingDesc = /\p{L}{3}/u.test(line) && line.length < 120 && !line.includes('\t') ? line : null;
       continue;
     }
-    if (NOT_ITEM.test(line) || money.some((m) => m.value < 0)) {
+    if (notItem(line, line.slice(0, money[0]!.start)) || money.some((m) => m.value < 0)) {
       pendingDesc = null;
       continue;
     }
@@ -164,7 +176,7 @@ function rowItem(line: string, invoice: boolean, pendingDesc: string | null): It
     .replace(/^[・•\-*\s]+/, '')
     .replace(/[\s:·—-]+$/, '')
     .trim();
-  if (!/\p{L}/u.test(description) || NOT_ITEM.test(description)) return null;
+  if (!/\p{L}/u.test(description) || notItem(description, description)) return null;
   return { description, quantity: qty, unitPrice: invoice ? unitPrice : null, amount };
 }
 
