@@ -263,7 +263,7 @@ function dateAfterNumber(v: MessageView, number: string | null): Found<string> |
     const i = l.indexOf(number);
     if (i < 0) continue;
     const after = l.slice(i + number.length);
-    if (!/^\s*(?:vom|du|del|of|dated|from|från|van|z dnia|datée? du)\s/i.test(after)) continue;
+    if (!/^\s*(?:vom|du|del|of|dated|from|från|van|z dnia|datée? du|от|від|ze dne|z dne|fra|af|tarihli)\s/i.test(after)) continue;
     const d = datesIn(after, v.monthFirst)[0];
     if (d && d.index < 12) return { value: d.iso, line: l };
   }

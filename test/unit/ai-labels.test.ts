@@ -1,0 +1,278 @@
+// The built-in engine's labels (src/ai/builtin/lexicon.ts → vocab.ts): document, order, due-date and total labels
+// across languages and scripts, the seller a label names, forwards quoted with ">", fapiao totals, corrected and
+// cancelling invoices, JSON-LD billing periods, order references, and the 2fa labels. Mails are written here, in
+// ASCII digits (other digit systems are the number rules' part), and differ from the world corpus' mails.
+
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { cleanSender } from '../../src/ai/builtin/commerce.ts';
+import { builtinPreset } from '../../src/ai/builtin/index.ts';
+import { nameOnly } from '../../src/ai/builtin/labels.ts';
+import { expiresIn, labelledCode } from '../../src/ai/builtin/twofa.ts';
+import { viewOf } from '../../src/ai/builtin/view.ts';
+import { parseMessage } from '../../src/mail/parse.ts';
+
+interface MailOpts {
+  from?: string;
+  subject: string;
+  date?: string;
+  html?: boolean;
+}
+
+function raw(body: string, o: MailOpts): Buffer {
+  const head = [
+    `From: ${o.from ?? '"Sender" <billing@sender.example>'}`,
+    'To: someone@inboxd.test',
+    `Subject: =?UTF-8?B?${Buffer.from(o.subject).toString('base64')}?=`,
+    `Date: ${o.date ?? 'Tue, 02 Jun 2026 09:00:00 +0000'}`,
+    'MIME-Version: 1.0',
+    `Content-Type: ${o.html ? 'text/html' : 'text/plain'}; charset=utf-8`,
+    'Content-Transfer-Encoding: 8bit',
+  ];
+  return Buffer.from(`${head.join('\r\n')}\r\n\r\n${body.replace(/\n/g, '\r\n')}`);
+}
+
+async function extract(preset: 'invoice' | 'receipt' | '2fa', body: string, o: MailOpts): Promise<Record<string, unknown>> {
+  return builtinPreset(await parseMessage(raw(body, o)), preset);
+}
+
+function expect(got: Record<string, unknown>, want: Record<string, unknown>, what: string): void {
+  for (const [k, v] of Object.entries(want)) assert.deepEqual(got[k], v, `${what}: ${k}`);
+}
+
+test('invoice labels: Korean with and without spaces, Turkish, Greek, Vietnamese, Russian, Malay', async () => {
+  const ko = (sp: string) =>
+    `안녕하세요.\n청구서${sp}번호: KR-7781\n발행일: 2026년 5월 2일\n납부${sp}기한: 2026년 5월 20일\n웹 호스팅 ₩50,000\n공급가액 ₩50,000\n부가세 ₩5,000\n합계${sp}금액 ₩55,000\n`;
+  for (const sp of [' ', '']) {
+    expect(
+      await extract('invoice', ko(sp), { from: '"별빛호스팅" <bill@byeol.example>', subject: '5월 청구서' }),
+      { invoiceNumber: 'KR-7781', dueDate: '2026-05-20', total: 55000, subtotal: 50000, tax: 5000, currency: 'KRW' },
+      `ko "${sp}"`,
+    );
+  }
+  expect(
+    await extract(
+      'invoice',
+      'Sayın müşterimiz,\nFatura No: TRK-2026-55\nFatura Tarihi: 03.05.2026\nSon Ödeme Tarihi: 17.05.2026\nDanışmanlık hizmeti 1.000,00 €\nAra Toplam: 1.000,00 €\nKDV (%20): 200,00 €\nGenel Toplam: 1.200,00 €\n',
+      { from: '"Deniz Danışmanlık" <fatura@deniz.example>', subject: 'Mayıs faturanız' },
+    ),
+    { invoiceNumber: 'TRK-2026-55', issueDate: '2026-05-03', dueDate: '2026-05-17', total: 1200, subtotal: 1000, tax: 200 },
+    'tr',
+  );
+  expect(
+    await extract(
+      'invoice',
+      'Αγαπητέ πελάτη,\nΑριθμός τιμολογίου: ΑΒΓ-0099\nΗμερομηνία έκδοσης: 04/05/2026\nΗμερομηνία λήξης: 18/05/2026\nΥπηρεσίες 100,00 €\nΚαθαρή αξία: 100,00 €\nΦΠΑ 24%: 24,00 €\nΣύνολο: 124,00 €\n',
+      { from: '"Παπαδόπουλος" <info@papa.example>', subject: 'Τιμολόγιο' },
+    ),
+    { invoiceNumber: 'ΑΒΓ-0099', dueDate: '2026-05-18', total: 124, subtotal: 100, tax: 24 },
+    'el',
+  );
+  expect(
+    await extract(
+      'invoice',
+      'Kính gửi Quý khách,\nSố hóa đơn: 00004567\nHạn thanh toán: 25/05/2026\nDịch vụ 2.000.000 VND\nCộng tiền hàng: 2.000.000 VND\nThuế GTGT (10%): 200.000 VND\nTổng cộng tiền thanh toán: 2.200.000 VND\n',
+      { from: '"Công ty Ánh Dương" <hd@anhduong.example>', subject: 'Hóa đơn điện tử' },
+    ),
+    { invoiceNumber: '00004567', dueDate: '2026-05-25', total: 2200000, subtotal: 2000000, tax: 200000 },
+    'vi',
+  );
+  expect(
+    await extract(
+      'invoice',
+      'Здравствуйте!\nСчёт на оплату № 77-12 от 05.05.2026\nОплатить до: 15.05.2026\nУслуги 1 шт. 9 000,00 9 000,00\nВсего к оплате: 9 000,00 ₽\n',
+      { from: '"ООО Ромашка" <buh@romashka.example>', subject: 'Счёт' },
+    ),
+    { invoiceNumber: '77-12', issueDate: '2026-05-05', dueDate: '2026-05-15', total: 9000 },
+    'ru',
+  );
+  expect(
+    await extract(
+      'invoice',
+      'Tuan/Puan,\nNo. Invois: MY-301\nTarikh: 06/05/2026\nTarikh Akhir Bayaran: 20/05/2026\nKerja pendawaian RM 500.00\nJumlah Kecil RM 500.00\nSST 8% RM 40.00\nJumlah Besar RM 540.00\n',
+      { from: '"Bengkel Maju" <akaun@maju.example>', subject: 'Invois MY-301' },
+    ),
+    { invoiceNumber: 'MY-301', dueDate: '2026-05-20', total: 540, subtotal: 500, tax: 40 },
+    'ms',
+  );
+});
+
+test('a series before the number, a subtotal called "Total ilíquido", "à réception"', async () => {
+  expect(
+    await extract(
+      'invoice',
+      'Bom dia,\nFatura n.º FR 2026/88\nData: 02/05/2026\nServiço 100,00 €\nTotal ilíquido: 100,00 €\nIVA (23%): 23,00 €\nTotal: 123,00 €\n',
+      { from: '"Rui Costa" <rui@costa.example>', subject: 'Fatura' },
+    ),
+    { invoiceNumber: 'FR 2026/88', total: 123, subtotal: 100 },
+    'pt',
+  );
+  expect(
+    await extract('invoice', 'Facture n° FX-12\nDate : 02/05/2026\nÉchéance : à réception\nTotal TTC 120,00 €\n', {
+      from: '"Atelier Lune" <a@lune.example>',
+      subject: 'Facture FX-12',
+    }),
+    { dueDate: '2026-05-02', total: 120 },
+    'fr',
+  );
+});
+
+test('the seller a label names, without its address; a platform display name; the label name helper', async () => {
+  assert.equal(nameOnly('Birchwood Joinery Ltd, 4 Mill Road, York YO1 7AB'), 'Birchwood Joinery Ltd');
+  assert.equal(nameOnly('ООО «Ромашка», ИНН 7700000001'), 'ООО «Ромашка»');
+  assert.equal(nameOnly('广州星河贸易有限公司 纳税人识别号: 91440101MA00000001'), '广州星河贸易有限公司');
+  assert.equal(nameOnly('Acme Widgets'), 'Acme Widgets');
+  assert.equal(cleanSender('Lumen Labs via Paddle'), 'Lumen Labs');
+  assert.equal(cleanSender('Orchard Tea via Zoho Books'), 'Orchard Tea');
+  expect(
+    await extract(
+      'invoice',
+      'Invoice no.: BW-10\nInvoice date: 02/05/2026\nSeller: Birchwood Joinery Ltd, 4 Mill Road, York YO1 7AB\nTotal £240.00\n',
+      { from: '"Invoice Relay" <noreply@relay.example>', subject: 'New invoice BW-10' },
+    ),
+    { vendor: 'Birchwood Joinery Ltd' },
+    'seller label',
+  );
+});
+
+test('a receipt forwarded with ">" quoting is read from the forwarded message (rule 4)', async () => {
+  const body = [
+    'Please file this one.',
+    '',
+    '---------- Forwarded message ---------',
+    '> From: Copper Kettle Diner <hello@copperkettle.example>',
+    '> Date: Mon, 11 May 2026 at 12:40',
+    '> Subject: Your receipt',
+    '>',
+    '> Receipt #CK-5521',
+    '> 2 x Pancake stack $18.00',
+    '> Subtotal $18.00',
+    '> Tax $1.44',
+    '> Total $19.44',
+    '',
+    'Lee',
+  ].join('\n');
+  expect(
+    await extract('receipt', body, { from: '"Lee Park" <lee@home.example>', subject: 'Fwd: Your receipt' }),
+    { merchant: 'Copper Kettle Diner', date: '2026-05-11', total: 19.44, orderNumber: 'CK-5521', currency: 'USD' },
+    'fwd',
+  );
+});
+
+test('fapiao: 价税合计 is the total, the 合计 line gives the pre-tax sum and the tax', async () => {
+  const body =
+    '电子发票(普通发票)\n发票号码: 26110000000011112222\n开票日期: 2026年05月06日\n项目名称 金额 税率 税额\n*咨询服务*技术咨询 1000.00 6% 60.00\n合计 ¥1000.00 ¥60.00\n价税合计(大写)壹仟零陆拾圆整 (小写)¥1060.00\n销售方名称: 北京远山科技有限公司\n';
+  expect(
+    await extract('invoice', body, { from: '"北京远山科技有限公司" <fp@yuanshan.example>', subject: '您收到一张电子发票' }),
+    { total: 1060, subtotal: 1000, tax: 60, currency: 'CNY', vendor: '北京远山科技有限公司' },
+    'fapiao',
+  );
+});
+
+test('a corrected invoice keeps positive amounts and its own number; a Stornorechnung has its own number', async () => {
+  expect(
+    await extract(
+      'invoice',
+      'Estimado cliente:\nEsta factura sustituye a la factura n.º 2026-050 de 02/05/2026.\nFactura rectificativa n.º: R-2026-009\nFecha de expedición: 09/05/2026\nVencimiento: 09/06/2026\nBase imponible 200,00 €\nIVA 21% 42,00 €\nTotal factura 242,00 €\n',
+      { from: '"Taller Ruiz" <f@ruiz.example>', subject: 'Factura rectificativa R-2026-009' },
+    ),
+    { invoiceNumber: 'R-2026-009', total: 242, dueDate: '2026-06-09' },
+    'rectificativa',
+  );
+  expect(
+    await extract(
+      'invoice',
+      'hiermit stornieren wir die Rechnung Nr. 2026-0301 vollständig.\nStornorechnung Nr. ST-0009\nDatum: 10.05.2026\nBezug: Rechnung Nr. 2026-0301\nGesamtbetrag -119,00 €\n',
+      { from: '"Büro Klee" <r@klee.example>', subject: 'Stornorechnung ST-0009' },
+    ),
+    { invoiceNumber: 'ST-0009', total: -119, dueDate: null },
+    'storno',
+  );
+  expect(
+    await extract(
+      'invoice',
+      'CREDIT NOTE\nCredit note no.: CN-77\nDate: 12 May 2026\nRelates to invoice: INV-70 (dated 30 April 2026)\nTotal credit £60.00\n',
+      { from: '"Fern Supplies" <a@fern.example>', subject: 'Credit note CN-77' },
+    ),
+    { invoiceNumber: 'CN-77', issueDate: '2026-05-12', total: -60 },
+    'credit note',
+  );
+});
+
+test('JSON-LD: a billing period is not the issue date', async () => {
+  const ld = JSON.stringify({
+    '@context': 'https://schema.org',
+    '@type': 'Invoice',
+    identifier: 'WX-100',
+    provider: { '@type': 'Organization', name: 'Wavelet Cloud' },
+    billingPeriod: '2026-04-01/2026-04-30',
+    paymentDueDate: '2026-05-20',
+    totalPaymentDue: { '@type': 'PriceSpecification', price: '30.00', priceCurrency: 'USD' },
+  });
+  const html = `<html><head><script type="application/ld+json">${ld}</script></head><body><p>Wavelet Cloud</p><p>Invoice WX-100</p><p>Invoice date: May 6, 2026</p><p>Billing period: April 1 - April 30, 2026</p><p>Total due $30.00</p></body></html>`;
+  expect(
+    await extract('invoice', html, { from: '"Wavelet Cloud" <b@wavelet.example>', subject: 'Invoice WX-100', html: true }),
+    { issueDate: '2026-05-06', dueDate: '2026-05-20', invoiceNumber: 'WX-100' },
+    'jsonld',
+  );
+});
+
+test('order references: "Check #", a bare "Order <id>", a trip code, Bestellnr.', async () => {
+  const r = (body: string, subject: string) => extract('receipt', body, { from: '"Shop" <s@shop.example>', subject });
+  assert.equal((await r('Harbor Grill\nCheck #8812 Table 4\n1 Soup $9.00\nTotal $9.00\n', 'Your receipt')).orderNumber, '8812');
+  assert.equal((await r('Thanks for your order!\nTotal £20.00\n', 'Order 5521-KB shipped')).orderNumber, '5521-KB');
+  assert.equal((await r('Trip code: ZP4-77QX\nTotal A$20.00\n', 'Your ride')).orderNumber, 'ZP4-77QX');
+  assert.equal((await r('Bestellnr.: 44-1200\nGesamtsumme 10,00 €\n', 'Ihre Bestellung')).orderNumber, '44-1200');
+});
+
+test('items: a service about tax is an item; per-language totals lines are not', async () => {
+  const got = await extract(
+    'invoice',
+    'Invoice no. 88\nInvoice date 2026-05-01\nBookkeeping (May) 1 $300.00 $300.00\nVAT return, Q1 2026 1 $120.00 $120.00\nSubtotal $420.00\nVAT 20% $84.00\nTotal $504.00\n',
+    { from: '"Ledger Co" <a@ledger.example>', subject: 'Invoice 88' },
+  );
+  assert.deepEqual(
+    (got.lineItems as Array<{ description: string }>).map((i) => i.description),
+    ['Bookkeeping (May)', 'VAT return, Q1 2026'],
+  );
+});
+
+test('the language of the mail: Danish and Norwegian "kr"', async () => {
+  const da = await extract('receipt', 'Tak for din ordre hos Cykelhuset.\nOrdrenummer: 9001\nI alt 500,00 kr.\nHeraf moms 100,00 kr.\n', {
+    from: '"Cykelhuset" <o@cykel.example>',
+    subject: 'Tak for din ordre',
+  });
+  expect(da, { currency: 'DKK', total: 500, orderNumber: '9001', tax: 100 }, 'da');
+  const no = await extract('invoice', 'Hei,\nVedlagt følger faktura.\nFakturanummer: 311\nÅ betale 2 500,00 kr\n', {
+    from: '"Fjellbygg AS" <f@fjell.example>',
+    subject: 'Faktura 311',
+  });
+  expect(no, { currency: 'NOK', total: 2500 }, 'no');
+  const v = viewOf(
+    await parseMessage(raw('Здравствуйте! Ваш рахунок оплачено. Дякуємо за покупку, їжа вже їде.', { subject: 'Замовлення' })),
+  );
+  assert.equal(v.lang, 'uk');
+});
+
+test('2fa: labelled codes, a sign-in link named by its text, validities in many languages', async () => {
+  assert.equal(labelledCode(['آخر طلب: 55120', 'رمز التحقق الخاص بك هو: 918273']), '918273');
+  assert.equal(labelledCode(['लॉगिन के लिए आपका ओटीपी 402 118 है।']), '402118');
+  assert.equal(labelledCode(['Doğrulama kodunuz:', '731-904']), '731904');
+  assert.equal(expiresIn(['Kod 5 dakika geçerlidir.']), 5);
+  assert.equal(expiresIn(['هذا الرمز صالح لمدة 10 دقائق.']), 10);
+  assert.equal(expiresIn(['यह ओटीपी 15 मिनट तक मान्य है।']), 15);
+  assert.equal(expiresIn(['Mã có hiệu lực trong 5 phút.']), 5);
+  assert.equal(expiresIn(['Tautan ini berlaku selama 2 jam.']), 120);
+  assert.equal(expiresIn(['인증번호는 3분간 유효합니다.']), 3);
+  const got = await extract(
+    '2fa',
+    '<html><body><p>Halo!</p><p>Klik tombol di bawah untuk masuk ke akun TehSenja kamu.</p><p><a href="https://akun.tehsenja.example/masuk?t=Zx81">Masuk sekarang</a></p><p>Tautan ini berlaku selama 15 menit.</p><p><a href="https://tehsenja.example/bantuan">Bantuan</a></p></body></html>',
+    { from: '"TehSenja" <no-reply@tehsenja.example>', subject: 'Tautan masuk ke akun TehSenja', html: true },
+  );
+  expect(got, { code: null, link: 'https://akun.tehsenja.example/masuk?t=Zx81', service: 'TehSenja', expiresInMinutes: 15 }, 'id link');
+  const ar = await extract('2fa', 'مرحباً،\nرمز التحقق الخاص بك هو: 604 731\nرقم الطلب: 88123 (ليس رمزاً)\n', {
+    from: '"Dukkan" <otp@dukkan.example>',
+    subject: 'رمز التحقق',
+  });
+  assert.equal(ar.code, '604731');
+});
