@@ -276,3 +276,38 @@ test('2fa: labelled codes, a sign-in link named by its text, validities in many 
   });
   assert.equal(ar.code, '604731');
 });
+
+test('items with a per-unit price or a count word, charges in other languages; payment methods as labelled', async () => {
+  const inv = await extract(
+    'invoice',
+    'Factuurnummer: 2026-77\nFactuurdatum: 3 mei 2026\nOmschrijving\tBedrag\nSchilderwerk 6 uur à € 50,00\t€ 300,00\nVerf\t€ 45,00\nSubtotaal € 345,00\nbtw 21% € 72,45\nTotaal € 417,45\n',
+    { from: '"Schilder Bos" <f@bos.example>', subject: 'Factuur 2026-77' },
+  );
+  assert.deepEqual(inv.lineItems, [
+    { description: 'Schilderwerk', quantity: 6, unitPrice: 50, amount: 300 },
+    { description: 'Verf', quantity: null, unitPrice: null, amount: 45 },
+  ]);
+  const rec = await extract(
+    'receipt',
+    'Tack för din beställning!\nOrdernummer: 7781\nLinneduk 3 st 450,00 kr\n2 Servetter 120,00 kr\nFrakt 39,00 kr\nTotalt 609,00 kr\nBetalsätt: Swish\n',
+    { from: '"Linnebod" <o@linnebod.example>', subject: 'Orderbekräftelse' },
+  );
+  assert.deepEqual(rec.items, [
+    { description: 'Linneduk', quantity: 3, amount: 450 },
+    { description: 'Servetter', quantity: 2, amount: 120 },
+  ]);
+  assert.equal(rec.paymentMethod, 'Swish');
+  const he = await extract('receipt', 'מספר הזמנה: 5512\nעציץ קטן ₪ 80.00\nמשלוח ₪ 30.00\nסה״כ לתשלום ₪ 110.00\n', {
+    from: '"משתלת הכרמל" <o@carmel.example>',
+    subject: 'אישור הזמנה',
+  });
+  assert.deepEqual(he.items, [{ description: 'עציץ קטן', quantity: null, amount: 80 }]);
+  const pay = async (line: string) =>
+    (await extract('receipt', `Order number: A-1001\nTotal $10.00\n${line}\n`, { from: '"Shop" <s@shop.example>', subject: 'Receipt' }))
+      .paymentMethod;
+  assert.equal(await pay('Payment method: Cash on delivery'), 'Cash on delivery');
+  assert.equal(await pay('결제수단: 국민카드(5678)'), 'Card ending 5678');
+  assert.equal(await pay('お支払い方法: 銀行振込'), '銀行振込');
+  assert.equal(await pay('Payment received - thank you'), null);
+  assert.equal(expiresIn(['有効期限は30分です。']), 30);
+});

@@ -380,6 +380,20 @@ const WALLETS: Array<[RegExp, string]> = [
   [/\bpix\b/i, 'Pix'],
   [/支付宝|alipay/i, '支付宝'],
   [/微信支付|wechat pay/i, '微信支付'],
+  [/satispay/i, 'Satispay'],
+  [/mobilepay/i, 'MobilePay'],
+  [/\bvipps\b/i, 'Vipps'],
+  [/\bswish\b/i, 'Swish'],
+  [/\btwint\b/i, 'TWINT'],
+  [/mercado\s?pago/i, 'Mercado Pago'],
+  [/\binterac\b/i, 'Interac'],
+  [/\bgopay\b/i, 'GoPay'],
+  [/shopeepay/i, 'ShopeePay'],
+  [/line\s?pay/i, 'LINE Pay'],
+  [/kakao\s?pay|카카오페이/i, '카카오페이'],
+  [/naver\s?pay|네이버페이/i, '네이버페이'],
+  [/\bpaytm\b/i, 'Paytm'],
+  [/\bupi\b/i, 'UPI'],
   [/sepa|lastschrift|direct debit|prélèvement|domiciliación/i, 'SEPA Direct Debit'],
   [/bank transfer|überweisung|virement|transferencia/i, 'Bank transfer'],
 ];
@@ -403,10 +417,33 @@ export function paymentMethodWhere(lines: string[]): Found<string> | null {
       l,
     );
     if (card) return { value: `Card ending ${card[1]}`, line: l };
+    // "신한카드(1234)", "Karte **** 1234", "信用卡 尾号1234": a card word and its last four digits
+    const masked =
+      /(?:card|karte|carte|tarjeta|cartão|carta|kaart|karta|kart|kort|カード|카드|卡)[^\d\n]{0,12}?(?:[(（]|[*•·x]{2,}\s?|尾号|末尾|끝자리)\s?(\d{4})(?!\d)/iu.exec(
+        l,
+      );
+    if (masked) return { value: `Card ending ${masked[1]}`, line: l };
   }
   for (const h of hits) {
     const [a, b] = [lines[h.line]!, lines[h.line + 1] ?? ''];
     for (const [re, name] of WALLETS) if (re.test(`${a} ${b}`)) return { value: name, line: re.test(a) || !re.test(b) ? a : b };
   }
+  // anything else is the method's name as the label gives it ("お支払い方法: コンビニ払い", "পেমেন্ট: বিকাশ")
+  for (const h of hits) {
+    const name = h.rest
+      .replace(/^[\s:：\-–]+/, '')
+      .replace(/[.。!]+\s*$/, '')
+      .trim();
+    if (name.length < 2 || name.length > 30 || /\d|@|https?:/.test(name) || !/\p{L}/u.test(name) || NOT_METHOD.test(name)) continue;
+    return { value: name, line: lines[h.line]! };
+  }
+  // a till receipt paid in cash: "CASH 40.00" (with its change)
+  const cash = lines.find((l) =>
+    /^\s*(?:cash|bar|espèces|efectivo|contanti|contant|kontant|gotówka|nakit|наличные|tunai)\b[^\p{L}]*\d/iu.test(l),
+  );
+  if (cash) return { value: 'Cash', line: cash };
   return null;
 }
+
+const NOT_METHOD =
+  /received|due|thank|pending|failed|declined|details|summary|information|reference|status|date|history|terms|conditions|erhalten|reçu|recibido|ricevuto|ontvangen|mottagen|fällig|échéance|plazo/i;

@@ -23,7 +23,7 @@ const NOT_LETTER = '(?![\\p{sc=Latn}\\p{sc=Cyrl}\\p{sc=Grek}\\p{sc=Arab}\\p{sc=H
 const VALIDITY = new RegExp(`(?:${X.alternation(X.VALIDITY)})`, 'iu');
 const WORD_ONE = 'one|an|a|une|un|una|uno|eine?|ein|en|ett|één|een|bir';
 const UNIT = new RegExp(
-  `(?<![\\p{L}\\p{N}])(\\p{Nd}{1,4}|${WORD_ONE})\\s?[-\\s]?(?:(${X.alternation(X.DAY_UNITS)})|(${X.alternation(X.HOUR_UNITS)})|(${X.alternation(X.MINUTE_UNITS)}))${NOT_LETTER}`,
+  `(?:(?<![\\p{N}.,])(\\p{Nd}{1,4})|(?<![\\p{L}\\p{N}])(?:${WORD_ONE}))\\s?[-\\s]?(?:(${X.alternation(X.DAY_UNITS)})|(${X.alternation(X.HOUR_UNITS)})|(${X.alternation(X.MINUTE_UNITS)}))${NOT_LETTER}`,
   'iu',
 );
 
@@ -45,7 +45,7 @@ export function expiresIn(lines: string[]): number | null {
     if (!VALIDITY.test(l)) continue;
     const m = UNIT.exec(l);
     if (!m) continue;
-    const n = /^\p{Nd}+$/u.test(m[1]!) ? digitsValue(m[1]!) : 1;
+    const n = m[1] ? digitsValue(m[1]) : 1;
     if (n > 0) return m[2] ? n * 1440 : m[3] ? n * 60 : n;
   }
   return null;

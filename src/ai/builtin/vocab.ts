@@ -26,6 +26,8 @@ export const NOT_TOTAL = new RegExp(
 );
 
 export const SUBTOTAL = anchored(alt(X.SUBTOTAL));
+/** Charges and deductions of the totals block (shipping, fees, discounts): never items. */
+export const CHARGE = anchored(alt(X.CHARGES));
 
 export const TAX = new RegExp(
   `${L}(?:(?:${alt(X.TAX_INCLUDED)})\\s*)?(?:\\d+(?:[.,]\\d+)?\\s?%\\s?)?(?:${alt(X.TAX)})${END}(?![\\w/]*\\s*(?:return|registration|reg\\.?\\b|number|no\\.|nr|id\\b|identification|exempt|non applicable|not applicable))`,
