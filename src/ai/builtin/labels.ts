@@ -140,7 +140,7 @@ export function firstId(lines: readonly string[], re: RegExp, opts: IdOptions = 
  * "ООО «Северный ветер», ИНН 7700000000").
  */
 export function nameOnly(value: string): string {
-  let v = value;
+  let v = value.slice(0, 200);
   const label = /\s+[^\s:：]{1,30}[:：]/u.exec(v);
   if (label && label.index >= 2) v = v.slice(0, label.index);
   const sep = /\s*(?:[,;|·•(（]|\s[-–—]\s)/gu;

@@ -293,7 +293,7 @@ export const GRAND_TOTAL: Table = {
   vi: ['tổng cộng tiền thanh toán', 'tổng tiền thanh toán'],
   ms: ['jumlah besar', 'jumlah keseluruhan'],
   zh: ['价税合计', '價稅合計', '应付总额', '應付總額'],
-  ja: ['ご請求金額合計', 'お支払い合計', 'お支払合計', 'ご請求金額', '請求金額'],
+  ja: ['ご請求金額合計', 'お支払い合計', 'お支払合計', 'お支払い金額', 'お支払金額', 'ご請求金額', '請求金額'],
   ko: ['합계 금액', '총 결제금액', '청구 금액', '총액'],
 };
 
