@@ -311,3 +311,14 @@ test('items with a per-unit price or a count word, charges in other languages; p
   assert.equal(await pay('Payment received - thank you'), null);
   assert.equal(expiresIn(['有効期限は30分です。']), 30);
 });
+
+test('number words before or after the document kind; payment terms in other languages', async () => {
+  const inv = (body: string) => extract('invoice', body, { from: '"Firma" <f@firma.example>', subject: 'Dokument' });
+  assert.equal((await inv('Nº factura: A-2026-31\nFecha: 02/05/2026\nTotal 10,00 €\n')).invoiceNumber, 'A-2026-31');
+  assert.equal((await inv('Nr. faktury: 12/05/2026/K\nRazem 10,00 zł\n')).invoiceNumber, '12/05/2026/K');
+  const rec = (body: string) => extract('receipt', body, { from: '"Laden" <l@laden.example>', subject: 'Beleg' });
+  assert.equal((await rec('Bon Nr. 4417\nSumme 3,20 €\n')).orderNumber, '4417');
+  assert.equal((await rec('Pedido n.º 88120\nTotal 3,20 €\n')).orderNumber, '88120');
+  const due = await inv('Fakturanummer: 77\nFakturadato: 02.05.2026\nBetalingsbetingelser: 14 dager netto\nÅ betale 100,00 kr\n');
+  assert.equal(due.dueDate, '2026-05-16');
+});

@@ -42,8 +42,8 @@ export const INVOICE_WORDS: Table = {
   da: ['faktura', 'kreditnota'],
   no: ['faktura', 'kreditnota'],
   fi: ['lasku', 'hyvityslasku'],
-  pl: ['faktura', 'faktura vat', 'faktura korygująca'],
-  cs: ['faktura', 'daňový doklad', 'opravný daňový doklad'],
+  pl: ['faktura', 'faktury', 'faktura vat', 'faktura korygująca'],
+  cs: ['faktura', 'faktury', 'daňový doklad', 'opravný daňový doklad'],
   tr: ['fatura', 'e-fatura', 'e-arşiv fatura'],
   el: ['τιμολόγιο', 'πιστωτικό τιμολόγιο'],
   ru: ['счёт', 'счет', 'счёт на оплату', 'счет на оплату', 'счёт-фактура', 'счет-фактура'],
@@ -79,6 +79,69 @@ export const NUMBER_WORDS: Table = {
   el: ['αρ.', 'αριθμός'],
   ru: ['№', 'no', 'номер'],
   uk: ['№', 'no', 'номер'],
+};
+
+/** "Number" words written before the document word ("Nº factura", "N° facture", "Nr. faktury", "Số hóa đơn"). */
+export const NUMBER_FIRST: Table = {
+  en: ['no.', 'number'],
+  de: ['nr.'],
+  fr: ['n°', 'nº', 'numéro de', 'numéro'],
+  es: ['nº de', 'n.º de', 'nº', 'n.º', 'número de', 'número de la', 'núm.'],
+  it: ['n.', 'numero'],
+  pt: ['n.º', 'nº', 'número da', 'número do'],
+  pl: ['nr', 'numer'],
+  cs: ['č.', 'číslo'],
+  el: ['αρ.', 'αριθμός'],
+  ru: ['№', 'номер'],
+  uk: ['№', 'номер'],
+  vi: ['số'],
+  id: ['no.', 'nomor'],
+  ms: ['no.', 'nombor'],
+};
+
+/** Order words (head an order number: "Pedido n.º 123", "Order confirmation no. 55"). */
+export const ORDER_WORDS: Table = {
+  en: ['order', 'booking', 'reservation'],
+  de: ['bestellung', 'auftrag', 'buchung'],
+  fr: ['commande', 'réservation'],
+  es: ['pedido', 'reserva'],
+  it: ['ordine', 'prenotazione'],
+  nl: ['bestelling', 'order', 'boeking'],
+  pt: ['pedido', 'encomenda', 'reserva'],
+  sv: ['order', 'beställning', 'bokning'],
+  da: ['ordre', 'bestilling'],
+  no: ['ordre', 'bestilling'],
+  fi: ['tilaus'],
+  pl: ['zamówienie', 'zamówienia', 'rezerwacja'],
+  cs: ['objednávka', 'objednávky'],
+  tr: ['sipariş', 'rezervasyon'],
+  el: ['παραγγελία', 'παραγγελίας'],
+  ru: ['заказ', 'заказа'],
+  uk: ['замовлення'],
+  vi: ['đơn hàng'],
+  id: ['pesanan'],
+  ms: ['pesanan'],
+};
+
+/** Receipt words (head a receipt or check number: "Bon Nr. 55", "Kassenbon 12"). */
+export const RECEIPT_WORDS: Table = {
+  en: ['receipt', 'check', 'ticket', 'sales receipt'],
+  de: ['beleg', 'bon', 'kassenbon', 'quittung'],
+  fr: ['reçu', 'ticket', 'ticket de caisse'],
+  es: ['recibo', 'ticket', 'tique'],
+  it: ['ricevuta', 'scontrino'],
+  nl: ['bon', 'kassabon'],
+  pt: ['recibo', 'cupom'],
+  sv: ['kvitto'],
+  da: ['kvittering', 'bon'],
+  no: ['kvittering'],
+  pl: ['paragon'],
+  tr: ['fiş', 'makbuz'],
+  ru: ['чек'],
+  uk: ['чек'],
+  vi: ['biên lai'],
+  id: ['struk', 'kwitansi'],
+  ms: ['resit'],
 };
 
 /** Labels of the document's own number. */

@@ -18,7 +18,8 @@ export const TOTAL = anchored(alt(X.GRAND_TOTAL, X.TOTAL));
 export const DUE_AMOUNT =
   /amount due|balance due|amount outstanding|outstanding|due amount|montant dû|reste à payer|zu zahlen|zahlbetrag|importe a pagar|a pagar|da pagare|te betalen|att betala|do zapłaty|for (?=[$€£¥]|[a-z]{3} \d)|über (?=\d)|von (?=\d)|de (?=\d[\d.,\s]*\s?€)/;
 const SUBTOTAL_WORDS: X.Table = Object.fromEntries(
-  Object.entries(X.SUBTOTAL).map(([k, v]) => [k, v.filter((p) => p !== 'net' && p !== 'subtotal' && p !== 'netto')]),
+  // "合计金额" heads the total of a Chinese receipt that has no 价税合计: a subtotal, but never kept from the totals
+  Object.entries(X.SUBTOTAL).map(([k, v]) => [k, v.filter((p) => !['net', 'subtotal', 'netto', '合计金额', '金额合计'].includes(p))]),
 );
 export const NOT_TOTAL = new RegExp(
   `sub-?\\s?total|sous-total|zwischensumme|before tax|excl|exkl|\\bht\\b|hors taxe|netto|net amount|previous|vorherig|précédent|anterior|balance forward|estimated|estimate|geschätzt|estimé|next|nächste|prochaine|próxim|saved|spar|économisé|ahorr|points?\\b|ポイント|おすすめ|recommend|buy (?:it )?again|小計|小计|소계|in words|en lettres|in worten|payment received|paiement reçu|zahlungseingang|credit balance|guthaben|skonto|discount|rabatt|remise|(?<![\\p{L}\\p{M}])(?:${alt(SUBTOTAL_WORDS)})${END}`,
@@ -34,9 +35,15 @@ export const TAX = new RegExp(
   'u',
 );
 
-/** A document word followed by a number word ("Factura rectificativa n.º", "Faktura VAT nr"), or a full label. */
+/** A kind of document followed by a number word ("Factura rectificativa n.º", "Faktura VAT nr", "Bon Nr."). */
+const kindThenNumber = (kind: X.Table): string =>
+  `(?<![\\p{L}\\p{M}])(?:${alt(kind)})(?:\\s[\\p{L}-]{2,20})?\\s?(?:${alt(X.NUMBER_WORDS)})(?=[\\s:：#.]|$)`;
+/** A number word followed by a kind of document ("Nº factura", "N° de commande", "Nr. faktury"). */
+const numberThenKind = (kind: X.Table): string => `(?<![\\p{L}\\p{M}])(?:${alt(X.NUMBER_FIRST)})\\s?(?:${alt(kind)})${END}`;
+
+/** A full label, a document word followed by a number word, or a number word followed by a document word. */
 export const INVOICE_NO = new RegExp(
-  `(?<![\\p{L}\\p{M}])(?:${alt(X.INVOICE_NUMBER)})${END}|(?<![\\p{L}\\p{M}])(?:${alt(X.INVOICE_WORDS)})(?:\\s[\\p{L}-]{2,20})?\\s?(?:${alt(X.NUMBER_WORDS)})(?=[\\s:：#.]|$)`,
+  `(?<![\\p{L}\\p{M}])(?:${alt(X.INVOICE_NUMBER)})${END}|${kindThenNumber(X.INVOICE_WORDS)}|${numberThenKind(X.INVOICE_WORDS)}`,
   'u',
 );
 export const INVOICE_WORD = new RegExp(`(?<![\\p{L}\\p{M}])(?:${alt(X.INVOICE_WORDS)})${END}`, 'u');
@@ -48,11 +55,11 @@ export const NOT_INVOICE_NO = new RegExp(
 /** "Order 7734-AX", "Pedido #MX-77120", "Bestellung 10-44871": an order word right before an identifier. */
 const BARE_ORDER = `(?<![\\p{L}\\p{M}])(?:order|pedido|bestellung|commande|ordine|bestelling|ordre|zamówienie|objednávka|sipariş|заказ|замовлення|pesanan|đơn hàng)(?=\\s#?(?=[\\p{L}\\d/-]{4})[\\p{L}\\d][\\p{L}\\d/-]{0,30}\\d)`;
 export const ORDER_NO_A = new RegExp(
-  `(?<![\\p{L}\\p{M}])(?:${alt(X.ORDER_NUMBER)})${END}|\\bpnr\\b|order(?= #)|^\\W*order(?=\\s*:)|${BARE_ORDER}`,
+  `(?<![\\p{L}\\p{M}])(?:${alt(X.ORDER_NUMBER)})${END}|${kindThenNumber(X.ORDER_WORDS)}|${numberThenKind(X.ORDER_WORDS)}|\\bpnr\\b|order(?= #)|^\\W*order(?=\\s*:)|${BARE_ORDER}`,
   'u',
 );
 export const ORDER_NO_B = new RegExp(
-  `(?<![\\p{L}\\p{M}])(?:${alt(X.RECEIPT_NUMBER)})(?![\\p{L}\\p{M}])|receipt(?= #)|^[\\s\\p{P}]*(?:receipt|check|ticket|beleg|bon|recibo|reçu|ricevuta|kvitto|kvittering)(?=\\s*[:#])`,
+  `(?<![\\p{L}\\p{M}])(?:${alt(X.RECEIPT_NUMBER)})(?![\\p{L}\\p{M}])|${kindThenNumber(X.RECEIPT_WORDS)}|${numberThenKind(X.RECEIPT_WORDS)}|receipt(?= #)|^[\\s\\p{P}]*(?:receipt|check|ticket|beleg|bon|recibo|reçu|ricevuta|kvitto|kvittering)(?=\\s*[:#])`,
   'u',
 );
 export const ORDER_NO_D = new RegExp(`(?<![\\p{L}\\p{M}])(?:${alt(X.TRANSACTION_ID)})(?![\\p{L}\\p{M}])`, 'u');
@@ -70,9 +77,9 @@ export const DUE_DATE = new RegExp(
 );
 /** A line about payment terms, and the number of days it grants ("Net 30", "14 Tage", "30 jours", "14 dni"). */
 export const TERMS_LINE =
-  /due|payable|payment|terms|zahlbar|zahlungsziel|zahlung|fällig|échéance|paiement|règlement|pago|vencimiento|plazo|pagamento|scadenza|vencimento|betaling|betaaltermijn|betalning|betalningsvillkor|płatności|termin|splatnost|vade|ödeme|срок|оплат|jatuh tempo|hạn thanh toán|支払|付款|지불|\bnet\b/;
+  /due|payable|payment|terms|betalingsbetingelser|betalingsfrist|maksuehdot|maksuaika|płatne|lhůta|splatné|vade|срок|условия оплаты|termin|jangka|ระยะเวลา|เครดิต|مدة الدفع|شروط الدفع|תנאי תשלום|שוטף|भुगतान|付款条件|支付条件|결제 조건|지급|zahlbar|zahlungsziel|zahlung|fällig|échéance|paiement|règlement|pago|vencimiento|plazo|pagamento|scadenza|vencimento|betaling|betaaltermijn|betalning|betalningsvillkor|płatności|termin|splatnost|vade|ödeme|срок|оплат|jatuh tempo|hạn thanh toán|支払|付款|지불|\bnet\b/;
 export const NET_DAYS =
-  /\bnet\s?(\d{1,3})\b|(\d{1,3})\s?(?:calendar\s)?(?:days?|tage[n]?|jours|días|dias|giorni|dagen|dagar|dage|dni|dní|gün|дней|днів|hari|ngày|日以内|日)(?:\s?netto|\s?net)?(?![a-z])/;
+  /\bnet\s?(\d{1,3})\b|(\d{1,3})\s?(?:calendar\s)?(?:days?|tage[n]?|jours|días|dias|giorni|dagen|dagar|dage|dager|päivää|dni|dní|dnů|gün|дней|дня|днів|днi|ημέρες|ημερών|يوما|يومًا|أيام|ימים|दिन|วัน|hari|ngày|日以内|日|天|일)(?:\s?netto|\s?net)?(?![a-z])/;
 export const DUE_ON_RECEIPT =
   /due (?:up)?on receipt|payable on receipt|sofort fällig|zahlbar sofort|payable à réception|à réception|dès réception|pagadero a la recepción|al recibo|a la recepción/;
 
