@@ -322,3 +322,45 @@ test('number words before or after the document kind; payment terms in other lan
   const due = await inv('Fakturanummer: 77\nFakturadato: 02.05.2026\nBetalingsbetingelser: 14 dager netto\nÅ betale 100,00 kr\n');
   assert.equal(due.dueDate, '2026-05-16');
 });
+
+test('forwards in other languages and Outlook style; a reply quoted under "Den … skrev:" is out of date', async () => {
+  const outlook = [
+    'Bitte buchen.',
+    '________________________________',
+    'Von: Papierhaus Lenz <rechnung@lenz.example>',
+    'Gesendet: Montag, 4. Mai 2026 10:12',
+    'An: Buchhaltung <bh@firma.example>',
+    'Betreff: Rechnung 2026-311',
+    'Rechnungsnummer: 2026-311',
+    'Gesamtbetrag 59,50 €',
+  ].join('\n');
+  expect(
+    await extract('invoice', outlook, { from: '"Eva Roth" <eva@firma.example>', subject: 'WG: Rechnung 2026-311' }),
+    { vendor: 'Papierhaus Lenz', issueDate: '2026-05-04', invoiceNumber: '2026-311', total: 59.5 },
+    'outlook forward',
+  );
+  const tr = [
+    'Bilginize.',
+    '---------- İletilen ileti ----------',
+    '> Kimden: Kahve Durağı <fis@kahve.example>',
+    '> Tarih: 7 May 2026',
+    '> Konu: Siparişiniz',
+    '> Sipariş No: KD-4410',
+    '> Toplam 120,00 €',
+  ].join('\n');
+  expect(
+    await extract('receipt', tr, { from: '"Ali" <ali@home.example>', subject: 'Fwd: Siparişiniz' }),
+    { merchant: 'Kahve Durağı', orderNumber: 'KD-4410', total: 120 },
+    'turkish forward',
+  );
+  const reply = [
+    'Hej!',
+    'Här kommer svaret.',
+    'Din nya kod är 481 220.',
+    'Hälsningar',
+    'Den 3 maj 2026 kl. 10:00 skrev Bank <no-reply@bank.example>:',
+    'Din kod är 119 904.',
+  ].join('\n');
+  const v = viewOf(await parseMessage(raw(reply, { subject: 'Sv: Kod' })));
+  assert.ok(!v.lines.some((l) => l.includes('119 904')), 'the quoted older message is dropped');
+});

@@ -87,7 +87,7 @@ export function viewOf(msg: ParsedMessage): MessageView {
     }
   }
   lines = dropQuoted(unquoteForward(lines.filter((l) => l !== '')));
-  const fwd = forwarded(lines);
+  const fwd = forwarded(lines, FWD_SUBJECT.test(msg.subject ?? ''));
   if (fwd) lines = fwd.lines;
   const text = `${msg.subject}\n${lines.join('\n')}`;
   const lang = guessLang(text, msg);
@@ -111,7 +111,7 @@ export function viewOf(msg: ParsedMessage): MessageView {
 }
 
 const FWD_MARK =
-  /^-*\s*(?:forwarded message|begin forwarded message|original message|weitergeleitete nachricht|ursprüngliche nachricht|message transféré|début du message (?:réexpédié|transféré)|message d'origine|mensaje reenviado|mensaje original|inicio del mensaje reenviado|messaggio inoltrato|inizio messaggio inoltrato|doorgestuurd bericht|begin doorgestuurd bericht|vidarebefordrat meddelande|videresendt (?:melding|meddelelse)|wiadomość przekazana|přeposlaná zpráva|mensagem encaminhada|iletilen ileti|пересланное сообщение|переслане повідомлення|転送されたメッセージ|转发的邮件|전달된 메시지)\s*:?\s*-*$/i;
+  /^-*\s*(?:forwarded message|begin forwarded message|original message|weitergeleitete nachricht|ursprüngliche nachricht|message transféré|début du message (?:réexpédié|transféré)|message d'origine|mensaje reenviado|mensaje original|inicio del mensaje reenviado|messaggio inoltrato|inizio messaggio inoltrato|doorgestuurd bericht|begin doorgestuurd bericht|vidarebefordrat meddelande|videresendt (?:melding|meddelelse)|wiadomość przekazana|přeposlaná zpráva|mensagem encaminhada|[iİ]letilen ileti|пересланное сообщение|переслане повідомлення|転送されたメッセージ|转发的邮件|전달된 메시지)\s*:?\s*-*$/i;
 
 /**
  * A forward whose message is quoted with ">" ("---- Forwarded message ----" then "> From: …", "> Total …"): the
@@ -128,15 +128,23 @@ function unquoteForward(lines: string[]): string[] {
   }
   return [...out, ...lines.slice(j)];
 }
-const FWD_FROM = /^(?:from|von|de|da|van|från|od|差出人|发件人)\s*:\s*(.+)$/i;
-const FWD_DATE = /^(?:date|sent|datum|gesendet|envoyé|fecha|enviado|data|inviato|verzonden|skickat|wysłano|送信日時|日期)\s*:\s*(.+)$/i;
-const FWD_SUBJ = /^(?:subject|betreff|objet|asunto|oggetto|onderwerp|ämne|temat|件名|主题)\s*:\s*(.+)$/i;
+const FWD_FROM =
+  /^(?:from|von|de|da|van|från|fra|od|lähettäjä|kimden|от|від|από|מאת|من|dari|từ|보낸 사람|보낸사람|差出人|发件人|寄件者)\s*[:：]\s*(.+)$/i;
+const FWD_DATE =
+  /^(?:date|sent|datum|gesendet|envoyé|fecha|enviado|data|inviato|verzonden|skickat|sendt|dato|wysłano|odesláno|lähetetty|päivämäärä|tarih|gönderildi|дата|отправлено|надіслано|ημερομηνία|εστάλη|תאריך|נשלח|التاريخ|تاريخ|tanggal|dikirim|ngày|날짜|보낸 날짜|送信日時|日期|发送时间|寄件日期)\s*[:：]\s*(.+)$/i;
+const FWD_SUBJ =
+  /^(?:subject|betreff|objet|asunto|oggetto|onderwerp|ämne|emne|temat|předmět|aihe|konu|тема|θέμα|נושא|الموضوع|subjek|perihal|chủ đề|제목|件名|主题|主旨)\s*[:：]\s*(.+)$/i;
+const FWD_TO = /^(?:to|an|à|para|a|aan|till|til|do|komu|vastaanottaja|kime|кому|προς|אל|إلى|kepada|đến|cc|받는 사람|宛先|收件人)\s*[:：]/i;
+/** A forward prefix of the Subject ("Fwd:", "WG:", "TR:", "RV:", "Doorst:", "VB:", "PD:", "İlt:"). */
+const FWD_SUBJECT = /^\s*(?:fwd?|wg|tr|rv|enc|i|vs|vb|vl|doorst|pd|ilt|İlt|πρθ|转发|轉寄|전달)\s*[:：]/i;
 
 /** Rule 4: a forwarded invoice is read from the forwarded message — its sender, its date, its body. */
 function forwarded(
   lines: string[],
+  fwdSubject = false,
 ): { lines: string[]; fromName: string; fromAddress: string; date: string; subject: string | null } | null {
-  const i = lines.findIndex((l) => FWD_MARK.test(l));
+  // a forward header, or (Outlook) a rule of underscores before "From:" in a mail whose Subject says it forwards
+  const i = lines.findIndex((l, k) => FWD_MARK.test(l) || (fwdSubject && /^_{8,}$/.test(l.trim()) && FWD_FROM.test(lines[k + 1] ?? '')));
   if (i < 0) return null;
   let from: string | null = null;
   let date = '';
@@ -150,7 +158,7 @@ function forwarded(
     if (f) from = f[1]!;
     else if (d) date = d[1]!;
     else if (s) subject = s[1]!;
-    else if (!/^(?:to|an|à|para|a|aan|till|do|cc|宛先)\s*:/i.test(l)) break;
+    else if (!FWD_TO.test(l)) break;
     end = j + 1;
   }
   if (!from) return null;
@@ -168,7 +176,12 @@ function forwarded(
 function dropQuoted(lines: string[]): string[] {
   const i = lines.findIndex(
     (l) =>
-      /^(?:on .{4,80} wrote:|am .{4,80} schrieb .*:|le .{4,80} a écrit ?:|el .{4,80} escribió:|-{2,} ?original message ?-{2,})$/i.test(l) ||
+      /^(?:on .{4,80} wrote:|am .{4,80} schrieb .*:|le .{4,80} a écrit ?:|el .{4,80} escribió:|(?:den|op|il giorno|il|em|w dniu) .{4,80} (?:skrev|schreef|ha scritto|escreveu|napisał|napisała)(?: .{1,80})?:|-{2,} ?original message ?-{2,})$/i.test(
+        l,
+      ) ||
+      /^.{4,120}\s(?:yazdı|пишет|написал[аи]?|написав(?:ла)?|έγραψε|כתב\(?ה?\)?|كتب|menulis|đã viết|님이 작성|寫道|写道)\s?[:：]$/iu.test(
+        l,
+      ) ||
       l.startsWith('>'),
   );
   return i > 2 ? lines.slice(0, i) : lines;
