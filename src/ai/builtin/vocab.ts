@@ -16,7 +16,7 @@ export const GRAND_TOTAL = anchored(alt(X.GRAND_TOTAL));
 export const TOTAL = anchored(alt(X.GRAND_TOTAL, X.TOTAL));
 /** Amounts owed, anywhere in a line; used only when no total label exists. */
 export const DUE_AMOUNT =
-  /amount due|balance due|amount outstanding|outstanding|due amount|montant dû|reste à payer|zu zahlen|zahlbetrag|importe a pagar|a pagar|da pagare|te betalen|att betala|do zapłaty|for (?=[$€£¥]|[a-z]{3} \d)|über (?=\d)|von (?=\d)|de (?=\d[\d.,\s]*\s?€)/;
+  /amount due|balance due|amount outstanding|outstanding|due amount|amount payable|montant dû|montant à payer|reste à payer|zu zahlen|zahlbetrag|importe a pagar|a pagar|da pagare|importo dovuto|te betalen|att betala|at betale|å betale|do zapłaty|k úhradě|к оплате|до сплати|المبلغ المستحق|לתשלום|ยอดที่ต้องชำระ|số tiền phải trả|jumlah tagihan|jumlah yang harus dibayar|jumlah perlu dibayar|for (?=[$€£¥]|[a-z]{3} \d)|über (?=\d)|von (?=\d)|de (?=\d[\d.,\s]*\s?€)/;
 const SUBTOTAL_WORDS: X.Table = Object.fromEntries(
   // "合计金额" heads the total of a Chinese receipt that has no 价税合计: a subtotal, but never kept from the totals
   Object.entries(X.SUBTOTAL).map(([k, v]) => [k, v.filter((p) => !['net', 'subtotal', 'netto', '合计金额', '金额合计'].includes(p))]),
@@ -93,7 +93,7 @@ export const MERCHANT_LABEL = anchored(alt(X.SELLER));
 
 /** Senders that bill for another business (rule 18): never the vendor themselves. */
 export const PLATFORMS =
-  /^(?:paypal|stripe|square|squareup|shopify|xero|quickbooks|intuit|fortnox|toast|sumup|zettle|izettle|mollie|paddle|gumroad|chargebee|recurly|zoho(?: invoice| books)?|freshbooks|wave|invoice ninja|sevdesk|lexoffice|lexware|billomat|debitoor|holded|facturae|klarna|adyen|braintree|wix|squarespace|etsy|ebay|amazon pay|google pay|apple pay)\b/i;
+  /^(?:paypal|stripe|lemon squeezy|fastspring|bill\.com|invoiced|moneybird|e-conomic|visma|tripletex|fiken|procountor|iyzico|razorpay|cashfree|instamojo|xendit|midtrans|payu|przelewy24|ifirma|wfirma|infakt|fakturoid|idoklad|paraşüt|parasut|mercado pago|square|squareup|shopify|xero|quickbooks|intuit|fortnox|toast|sumup|zettle|izettle|mollie|paddle|gumroad|chargebee|recurly|zoho(?: invoice| books)?|freshbooks|wave|invoice ninja|sevdesk|lexoffice|lexware|billomat|debitoor|holded|facturae|klarna|adyen|braintree|wix|squarespace|etsy|ebay|amazon pay|google pay|apple pay)\b/i;
 
 export const PAY_LINK =
   /\bpay\b|pay (?:now|online|invoice|this invoice|your (?:bill|invoice))|view (?:and|&) pay|review (?:and|&) pay|zahlen|bezahlen|jetzt zahlen|payer|régler|pagar|pague|paga ora|pagare|betalen|betaal|betala|zapłać|opłać|支払|お支払い|결제|付款|支付/;
