@@ -364,3 +364,14 @@ test('forwards in other languages and Outlook style; a reply quoted under "Den â
   const v = viewOf(await parseMessage(raw(reply, { subject: 'Sv: Kod' })));
   assert.ok(!v.lines.some((l) => l.includes('119 904')), 'the quoted older message is dropped');
 });
+
+test('a person who sends for a business: the company of the signature, not the person; a brand keeps its name', async () => {
+  const inv = (from: string, footer: string) =>
+    extract('invoice', `Dear Sam,\nInvoice no. 5512\nInvoice date: 4 May 2026\nTotal: Â£300.00\nKind regards,\n${footer}\n`, {
+      from,
+      subject: 'Invoice 5512',
+    });
+  assert.equal((await inv('"Mara Whitlock" <mara@whitlock.example>', 'Mara\nWhitlock Surveying Ltd, 2 Quay St, Bristol BS1 4DJ')).vendor, 'Whitlock Surveying Ltd');
+  assert.equal((await inv('"Mara Whitlock" <mara@whitlock.example>', 'Mara Whitlock, 2 Quay St, Bristol')).vendor, 'Mara Whitlock');
+  assert.equal((await inv('"Kestrel Forge" <a@kestrel.example>', 'Kestrel Forge Ltd, 1 Steel Way, Sheffield S1 2AB')).vendor, 'Kestrel Forge');
+});

@@ -3,7 +3,7 @@
 
 import { addDays, datesIn } from './dates.ts';
 import { type Item, itemsOf } from './items.ts';
-import { amountWhere, type Found, firstAmountWhere, firstDateWhere, firstIdWhere, firstNameWhere, labelHits } from './labels.ts';
+import { amountWhere, type Found, firstAmountWhere, firstDateWhere, firstIdWhere, firstNameWhere, labelHits, nameOnly } from './labels.ts';
 import { codeOf, documentCurrency, moneyIn } from './money.ts';
 import type { Provenance, Where } from './provenance.ts';
 import { fromJsonLd, fromXml, type Structured } from './structured.ts';
@@ -322,12 +322,37 @@ export function vendorOf(v: MessageView): string | null {
   return vendorWhere(v)?.value ?? null;
 }
 
+const LEGAL_FORM =
+  /(?:^|\s)(?:ltd\.?|limited|llc|inc\.?|plc|corp\.?|gmbh|ag|kg|e\.\s?k\.|ohg|ug|sarl|s\.à r\.l\.|s\.a\.r\.l\.|s\.r\.l\.|srl|s\.p\.a\.|s\.l\.|s\.a\.|b\.v\.|bv|n\.v\.|ab|as|asa|aps|a\/s|oy|oyj|sp\. z o\.o\.|s\.r\.o\.|a\.s\.|a\.ş\.|ltda\.?|sdn\.? bhd\.?|pty\.? ltd\.?|pvt\.? ltd\.?|s\.a\. de c\.v\.)$|^(?:ооо|оао|ао|тов|пат)\s|(?:有限公司|株式会社|\(주\)|주식회사)$/iu;
+const PERSON = /^\p{Lu}[\p{Ll}'’-]+(?:\s\p{Lu}\.)?(?:\s\p{Lu}[\p{Ll}'’-]+){1,2}$/u;
+
+/**
+ * A person who sends for a business: "Ruth Greyfield" signing "Greyfield Consulting Ltd". The business is the line
+ * that ends in a legal form and holds the sender's surname but not the given name (a brand's own name, "Lichtwerk
+ * Energie" over "Lichtwerk Energie GmbH", stays the sender's).
+ */
+function employerOf(v: MessageView, from: string): Got<string> | null {
+  if (!PERSON.test(from) || LEGAL_FORM.test(from)) return null;
+  const words = from.toLowerCase().split(/\s+/);
+  const [given, surname] = [words[0]!, words[words.length - 1]!];
+  for (const l of [...v.lines.slice(0, 5), ...v.lines.slice(-15)]) {
+    const name = nameOnly(l);
+    if (name.length > 60 || !LEGAL_FORM.test(name.toLowerCase())) continue;
+    const own = name.toLowerCase().split(/[\s,.&]+/);
+    if (own.includes(surname) && !own.includes(given)) return { value: name, where: { line: l } };
+  }
+  return null;
+}
+
 export function vendorWhere(v: MessageView): Got<string> | null {
   const labelled = fromText(firstNameWhere(v.lines, V.MERCHANT_LABEL));
   if (labelled) return labelled;
   const from = cleanSender(v.fromName);
-  if (from && !V.PLATFORMS.test(from))
+  if (from && !V.PLATFORMS.test(from)) {
+    const company = employerOf(v, from);
+    if (company) return company;
     return { value: from, where: { from: 'header', path: v.forwarded ? 'From (forwarded message)' : 'From' } };
+  }
   const subj = /\b(?:from|von|de|från|van|da|od)\s+(.{2,60}?)(?:\s+(?:for|für|pour|para|per|voor|för)\b|\s+[#(]|[.!]?$)/i.exec(v.subject);
   if (subj) {
     const s = cleanSender(subj[1]!);
