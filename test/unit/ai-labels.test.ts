@@ -371,7 +371,13 @@ test('a person who sends for a business: the company of the signature, not the p
       from,
       subject: 'Invoice 5512',
     });
-  assert.equal((await inv('"Mara Whitlock" <mara@whitlock.example>', 'Mara\nWhitlock Surveying Ltd, 2 Quay St, Bristol BS1 4DJ')).vendor, 'Whitlock Surveying Ltd');
+  assert.equal(
+    (await inv('"Mara Whitlock" <mara@whitlock.example>', 'Mara\nWhitlock Surveying Ltd, 2 Quay St, Bristol BS1 4DJ')).vendor,
+    'Whitlock Surveying Ltd',
+  );
   assert.equal((await inv('"Mara Whitlock" <mara@whitlock.example>', 'Mara Whitlock, 2 Quay St, Bristol')).vendor, 'Mara Whitlock');
-  assert.equal((await inv('"Kestrel Forge" <a@kestrel.example>', 'Kestrel Forge Ltd, 1 Steel Way, Sheffield S1 2AB')).vendor, 'Kestrel Forge');
+  assert.equal(
+    (await inv('"Kestrel Forge" <a@kestrel.example>', 'Kestrel Forge Ltd, 1 Steel Way, Sheffield S1 2AB')).vendor,
+    'Kestrel Forge',
+  );
 });
