@@ -5,7 +5,7 @@
 
 import * as X from './lexicon.ts';
 
-const L = '^[\\s\\p{P}\\p{S}]*';
+const L = '^[\\s\\p{P}\\p{S}\\p{Cf}]*';
 const END = '(?![\\p{sc=Latn}\\p{sc=Cyrl}\\p{sc=Grek}\\p{sc=Arab}\\p{sc=Hebr}\\p{sc=Deva}\\p{sc=Beng}\\p{M}])';
 const alt = X.alternation;
 const anchored = (body: string): RegExp => new RegExp(`${L}(?:${body})${END}`, 'u');
@@ -69,7 +69,7 @@ export const ISSUE_DATE = anywhere(alt(X.ISSUE_DATE));
 export const GENERIC_DATE = anchored(alt(X.GENERIC_DATE, { xx: ['data', '日付', '日時', '日期', '날짜'] }));
 /** Dates that are not the document's or purchase's own date. */
 export const OTHER_DATE =
-  /due|fällig|échéance|vencim|scadenz|vervaldat|förfallo|travel|trip date|departure|arrival|check-?in|check-?out|deliver|arriv|dispatch|ship|event|renew|next|period|valid|expir|reise|abfahrt|ankunft|liefer|versand|verlänger|nächste|voyage|départ|arrivée|livraison|renouvel|prochaine|viaje|salida|llegada|entrega|renovación|próxim|viaggio|partenza|consegna|rinnovo|resa|avgång|leverans|förnyelse|nästa|配送|お届け|出発|到着|更新|次回|配送日|送达|下次|배송|출발|도착|splatnost|duzp|ödeme|vade|срок|оплатить|استحقاق|देय|jatuh tempo|hạn|akhir bayaran|λήξης|出貨|发货|發貨|estimasi|previsão|consegna|leverans|levering|доставк/;
+  /due|fällig|échéance|vencim|scadenz|vervaldat|förfallo|travel|trip date|departure|arrival|check-?in|check-?out|deliver|arriv|dispatch|ship|event|renew|next|period|valid|expir|reise|abfahrt|ankunft|liefer|versand|verlänger|nächste|voyage|départ|arrivée|livraison|renouvel|prochaine|viaje|salida|llegada|entrega|renovación|próxim|viaggio|partenza|consegna|rinnovo|resa|avgång|leverans|förnyelse|nästa|配送|お届け|出発|到着|更新|次回|配送日|送达|下次|배송|출발|도착|splatnost|duzp|ödeme|vade|срок|оплатить|استحقاق|देय|jatuh tempo|hạn|akhir bayaran|λήξης|出貨|发货|發貨|発送|出荷|配達|予定|estimasi|previsão|consegna|leverans|levering|доставк|dostaw|wysyłk|doručení|dodání|teslimat|kargo|παράδοση|التوصيل|الشحن|משלוח|אספקה|डिलीवरी|จัดส่ง|giao hàng|dự kiến|pengiriman|tiba|penghantaran|toimitus|지급일/;
 export const PURCHASE_DATE = anywhere(alt(X.PURCHASE_DATE));
 export const DUE_DATE = new RegExp(
   `(?<![\\p{L}\\p{M}])(?:${alt(X.DUE_DATE)})${END}|due(?=\\s+(?:[a-z]{3,9}\\.? \\d|\\d))|^\\W*due(?=\\s*:)`,
