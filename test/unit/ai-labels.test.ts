@@ -381,3 +381,31 @@ test('a person who sends for a business: the company of the signature, not the p
     'Kestrel Forge',
   );
 });
+
+test('JSON-LD: an identifier given as a PropertyValue; an Order whose total is its totalPaymentDue', async () => {
+  const page = (ld: unknown) =>
+    `<html><head><script type="application/ld+json">${JSON.stringify(ld)}</script></head><body><p>Thanks.</p><p>See you soon.</p></body></html>`;
+  const inv = await extract(
+    'invoice',
+    page({
+      '@context': 'https://schema.org',
+      '@type': 'Invoice',
+      identifier: { '@type': 'PropertyValue', value: 'PV-88' },
+      provider: { name: 'Kiln Co' },
+    }),
+    { from: '"Kiln Co" <a@kiln.example>', subject: 'Your invoice', html: true },
+  );
+  assert.equal(inv.invoiceNumber, 'PV-88');
+  const rec = await extract(
+    'receipt',
+    page({
+      '@context': 'https://schema.org',
+      '@type': 'Order',
+      orderNumber: 'ORD-5',
+      seller: { '@type': 'Organization', name: 'Kiln Co' },
+      totalPaymentDue: { '@type': 'PriceSpecification', price: '42.50', priceCurrency: 'EUR' },
+    }),
+    { from: '"Kiln Co" <a@kiln.example>', subject: 'Your order', html: true },
+  );
+  expect(rec, { orderNumber: 'ORD-5', total: 42.5, currency: 'EUR' }, 'order jsonld');
+});
