@@ -1,5 +1,6 @@
 // Flag parsing for the client commands: `--flag value`, `--flag=value`, boolean switches, repeatable flags and
 // positional arguments. Anything else is a usage error (exit 2) that names the flag.
+import { didYouMean } from '../lib/suggest.ts';
 
 export interface FlagSpec {
   /** Placeholder shown in --help; absent for a boolean switch. */
@@ -63,7 +64,7 @@ export function parseArgs(argv: string[], specs: Record<string, FlagSpec>, cmd: 
     const eq = a.indexOf('=');
     const name = eq > 0 ? a.slice(0, eq) : a;
     const spec = all[name];
-    if (!spec) throw usage(`unknown option '${name}' (inboxd ${cmd} --help lists them)`);
+    if (!spec) throw usage(`unknown option '${name}'${didYouMean(name, Object.keys(all))} (inboxd ${cmd} --help lists them)`);
     let value: string;
     if (spec.arg === undefined) {
       if (eq > 0) throw usage(`${name} is a switch and takes no value`);
