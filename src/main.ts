@@ -1,5 +1,6 @@
 // The command line: argv + environment → Config → start. Nothing else lives here.
 import { loadConfig, optionsHelp, UsageError } from './config.ts';
+import { didYouMean } from './lib/suggest.ts';
 import { StartError, startServer } from './server/start.ts';
 import { NAME, VERSION } from './version.ts';
 
@@ -41,7 +42,20 @@ Exit codes: 0 clean stop · 1 runtime failure · 2 bad usage or configuration.
 Signals: SIGTERM/SIGINT stop accepting, finish in-flight work and exit 0.
 Docs: GET /v1 (discovery) and GET /v1/openapi.json on the running server.`;
 
+const COMMANDS = ['serve', 'extract', 'wait', 'verify', 'simulate', 'send', 'help', 'version'];
+
+/**
+ * The name `ps`, `top`, `ss -p` and `pgrep inboxd` show (else Node's main thread name, `MainThread`): `inboxd serve`
+ * for the server, `inboxd wait` etc. for a command. Linux keeps 15 bytes of it as the process name (comm).
+ */
+function nameProcess(argv: string[]): void {
+  const [first] = argv;
+  const command = first === undefined || first.startsWith('-') ? 'serve' : first;
+  process.title = `${NAME} ${COMMANDS.includes(command) ? command : 'serve'}`;
+}
+
 async function main(argv: string[]): Promise<number> {
+  nameProcess(argv);
   const [first, ...rest] = argv;
   if (first === '--help' || first === '-h' || first === 'help') {
     process.stdout.write(HELP + '\n');
@@ -65,7 +79,7 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   if (first !== undefined && first !== 'serve' && !first.startsWith('-')) {
-    throw new UsageError(`unknown command '${first}' (commands: serve, extract, wait, verify, simulate, send, help)`);
+    throw new UsageError(`unknown command '${first}'${didYouMean(first, COMMANDS)} (commands: ${COMMANDS.join(', ')})`);
   }
   const config = loadConfig(serveArgs);
   const server = await startServer(config);
