@@ -113,7 +113,9 @@ main(process.argv.slice(2)).then(
       process.exitCode = 2;
     } else if (e instanceof StartError) {
       process.stderr.write(`${NAME}: ${e.message}\n`);
-      process.exitCode = e.exitCode;
+      // A start that failed has nothing left to finish; a half-open connection (a PostgreSQL login that failed
+      // inside the driver) must not keep the process alive after the message.
+      process.exit(e.exitCode);
     } else {
       process.stderr.write(`${NAME}: fatal: ${(e as Error)?.stack ?? String(e)}\n`);
       process.exitCode = 1;
