@@ -22,7 +22,8 @@ Usage:
   ${NAME} send INBOX --to ADDR [--subject T] [--text T] [--attach FILE] …
                                      send mail from an inbox (JSON)
                                      (these four talk to a running server: --url / INBOXD_URL, --key / INBOXD_KEY;
-                                     exit 0 ok · 1 error · 2 usage · 3 timeout; ${NAME} COMMAND --help for each)
+                                     exit 0 ok · 1 error · 2 usage · 3 timeout · 4 no value for --print;
+                                     ${NAME} COMMAND --help for each)
   ${NAME} --help | help                this text
   ${NAME} --version                    the version
 
