@@ -1,20 +1,19 @@
 // The server and the commands are found by name: /proc/<pid>/comm (ps, top, ss -p) and the command line read
 // `inboxd serve`, so `pgrep inboxd` finds the server (issue 27: it was Node's `MainThread`).
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { spawnServe } from '../helpers/cli.ts';
+import { ROOT, spawnServe } from '../helpers/cli.ts';
 import { tempDir } from '../helpers/server.ts';
 
-test('inboxd serve is named inboxd serve in ps, top and pgrep', { skip: process.platform !== 'linux' && 'reads /proc' }, async () => {
-  const dir = tempDir();
-  const child = spawnServe(['--http-port', '0', '--smtp-port', '0', '--ingest-threads', '0', '--data-dir', dir], {
-    INBOXD_ADMIN_KEY: '',
-  });
+const linux = process.platform !== 'linux' && 'reads /proc';
+const binary = process.env.INBOXD_BINARY ?? path.join(ROOT, 'dist/inboxd');
+
+async function checkNamed(child: ChildProcess, dir: string): Promise<void> {
   try {
-    for (let i = 0; i < 600 && !fs.existsSync(path.join(dir, 'ports.json')); i++) {
+    for (let i = 0; i < 1200 && !fs.existsSync(path.join(dir, 'ports.json')); i++) {
       assert.equal(child.exitCode, null, 'server exited');
       await new Promise((r) => setTimeout(r, 25));
     }
@@ -34,4 +33,25 @@ test('inboxd serve is named inboxd serve in ps, top and pgrep', { skip: process.
     });
     fs.rmSync(dir, { recursive: true, force: true });
   }
+}
+
+test('node src/main.ts serve is named inboxd serve in ps, top and pgrep', { skip: linux }, async () => {
+  const dir = tempDir();
+  const child = spawnServe(['--http-port', '0', '--smtp-port', '0', '--ingest-threads', '0', '--data-dir', dir], {
+    INBOXD_ADMIN_KEY: '',
+  });
+  await checkNamed(child, dir);
+});
+
+test('the single executable is named inboxd serve too', {
+  skip: linux || (!fs.existsSync(binary) && `no ${binary} (npm run build)`),
+}, async () => {
+  const dir = tempDir();
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('INBOXD_') && !k.startsWith('NODE_')) env[k] = v;
+  const child = spawn(binary, ['--http-port', '0', '--smtp-port', '0', '--ingest-threads', '0', '--data-dir', dir], {
+    env,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  await checkNamed(child, dir);
 });
