@@ -106,18 +106,7 @@ export function codeOf(marker: string, text: string, lang: string): string | nul
     return /\bUSD\b|US\$/.test(text) && !/amounts? (?:are )?in/i.test(text) ? 'USD' : c;
   }
   if (marker === '¥') return lang === 'zh' || /元|RMB|人民币/.test(text) ? 'CNY' : 'JPY';
-  if (marker.startsWith('kr'))
-    return lang === 'sv'
-      ? 'SEK'
-      : lang === 'da'
-        ? 'DKK'
-        : lang === 'no'
-          ? 'NOK'
-          : /\bNOK\b/.test(text)
-            ? 'NOK'
-            : /\bDKK\b/.test(text)
-              ? 'DKK'
-              : 'SEK';
+  if (marker.startsWith('kr')) return lang === 'sv' ? 'SEK' : /\bNOK\b/.test(text) ? 'NOK' : /\bDKK\b/.test(text) ? 'DKK' : 'SEK';
   return SYMBOL_CODE[marker] ?? null;
 }
 
