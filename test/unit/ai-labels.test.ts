@@ -409,3 +409,24 @@ test('JSON-LD: an identifier given as a PropertyValue; an Order whose total is i
   );
   expect(rec, { orderNumber: 'ORD-5', total: 42.5, currency: 'EUR' }, 'order jsonld');
 });
+
+test('Romanian and Hungarian invoice labels', async () => {
+  expect(
+    await extract(
+      'invoice',
+      'Bună ziua,\nFactura nr. RO-2026-15\nData emiterii: 05.05.2026\nData scadenței: 19.05.2026\nServicii 1.000,00 €\nTotal fără TVA 1.000,00 €\nTVA 19% 190,00 €\nTotal de plată 1.190,00 €\n',
+      { from: '"Atelier Nord SRL" <f@nord.example>', subject: 'Factura' },
+    ),
+    { invoiceNumber: 'RO-2026-15', issueDate: '2026-05-05', dueDate: '2026-05-19', total: 1190, subtotal: 1000, tax: 190 },
+    'ro',
+  );
+  expect(
+    await extract(
+      'invoice',
+      'Tisztelt Partnerünk!\nSzámlaszám: HU-2026/44\nKiállítás dátuma: 2026.05.06.\nFizetési határidő: 2026.05.20.\nNettó összeg 100,00 €\nÁFA 27% 27,00 €\nFizetendő összeg 127,00 €\n',
+      { from: '"Kovács Kft" <f@kovacs.example>', subject: 'Számla' },
+    ),
+    { invoiceNumber: 'HU-2026/44', issueDate: '2026-05-06', dueDate: '2026-05-20', total: 127, subtotal: 100, tax: 27 },
+    'hu',
+  );
+});

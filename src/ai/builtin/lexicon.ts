@@ -31,6 +31,8 @@ export function alternation(...tables: Table[]): string {
 
 /** Document words: the kind of the document (heads the number in "Invoice INV-1", "Fatura FT 2026/14"). */
 export const INVOICE_WORDS: Table = {
+  ro: ['factură', 'factura', 'factură fiscală'],
+  hu: ['számla', 'sztornó számla'],
   en: ['invoice', 'tax invoice', 'credit note', 'bill'],
   de: ['rechnung', 'gutschrift', 'stornorechnung', 'rechnungskorrektur'],
   fr: ['facture', 'avoir', "facture d'avoir"],
@@ -146,6 +148,8 @@ export const RECEIPT_WORDS: Table = {
 
 /** Labels of the document's own number. */
 export const INVOICE_NUMBER: Table = {
+  ro: ['număr factură', 'numărul facturii', 'factura nr', 'factură nr', 'seria și numărul'],
+  hu: ['számlaszám', 'számla sorszáma', 'számla száma'],
   en: [
     'invoice number',
     'invoice no',
@@ -225,6 +229,8 @@ export const INVOICE_NUMBER: Table = {
 
 /** Order, booking and confirmation references (rule 17 a). */
 export const ORDER_NUMBER: Table = {
+  ro: ['număr comandă', 'numărul comenzii', 'comanda nr'],
+  hu: ['rendelésszám', 'rendelés száma', 'megrendelésszám'],
   en: [
     'order number',
     'order no',
@@ -342,6 +348,8 @@ export const TRANSACTION_ID: Table = {
 
 /** Grand totals that no other total line outranks (the fapiao's 价税合计 over its pre-tax 合计). */
 export const GRAND_TOTAL: Table = {
+  ro: ['total de plată', 'total factură'],
+  hu: ['fizetendő összeg', 'végösszeg', 'bruttó végösszeg'],
   en: ['grand total', 'invoice total', 'total incl. vat', 'total including vat', 'total including tax'],
   de: ['gesamtbetrag', 'rechnungsbetrag', 'bruttobetrag', 'endbetrag', 'gesamtsumme'],
   fr: ['total ttc', 'montant ttc', 'net à payer'],
@@ -362,6 +370,8 @@ export const GRAND_TOTAL: Table = {
 
 /** Totals (rule 7/8), tried after the grand totals. */
 export const TOTAL: Table = {
+  ro: ['total', 'de plată'],
+  hu: ['összesen', 'fizetendő'],
   en: [
     'total due',
     'total amount',
@@ -408,6 +418,8 @@ export const TOTAL: Table = {
 
 /** Subtotals and net amounts (rule 9); also never a total. */
 export const SUBTOTAL: Table = {
+  ro: ['subtotal', 'total fără tva', 'valoare fără tva'],
+  hu: ['részösszeg', 'nettó összeg', 'nettó érték', 'nettó'],
   en: [
     'item(s) subtotal',
     'items subtotal',
@@ -458,6 +470,8 @@ export const SUBTOTAL: Table = {
 
 /** Tax words (rule 10); a line headed by one is a tax line. */
 export const TAX: Table = {
+  ro: ['tva'],
+  hu: ['áfa', 'áfa összege'],
   en: [
     'estimated tax to be collected',
     'estimated tax',
@@ -539,6 +553,8 @@ export const TAX_INCLUDED: Table = {
 
 /** Issue dates of a document. */
 export const ISSUE_DATE: Table = {
+  ro: ['data emiterii', 'data facturii'],
+  hu: ['kiállítás dátuma', 'számla kelte', 'kelte'],
   en: [
     'invoice date',
     'date of issue',
@@ -584,6 +600,8 @@ export const ISSUE_DATE: Table = {
 
 /** Due dates. */
 export const DUE_DATE: Table = {
+  ro: ['data scadenței', 'scadență', 'termen de plată'],
+  hu: ['fizetési határidő', 'esedékesség'],
   en: ['due date', 'payment due date', 'payment due', 'date due', 'due by', 'due on', 'pay by', 'payable by', 'payable on'],
   de: [
     'fälligkeitsdatum',
@@ -629,6 +647,8 @@ export const DUE_DATE: Table = {
 
 /** Purchase dates of a receipt. */
 export const PURCHASE_DATE: Table = {
+  ro: ['data comenzii'],
+  hu: ['rendelés dátuma', 'vásárlás dátuma'],
   en: [
     'order date',
     'date of order',
@@ -677,6 +697,8 @@ export const PURCHASE_DATE: Table = {
 
 /** A bare "Date" label. */
 export const GENERIC_DATE: Table = {
+  ro: ['data'],
+  hu: ['dátum'],
   en: ['date'],
   de: ['datum'],
   es: ['fecha'],
@@ -702,6 +724,8 @@ export const GENERIC_DATE: Table = {
 
 /** The seller named by a label (rule 18). */
 export const SELLER: Table = {
+  ro: ['vânzător', 'furnizor'],
+  hu: ['eladó', 'szállító', 'kibocsátó'],
   en: ['merchant', 'seller', 'sold by', 'payee', 'paid to', 'vendor', 'supplier'],
   de: ['händler', 'verkäufer', 'zahlungsempfänger', 'empfänger', 'lieferant'],
   fr: ['vendeur', 'commerçant', 'bénéficiaire', 'vendu par', 'fournisseur'],
@@ -735,6 +759,8 @@ export const SELLER: Table = {
 
 /** A label naming how the purchase was paid. */
 export const PAYMENT: Table = {
+  ro: ['metoda de plată', 'modalitate de plată'],
+  hu: ['fizetési mód'],
   en: [
     'payment method',
     'payment type',
@@ -777,6 +803,8 @@ export const PAYMENT: Table = {
 
 /** Credit notes (rule 11): negative amounts. A corrected invoice that replaces another is not one. */
 export const CREDIT_NOTE: Table = {
+  ro: ['factură de stornare', 'notă de credit'],
+  hu: ['sztornó számla', 'jóváíró számla'],
   en: ['credit note', 'credit memo'],
   de: ['gutschrift', 'stornorechnung', 'storno-rechnung'],
   fr: ["facture d'avoir", 'avoir n'],
@@ -831,6 +859,8 @@ export const REFERS_TO: Table = {
 
 /** Words that name a one-time code. */
 export const CODE_LABEL: Table = {
+  ro: ['cod de verificare', 'cod de confirmare'],
+  hu: ['ellenőrző kód', 'megerősítő kód'],
   en: [
     'verification code',
     'security code',
@@ -903,6 +933,8 @@ export const SIGN_IN_LINK: Table = {
 
 /** Words that state how long a code or link stays valid. */
 export const VALIDITY: Table = {
+  ro: ['valabil', 'expiră'],
+  hu: ['érvényes', 'lejár'],
   en: ['expire', 'valid', 'for the next', 'within', 'only works for', 'in the next'],
   de: ['gültig', 'läuft', 'ablauf', 'verfällt'],
   fr: ['valable', 'expire'],
@@ -936,6 +968,8 @@ export const VALIDITY: Table = {
 
 /** Time units of a validity, by their length in minutes. */
 export const MINUTE_UNITS: Table = {
+  ro: ['minute', 'minut'],
+  hu: ['perc', 'percig'],
   en: ['minutes', 'minute', 'mins', 'min'],
   de: ['minuten', 'minute'],
   fr: ['minutes', 'minute'],
@@ -964,6 +998,8 @@ export const MINUTE_UNITS: Table = {
   ko: ['분'],
 };
 export const HOUR_UNITS: Table = {
+  ro: ['ore', 'oră'],
+  hu: ['óra', 'óráig'],
   en: ['hours', 'hour', 'hrs', 'hr'],
   de: ['stunden', 'stunde', 'std'],
   fr: ['heures', 'heure'],
