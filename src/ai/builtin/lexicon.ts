@@ -60,7 +60,7 @@ export const INVOICE_WORDS: Table = {
   vi: ['hóa đơn', 'hoá đơn'],
   id: ['faktur', 'invoice', 'tagihan'],
   ms: ['invois', 'bil'],
-  ja: ['請求書', '納品書', '領収書'],
+  ja: ['請求書', '領収書'],
   zh: ['发票', '發票', '账单', '帳單'],
   ko: ['청구서', '인보이스', '세금계산서', '계산서'],
 };
