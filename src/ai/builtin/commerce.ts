@@ -3,7 +3,7 @@
 
 import { addDays, datesIn } from './dates.ts';
 import { type Item, itemsOf } from './items.ts';
-import { amountWhere, type Found, firstAmountWhere, firstDateWhere, firstIdWhere, firstNameWhere, labelHits } from './labels.ts';
+import { amountWhere, type Found, firstAmountWhere, firstDateWhere, firstIdWhere, firstNameWhere, labelHits, nameOnly } from './labels.ts';
 import { codeOf, documentCurrency, moneyIn } from './money.ts';
 import type { Provenance, Where } from './provenance.ts';
 import { fromJsonLd, fromXml, type Structured } from './structured.ts';
@@ -85,7 +85,7 @@ export function extractInvoice(v: MessageView, p?: Provenance): InvoiceData {
     fromText(firstIdWhere(lines, V.INVOICE_WORD, {}, V.NOT_INVOICE_NO));
   const issueDate =
     fromStructured(s, 'issueDate') ??
-    fromText(firstDateWhere(lines, V.ISSUE_DATE, v.monthFirst)) ??
+    fromText(firstDateWhere(lines, V.ISSUE_DATE, v.monthFirst, V.NOT_INVOICE_NO)) ??
     fromText(firstDateWhere(lines, V.GENERIC_DATE, v.monthFirst, V.OTHER_DATE)) ??
     fromText(dateAfterNumber(v, number?.value ?? null)) ??
     headerDayOf(v);
@@ -180,7 +180,8 @@ function amountsOf(v: MessageView): Amounts {
   const all = [v.subject, ...lines];
   const text = all.join('\n');
   const money = (f: Found<{ value: number }> | null): Got<number> | null => (f ? { value: f.value.value, where: { line: f.line } } : null);
-  let total = money(firstAmountWhere(lines, V.TOTAL, V.NOT_TOTAL));
+  const grand = money(firstAmountWhere(lines, V.GRAND_TOTAL, V.NOT_TOTAL));
+  let total = grand ?? money(firstAmountWhere(lines, V.TOTAL, V.NOT_TOTAL));
   if (total === null) {
     for (const h of labelHits(all, V.DUE_AMOUNT, V.NOT_TOTAL)) {
       const m = moneyIn(h.rest);
@@ -214,8 +215,29 @@ function amountsOf(v: MessageView): Amounts {
   }
   // several tax lines (rates) are summed; the source points at the first
   const tax = taxes.length === 0 ? null : { value: Math.round(taxes.reduce((a, b) => a + b, 0) * 100) / 100, where: { line: taxLine! } };
+  const sums = grand ? sumColumns(lines, grand.value) : null;
   const code = documentCurrency(all, v.lang);
-  return { total, subtotal, tax, currency: code ? currencyWhere(all, code, text, v.lang) : explicitCode(all, text) };
+  return {
+    total,
+    subtotal: subtotal ?? sums?.subtotal ?? null,
+    tax: tax ?? sums?.tax ?? null,
+    currency: code ? currencyWhere(all, code, text, v.lang) : explicitCode(all, text),
+  };
+}
+
+/**
+ * A sum line with an amount column and a tax column that add up to the grand total (a fapiao's "合计 ¥2000.00 ¥120.00"
+ * above "价税合计 ¥2120.00"): the pre-tax sum and the tax.
+ */
+function sumColumns(lines: string[], grand: number): { subtotal: Got<number>; tax: Got<number> } | null {
+  for (const h of labelHits(lines, V.TOTAL, V.NOT_TOTAL)) {
+    const line = lines[h.line]!;
+    if (V.GRAND_TOTAL.test(line.toLowerCase())) continue;
+    const m = moneyIn(h.rest);
+    if (m.length !== 2 || Math.abs(m[0]!.value + m[1]!.value - grand) > 0.005) continue;
+    return { subtotal: { value: m[0]!.value, where: { line } }, tax: { value: m[1]!.value, where: { line } } };
+  }
+  return null;
 }
 
 /** The first line with an amount written in `code`. */
@@ -241,7 +263,7 @@ function dateAfterNumber(v: MessageView, number: string | null): Found<string> |
     const i = l.indexOf(number);
     if (i < 0) continue;
     const after = l.slice(i + number.length);
-    if (!/^\s*(?:vom|du|del|of|dated|from|från|van|z dnia|datée? du)\s/i.test(after)) continue;
+    if (!/^\s*(?:vom|du|del|of|dated|from|från|van|z dnia|datée? du|от|від|ze dne|z dne|fra|af|tarihli)\s/i.test(after)) continue;
     const d = datesIn(after, v.monthFirst)[0];
     if (d && d.index < 12) return { value: d.iso, line: l };
   }
@@ -288,7 +310,7 @@ export function cleanSender(name: string): string | null {
     .normalize('NFKC')
     .replace(/^["'\s]+|["'\s]+$/g, '')
     .replace(/\s*[([](?:via|über|par|por|through|per|via:)\s[^)\]]*[)\]]/gi, '')
-    .replace(/\s+(?:via|über)\s+\S+$/i, '');
+    .replace(/\s+(?:via|über|through)\s+\S.*$/i, '');
   for (let i = 0; i < 2; i++) n = n.replace(DEPARTMENT, '');
   n = n.trim();
   if (n.length < 2 || /@/.test(n) || /^(?:no-?reply|info|mail|service|support|team)$/i.test(n)) return null;
@@ -300,12 +322,37 @@ export function vendorOf(v: MessageView): string | null {
   return vendorWhere(v)?.value ?? null;
 }
 
+const LEGAL_FORM =
+  /(?:^|\s)(?:ltd\.?|limited|llc|inc\.?|plc|corp\.?|gmbh|ag|kg|e\.\s?k\.|ohg|ug|sarl|s\.à r\.l\.|s\.a\.r\.l\.|s\.r\.l\.|srl|s\.p\.a\.|s\.l\.|s\.a\.|b\.v\.|bv|n\.v\.|ab|as|asa|aps|a\/s|oy|oyj|sp\. z o\.o\.|s\.r\.o\.|a\.s\.|a\.ş\.|ltda\.?|sdn\.? bhd\.?|pty\.? ltd\.?|pvt\.? ltd\.?|s\.a\. de c\.v\.)$|^(?:ооо|оао|ао|тов|пат)\s|(?:有限公司|株式会社|\(주\)|주식회사)$/iu;
+const PERSON = /^\p{Lu}[\p{Ll}'’-]+(?:\s\p{Lu}\.)?(?:\s\p{Lu}[\p{Ll}'’-]+){1,2}$/u;
+
+/**
+ * A person who sends for a business: "Ruth Greyfield" signing "Greyfield Consulting Ltd". The business is the line
+ * that ends in a legal form and holds the sender's surname but not the given name (a brand's own name, "Lichtwerk
+ * Energie" over "Lichtwerk Energie GmbH", stays the sender's).
+ */
+function employerOf(v: MessageView, from: string): Got<string> | null {
+  if (!PERSON.test(from) || LEGAL_FORM.test(from)) return null;
+  const words = from.toLowerCase().split(/\s+/);
+  const [given, surname] = [words[0]!, words[words.length - 1]!];
+  for (const l of [...v.lines.slice(0, 5), ...v.lines.slice(-15)]) {
+    const name = nameOnly(l);
+    if (name.length > 60 || !LEGAL_FORM.test(name.toLowerCase())) continue;
+    const own = name.toLowerCase().split(/[\s,.&]+/);
+    if (own.includes(surname) && !own.includes(given)) return { value: name, where: { line: l } };
+  }
+  return null;
+}
+
 export function vendorWhere(v: MessageView): Got<string> | null {
   const labelled = fromText(firstNameWhere(v.lines, V.MERCHANT_LABEL));
   if (labelled) return labelled;
   const from = cleanSender(v.fromName);
-  if (from && !V.PLATFORMS.test(from))
+  if (from && !V.PLATFORMS.test(from)) {
+    const company = employerOf(v, from);
+    if (company) return company;
     return { value: from, where: { from: 'header', path: v.forwarded ? 'From (forwarded message)' : 'From' } };
+  }
   const subj = /\b(?:from|von|de|från|van|da|od)\s+(.{2,60}?)(?:\s+(?:for|für|pour|para|per|voor|för)\b|\s+[#(]|[.!]?$)/i.exec(v.subject);
   if (subj) {
     const s = cleanSender(subj[1]!);
@@ -358,6 +405,20 @@ const WALLETS: Array<[RegExp, string]> = [
   [/\bpix\b/i, 'Pix'],
   [/支付宝|alipay/i, '支付宝'],
   [/微信支付|wechat pay/i, '微信支付'],
+  [/satispay/i, 'Satispay'],
+  [/mobilepay/i, 'MobilePay'],
+  [/\bvipps\b/i, 'Vipps'],
+  [/\bswish\b/i, 'Swish'],
+  [/\btwint\b/i, 'TWINT'],
+  [/mercado\s?pago/i, 'Mercado Pago'],
+  [/\binterac\b/i, 'Interac'],
+  [/\bgopay\b/i, 'GoPay'],
+  [/shopeepay/i, 'ShopeePay'],
+  [/line\s?pay/i, 'LINE Pay'],
+  [/kakao\s?pay|카카오페이/i, '카카오페이'],
+  [/naver\s?pay|네이버페이/i, '네이버페이'],
+  [/\bpaytm\b/i, 'Paytm'],
+  [/\bupi\b/i, 'UPI'],
   [/sepa|lastschrift|direct debit|prélèvement|domiciliación/i, 'SEPA Direct Debit'],
   [/bank transfer|überweisung|virement|transferencia/i, 'Bank transfer'],
 ];
@@ -381,10 +442,33 @@ export function paymentMethodWhere(lines: string[]): Found<string> | null {
       l,
     );
     if (card) return { value: `Card ending ${card[1]}`, line: l };
+    // "신한카드(1234)", "Karte **** 1234", "信用卡 尾号1234": a card word and its last four digits
+    const masked =
+      /(?:card|karte|carte|tarjeta|cartão|carta|kaart|karta|kart|kort|カード|카드|卡)[^\d\n]{0,12}?(?:[(（]|[*•·x]{2,}\s?|尾号|末尾|끝자리)\s?(\d{4})(?!\d)/iu.exec(
+        l,
+      );
+    if (masked) return { value: `Card ending ${masked[1]}`, line: l };
   }
   for (const h of hits) {
     const [a, b] = [lines[h.line]!, lines[h.line + 1] ?? ''];
     for (const [re, name] of WALLETS) if (re.test(`${a} ${b}`)) return { value: name, line: re.test(a) || !re.test(b) ? a : b };
   }
+  // anything else is the method's name as the label gives it ("お支払い方法: コンビニ払い", "পেমেন্ট: বিকাশ")
+  for (const h of hits) {
+    const name = h.rest
+      .replace(/^[\s:：\-–]+/, '')
+      .replace(/[.。!]+\s*$/, '')
+      .trim();
+    if (name.length < 2 || name.length > 30 || /\d|@|https?:/.test(name) || !/\p{L}/u.test(name) || NOT_METHOD.test(name)) continue;
+    return { value: name, line: lines[h.line]! };
+  }
+  // a till receipt paid in cash: "CASH 40.00" (with its change)
+  const cash = lines.find((l) =>
+    /^\s*(?:cash|bar|espèces|efectivo|contanti|contant|kontant|gotówka|nakit|наличные|tunai)\b[^\p{L}]*\d/iu.test(l),
+  );
+  if (cash) return { value: 'Cash', line: cash };
   return null;
 }
+
+const NOT_METHOD =
+  /received|due|thank|pending|failed|declined|details|summary|information|reference|status|date|history|terms|conditions|erhalten|reçu|recibido|ricevuto|ontvangen|mottagen|fällig|échéance|plazo/i;

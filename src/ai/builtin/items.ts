@@ -18,6 +18,18 @@ export interface Item {
 
 const NOT_ITEM =
   /^[\s\W]*(?:sub-?\s?total|total|summe|gesamt|netto|tax|sales tax|vat|gst|hst|mwst|ust\b|tva|iva|moms|varav|btw|消費税|小計|合計|金额|税额|价税合计|shipping|postage|p&p|porto|port|frete|delivery|versand|livraison|envío|frakt|送料|booking fee|service fee|fee|gebühr|frais|gastos|avgift|discount|rabatt|remise|descuento|coupon|promo|code promo|tip|trinkgeld|pourboire|propina|surcharge|airport surcharge|zuschlag|balance|saldo|guthaben|payment|zahlung|paiement|pago|betalning|paid|bezahlt|payé|previous|estimated|next|nächste|prochaine|saved|you saved|économisé|you might|recommended|おすすめ|buy again|order total|amount due|att betala|net à payer|this invoice)/i;
+// a service about tax is an item ("GST/HST return, Q1 2026", "Steuererklärung 2025"), not a tax line
+const TAX_SERVICE =
+  /\b(?:returns?|filing|preparation|consult\w*|advice|audit|reports?|registration|erklärung|steuererklärung|beratung|déclaration|declaración|dichiarazione|aangifte|deklaracj\w*|deklarace)\b/i;
+
+/** A line of the totals block (in any language of the lexicon), unless it names a service about tax. */
+function notItem(line: string, desc: string): boolean {
+  const lower = line.toLowerCase();
+  const block = NOT_ITEM.test(line) || V.SUBTOTAL.test(lower) || V.TAX.test(lower) || V.TOTAL.test(lower) || V.CHARGE.test(lower);
+  if (!block) return false;
+  return !(TAX_SERVICE.test(desc) && !V.TOTAL.test(lower) && !V.SUBTOTAL.test(lower));
+}
+
 const PRICE_WORD = /^(?:価格|単価|price|preis|prix|precio|prezzo|pris|cena|unit price)$/i;
 
 export function itemsOf(lines: string[], v: MessageView, invoice: boolean, total: number | null = null): Item[] | null {
@@ -47,7 +59,7 @@ export function itemsOf(lines: string[], v: MessageView, invoice: boolean, total
       pendingDesc = /\p{L}{3}/u.test(line) && line.length < 120 && !line.includes('\t') ? line : null;
       continue;
     }
-    if (NOT_ITEM.test(line) || money.some((m) => m.value < 0)) {
+    if (notItem(line, line.slice(0, money[0]!.start)) || money.some((m) => m.value < 0)) {
       pendingDesc = null;
       continue;
     }
@@ -85,10 +97,21 @@ export function itemsOf(lines: string[], v: MessageView, invoice: boolean, total
 }
 
 /** A quantity written in the description ("2 × Croque-monsieur", "Blanket × 1", "Quantity: 1", "arbete 40 tim"). */
+// the word between a quantity and its unit price ("8 uur à € 65,00", "40 @ $14.50 each", "5 Stück … je 1,20 €")
+const PER_UNIT = /\s+(?:@|à|a|je|each|ea\.?|cad\.?|c\/u|per (?:stuk|unit|piece|item)|pro stück|la unidad|l'unité|por unidad|за шт\.?)\s*$/i;
+
 function quantityIn(descIn: string, trailing: boolean): { qty: number | null; desc: string } {
-  let desc = descIn;
+  let desc = descIn.replace(PER_UNIT, '');
   let qty: number | null = null;
-  const lead = /^(\d+(?:[.,]\d+)?)\s*[x×]\s+/i.exec(desc);
+  const lead =
+    /^(\d+(?:[.,]\d+)?)\s*(?:[x×]|stück|stk\.?|st\.?|pcs\.?|szt\.?|ks|adet|шт\.?)\s+/i.exec(desc) ??
+    // "2 Margherita pizza $38.00": a small count before the words of a line with one amount
+    (trailing ? null : /^(\d{1,2})\s+(?=\p{L}{2})/u.exec(desc));
+  // "Ullfilt grå 2 st", "Sepatu lari (1 pasang)", "ครัวซองต์ ๔ ชิ้น": a count with its unit word at the end
+  const trailUnit =
+    /\s+\(?(\d{1,4}(?:[.,]\d+)?)\s?(?:st|stk|pcs|pc|szt|ks|adet|шт|pasang|buah|units?|pz|uds?|個|点|件|冊|개|ชิ้น|แก้ว|টি|عدد|नग)\.?\)?\s*$/iu.exec(
+      desc,
+    );
   const trailX = /\s*[x×]\s*(\d+(?:[.,]\d+)?)\s*$/i.exec(desc);
   const quantityWord = /\s*(?:quantity|qty|menge|anzahl|qté|cantidad|antal|数量):?\s*(\d+(?:[.,]\d+)?)\s*$/i.exec(desc);
   const trailNum = /\s+(\d{1,3}(?:[ \u00a0]\d{3})*(?:[.,]\d+)?)\s*(?:[a-zA-Zäöüé.]{1,5}\.?|式|点|個|件)?\s*$/.exec(desc);
@@ -101,6 +124,9 @@ function quantityIn(descIn: string, trailing: boolean): { qty: number | null; de
   } else if (trailX) {
     qty = parseNumber(trailX[1]!);
     desc = desc.slice(0, trailX.index);
+  } else if (trailUnit) {
+    qty = parseNumber(trailUnit[1]!);
+    desc = desc.slice(0, trailUnit.index);
   } else if (trailing && trailNum) {
     qty = parseNumber(trailNum[1]!.replace(/[ \u00a0]/g, ''));
     desc = desc.slice(0, trailNum.index);
@@ -126,6 +152,9 @@ function rowItem(line: string, invoice: boolean, pendingDesc: string | null): It
     const money = moneyIn(cell);
     if (money.length > 0) {
       for (const m of money) amounts.push(m.value);
+      // "2 × Cuscino in lino — 24,90 € cad.": the words before the unit price describe the line
+      const before = cell.slice(0, money[0]!.start).trim();
+      if (/\p{L}{2}/u.test(before)) desc.push(before);
       continue;
     }
     if (BARE_AMOUNT.test(cell)) {
@@ -164,7 +193,7 @@ function rowItem(line: string, invoice: boolean, pendingDesc: string | null): It
     .replace(/^[・•\-*\s]+/, '')
     .replace(/[\s:·—-]+$/, '')
     .trim();
-  if (!/\p{L}/u.test(description) || NOT_ITEM.test(description)) return null;
+  if (!/\p{L}/u.test(description) || notItem(description, description)) return null;
   return { description, quantity: qty, unitPrice: invoice ? unitPrice : null, amount };
 }
 

@@ -87,7 +87,9 @@ export function firstDate(lines: readonly string[], re: RegExp, monthFirst: bool
 
 const ID_PREFIX =
   /^[\s:：#№.\-–)\]】]*(?:(?:n[.°º]?\s?o\.?|no\.?|nr\.?|n°|nº|num\.?|number|nummer|número|numéro|numero|id|ref\.?)(?=[\s:#.]|$))?[\s:：#№.\-–)\]】]*/i;
-const ID_TOKEN = /^([A-Za-z0-9][A-Za-z0-9\-/._]*[A-Za-z0-9]|[A-Za-z0-9])/;
+const ID_TOKEN = /^([\p{L}\p{N}][\p{L}\p{N}\-/._]*[\p{L}\p{N}]|[\p{L}\p{N}])/u;
+/** A document series before its number, as Portuguese and Spanish invoices print it ("FT 2026/14", "FR A/123"). */
+const SERIES_ID = /^([A-Z]{1,4} [A-Z]?\/?\d[\d.-]*\/\d+)(?![\p{L}\p{N}])/u;
 
 export interface IdOptions {
   /** Accept a token without digits (booking references such as "EJKQZM"). */
@@ -96,12 +98,13 @@ export interface IdOptions {
 
 function idFrom(text: string, opts: IdOptions): string | null {
   const t = text.replace(ID_PREFIX, '');
-  const m = ID_TOKEN.exec(t);
+  const series = SERIES_ID.exec(t);
+  const m = series ?? ID_TOKEN.exec(t);
   if (!m) return null;
   const v = m[1]!;
-  if (v.length < 2 && !/\d/.test(v)) return null;
+  if (v.length < 2 && !/\p{Nd}/u.test(v)) return null;
   if (v.length > 40) return null;
-  if (!/\d/.test(v) && !(opts.lettersOk && /^[A-Z0-9]{5,8}$/.test(v))) return null;
+  if (!/\p{Nd}/u.test(v) && !(opts.lettersOk && /^[A-Z0-9]{5,8}$/.test(v))) return null;
   if (datesIn(v, false).length > 0 && /^\d{1,4}[./-]\d{1,2}[./-]\d{1,4}$/.test(v)) return null;
   return v;
 }
@@ -131,6 +134,22 @@ export function firstId(lines: readonly string[], re: RegExp, opts: IdOptions = 
   return firstIdWhere(lines, re, opts, exclude)?.value ?? null;
 }
 
+/**
+ * The name a label names, without what follows it on the line: another "Label:" ("… 统一社会信用代码: …"), or an
+ * address, tax or registration number after a comma, bracket or dash ("Kestrel Tools Ltd, 22 Forge Road",
+ * "ООО «Северный ветер», ИНН 7700000000").
+ */
+export function nameOnly(value: string): string {
+  let v = value.slice(0, 200);
+  const label = /\s+[^\s:：]{1,30}[:：]/u.exec(v);
+  if (label && label.index >= 2) v = v.slice(0, label.index);
+  const sep = /\s*(?:[,;|·•(（]|\s[-–—]\s)/gu;
+  for (let m = sep.exec(v); m !== null; m = sep.exec(v)) {
+    if (m.index >= 2 && /\d/.test(v.slice(m.index))) return v.slice(0, m.index).trim();
+  }
+  return v.trim();
+}
+
 /** A name after a label ("Händler", "Merchant:", "[ショップ名]"): the rest of the line or the next line. */
 export function firstNameWhere(lines: readonly string[], re: RegExp): Found<string> | null {
   for (const h of labelHits(lines, re)) {
@@ -140,7 +159,7 @@ export function firstNameWhere(lines: readonly string[], re: RegExp): Found<stri
       line = lines[h.line + 1] ?? '';
       v = line.trim();
     }
-    v = v.replace(/\s+\S+@\S+.*$/, '').trim();
+    v = nameOnly(v.replace(/\s+\S+@\S+.*$/, '').trim());
     if (v.length >= 2 && v.length <= 80 && !/@|https?:/.test(v) && /\p{L}/u.test(v)) return { value: v, line };
   }
   return null;

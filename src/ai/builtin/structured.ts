@@ -75,9 +75,10 @@ export function fromJsonLd(blocks: unknown[]): Structured {
       const dueKey = isObj(b.totalPaymentDue) ? 'totalPaymentDue' : isObj(b.minimumPaymentDue) ? 'minimumPaymentDue' : null;
       const due = dueKey ? [`${dueKey}.price`, `${dueKey}.value`] : [];
       return fromPicks('jsonld', {
-        number: pick(b, ['confirmationNumber', 'identifier', 'invoiceNumber'], str),
+        number: pick(b, ['confirmationNumber', 'identifier', 'identifier.value', 'invoiceNumber'], str),
         seller: pick(b, ['provider', 'seller', 'broker'], nameOf),
-        issueDate: pick(b, ['billingPeriod', 'dateCreated', 'issueDate'], day),
+        // a billingPeriod ("2026-03-01/2026-03-31") is the period billed, not the day the invoice was issued
+        issueDate: pick(b, ['dateIssued', 'issueDate', 'dateCreated'], day),
         dueDate: pick(b, ['paymentDueDate', 'paymentDue'], day),
         currency: pick(b, [...(dueKey ? [`${dueKey}.priceCurrency`] : []), 'priceCurrency'], (v) => str(v)?.toUpperCase()),
         total: pick(b, [...due, 'totalPrice'], num),
@@ -103,8 +104,8 @@ export function fromJsonLd(blocks: unknown[]): Structured {
           orderNumber: pick(b, ['orderNumber'], str),
           seller: pick(b, ['seller', 'merchant'], nameOf),
           issueDate: pick(b, ['orderDate'], day),
-          currency: pick(b, ['priceCurrency'], (v) => str(v)?.toUpperCase()),
-          total: pick(b, ['price', 'totalPrice'], num),
+          currency: pick(b, ['priceCurrency', 'totalPaymentDue.priceCurrency'], (v) => str(v)?.toUpperCase()),
+          total: pick(b, ['totalPaymentDue.price', 'totalPaymentDue.value', 'price', 'totalPrice'], num),
         },
         items.length > 0 ? { items, paths: { items: { from: 'jsonld', path: '$.acceptedOffer' } } } : {},
       );

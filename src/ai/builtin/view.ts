@@ -8,7 +8,37 @@ import { htmlToDoc } from '../../mail/extract/html-text.ts';
 import type { ParsedMessage } from '../../mail/types.ts';
 import { datesIn } from './dates.ts';
 
-export type Lang = 'en' | 'de' | 'fr' | 'es' | 'it' | 'nl' | 'pt' | 'sv' | 'ja' | 'zh' | 'ko' | 'pl';
+export type Lang =
+  | 'en'
+  | 'de'
+  | 'fr'
+  | 'es'
+  | 'it'
+  | 'nl'
+  | 'pt'
+  | 'sv'
+  | 'da'
+  | 'no'
+  | 'fi'
+  | 'pl'
+  | 'cs'
+  | 'tr'
+  | 'vi'
+  | 'id'
+  | 'ms'
+  | 'el'
+  | 'ru'
+  | 'uk'
+  | 'ar'
+  | 'fa'
+  | 'he'
+  | 'hi'
+  | 'mr'
+  | 'bn'
+  | 'th'
+  | 'ja'
+  | 'zh'
+  | 'ko';
 
 export interface MessageView {
   subject: string;
@@ -56,8 +86,8 @@ export function viewOf(msg: ParsedMessage): MessageView {
       }
     }
   }
-  lines = dropQuoted(lines.filter((l) => l !== ''));
-  const fwd = forwarded(lines);
+  lines = dropQuoted(unquoteForward(lines.filter((l) => l !== '')));
+  const fwd = forwarded(lines, FWD_SUBJECT.test(msg.subject ?? ''));
   if (fwd) lines = fwd.lines;
   const text = `${msg.subject}\n${lines.join('\n')}`;
   const lang = guessLang(text, msg);
@@ -81,16 +111,40 @@ export function viewOf(msg: ParsedMessage): MessageView {
 }
 
 const FWD_MARK =
-  /^-*\s*(?:forwarded message|begin forwarded message|original message|weitergeleitete nachricht|ursprüngliche nachricht|message transféré|message d'origine|mensaje reenviado|mensaje original|messaggio inoltrato|doorgestuurd bericht|vidarebefordrat meddelande|wiadomość przekazana|転送されたメッセージ)\s*:?\s*-*$/i;
-const FWD_FROM = /^(?:from|von|de|da|van|från|od|差出人|发件人)\s*:\s*(.+)$/i;
-const FWD_DATE = /^(?:date|sent|datum|gesendet|envoyé|fecha|enviado|data|inviato|verzonden|skickat|wysłano|送信日時|日期)\s*:\s*(.+)$/i;
-const FWD_SUBJ = /^(?:subject|betreff|objet|asunto|oggetto|onderwerp|ämne|temat|件名|主题)\s*:\s*(.+)$/i;
+  /^-*\s*(?:forwarded message|begin forwarded message|original message|weitergeleitete nachricht|ursprüngliche nachricht|message transféré|début du message (?:réexpédié|transféré)|message d'origine|mensaje reenviado|mensaje original|inicio del mensaje reenviado|messaggio inoltrato|inizio messaggio inoltrato|doorgestuurd bericht|begin doorgestuurd bericht|vidarebefordrat meddelande|videresendt (?:melding|meddelelse)|wiadomość przekazana|přeposlaná zpráva|mensagem encaminhada|[iİ]letilen ileti|пересланное сообщение|переслане повідомлення|転送されたメッセージ|转发的邮件|전달된 메시지)\s*:?\s*-*$/i;
+
+/**
+ * A forward whose message is quoted with ">" ("---- Forwarded message ----" then "> From: …", "> Total …"): the
+ * quoted lines are the forwarded message, so they lose one level of quoting (rule 4). Other quoted text stays.
+ */
+function unquoteForward(lines: string[]): string[] {
+  const i = lines.findIndex((l) => FWD_MARK.test(l.trim()));
+  if (i < 0 || !(lines[i + 1] ?? '').startsWith('>')) return lines;
+  const out = lines.slice(0, i + 1);
+  let j = i + 1;
+  for (; j < lines.length && lines[j]!.startsWith('>'); j++) {
+    const l = lines[j]!.replace(/^> ?/, '').trim();
+    if (l !== '') out.push(l);
+  }
+  return [...out, ...lines.slice(j)];
+}
+const FWD_FROM =
+  /^(?:from|von|de|da|van|från|fra|od|lähettäjä|kimden|от|від|από|מאת|من|dari|từ|보낸 사람|보낸사람|差出人|发件人|寄件者)\s*[:：]\s*(.+)$/i;
+const FWD_DATE =
+  /^(?:date|sent|datum|gesendet|envoyé|fecha|enviado|data|inviato|verzonden|skickat|sendt|dato|wysłano|odesláno|lähetetty|päivämäärä|tarih|gönderildi|дата|отправлено|надіслано|ημερομηνία|εστάλη|תאריך|נשלח|التاريخ|تاريخ|tanggal|dikirim|ngày|날짜|보낸 날짜|送信日時|日期|发送时间|寄件日期)\s*[:：]\s*(.+)$/i;
+const FWD_SUBJ =
+  /^(?:subject|betreff|objet|asunto|oggetto|onderwerp|ämne|emne|temat|předmět|aihe|konu|тема|θέμα|נושא|الموضوع|subjek|perihal|chủ đề|제목|件名|主题|主旨)\s*[:：]\s*(.+)$/i;
+const FWD_TO = /^(?:to|an|à|para|a|aan|till|til|do|komu|vastaanottaja|kime|кому|προς|אל|إلى|kepada|đến|cc|받는 사람|宛先|收件人)\s*[:：]/i;
+/** A forward prefix of the Subject ("Fwd:", "WG:", "TR:", "RV:", "Doorst:", "VB:", "PD:", "İlt:"). */
+const FWD_SUBJECT = /^\s*(?:fwd?|wg|tr|rv|enc|i|vs|vb|vl|doorst|pd|ilt|İlt|πρθ|转发|轉寄|전달)\s*[:：]/i;
 
 /** Rule 4: a forwarded invoice is read from the forwarded message — its sender, its date, its body. */
 function forwarded(
   lines: string[],
+  fwdSubject = false,
 ): { lines: string[]; fromName: string; fromAddress: string; date: string; subject: string | null } | null {
-  const i = lines.findIndex((l) => FWD_MARK.test(l));
+  // a forward header, or (Outlook) a rule of underscores before "From:" in a mail whose Subject says it forwards
+  const i = lines.findIndex((l, k) => FWD_MARK.test(l) || (fwdSubject && /^_{8,}$/.test(l.trim()) && FWD_FROM.test(lines[k + 1] ?? '')));
   if (i < 0) return null;
   let from: string | null = null;
   let date = '';
@@ -104,7 +158,7 @@ function forwarded(
     if (f) from = f[1]!;
     else if (d) date = d[1]!;
     else if (s) subject = s[1]!;
-    else if (!/^(?:to|an|à|para|a|aan|till|do|cc|宛先)\s*:/i.test(l)) break;
+    else if (!FWD_TO.test(l)) break;
     end = j + 1;
   }
   if (!from) return null;
@@ -122,7 +176,12 @@ function forwarded(
 function dropQuoted(lines: string[]): string[] {
   const i = lines.findIndex(
     (l) =>
-      /^(?:on .{4,80} wrote:|am .{4,80} schrieb .*:|le .{4,80} a écrit ?:|el .{4,80} escribió:|-{2,} ?original message ?-{2,})$/i.test(l) ||
+      /^(?:on .{4,80} wrote:|am .{4,80} schrieb .*:|le .{4,80} a écrit ?:|el .{4,80} escribió:|(?:den|op|il giorno|il|em|w dniu) .{4,80} (?:skrev|schreef|ha scritto|escreveu|napisał|napisała)(?: .{1,80})?:|-{2,} ?original message ?-{2,})$/i.test(
+        l,
+      ) ||
+      /^.{4,120}\s(?:yazdı|пишет|написал[аи]?|написав(?:ла)?|έγραψε|כתב\(?ה?\)?|كتب|menulis|đã viết|님이 작성|寫道|写道)\s?[:：]$/iu.test(
+        l,
+      ) ||
       l.startsWith('>'),
   );
   return i > 2 ? lines.slice(0, i) : lines;
@@ -171,7 +230,15 @@ const LANG_WORDS: Array<[Lang, RegExp]> = [
   ['nl', /\b(?:uw|het|een|factuur|bestelling|bedankt|voor|met|bedrag)\b/g],
   ['pt', /\b(?:seu|sua|você|fatura|pedido|obrigado|para|com|valor|não)\b/g],
   ['sv', /\b(?:och|för|att|din|ditt|faktura|kvitto|tack|med|belopp|betala)\b/g],
-  ['pl', /\b(?:faktura|zamówienie|dziękujemy|dla|kwota|się|oraz)\b/g],
+  ['pl', /\b(?:faktura|fakturę|zamówienie|dziękujemy|dla|kwota|się|oraz|dzień|dobry|twój|jest|przez|nie|płatności)\b|[łąęśźż]/g],
+  ['da', /\b(?:tak|for|din|dit|og|ordre|bestilling|hos|betalt|med|moms|i alt|kvittering|faktura)\b/g],
+  ['no', /\b(?:takk|for|din|ditt|og|bestilling|betalt|med|mva|faktura|vedlagt|følger|å betale|hei)\b/g],
+  ['fi', /\b(?:kiitos|tilauksesi|lasku|yhteensä|eräpäivä|ja|sinun|maksu)\b/g],
+  ['cs', /\b(?:dobrý|den|fakturu|děkujeme|celkem|splatnosti|objednávka|úhradě|vystavení)\b|[řůě]/g],
+  ['tr', /\b(?:sayın|fatura|faturanız|siparişiniz|teşekkür|toplam|tarihi|ödeme|ve|için|kodunuz)\b|[ğış]/g],
+  ['vi', /\b(?:của|bạn|hóa|đơn|cảm|ơn|thanh|toán|và|là|tiền)\b/g],
+  ['id', /\b(?:terima|kasih|pesanan|kamu|anda|pembayaran|dan|untuk|yang|tanggal|sudah)\b/g],
+  ['ms', /\b(?:terima|kasih|invois|tuan|puan|jumlah|bayaran|tarikh|anda|dan|untuk)\b/g],
   ['en', /\b(?:the|your|and|you|invoice|order|thank|for|with|amount|total)\b/g],
 ];
 
@@ -182,6 +249,8 @@ function guessLang(text: string, msg: ParsedMessage): Lang {
   if (/[\u3040-\u30ff]/.test(text)) return 'ja';
   if (/[\uac00-\ud7af]/.test(text)) return 'ko';
   if (/[\u4e00-\u9fff]/.test(text)) return 'zh';
+  const script = byScript(text.slice(0, 20_000));
+  if (script) return script;
   const lower = text.slice(0, 20_000).toLowerCase();
   let best: Lang = 'en';
   let bestN = 0;
@@ -193,6 +262,27 @@ function guessLang(text: string, msg: ParsedMessage): Lang {
     }
   }
   return best;
+}
+
+/** Languages told by their script: the script used by most letters when it is not Latin. */
+function byScript(text: string): Lang | null {
+  const count = (re: RegExp): number => text.match(re)?.length ?? 0;
+  const latin = count(/[A-Za-z\u00c0-\u024f]/g);
+  const scripts: Array<[number, () => Lang]> = [
+    [count(/[\u0370-\u03ff]/g), () => 'el'],
+    [count(/[\u0400-\u04ff]/g), () => (/[іїєґІЇЄҐ]/.test(text) ? 'uk' : 'ru')],
+    [count(/[\u0590-\u05ff]/g), () => 'he'],
+    [count(/[\u0600-\u06ff]/g), () => (/[پچژگکی]/.test(text) ? 'fa' : 'ar')],
+    [count(/[\u0900-\u097f]/g), () => (/ळ|आहे|आणि|च्या|आपले/.test(text) ? 'mr' : 'hi')],
+    [count(/[\u0980-\u09ff]/g), () => 'bn'],
+    [count(/[\u0e00-\u0e7f]/g), () => 'th'],
+  ];
+  let best: [number, () => Lang] | null = null;
+  for (const s of scripts) if (s[0] > 0 && (!best || s[0] > best[0])) best = s;
+  if (best && best[0] * 2 > latin / 3) return best[1]();
+  // Vietnamese: Latin with its own tone-marked vowels and đ
+  if (count(/[ạảấầẩẫậắằẳẵặẹẻẽếềểễệỉịọỏốồổỗộớờởỡợụủứừửữựỳỵỷỹđĐ]/g) >= 3) return 'vi';
+  return null;
 }
 
 /** Month-first numeric dates: an English message from the US (dollars without another dollar, a US address). */
