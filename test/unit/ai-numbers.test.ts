@@ -1,0 +1,90 @@
+// Numbers, currencies and dates of the built-in extraction engine (src/ai/builtin/digits.ts, currency.ts, money.ts,
+// dates.ts, calendars.ts) on forms the world writes: digits of every script, every grouping convention, currency
+// symbols several currencies share, era and non-Gregorian calendars. Expected Gregorian dates are computed with ICU
+// calendars (Intl) here, not copied from the engine.
+
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { codeOf, documentCurrency, moneyIn, parseNumber } from '../../src/ai/builtin/money.ts';
+import { normLine } from '../../src/mail/extract/doc.ts';
+
+const amounts = (line: string): Array<[number, string]> => moneyIn(line).map((m) => [m.value, m.marker]);
+
+test('digits of every script Unicode knows read as their values', async () => {
+  const { asciiDigits, digitValue, digitZeros } = await import('../../src/ai/builtin/digits.ts');
+  const zeros = digitZeros();
+  // every decimal digit set (Nd) Unicode 15+ has: at least 60 of them, each a run of ten from its zero
+  assert.ok(zeros.length >= 60, `only ${zeros.length} digit sets`);
+  for (const z of zeros) for (let i = 0; i < 10; i++) assert.equal(digitValue(z + i), i, `U+${(z + i).toString(16)}`);
+  assert.equal(
+    asciiDigits('١٬١٥٠٫٠٠ ۱۴۰۵/۰۲/۰۸ ₹१,०५,०००.०० ৳২,২০০ ๑,๐๗๐.๐๐ １２０，０００ ٣٪'),
+    '1,150.00 1405/02/08 ₹1,05,000.00 ৳2,200 1,070.00 120,000 3%',
+  );
+  // outside the BMP (two UTF-16 units): mathematical and Adlam digits
+  assert.equal(asciiDigits('𝟏𝟐 𞥑𞥒'), '12 12');
+  // keeping length: BMP digits only
+  assert.equal(asciiDigits('٣𝟏', true), '3𝟏');
+  assert.equal(digitValue('a'.codePointAt(0)!), null);
+});
+
+test('amounts in every grouping convention and script', () => {
+  const cases: Array<[string, number, string]> = [
+    ['Total ₹12,34,575.00', 1234575, '₹'],
+    ['कुल राशि: ₹१,२३,९००.००', 123900, '₹'],
+    ['الإجمالي: ١٬١٥٠٫٠٠ ر.س', 1150, 'ر.س'],
+    ['مبلغ کل: ۲٬۴۵۰٬۰۰۰ ریال', 2450000, 'ریال'],
+    ['মোট: ৳২,২৫০.০০', 2250, '৳'],
+    ['ยอดรวม ๑,๐๗๐.๐๐ บาท', 1070, 'บาท'],
+    ['R 4 200,00', 4200, 'R'],
+    ['Total Pembayaran Rp1.220.000', 1220000, 'Rp'],
+    ['Jumlah Besar RM 1,296.00', 1296, 'RM'],
+    ['Tổng cộng: 10.800.000 ₫', 10800000, '₫'],
+    ['Разом до сплати: 2 345,00 грн', 2345, 'грн'],
+    ['Genel Toplam: 5.100,00 TL', 5100, 'TL'],
+    ['Total CHF 1’234.50', 1234.5, 'CHF'],
+    ["Betrag Fr. 1'234.–", 1234, 'Fr.'],
+    ['Summe 12,- €', 12, '€'],
+    ['Total 1\u202f234,56\u00a0€', 1234.56, '€'],
+    ['Total 1\u2009234,56 €', 1234.56, '€'],
+    ['總計 NT$1,280', 1280, 'NT$'],
+    ['Totalt 189:-', 189, ':-'],
+    ['Total KWD 12.500', 12.5, 'KWD'],
+    ['Celkem 9 680,00 Kč', 9680, 'Kč'],
+  ];
+  for (const [line, value, marker] of cases) assert.deepEqual(amounts(line)[0], [value, marker], line);
+  // a negative amount with a symbol in front
+  assert.deepEqual(amounts('折扣碼 SPRING -NT$200'), [[-200, 'NT$']]);
+  // a year after a Ukrainian date ("р." is рік, the year) is no amount
+  assert.deepEqual(amounts('Дата: 8 травня 2026 р.'), []);
+  assert.equal(parseNumber('١٬١٥٠٫٠٠'), 1150);
+  assert.equal(parseNumber('12,34,567.89'), 1234567.89);
+  assert.equal(parseNumber('1.234'), 1234);
+  assert.equal(parseNumber('1.234', 3), 1.23);
+});
+
+test('a full-width grouped number keeps its thousands separator when a line is normalised', () => {
+  assert.equal(normLine('ご請求金額合計 ￥１３２，０００'), 'ご請求金額合計 ¥132,000');
+  // a full-width comma between words still separates them
+  assert.equal(normLine('認証コード：１２３４５６，有効期限５分'), '認証コード: 123456, 有効期限5分');
+});
+
+test('shared currency symbols are decided by the mail', () => {
+  const cur = (lines: string[], lang = 'en') => documentCurrency(lines, lang);
+  assert.equal(cur(['Total $120.00']), 'USD');
+  assert.equal(cur(['Total $120.00', 'All prices are in Australian dollars.']), 'AUD');
+  assert.equal(cur(['Total 120,00 $ CA']), 'CAD');
+  assert.equal(cur(['Total $1.250,00', 'Precios en pesos mexicanos']), 'MXN');
+  assert.equal(cur(['Tak for din bestilling hos os.', 'I alt 1.249,00 kr.', 'Heraf moms 249,80 kr.']), 'DKK');
+  assert.equal(cur(['Vedlagt følger faktura.', 'Sum eks. mva 4 000,00 kr', 'Å betale 5 000,00 kr']), 'NOK');
+  assert.equal(cur(['Tack för ditt köp!', 'Att betala 189,00 kr']), 'SEK');
+  assert.equal(cur(['お支払い合計 ¥3,300'], 'ja'), 'JPY');
+  assert.equal(cur(['合计 ¥2000.00'], 'zh'), 'CNY');
+  assert.equal(cur(['Total R 4 830,00']), 'ZAR');
+  assert.equal(cur(['المجموع ١٬١٥٠٫٠٠ ريال']), 'SAR');
+  assert.equal(cur(['مبلغ کل ۲٬۴۵۰٬۰۰۰ ﷼']), 'IRR');
+  assert.equal(cur(['Total Rs. 1,250.00', 'Karachi, Pakistan']), 'PKR');
+  assert.equal(cur(['Total Rs. 1,250.00', 'Mumbai 400001']), 'INR');
+  // an approximate conversion never decides
+  assert.equal(cur(['Total €296.31', '≈ US$320.00']), 'EUR');
+  assert.equal(codeOf('R', 'Total R 4 830,00', 'en'), 'ZAR');
+});
