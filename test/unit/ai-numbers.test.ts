@@ -88,3 +88,79 @@ test('shared currency symbols are decided by the mail', () => {
   assert.equal(cur(['Total €296.31', '≈ US$320.00']), 'EUR');
   assert.equal(codeOf('R', 'Total R 4 830,00', 'en'), 'ZAR');
 });
+
+/** The Gregorian day that ICU formats as `want` (y, m, d) in `cal`: an independent check of the conversions. */
+function icuDay(cal: string, want: [number, number, number], near: string): string {
+  const f = new Intl.DateTimeFormat(`en-u-ca-${cal}-nu-latn`, { year: 'numeric', month: 'numeric', day: 'numeric', timeZone: 'UTC' });
+  const start = Date.parse(`${near}T00:00:00Z`);
+  for (let i = -400; i <= 400; i++) {
+    const d = new Date(start + i * 86_400_000);
+    const p = Object.fromEntries(f.formatToParts(d).map((x) => [x.type, x.value]));
+    if (Number.parseInt(p.year!, 10) === want[0] && +p.month! === want[1] && +p.day! === want[2]) return d.toISOString().slice(0, 10);
+  }
+  throw new Error('not found');
+}
+
+test('dates in the scripts, month names and calendars of the world, as ISO Gregorian', async () => {
+  const { datesIn } = await import('../../src/ai/builtin/dates.ts');
+  const first = (line: string, monthFirst = false) => datesIn(line, monthFirst)[0]?.iso ?? null;
+  const cases: Array<[string, string]> = [
+    // Japanese eras (元年 is year 1), ROC years, Thai Buddhist years
+    ['請求日: 令和8年4月30日', '2026-04-30'],
+    ['平成元年1月8日', '1989-01-08'],
+    ['R8.4.30', '2026-04-30'],
+    ['訂購日期: 民國115年5月1日', '2026-05-01'],
+    ['中華民國115/05/01', '2026-05-01'],
+    ['วันที่: ๒๙ เมษายน ๒๕๖๙ เวลา ๐๙:๒๔ น.', '2026-04-29'],
+    ['29 เม.ย. 2569', '2026-04-29'],
+    ['29/04/2569', '2026-04-29'],
+    // Solar Hijri and Hijri, numeric and with month names, in Persian and Arabic digits
+    ['تاریخ سفارش: ۱۴۰۵/۰۲/۰۸', icuDay('persian', [1405, 2, 8], '2026-04-28')],
+    ['۸ اردیبهشت ۱۴۰۵', icuDay('persian', [1405, 2, 8], '2026-04-28')],
+    ['١٤٤٧/١١/١٢ هـ', icuDay('islamic-umalqura', [1447, 11, 12], '2026-04-28')],
+    ['12 رمضان 1447', icuDay('islamic-umalqura', [1447, 9, 12], '2026-03-01')],
+    // month names of many languages (ICU's), genitive and abbreviated forms, spaced numeric forms
+    ['Ngày 05 tháng 05 năm 2026', '2026-05-05'],
+    ['Datum vystavení: 7. 5. 2026', '2026-05-07'],
+    ['2026. 5. 7.', '2026-05-07'],
+    ['2 мая 2026 г.', '2026-05-02'],
+    ['8 травня 2026 р.', '2026-05-08'],
+    ['6 Μαΐου 2026', '2026-05-06'],
+    ['12 Nisan 2026', '2026-04-12'],
+    ['Tanggal: 4 Mei 2026', '2026-05-04'],
+    ['5 במאי 2026', '2026-05-05'],
+    ['2026. május 7.', '2026-05-07'],
+    ['29 أبريل 2026', '2026-04-29'],
+    ['15 كانون الثاني 2026', '2026-01-15'],
+    ['12 toukokuuta 2026', '2026-05-12'],
+    ['दिनांक: २९ अप्रैल २०२६', '2026-04-29'],
+    ['৩০ এপ্রিল ২০২৬', '2026-04-30'],
+    ['7 května 2026', '2026-05-07'],
+    ['31 de marzo de 2026', '2026-03-31'],
+  ];
+  for (const [line, want] of cases) assert.equal(first(line), want, line);
+  // a Gregorian-looking year that no calendar reads is no date
+  assert.equal(first('Ref 1999/13/45'), null);
+  assert.equal(first('Code 1234/05/06'), null);
+});
+
+test('calendar conversions agree with ICU over whole years', async () => {
+  const { toGregorian } = await import('../../src/ai/builtin/calendars.ts');
+  for (const [cal, y] of [
+    ['persian', 1404],
+    ['islamic-umalqura', 1447],
+  ] as const) {
+    const f = new Intl.DateTimeFormat(`en-u-ca-${cal}-nu-latn`, { year: 'numeric', month: 'numeric', day: 'numeric', timeZone: 'UTC' });
+    let checked = 0;
+    for (let i = 0; i < 800; i++) {
+      const d = new Date(Date.UTC(2025, 0, 1) + i * 86_400_000);
+      const p = Object.fromEntries(f.formatToParts(d).map((x) => [x.type, x.value]));
+      if (Number.parseInt(p.year!, 10) !== y) continue;
+      assert.equal(toGregorian(cal, y, +p.month!, +p.day!), d.toISOString().slice(0, 10), `${cal} ${y}-${p.month}-${p.day}`);
+      checked++;
+    }
+    assert.ok(checked >= 354, `${cal}: ${checked} days`);
+  }
+  // no 30 Esfand in a common year
+  assert.equal(toGregorian('persian', 1404, 12, 30), null);
+});
