@@ -19,7 +19,12 @@ export async function takeScreenshots(outDir: string, bin = builtBinary()): Prom
   const written: string[] = [];
   try {
     const inbox = await server.api('/v1/inboxes', { method: 'POST', body: { label: 'ci-run-4821' } });
-    await server.api('/v1/inboxes', { method: 'POST', body: { label: 'ci-run-4822' } });
+    const other = await server.api('/v1/inboxes', { method: 'POST', body: { label: 'ci-run-4822' } });
+    // A sent message too, so the list shows both directions.
+    await server.api(`/v1/inboxes/${inbox.inboxId}/send`, {
+      method: 'POST',
+      body: { to: other.address, subject: 'Test order 4821', text: 'One test order, please.' },
+    });
     await sendMail(server.smtpPort, {
       from: 'Acme <no-reply@acme.example>',
       to: inbox.address,

@@ -46,14 +46,17 @@ export async function inboxCounts(db: Kysely<Database>, p: Principal): Promise<{
   return { total: n(r.rows[0]?.total), withCallback: n(r.rows[0]?.cb) };
 }
 
-/** Messages received and those with a code or link (verified), overall and since `dayStart`. */
+/**
+ * Messages received and those with a code or link (verified), overall and since `dayStart`. Received mail only: the
+ * copy of a message an inbox sent (`direction = 'outbound'`) is not mail it received.
+ */
 export async function messageCounts(db: Kysely<Database>, p: Principal, dayStart: number, inboxId?: string): Promise<MessageCounts> {
   const only = inboxId === undefined ? sql`` : sql`and i.id = ${inboxId}`;
   const r = await sql<Record<string, number | null>>`select count(*) as received,
       count(*) filter (where m.received_at >= ${dayStart}) as received_today,
       count(*) filter (where m.otp is not null or m.primary_link is not null) as verified,
       count(*) filter (where m.received_at >= ${dayStart} and (m.otp is not null or m.primary_link is not null)) as verified_today
-    from messages m join inboxes i on i.id = m.inbox_id where ${inScope(p)} ${only}`.execute(db);
+    from messages m join inboxes i on i.id = m.inbox_id where ${inScope(p)} and m.direction = 'inbound' ${only}`.execute(db);
   const row = r.rows[0] ?? {};
   return {
     received: n(row.received),

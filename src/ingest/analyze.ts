@@ -3,6 +3,7 @@
 // run on the main thread or in a worker thread (src/ingest/analyze-worker.ts) with the same result.
 import crypto from 'node:crypto';
 import { extractVerification } from '../mail/extract/index.ts';
+import { attachmentCountOf } from '../mail/inline.ts';
 import { parseMessage } from '../mail/parse.ts';
 import { type ThreadFields, threadFieldsOf } from '../mail/threads.ts';
 import type { ParsedMessage } from '../mail/types.ts';
@@ -53,7 +54,8 @@ export function forStorage(a: Analysis): StoredAnalysis {
     text_body: parsed.text,
     html_body: parsed.html,
     headers_json: JSON.stringify(parsed.headers),
-    attachment_count: parsed.attachments.length,
+    // inline parts (drawn by the HTML through cid: URLs) are not attachments to a reader (src/mail/inline.ts)
+    attachment_count: attachmentCountOf(parsed.attachments, parsed.html),
     otp: extraction.otp,
     primary_link: extraction.primaryLink,
     extraction_json: JSON.stringify(extraction),

@@ -2,6 +2,7 @@
 // schemas) and the converters from store rows. Every operation that returns one of these uses this file.
 import { z } from 'zod';
 import { rawUrlOf } from '../lib/links.ts';
+import { cidRefs, isInlinePart, messageText } from '../mail/inline.ts';
 import { senderOf, verificationOf } from '../mail/summary.ts';
 import type { InboxRow } from '../store/inboxes.ts';
 import type { AttachmentRow, MessageRow, MessageSummaryRow } from '../store/messages.ts';
@@ -46,8 +47,8 @@ export const MessageSummary = z.object({
   subject: z.string(),
   receivedAt: z.string(),
   size: z.number().int(),
-  hasAttachments: z.boolean(),
-  attachmentCount: z.number().int(),
+  hasAttachments: z.boolean().describe('The message has attachments (inline parts, images drawn inside the HTML, do not count)'),
+  attachmentCount: z.number().int().describe('Attachments, not counting inline parts (see attachments[].inline)'),
   hasRaw: z.boolean(),
   rawUrl: z.string(),
   verification: Verification,
@@ -94,21 +95,31 @@ export const AttachmentView = z.object({
   attachmentId: z.string(),
   filename: z.string().nullable(),
   contentType: z.string(),
-  disposition: z.enum(['attachment', 'inline']),
-  contentId: z.string().nullable(),
+  disposition: z.enum(['attachment', 'inline']).describe('The part’s Content-Disposition as the sender wrote it'),
+  contentId: z
+    .string()
+    .nullable()
+    .describe('The part’s Content-ID without angle brackets; the HTML draws an inline part with src="cid:<contentId>"'),
+  inline: z
+    .boolean()
+    .describe(
+      'true: an inline part — the HTML body refers to its contentId with a cid: URL (a logo, a signature image), whatever its disposition; it is not counted in attachmentCount. Download it from url like any attachment',
+    ),
   size: z.number().int(),
   sha256: z.string(),
   url: z.string(),
 });
 export type AttachmentView = z.infer<typeof AttachmentView>;
 
-export function attachmentView(a: AttachmentRow, inboxId: string, baseUrl: string): AttachmentView {
+/** One attachment; `refs` are the Content-IDs the message's HTML refers to (cidRefs of its html_body). */
+export function attachmentView(a: AttachmentRow, inboxId: string, baseUrl: string, refs: ReadonlySet<string>): AttachmentView {
   return {
     attachmentId: a.id,
     filename: a.filename,
     contentType: a.content_type,
     disposition: a.disposition === 'inline' ? 'inline' : 'attachment',
     contentId: a.content_id,
+    inline: isInlinePart(a.content_id, refs),
     size: a.size,
     sha256: a.sha256,
     url: `${baseUrl}/v1/inboxes/${inboxId}/messages/${a.message_id}/attachments/${a.id}`,
@@ -137,7 +148,16 @@ export const MessageView = MessageSummary.extend({
   headerMessageId: z.string().nullable().describe('The Message-ID header'),
   inReplyTo: z.string().nullable(),
   references: z.array(z.string()),
-  text: z.string().nullable(),
+  text: z
+    .string()
+    .nullable()
+    .describe(
+      'The text/plain part; for mail with only HTML, the text derived from the HTML (table rows as lines, cells separated by a tab) — textSource says which',
+    ),
+  textSource: z
+    .enum(['part', 'html'])
+    .nullable()
+    .describe('Where text comes from: "part" (a text/plain part), "html" (derived from the HTML part), null (the message has no text)'),
   html: z.string().nullable(),
   headers: z.array(z.object({ name: z.string(), value: z.string() })),
   attachments: z.array(AttachmentView),
@@ -150,16 +170,17 @@ export type MessageView = z.infer<typeof MessageView>;
 
 export function messageView(r: MessageRow, atts: AttachmentRow[], baseUrl: string): MessageView {
   const inboxId = r.inbox_id ?? '';
+  const refs = cidRefs(atts.some((a) => a.content_id !== null) ? r.html_body : null);
   return {
     ...messageSummary(r, baseUrl),
     date: r.date === null ? null : iso(r.date),
     headerMessageId: r.message_id_header,
     inReplyTo: r.in_reply_to,
     references: JSON.parse(r.references_json) as string[],
-    text: r.text_body,
+    ...messageText(r.text_body, r.html_body),
     html: r.html_body,
     headers: (JSON.parse(r.headers_json) as Array<[string, string]>).map(([name, value]) => ({ name, value })),
-    attachments: atts.map((a) => attachmentView(a, inboxId, baseUrl)),
+    attachments: atts.map((a) => attachmentView(a, inboxId, baseUrl, refs)),
   };
 }
 

@@ -42,7 +42,8 @@ export interface RunRequest {
 }
 
 export interface RunResult {
-  rows: Array<{ row: MessageSummaryRow; snippet: string | null; score: number }>;
+  /** `inboxAddress`: the address of the inbox the message is in (a hit across inboxes says where it is). */
+  rows: Array<{ row: MessageSummaryRow; snippet: string | null; score: number; inboxAddress: string | null }>;
   next: SearchCursor | null;
   mode: SearchMode;
   partial: PartialAnswer | null;
@@ -88,6 +89,7 @@ export async function runSearch(db: Kysely<Database>, req: RunRequest): Promise<
     db,
     hits.map((h) => h.id),
   );
+  const addresses = await addressesOf(db, [...new Set([...rows.values()].flatMap((r) => (r.inbox_id ? [r.inbox_id] : [])))]);
   return {
     rows: hits.flatMap((h) => {
       const r = rows.get(h.id);
@@ -95,7 +97,8 @@ export async function runSearch(db: Kysely<Database>, req: RunRequest): Promise<
       const body = bodyText(r.text_body, r.html_body);
       const snip = snippet(body, compiled.terms) ?? snippet(r.subject, compiled.terms);
       const { text_body: _t, html_body: _h, ...row } = r;
-      return [{ row, snippet: snip, score: Math.round(h.score * 1e6) / 1e6 }];
+      const inboxAddress = (r.inbox_id && addresses.get(r.inbox_id)) ?? null;
+      return [{ row, snippet: snip, score: Math.round(h.score * 1e6) / 1e6, inboxAddress }];
     }),
     next,
     mode,
@@ -114,4 +117,11 @@ async function rowsOf(
     .where('id', 'in', ids)
     .execute();
   return new Map(rows.map((r) => [r.id, r]));
+}
+
+/** The addresses of the hits' inboxes (at most one page of them). */
+async function addressesOf(db: Kysely<Database>, inboxIds: string[]): Promise<Map<string, string>> {
+  if (inboxIds.length === 0) return new Map();
+  const rows = await db.selectFrom('inboxes').select(['id', 'address']).where('id', 'in', inboxIds).execute();
+  return new Map(rows.map((r) => [r.id, r.address]));
 }

@@ -2,7 +2,7 @@
 // inbox a key may see (the console), newest activity first with a keyset cursor. Label scope is applied in SQL, as for
 // inboxes. The writes live beside it: assignment's statements in src/threads/queries.ts, claim and delete upkeep in
 // src/threads/upkeep.ts. ThreadService (src/threads/service.ts) is the one caller.
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import { type MessageSummaryRow, SUMMARY_COLUMNS } from '../store/messages.ts';
 import type { Database } from '../store/schema.ts';
 
@@ -17,6 +17,8 @@ export interface ThreadRow {
   last_message_id: string | null;
   /** The start of the newest message's text (for the snippet). */
   last_text: string | null;
+  /** When that message has no text part: the start of its HTML (the snippet is derived from it). */
+  last_html: string | null;
 }
 
 export interface ConsoleThreadRow extends ThreadRow {
@@ -32,6 +34,8 @@ export interface ActivityCursor {
 
 /** Characters of the newest message's text read for a snippet (the snippet itself is shorter). */
 const SNIPPET_SOURCE = 1000;
+/** Characters of its HTML read instead when it has no text part (a <head> with styles comes first). */
+const SNIPPET_HTML_SOURCE = 16_384;
 
 export class ThreadRepo {
   private readonly db: Kysely<Database>;
@@ -55,7 +59,8 @@ export class ThreadRepo {
         't.last_message_at',
         't.last_message_id',
       ])
-      .select((eb) => eb.fn<string | null>('substr', ['lc.text_body', eb.val(1), eb.val(SNIPPET_SOURCE)]).as('last_text'));
+      .select((eb) => eb.fn<string | null>('substr', ['lc.text_body', eb.val(1), eb.val(SNIPPET_SOURCE)]).as('last_text'))
+      .select(sql<string | null>`case when lc.text_body is null then substr(lc.html_body, 1, ${SNIPPET_HTML_SOURCE}) end`.as('last_html'));
   }
 
   /** Newest activity first. */

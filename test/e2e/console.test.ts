@@ -351,6 +351,242 @@ describe('browser console', { skip: missing ?? false }, () => {
     assert.match((await page.textContent('#message-subject')) ?? '', /Quarterly zebra report/);
   });
 
+  // Issue 27: first-day defects of the console.
+
+  test('the sign-in page names <data-dir>/admin.key, not its HTML escape', async () => {
+    const page = await open({ signIn: false });
+    const text = (await page.textContent('.login')) ?? '';
+    assert.ok(text.includes('<data-dir>/admin.key'), text);
+    assert.doesNotMatch(text, /&lt;|&gt;/);
+  });
+
+  test('sent and received mail are told apart: a sent copy says Sent, with the delivery state of each recipient', async () => {
+    const a = await newInbox('direction-e2e');
+    const b = await newInbox('direction-e2e');
+    await server.api(`/v1/inboxes/${a.inboxId}/send`, {
+      method: 'POST',
+      body: { to: b.address, subject: 'Shipping note', text: 'shipped today' },
+    });
+    await server.api(`/v1/inboxes/${b.inboxId}/wait?timeoutSeconds=10`);
+    // The console's counts of received mail leave the sender's copy out.
+    assert.equal((await server.api(`/v1/console/inboxes/${a.inboxId}`)).messages.counts.received, 0);
+    assert.equal((await server.api(`/v1/console/inboxes/${b.inboxId}`)).messages.counts.received, 1);
+    const page = await open();
+    await page.goto(`${server.base}/#/inbox/${a.inboxId}`);
+    const sent = await page.waitForSelector('[data-nav="messages"]');
+    assert.equal(await sent.getAttribute('data-direction'), 'outbound');
+    const sentText = (await sent.textContent()) ?? '';
+    assert.match(sentText, /\bsent\b/i);
+    assert.doesNotMatch(sentText, /received/i);
+    // The list names who it went to, not the inbox itself as the sender.
+    assert.ok(sentText.includes(b.address), sentText);
+    await sent.click();
+    const head = await page.waitForSelector('.message-head');
+    const meta = (await head.textContent()) ?? '';
+    assert.match(meta, /Sent/);
+    assert.doesNotMatch(meta, /Received/);
+    const delivery = await page.waitForSelector(`.deliveries [data-address="${b.address}"]`);
+    assert.equal(await delivery.getAttribute('data-state'), 'sent');
+    assert.match((await delivery.textContent()) ?? '', /local/);
+    // The recipient's copy is received mail (it came by inboxd's own send, which no longer looks like "sent").
+    await page.goto(`${server.base}/#/inbox/${b.inboxId}`);
+    await page.waitForSelector(`#inbox-address >> text=${b.address}`);
+    const got = await page.waitForSelector('[data-nav="messages"]');
+    assert.equal(await got.getAttribute('data-direction'), 'inbound');
+    const gotText = (await got.textContent()) ?? '';
+    assert.match(gotText, /received/i);
+    assert.doesNotMatch(gotText, /\bsent\b/i);
+    await got.click();
+    assert.match((await (await page.waitForSelector('.message-head')).textContent()) ?? '', /Received/);
+  });
+
+  test('counts follow a live arrival: the inbox header and the inbox list, without waiting for a poll', async () => {
+    const inbox = await newInbox('counts-e2e');
+    const ctx = await browser.newContext({ viewport: { width: 1360, height: 900 } });
+    contexts.push(ctx);
+    // The side bar also re-reads the list every 10 s: switched off here, so only the arrival itself can update it.
+    await ctx.addInitScript(() => {
+      const real = window.setInterval.bind(window);
+      (window as unknown as { setInterval: unknown }).setInterval = (f: TimerHandler, ms?: number, ...rest: unknown[]) =>
+        (ms ?? 0) >= 10_000 ? 0 : real(f, ms, ...rest);
+    });
+    const page = await ctx.newPage();
+    await page.goto(`${server.base}/`);
+    await page.fill('#key', ADMIN_KEY);
+    await page.press('#key', 'Enter');
+    await page.waitForSelector('header.top');
+    await page.goto(`${server.base}/#/inbox/${inbox.inboxId}`);
+    await page.waitForSelector('.live-live');
+    const side = `.sidebar [data-inbox-id="${inbox.inboxId}"]`;
+    await page.waitForSelector(side);
+    assert.match((await page.textContent(side)) ?? '', /(^|\D)0 msg\b/);
+    assert.match((await page.textContent('.inbox-head')) ?? '', /\b0 (messages|received)\b/);
+    await sendMail(server.smtpPort, { to: inbox.address, subject: 'count me', text: 'code 551234' });
+    await page.waitForSelector('[data-nav="messages"]');
+    await page.waitForFunction((sel) => /(^|\D)1 msg\b/.test(document.querySelector(sel)?.textContent ?? ''), side, { timeout: 5000 });
+    await page.waitForFunction(() => /\b1 (messages?|received)\b/.test(document.querySelector('.inbox-head')?.textContent ?? ''), null, {
+      timeout: 5000,
+    });
+    assert.match((await page.textContent('.inbox-head')) ?? '', /1 with a code or link/);
+  });
+
+  test('the overview tiles follow new mail while the overview is open', async () => {
+    const page = await open();
+    await page.waitForSelector('section[aria-label="Summary"] .tile');
+    const received = () =>
+      page.evaluate(() => {
+        const tile = Array.from(document.querySelectorAll('.tile')).find((t) => /received today/.test(t.textContent ?? ''));
+        return Number(tile?.querySelector('.value')?.textContent);
+      });
+    const before = await received();
+    assert.ok(Number.isInteger(before), String(before));
+    const inbox = await newInbox('overview-live-e2e');
+    await server.api(`/v1/inboxes/${inbox.inboxId}/simulate`, { method: 'POST', body: { scenario: 'otp' } });
+    const deadline = Date.now() + 12_000;
+    while ((await received()) <= before) {
+      assert.ok(Date.now() < deadline, `the received tile stayed at ${before}`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  });
+
+  test('Back restores the search box of that history entry, and empties it where there was none', async () => {
+    const page = await open();
+    const results = (q: string) => page.waitForSelector(`section[aria-label="Search results"] h2 q >> text=${q}`);
+    await page.keyboard.press('/');
+    await page.keyboard.type('alpha');
+    await page.keyboard.press('Enter');
+    await results('alpha');
+    await page.fill('#search', 'beta');
+    await page.press('#search', 'Enter');
+    await results('beta');
+    await page.goBack();
+    await results('alpha');
+    assert.equal(await page.inputValue('#search'), 'alpha');
+    await page.goBack();
+    await page.waitForSelector('section[aria-label="Summary"]');
+    assert.equal(await page.inputValue('#search'), '');
+    await page.goForward();
+    await results('alpha');
+    assert.equal(await page.inputValue('#search'), 'alpha');
+  });
+
+  test('times carry a date unless they are today, in the browser locale, with the full timestamp on hover', async () => {
+    const inbox = await newInbox('times-e2e');
+    const sim = await server.api(`/v1/inboxes/${inbox.inboxId}/simulate`, { method: 'POST', body: { scenario: 'otp' } });
+    const m = await server.api(`/v1/inboxes/${inbox.inboxId}/messages/${sim.messageId}`);
+    const at = new Date(m.receivedAt as string);
+    assert.ok(!Number.isNaN(at.getTime()), JSON.stringify(m));
+    const ctx = await browser.newContext({ locale: 'de-DE', timezoneId: 'UTC', viewport: { width: 1360, height: 900 } });
+    contexts.push(ctx);
+    const page = await ctx.newPage();
+    const shown = async () => {
+      if (await page.$('#key')) {
+        await page.fill('#key', ADMIN_KEY);
+        await page.press('#key', 'Enter');
+        await page.waitForSelector('header.top');
+      }
+      await page.goto(`${server.base}/#/inbox/${inbox.inboxId}`);
+      return page.waitForSelector('[data-nav="messages"] time');
+    };
+    await page.goto(`${server.base}/`);
+    const pad = (n: number) => String(n).padStart(2, '0');
+    const day = `${pad(at.getUTCDate())}.${pad(at.getUTCMonth() + 1)}.${at.getUTCFullYear()}`;
+    const clock = `${pad(at.getUTCHours())}:${pad(at.getUTCMinutes())}`;
+    // Today: the time of day.
+    let t = await shown();
+    assert.equal(((await t.textContent()) ?? '').trim(), clock);
+    const title = (await t.getAttribute('title')) ?? '';
+    assert.ok(title.includes(day) || title.includes(String(at.getUTCFullYear())), title);
+    assert.match(title, /\d{2}:\d{2}:\d{2}/);
+    assert.doesNotMatch(title, /^\d{4}-\d{2}-\d{2}T/);
+    // Three days later the same message shows its date too.
+    await page.clock.setFixedTime(new Date(at.getTime() + 3 * 86_400_000));
+    await page.reload();
+    t = await shown();
+    const text = ((await t.textContent()) ?? '').trim();
+    assert.ok(text.includes(day) && text.includes(clock), text);
+  });
+
+  test('search hits show their inbox address and whether they were sent or received', async () => {
+    const a = await newInbox('hits-e2e');
+    const b = await newInbox('hits-e2e');
+    await server.api(`/v1/inboxes/${a.inboxId}/send`, {
+      method: 'POST',
+      body: { to: b.address, subject: 'Kumquat delivery', text: 'the kumquat crates left' },
+    });
+    await server.api(`/v1/inboxes/${b.inboxId}/wait?timeoutSeconds=10`);
+    // Indexing follows the store by a moment: wait until the API finds both copies (the sent one in A, the received in B).
+    const found = async () =>
+      new Set(((await server.api('/v1/search?q=kumquat')).items as Array<{ inboxId: string }>).map((x) => x.inboxId));
+    for (let i = 0; !(await found()).has(b.inboxId) || !(await found()).has(a.inboxId); i++) {
+      assert.ok(i < 100, 'the search index never found the mail');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const page = await open();
+    await page.goto(`${server.base}/#/search?q=kumquat`);
+    // Both hits (the API already finds both); "Searching…" is shown until then.
+    await page.waitForFunction(() => document.querySelectorAll('[data-nav="search"]').length >= 2, null, { timeout: 5000 });
+    // Each hit names the inbox it is in (the tag line under the subject) and its direction.
+    const hits = await page.$$eval('[data-nav="search"]', (els) =>
+      els.map((e) => ({ tags: e.querySelector('.row3')?.textContent ?? '', all: e.textContent ?? '' })),
+    );
+    assert.ok(hits.length >= 1, 'no hit');
+    const received = hits.find((h) => h.tags.includes(b.address));
+    assert.ok(received, `no hit names ${b.address}: ${JSON.stringify(hits)}`);
+    assert.match(received.tags, /received/i);
+    assert.doesNotMatch(received.tags, /sent/i);
+    const sent = hits.find((h) => h.tags.includes(a.address));
+    assert.ok(sent, `no hit names ${a.address}: ${JSON.stringify(hits)}`);
+    assert.match(sent.tags, /sent/i);
+    assert.doesNotMatch(sent.tags, /received/i);
+  });
+
+  test('inline cid: images show in the preview and are not listed as attachments; text derived from HTML is marked', async () => {
+    const inbox = await newInbox('cid-e2e');
+    const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
+    await sendMail(server.smtpPort, {
+      to: inbox.address,
+      subject: 'Logo inside',
+      html: '<p>Our logo:</p><img id="logo" src="cid:logo.1@acme.example" alt="logo"><p>Thanks</p>',
+      attachments: [
+        { filename: 'logo.png', content: png, contentType: 'image/png', cid: 'logo.1@acme.example' },
+        { filename: 'terms.txt', content: 'terms\n', contentType: 'text/plain' },
+      ],
+    });
+    const m = await server.api(`/v1/inboxes/${inbox.inboxId}/wait?timeoutSeconds=10`);
+    const page = await open();
+    // Once as this server answers, once as a server with derived text and the `inline` flag answers.
+    for (const stub of [false, true]) {
+      if (stub) {
+        await page.route(`**/v1/inboxes/${inbox.inboxId}/messages/${m.messageId}`, async (route) => {
+          const res = await route.fetch();
+          const body = (await res.json()) as { attachments: Array<{ filename: string; inline?: boolean }> } & Record<string, unknown>;
+          body.text = 'Our logo:\n\nThanks';
+          body.textSource = 'html';
+          for (const att of body.attachments) att.inline = att.filename === 'logo.png';
+          await route.fulfill({ response: res, json: body });
+        });
+      }
+      await page.goto(`${server.base}/#/inbox/${inbox.inboxId}/m/${m.messageId}`);
+      if (stub) await page.reload();
+      const frame = await (await page.waitForSelector('iframe.preview-frame')).contentFrame();
+      assert.ok(frame);
+      await frame.waitForSelector('#logo');
+      await frame.waitForFunction(() => (document.getElementById('logo') as HTMLImageElement).naturalWidth > 0, null, { timeout: 5000 });
+      assert.equal(await page.getAttribute('iframe.preview-frame', 'sandbox'), '');
+      assert.match((await page.textContent('#tab-attachments')) ?? '', /\(1\)/);
+      await page.click('#tab-attachments');
+      const listed = (await (await page.waitForSelector('.panel :is(.attachments, .empty)')).textContent()) ?? '';
+      assert.ok(listed.includes('terms.txt') && !listed.includes('logo.png'), listed);
+      if (stub) {
+        await page.click('#tab-text');
+        await page.waitForSelector('pre.text');
+        assert.match((await page.textContent('pre.text')) ?? '', /Our logo:/);
+        assert.match((await page.textContent('.panel')) ?? '', /derived from the HTML/i);
+      }
+    }
+  });
+
   test('threads: a reply joins its thread, listed per inbox and across inboxes, oldest message first', async () => {
     const inbox = await newInbox('threads-e2e');
     const first = await sendMail(server.smtpPort, { to: inbox.address, subject: 'Plans for Friday', text: 'lunch?' });

@@ -65,7 +65,7 @@ test('html-text: blocks, cells, hidden preheader, entities', () => {
   );
   assert.deepEqual(
     doc.lines.map((l) => l.text),
-    ['Preheader 1', 'A &BC©', '6 1', 'xGo'],
+    ['Preheader 1', 'A &BC©', '6\t1', 'xGo'],
   );
   assert.equal(doc.lines[0]?.hidden, true);
   assert.equal(doc.links[0]?.href, 'https://e.example/?a=1&b=2');

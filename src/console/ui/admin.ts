@@ -3,7 +3,7 @@
 import { useState } from 'preact/hooks';
 import { ApiError, api, query } from './api.ts';
 import type { AuditItem, Key, Page } from './types.ts';
-import { CopyButton, ErrorNote, html, say, useApi, when } from './ui.ts';
+import { CopyButton, ErrorNote, html, say, Time, useApi } from './ui.ts';
 
 export function Keys() {
   const team = useApi<{ team: { name: string }; keys: Key[] }>('v1/team');
@@ -58,10 +58,10 @@ export function Keys() {
             (k) => html`<tr class=${k.revokedAt ? 'revoked' : ''}><td><code>${k.keyId}</code> <span class="muted">${k.prefix}…</span></td>
               <td>${k.label}</td><td>${k.role}</td>
               <td>${[k.scope.labelPrefix ? `labels ${k.scope.labelPrefix}*` : 'all labels', k.scope.readOnly ? 'read-only' : ''].filter(Boolean).join(', ')}</td>
-              <td>${when(k.createdAt)}</td><td>${when(k.lastUsedAt)}</td>
+              <td><${Time} iso=${k.createdAt} /></td><td><${Time} iso=${k.lastUsedAt} /></td>
               <td>${
                 k.revokedAt
-                  ? `revoked ${when(k.revokedAt)}`
+                  ? html`revoked <${Time} iso=${k.revokedAt} />`
                   : confirm === k.keyId
                     ? html`<button type="button" class="danger" onClick=${() => void revoke(k.keyId)}>Confirm revoke</button>
                       <button type="button" onClick=${() => setConfirm(null)}>Cancel</button>`
@@ -99,7 +99,9 @@ export function Audit() {
       page.data
         ? html`<table class="grid"><thead><tr><th>At</th><th>Action</th><th>Target</th><th>Outcome</th><th>By key</th><th>From</th></tr></thead>
           <tbody>${page.data.items.map(
-            (a) => html`<tr><td>${when(a.at)}</td><td>${a.action}</td><td><code>${a.target ?? '—'}</code></td><td>${a.outcome}</td>
+            (
+              a,
+            ) => html`<tr><td><${Time} iso=${a.at} /></td><td>${a.action}</td><td><code>${a.target ?? '—'}</code></td><td>${a.outcome}</td>
               <td><code>${a.actorKeyId ?? '—'}</code></td><td>${a.sourceIp ?? '—'}</td></tr>`,
           )}</tbody></table>
           ${!page.data.items.length ? html`<p class="empty">No events.</p>` : ''}

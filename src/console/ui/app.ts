@@ -7,7 +7,7 @@ import { ApiError, api, savedKey, setKey, whenUnauthorized } from './api.ts';
 import { AllThreads, Callbacks, Dashboard, InboxThreads, SearchView, Sidebar, ThreadView } from './lists.ts';
 import { MessageList, MessageView, useLiveMessages } from './mail.ts';
 import type { Inbox, InboxDetail, Me } from './types.ts';
-import { ago, CopyButton, ErrorNote, html, setAnnouncer, useApi } from './ui.ts';
+import { ago, CopyButton, ErrorNote, fullTime, html, setAnnouncer, useApi, useArrivals } from './ui.ts';
 
 type Route =
   | { view: 'home' }
@@ -150,7 +150,7 @@ function Login({
     </form>
     ${note ? html`<p class="error" role="alert">${note}</p>` : ''}
     <p class="muted">The key stays in this tab (session storage) and goes only to this server, as an Authorization header.
-      The admin key is printed at first start and kept in <code>&lt;data-dir&gt;/admin.key</code>.</p>
+      The admin key is printed at first start and kept in <code>${'<data-dir>/admin.key'}</code>.</p>
     <p><button type="button" class="link-button" onClick=${toggleTheme}>${theme === 'dark' ? 'Light' : 'Dark'} mode</button></p>
   </main>`;
 }
@@ -219,10 +219,12 @@ function InboxPage({
   const i = inbox.data;
   // Counts from the console aggregate, read again as mail arrives; a server without the route just shows none.
   const detail = useApi<InboxDetail>(`v1/console/inboxes/${route.inboxId}?limit=1`);
-  const reloadDetail = detail.reload;
-  useEffect(() => {
-    if (live.items.length) reloadDetail();
-  }, [live.items.length, reloadDetail]);
+  // A live arrival changes the inbox's own count (messagesReceived) and the aggregate's: both are read again.
+  useArrivals((id) => {
+    if (id !== route.inboxId) return;
+    inbox.reload();
+    detail.reload();
+  });
   const counts = detail.data?.messages?.counts;
   const deliveries = detail.data?.callbacks?.deliveries;
   // Opened from the inbox list with the keyboard: focus moves into the inbox, so j/k walk its messages next.
@@ -234,11 +236,11 @@ function InboxPage({
   return html`<div class="inbox">
     <header class="inbox-head">
       <h2><code id="inbox-address">${i.address}</code> <${CopyButton} text=${i.address} what="address" /></h2>
-      <p class="muted">${i.label ? html`label <span class="badge">${i.label}</span> · ` : ''}${i.messagesReceived} received${counts ? ` · ${counts.verified} with a code or link` : ''}${
+      <p class="muted">${i.label ? html`label <span class="badge">${i.label}</span> · ` : ''}${i.messagesReceived} message${i.messagesReceived === 1 ? '' : 's'}${counts ? ` · ${counts.verified} with a code or link` : ''}${
         deliveries && (deliveries.failing || deliveries.delivered || deliveries.pending)
           ? ` · callbacks ${deliveries.delivered} delivered, ${deliveries.failing} failing`
           : ''
-      } · expires ${ago(i.expiresAt)}
+      } · expires <span title=${fullTime(i.expiresAt)}>${ago(i.expiresAt)}</span>
         ${i.callbackUrl ? html` · callback <code>${i.callbackUrl}</code>` : ''}</p>
       <nav class="subnav" aria-label="Inbox views">
         ${sub(`Messages (${live.items.length})`, `#/inbox/${i.inboxId}`, route.sub === 'messages')}

@@ -4,7 +4,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { query } from './api.ts';
 import type { CallbackAttempt, Inbox, Page, SearchAnswer, Summary, Thread, ThreadDetail } from './types.ts';
-import { ago, ErrorNote, html, Snippet, useApi, when, who } from './ui.ts';
+import { ago, Direction, ErrorNote, fullTime, html, party, Snippet, Time, useApi, useArrivals, who } from './ui.ts';
 
 export function Sidebar({
   label,
@@ -22,6 +22,9 @@ export function Sidebar({
   const [draft, setDraft] = useState(label);
   useEffect(() => setDraft(label), [label]);
   const [q, setQ] = useState(searchText);
+  // The box shows the query of the page the history is at: Back to an earlier search shows that query, Back to a
+  // page without one empties it.
+  useEffect(() => setQ(searchText), [searchText]);
   const [cursor, setCursor] = useState<string | null>(null);
   const page = useApi<Page<Inbox>>(`v1/inboxes${query({ label, limit: 100, cursor })}`);
   // New inboxes (a CI run just started) show up without a click: the list is read again every 10 s while visible.
@@ -30,6 +33,8 @@ export function Sidebar({
     const t = setInterval(() => document.visibilityState === 'visible' && reload(), 10_000);
     return () => clearInterval(t);
   }, [reload]);
+  // Mail that arrives live in the open inbox changes its count here at once.
+  useArrivals(() => reload());
   return html`<nav class="sidebar" aria-label="Inboxes">
     <form role="search" class="search" onSubmit=${(e: Event) => {
       e.preventDefault();
@@ -58,7 +63,7 @@ export function Sidebar({
           data-nav="inboxes" data-inbox-id=${i.inboxId} aria-current=${i.inboxId === currentInbox ? 'page' : undefined}>
           <span class="address">${i.address}</span>
           <span class="row3">${i.label ? html`<span class="badge">${i.label}</span>` : ''}
-            <span class="muted">${i.messagesReceived} msg · expires ${ago(i.expiresAt)}</span></span>
+            <span class="muted">${i.messagesReceived} msg · expires <span title=${fullTime(i.expiresAt)}>${ago(i.expiresAt)}</span></span></span>
         </a></li>`,
       )}
     </ul>
@@ -74,6 +79,14 @@ export function Sidebar({
 export function Dashboard({ setLabel }: { setLabel: (l: string) => void }) {
   const s = useApi<Summary>('v1/console/summary');
   const d = s.data;
+  // The counts follow new mail: read again on a live arrival, and every 5 s while the page is visible (mail to an
+  // inbox that is not open has no stream here).
+  const reload = s.reload;
+  useArrivals(() => reload());
+  useEffect(() => {
+    const t = setInterval(() => document.visibilityState === 'visible' && reload(), 5_000);
+    return () => clearInterval(t);
+  }, [reload]);
   const tile = (value: number | undefined, key: string, sub?: string) =>
     value === undefined
       ? ''
@@ -104,9 +117,9 @@ export function Dashboard({ setLabel }: { setLabel: (l: string) => void }) {
             d.recentActivity?.length
               ? html`<h3>Recent mail</h3><ul class="items" data-list="recent">${d.recentActivity.map(
                   (m) => html`<li key=${m.messageId}><a class="item" data-nav="recent" href=${`#/inbox/${m.inboxId}/m/${m.messageId}`}>
-                    <span class="row1"><span class="from">${who(m.from)}</span><time title=${m.receivedAt}>${ago(m.receivedAt)}</time></span>
+                    <span class="row1"><span class="from">${party(m)}</span><${Time} iso=${m.receivedAt} /></span>
                     <span class="subject">${m.subject || '(no subject)'}</span>
-                    <span class="row3"><span class="muted">${m.address}</span>${m.label ? html`<span class="badge">${m.label}</span>` : ''}
+                    <span class="row3"><${Direction} m=${m} /><span class="muted">${m.address}</span>${m.label ? html`<span class="badge">${m.label}</span>` : ''}
                       ${m.verification?.otp ? html`<span class="badge code">code ${m.verification.otp}</span>` : ''}
                       ${m.verification?.primaryLink ? html`<span class="badge link">link</span>` : ''}</span>
                   </a></li>`,
@@ -123,7 +136,7 @@ function ThreadItems({ items, inboxId }: { items: Thread[]; inboxId?: string }) 
   return html`<ul class="items" data-list="threads">${items.map((t) => {
     const ib = t.inbox?.inboxId ?? t.inboxId ?? inboxId ?? '';
     return html`<li key=${t.threadId}><a class="item" data-nav="threads" data-thread-id=${t.threadId} href=${`#/inbox/${ib}/thread/${t.threadId}`}>
-      <span class="row1"><span class="subject">${t.subject || '(no subject)'}</span><time title=${t.lastMessageAt}>${ago(t.lastMessageAt)}</time></span>
+      <span class="row1"><span class="subject">${t.subject || '(no subject)'}</span><${Time} iso=${t.lastMessageAt} /></span>
       <span class="row3"><span class="badge">${t.messageCount} msg</span>${t.inbox ? html`<span class="badge">${t.inbox.address}</span>` : ''}
         <span class="muted">${(t.participants ?? []).map(who).join(', ')}</span></span>
       ${t.snippet ? html`<span class="muted snippet">${t.snippet}</span>` : ''}
@@ -154,9 +167,10 @@ export function ThreadView({ inboxId, threadId }: { inboxId: string; threadId: s
         ? html`<h2 id="message-subject" tabIndex="-1">${t.data.subject || '(no subject)'}</h2>
           <p class="muted">${t.data.messageCount ?? t.data.messages.length} messages · ${(t.data.participants ?? []).map(who).join(', ')}</p>
           <ol class="items thread">${t.data.messages.map(
-            (m) => html`<li key=${m.messageId}><a class="item" data-nav="thread-messages" href=${`#/inbox/${inboxId}/m/${m.messageId}`}>
-              <span class="row1"><span class="from">${who(m.from)}</span><time title=${m.receivedAt}>${when(m.receivedAt)}</time></span>
-              <span class="subject">${m.subject}</span>${m.direction === 'outbound' ? html`<span class="badge">sent</span>` : ''}</a></li>`,
+            (m) => html`<li key=${m.messageId}><a class="item" data-nav="thread-messages" data-direction=${m.direction ?? 'inbound'}
+              href=${`#/inbox/${inboxId}/m/${m.messageId}`}>
+              <span class="row1"><span class="from">${party(m)}</span><${Time} iso=${m.receivedAt} /></span>
+              <span class="subject">${m.subject}</span><span class="row3"><${Direction} m=${m} /></span></a></li>`,
           )}</ol>`
         : ''
     }
@@ -174,9 +188,11 @@ export function SearchView({ q, inboxId }: { q: string; inboxId: string | null }
     <ul class="items" data-list="search">${(r.data?.items ?? []).map(
       (
         m,
-      ) => html`<li key=${m.messageId}><a class="item" data-nav="search" data-message-id=${m.messageId} href=${`#/inbox/${m.inboxId}/m/${m.messageId}`}>
-        <span class="row1"><span class="from">${who(m.from)}</span><time title=${m.receivedAt}>${ago(m.receivedAt)}</time></span>
+      ) => html`<li key=${m.messageId}><a class="item" data-nav="search" data-message-id=${m.messageId} data-direction=${m.direction ?? 'inbound'}
+        href=${`#/inbox/${m.inboxId}/m/${m.messageId}`}>
+        <span class="row1"><span class="from">${party(m)}</span><${Time} iso=${m.receivedAt} /></span>
         <span class="subject">${m.subject || '(no subject)'}</span>
+        <span class="row3"><${Direction} m=${m} /><span class="muted inbox-address" title="The inbox it is in">${m.inboxAddress ?? m.inboxId}</span></span>
         <${Snippet} text=${m.snippet} />
       </a></li>`,
     )}</ul>
@@ -195,9 +211,9 @@ export function Callbacks({ inboxId }: { inboxId: string }) {
           <tbody>${items.map(
             (
               c,
-            ) => html`<tr class=${c.delivered ? 'ok' : 'bad'}><td>${when(c.at)}</td><td><a href=${`#/inbox/${inboxId}/m/${c.messageId}`}>${c.messageId}</a></td>
+            ) => html`<tr class=${c.delivered ? 'ok' : 'bad'}><td><${Time} iso=${c.at} /></td><td><a href=${`#/inbox/${inboxId}/m/${c.messageId}`}>${c.messageId}</a></td>
               <td>${c.attempt}</td><td>${c.delivered ? `delivered (${c.statusCode})` : (c.statusCode ?? c.error ?? 'failed')}</td>
-              <td>${c.durationMs} ms</td><td>${c.nextRetryAt ? when(c.nextRetryAt) : '—'}</td></tr>`,
+              <td>${c.durationMs} ms</td><td><${Time} iso=${c.nextRetryAt} /></td></tr>`,
           )}</tbody></table>`
         : ''
     }

@@ -3,9 +3,20 @@
 // headers, raw, attachments).
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { ApiError, api, apiBlob, pathOf, query, streamEvents } from './api.ts';
-import { linksOf, previewCsp, previewDocument, remoteImageCount } from './preview.ts';
-import type { Attachment, Inbox, Message, MessageSummary, Page } from './types.ts';
-import { ago, bytes, CopyButton, ErrorNote, html, safeHref, say, Tabs, useApi, when, who } from './ui.ts';
+import {
+  cidRefs,
+  INLINE_IMAGE_MAX,
+  INLINE_IMAGE_TYPES,
+  isInlinePart,
+  linksOf,
+  normalizeCid,
+  previewCsp,
+  previewDocument,
+  remoteImageCount,
+  withInlineImages,
+} from './preview.ts';
+import type { Attachment, Delivery, Inbox, Message, MessageSummary, Page } from './types.ts';
+import { bytes, CopyButton, Direction, ErrorNote, html, notifyArrival, party, safeHref, say, Tabs, Time, useApi, who } from './ui.ts';
 
 type Live = 'connecting' | 'live' | 'reconnecting' | 'closed';
 
@@ -49,6 +60,7 @@ export function useLiveMessages(inbox: Inbox | null): LiveMessages {
             try {
               const m = JSON.parse(e.data) as MessageSummary;
               setItems((cur) => merge(cur, [m]));
+              notifyArrival(inbox.inboxId);
               say(`New message: ${m.subject || '(no subject)'}`);
             } catch {
               // A frame that is not JSON: ignore it, the next one is independent.
@@ -107,14 +119,16 @@ export function MessageList({ inbox, list, selected }: { inbox: Inbox; list: Liv
           ${items.map(
             (m) => html`<li key=${m.messageId}>
               <a href=${`#/inbox/${inbox.inboxId}/m/${m.messageId}`} class=${`item${m.messageId === selected ? ' current' : ''}`}
-                data-nav="messages" data-message-id=${m.messageId} aria-current=${m.messageId === selected ? 'page' : undefined}>
-                <span class="row1"><span class="from">${who(m.from)}</span><time title=${m.receivedAt}>${ago(m.receivedAt)}</time></span>
+                data-nav="messages" data-message-id=${m.messageId} data-direction=${m.direction ?? 'inbound'}
+                aria-current=${m.messageId === selected ? 'page' : undefined}>
+                <span class="row1"><span class="from">${party(m)}</span><${Time} iso=${m.receivedAt} /></span>
                 <span class="subject">${m.subject || '(no subject)'}</span>
                 <span class="row3">
+                  <${Direction} m=${m} />
                   ${m.verification.otp ? html`<span class="badge code">code ${m.verification.otp}</span>` : ''}
                   ${m.verification.primaryLink ? html`<span class="badge link">link</span>` : ''}
                   ${m.attachmentCount ? html`<span class="badge">${m.attachmentCount} att.</span>` : ''}
-                  ${m.via !== 'smtp' ? html`<span class="badge muted">${m.via}</span>` : ''}
+                  ${m.direction !== 'outbound' && m.via !== 'smtp' ? html`<span class="badge muted" title="How it arrived">via ${m.via}</span>` : ''}
                 </span>
               </a>
             </li>`,
@@ -147,13 +161,18 @@ export function MessageView({
       ${msg.error ? html`<${ErrorNote} error=${msg.error} what="this message" />` : html`<p class="empty">Loading…</p>`}
     </section>`;
   }
+  const refs = cidRefs(m.html);
+  // Parts the HTML shows inline are not attachments to list; they appear in the preview.
+  const listed = m.attachments.filter((a) => !isInlinePart(a, refs));
+  const inline = m.attachments.filter((a) => isInlinePart(a, refs));
+  const sent = m.direction === 'outbound';
   const tabs = [
     ...(m.html ? [{ id: 'html', label: 'HTML' }] : []),
     { id: 'text', label: 'Text' },
     { id: 'links', label: 'Links' },
     { id: 'headers', label: 'Headers' },
     { id: 'raw', label: 'Raw' },
-    { id: 'attachments', label: `Attachments (${m.attachments.length})` },
+    { id: 'attachments', label: `Attachments (${listed.length})` },
   ];
   const current = tabs.some((t) => t.id === tab) ? tab : tabs[0]!.id;
   return html`<section class="message" aria-label="Message" data-message=${m.messageId}>
@@ -162,17 +181,22 @@ export function MessageView({
       <dl class="meta">
         <dt>From</dt><dd>${who(m.from)}</dd>
         <dt>To</dt><dd>${m.to.map(who).join(', ') || '—'}</dd>
-        <dt>Received</dt><dd><time title=${m.receivedAt}>${when(m.receivedAt)}</time> · ${bytes(m.size)} · via ${m.via}</dd>
+        ${
+          sent
+            ? html`<dt>Sent</dt><dd><${Time} iso=${m.receivedAt} /> · ${bytes(m.size)} · <${Direction} m=${m} /> ${deliverySummary(m.deliveries)}</dd>
+              <dt>Delivery</dt><dd><${Deliveries} items=${m.deliveries} /></dd>`
+            : html`<dt>Received</dt><dd><${Time} iso=${m.receivedAt} /> · ${bytes(m.size)} · via ${m.via} <${Direction} m=${m} /></dd>`
+        }
       </dl>
     </header>
-    <${VerificationPanel} m=${m} />
+    ${sent ? '' : html`<${VerificationPanel} m=${m} />`}
     <${Tabs} tabs=${tabs} current=${current} onSelect=${setTab} label="Message parts">
-      ${current === 'html' && m.html ? html`<${HtmlPreview} html=${m.html} remote=${remote} setRemote=${setRemote} />` : ''}
-      ${current === 'text' ? html`<${TextPart} text=${m.text} otp=${m.verification.otp} />` : ''}
+      ${current === 'html' && m.html ? html`<${HtmlPreview} html=${m.html} inline=${inline} remote=${remote} setRemote=${setRemote} />` : ''}
+      ${current === 'text' ? html`<${TextPart} text=${m.text} source=${m.textSource} hasHtml=${!!m.html} otp=${m.verification.otp} />` : ''}
       ${current === 'links' ? html`<${LinksPart} m=${m} />` : ''}
       ${current === 'headers' ? html`<${HeadersPart} m=${m} />` : ''}
       ${current === 'raw' ? html`<${RawPart} m=${m} />` : ''}
-      ${current === 'attachments' ? html`<${AttachmentsPart} items=${m.attachments} />` : ''}
+      ${current === 'attachments' ? html`<${AttachmentsPart} items=${listed} inline=${inline} />` : ''}
     </${Tabs}>
   </section>`;
 }
@@ -200,9 +224,59 @@ function VerificationPanel({ m }: { m: Message }) {
   </div>`;
 }
 
-function HtmlPreview({ html: body, remote, setRemote }: { html: string; remote: boolean; setRemote: (r: boolean) => void }) {
+const NO_IMAGES = new Map<string, string>();
+
+/** The message's inline images as data: URLs by Content-ID; null while they are being fetched. */
+function useInlineImages(parts: Attachment[]): Map<string, string> | null {
+  const wanted = parts
+    .filter((a) => a.contentId && INLINE_IMAGE_TYPES.has(a.contentType.toLowerCase()) && a.size <= INLINE_IMAGE_MAX)
+    .slice(0, 50);
+  const key = wanted.map((a) => a.attachmentId).join(',');
+  const [images, setImages] = useState<{ key: string; map: Map<string, string> } | null>(null);
+  useEffect(() => {
+    if (!wanted.length) return;
+    const ctrl = new AbortController();
+    Promise.all(
+      wanted.map(async (a): Promise<[string, string] | null> => {
+        try {
+          const blob = await apiBlob(pathOf(a.url), ctrl.signal);
+          if (blob.size > INLINE_IMAGE_MAX) return null;
+          // The type is the one the list named (an allowed image type), whatever the response said.
+          const url = await new Promise<string>((resolve, reject) => {
+            const r = new FileReader();
+            r.onload = () => resolve(String(r.result));
+            r.onerror = () => reject(r.error);
+            r.readAsDataURL(new Blob([blob], { type: a.contentType.toLowerCase() }));
+          });
+          return [normalizeCid(a.contentId!), url];
+        } catch {
+          return null;
+        }
+      }),
+    ).then((pairs) => {
+      if (!ctrl.signal.aborted) setImages({ key, map: new Map(pairs.filter((p): p is [string, string] => p !== null)) });
+    });
+    return () => ctrl.abort();
+  }, [key]);
+  if (!wanted.length) return NO_IMAGES;
+  return images?.key === key ? images.map : null;
+}
+
+function HtmlPreview({
+  html: body,
+  inline,
+  remote,
+  setRemote,
+}: {
+  html: string;
+  inline: Attachment[];
+  remote: boolean;
+  setRemote: (r: boolean) => void;
+}) {
+  const images = useInlineImages(inline);
   const blocked = useMemo(() => remoteImageCount(body), [body]);
-  const doc = useMemo(() => previewDocument(body, remote), [body, remote]);
+  const doc = useMemo(() => (images ? previewDocument(withInlineImages(body, images), remote) : ''), [body, remote, images]);
+  if (!images) return html`<div class="preview"><p class="empty">Loading the inline images…</p></div>`;
   return html`<div class="preview">
     <div class="preview-bar">
       <span>Sandboxed preview: scripts, forms and links inside it are off.</span>
@@ -214,11 +288,47 @@ function HtmlPreview({ html: body, remote, setRemote }: { html: string; remote: 
   </div>`;
 }
 
-function TextPart({ text, otp }: { text: string | null; otp: string | null }) {
-  if (!text) return html`<p class="empty">This message has no text part.</p>`;
+function TextPart({
+  text,
+  source,
+  hasHtml,
+  otp,
+}: {
+  text: string | null;
+  source: 'part' | 'html' | null | undefined;
+  hasHtml: boolean;
+  otp: string | null;
+}) {
+  if (!text) {
+    return html`<p class="empty">This message has no text part${hasHtml ? ' (this server does not derive one from the HTML: see the HTML tab)' : ''}.</p>`;
+  }
   // The extracted code is marked where it appears in the text.
   const parts = otp ? text.split(otp) : [text];
-  return html`<pre class="text">${parts.map((p, i) => (i === 0 ? p : html`<mark class="otp-mark">${otp}</mark>${p}`))}</pre>`;
+  return html`${
+    source === 'html'
+      ? html`<p class="note derived" role="note">Derived from the HTML part: this message has no text part, so this is the text inboxd reads from its HTML.</p>`
+      : ''
+  }<pre class=${`text${source === 'html' ? ' derived' : ''}`}>${parts.map((p, i) => (i === 0 ? p : html`<mark class="otp-mark">${otp}</mark>${p}`))}</pre>`;
+}
+
+/** "2 sent, 1 queued": the recipients by delivery state. */
+function deliverySummary(items: Delivery[] | undefined): string {
+  if (!items?.length) return '';
+  const by = new Map<string, number>();
+  for (const d of items) by.set(d.state, (by.get(d.state) ?? 0) + 1);
+  return [...by].map(([state, n]) => `${n} ${state}`).join(', ');
+}
+
+/** Each recipient of a sent message: its delivery state, route, attempts and the last answer. */
+function Deliveries({ items }: { items: Delivery[] | undefined }) {
+  if (!items) return html`<span class="muted">This server does not report delivery states.</span>`;
+  if (!items.length) return html`<span class="muted">No recipients.</span>`;
+  return html`<ul class="deliveries">${items.map(
+    (d) => html`<li data-address=${d.address} data-state=${d.state}><code>${d.address}</code>
+      <span class=${`badge state state-${d.state}`}>${d.state}</span>
+      <span class="muted">${d.kind} · ${d.route}${d.attempts ? ` · ${d.attempts} attempt${d.attempts === 1 ? '' : 's'}` : ''}${d.response ? ` · ${d.response}` : ''}</span>
+      ${d.nextAttemptAt ? html`<span class="muted"> · next attempt <${Time} iso=${d.nextAttemptAt} /></span>` : ''}</li>`,
+  )}</ul>`;
 }
 
 function LinksPart({ m }: { m: Message }) {
@@ -259,12 +369,15 @@ function RawPart({ m }: { m: Message }) {
   </div>`;
 }
 
-function AttachmentsPart({ items }: { items: Attachment[] }) {
-  if (!items.length) return html`<p class="empty">No attachments.</p>`;
+function AttachmentsPart({ items, inline }: { items: Attachment[]; inline: Attachment[] }) {
+  const shown = inline.length
+    ? html`<p class="muted inline-parts">${inline.length} inline image${inline.length === 1 ? '' : 's'} shown in the HTML preview.</p>`
+    : '';
+  if (!items.length) return html`<p class="empty">No attachments.</p>${shown}`;
   return html`<ul class="attachments">${items.map(
     (a) => html`<li><button type="button" onClick=${() => void download(pathOf(a.url), a.filename ?? a.attachmentId)}>Download</button>
       <span>${a.filename ?? '(no name)'}</span> <span class="muted">${a.contentType} · ${bytes(a.size)}${a.disposition === 'inline' ? ' · inline' : ''}</span></li>`,
-  )}</ul>`;
+  )}</ul>${shown}`;
 }
 
 /** Downloads go through fetch (the key is a header, not a cookie), then a short-lived blob: URL. */

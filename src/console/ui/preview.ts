@@ -69,3 +69,49 @@ export function remoteImageCount(html: string): number {
   n += (html.match(/url\(\s*['"]?\s*(https?:)?\/\//gi) ?? []).length;
   return n;
 }
+
+// Inline images (`<img src="cid:…">`, RFC 2392). The frame cannot fetch the attachment route itself (the key is a
+// header, and its policy allows only data: images), so the console fetches each referenced image part with the key
+// and puts it into the HTML as a data: URL. Only raster image types; anything else stays a dead cid: reference.
+
+const CID = /cid:([^"'\s)>]+)/gi;
+
+/** A Content-ID as the HTML refers to it: without angle brackets, percent-decoded, case-insensitive. */
+export function normalizeCid(id: string): string {
+  let s = id.trim().replace(/^<|>$/g, '');
+  try {
+    s = decodeURIComponent(s);
+  } catch {
+    // Not percent-encoded after all: compare as written.
+  }
+  return s.toLowerCase();
+}
+
+/** Every Content-ID the HTML refers to with cid:. */
+export function cidRefs(html: string | null): Set<string> {
+  const out = new Set<string>();
+  if (!html) return out;
+  for (const m of html.matchAll(CID)) out.add(normalizeCid(m[1]!));
+  return out;
+}
+
+/** The HTML with each known cid: reference replaced by its data: URL; unknown ones are left as they are. */
+export function withInlineImages(html: string, images: Map<string, string>): string {
+  if (!images.size) return html;
+  return html.replace(CID, (all, id: string) => images.get(normalizeCid(id)) ?? all);
+}
+
+/** Image types shown inline (as data: URLs in the sandboxed frame). */
+export const INLINE_IMAGE_TYPES = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp', 'image/avif', 'image/bmp']);
+
+/** Largest inline image fetched for the preview. */
+export const INLINE_IMAGE_MAX = 5 * 1024 * 1024;
+
+/**
+ * Whether an attachment is an inline part of the HTML rather than an attachment to list: the server's `inline` flag
+ * when it sends one, else (older servers) a Content-ID the HTML refers to.
+ */
+export function isInlinePart(a: { inline?: boolean; contentId?: string | null }, refs: Set<string>): boolean {
+  if (typeof a.inline === 'boolean') return a.inline;
+  return !!a.contentId && refs.has(normalizeCid(a.contentId));
+}

@@ -34,7 +34,8 @@ export interface MessageSummary {
   verification: Verification;
   via: string;
   threadId?: string | null;
-  direction?: string;
+  /** "outbound": the copy of a message this inbox sent; absent on servers before sending existed (all received). */
+  direction?: 'inbound' | 'outbound';
 }
 
 export interface Attachment {
@@ -42,16 +43,35 @@ export interface Attachment {
   filename: string | null;
   contentType: string;
   disposition: string;
+  contentId?: string | null;
+  /** An image the HTML shows by `cid:` (newer servers; older ones: inferred from disposition and the HTML). */
+  inline?: boolean;
   size: number;
   url: string;
+}
+
+/** One recipient of a sent message (README "Sending and replying", delivery states). */
+export interface Delivery {
+  address: string;
+  kind: 'to' | 'cc' | 'bcc';
+  route: 'local' | 'relay';
+  state: string;
+  attempts: number;
+  response: string | null;
+  deliveredMessageId: string | null;
+  nextAttemptAt: string | null;
 }
 
 export interface Message extends MessageSummary {
   date: string | null;
   text: string | null;
+  /** Where `text` came from: a text/plain part, or derived from the HTML (newer servers; absent: a part, or none). */
+  textSource?: 'part' | 'html' | null;
   html: string | null;
   headers: Array<{ name: string; value: string }>;
   attachments: Attachment[];
+  /** Sent messages: each recipient's delivery. */
+  deliveries?: Delivery[];
 }
 
 export interface Page<T> {
@@ -80,6 +100,8 @@ export interface ThreadDetail extends Thread {
 /** CONTRACT §11. */
 export interface SearchHit extends MessageSummary {
   snippet: string | null;
+  /** The address of the hit's inbox (newer servers). */
+  inboxAddress?: string | null;
   score: number | null;
 }
 

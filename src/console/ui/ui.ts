@@ -51,6 +51,36 @@ export function ErrorNote({ error, what }: { error: Error | null; what: string }
   return html`<p class="error" role="alert">Could not load ${what}: ${error.message}</p>`;
 }
 
+// Live arrivals (the open inbox's SSE stream) reach every view that shows a count of them: the inbox's header, the
+// inbox list and the overview read their counts again. A burst of arrivals is one re-read, a quarter second later.
+const arrivalListeners = new Set<(inboxId: string) => void>();
+const pendingArrivals = new Set<string>();
+let arrivalTimer: ReturnType<typeof setTimeout> | null = null;
+
+export function notifyArrival(inboxId: string): void {
+  pendingArrivals.add(inboxId);
+  if (arrivalTimer !== null) return;
+  arrivalTimer = setTimeout(() => {
+    arrivalTimer = null;
+    const ids = [...pendingArrivals];
+    pendingArrivals.clear();
+    for (const f of [...arrivalListeners]) for (const id of ids) f(id);
+  }, 250);
+}
+
+/** Calls `f` with the inbox id after mail arrived live in it (the latest `f`; no re-subscription per render). */
+export function useArrivals(f: (inboxId: string) => void): void {
+  const ref = useRef(f);
+  ref.current = f;
+  useEffect(() => {
+    const g = (id: string) => ref.current(id);
+    arrivalListeners.add(g);
+    return () => {
+      arrivalListeners.delete(g);
+    };
+  }, []);
+}
+
 let announce: ((msg: string) => void) | null = null;
 export function setAnnouncer(f: (msg: string) => void): void {
   announce = f;
@@ -133,12 +163,31 @@ export function Tabs({
   </div>`;
 }
 
-export function when(iso: string | null): string {
+/**
+ * A moment in the browser's locale and time zone: the time of day when it is today, else the date and the time, so a
+ * list never shows a bare "14:02" for mail from last week.
+ */
+export function when(iso: string | null | undefined): string {
   if (!iso) return '—';
   const d = new Date(iso);
   if (Number.isNaN(d.getTime())) return iso;
-  const today = new Date();
-  return d.toDateString() === today.toDateString() ? d.toLocaleTimeString() : d.toLocaleString();
+  return d.toDateString() === new Date().toDateString()
+    ? d.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' })
+    : d.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+}
+
+/** The full moment (weekday, date, seconds, time zone) in the browser's locale: the title of every shown time. */
+export function fullTime(iso: string | null | undefined): string {
+  if (!iso) return '';
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return iso;
+  return d.toLocaleString(undefined, { dateStyle: 'full', timeStyle: 'long' });
+}
+
+/** `<time>` with the short form shown and the full one on hover. */
+export function Time({ iso }: { iso: string | null | undefined }) {
+  if (!iso) return html`<span>—</span>`;
+  return html`<time datetime=${iso} title=${fullTime(iso)}>${when(iso)}</time>`;
 }
 
 export function ago(iso: string): string {
@@ -163,6 +212,24 @@ export function who(a: { name: string; address: string } | string | null | undef
   if (!a) return '(no sender)';
   if (typeof a === 'string') return a;
   return a.name ? `${a.name} <${a.address}>` : a.address;
+}
+
+/** Who a list row names: the sender of received mail, the recipients of sent mail. */
+export function party(m: {
+  direction?: string;
+  from: { name: string; address: string } | null;
+  to?: Array<{ name: string; address: string }>;
+}): string {
+  if (m.direction !== 'outbound') return who(m.from);
+  const to = (m.to ?? []).map(who).join(', ');
+  return `to ${to || '(no recipient)'}`;
+}
+
+/** Sent or received, in words and an arrow; a server without the field has only received mail. */
+export function Direction({ m }: { m: { direction?: string } }) {
+  return m.direction === 'outbound'
+    ? html`<span class="badge dir dir-out" title="Sent from this inbox">↗ sent</span>`
+    : html`<span class="badge dir dir-in" title="Received by this inbox">↙ received</span>`;
 }
 
 /** Only http(s) links become clickable; anything else (javascript:, data:) stays text. */

@@ -9,7 +9,7 @@ import type { CodeHint, ScoredCode } from './codes.ts';
 import { CODE_THRESHOLD, codeContext, scoreCodes } from './codes.ts';
 import type { Doc, Line, Source } from './doc.ts';
 import { newLine, normLine, textToLines } from './doc.ts';
-import { htmlToDoc } from './html-text.ts';
+import { CELL_SEP, htmlToDoc } from './html-text.ts';
 import {
   INVITE_EVENT,
   INVITE_INTENT,
@@ -81,7 +81,7 @@ export function extractVerification(msg: ParsedMessage, opts: ExtractOptions = {
   const hints = threadHints(subject, msg.inReplyTo);
   const subjectLines: Line[] = subject ? [newLine(subject, 'subject')] : [];
   const textLines = msg.text ? textToLines(msg.text) : [];
-  const htmlDoc: Doc = msg.html ? htmlToDoc(msg.html) : { lines: [], links: [] };
+  const htmlDoc: Doc = msg.html ? cellsAsSpaces(htmlToDoc(msg.html)) : { lines: [], links: [] };
   const qText = markQuotes(textLines, hints);
   const qHtml = markQuotes(htmlDoc.lines, hints);
   const thread = qText.thread || qHtml.thread;
@@ -152,6 +152,15 @@ export function extractVerification(msg: ParsedMessage, opts: ExtractOptions = {
     service: service ?? null,
     candidates,
   };
+}
+
+/**
+ * The code scanner reads the cells of a table row as words of one line: "6\t1\t5\t0\t2\t7" (a code laid out one
+ * digit per cell) is "6 1 5 0 2 7" to it, as a code written with spaces would be.
+ */
+function cellsAsSpaces(doc: Doc): Doc {
+  for (const l of doc.lines) if (l.text.includes(CELL_SEP)) l.text = l.text.replaceAll(CELL_SEP, ' ');
+  return doc;
 }
 
 function conf(score: number): number {

@@ -2,6 +2,7 @@
 // MessageService, src/inboxes/messages.ts; each op looks up the caller's inbox and calls one method).
 import { z } from 'zod';
 import { decodeCursor, pageOf } from '../../lib/cursor.ts';
+import { cidRefs } from '../../mail/inline.ts';
 import type { InboxRow } from '../../store/inboxes.ts';
 import type { MessageRow } from '../../store/messages.ts';
 import { AttachmentId, InboxId, inboxOf, MessageId } from '../common.ts';
@@ -125,7 +126,8 @@ export const listAttachments = op({
   http: { method: 'GET', path: '/v1/inboxes/:id/messages/:messageId/attachments' },
   tool: {
     name: 'svc_list_attachments',
-    description: 'List the attachments of a message: file name, type, size and id.',
+    description:
+      'List the attachments of a message: file name, type, size, id, and inline (true for an image the HTML body draws with a cid: URL, not a file the sender attached).',
     args: { inboxId: 'id' },
   },
   input: z.strictObject({ id: InboxId, messageId: MessageId }),
@@ -133,7 +135,8 @@ export const listAttachments = op({
   async handler(ctx, input) {
     const { inbox, msg } = await messageOf(ctx, input.id, input.messageId);
     const rows = await ctx.services.inboxMessages.attachments(msg.id);
-    return { items: rows.map((a) => attachmentView(a, inbox.id, ctx.services.baseUrl())), nextCursor: null };
+    const refs = cidRefs(msg.html_body);
+    return { items: rows.map((a) => attachmentView(a, inbox.id, ctx.services.baseUrl(), refs)), nextCursor: null };
   },
 });
 
@@ -164,8 +167,8 @@ export const getAttachment = op({
   async handler(ctx, input) {
     const inbox = await inboxOf(ctx, input.id);
     const json = /application\/json/i.test(ctx.request.accept);
-    const { attachment: a, file } = await ctx.services.inboxMessages.download(inbox, input.messageId, input.attachmentId, !json);
-    if (!file) return attachmentView(a, inbox.id, ctx.services.baseUrl());
+    const { msg, attachment: a, file } = await ctx.services.inboxMessages.download(inbox, input.messageId, input.attachmentId, !json);
+    if (!file) return attachmentView(a, inbox.id, ctx.services.baseUrl(), cidRefs(a.content_id === null ? null : msg.html_body));
     return {
       kind: 'raw' as const,
       contentType: SAFE_TYPE.test(a.content_type) ? a.content_type : 'application/octet-stream',

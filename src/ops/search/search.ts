@@ -30,6 +30,7 @@ const SearchCursorField = z.string().max(512).optional().describe('nextCursor of
 
 const SearchItem = MessageSummary.extend({
   snippet: z.string().nullable().describe('A passage of the body (or the subject) with the matched words marked «like this»'),
+  inboxAddress: z.string().nullable().describe('The address of the inbox the message is in'),
   score: z.number().describe('Relevance in this answer (higher is better): -bm25 for keyword, cosine for semantic, fused rank for hybrid'),
 });
 
@@ -71,7 +72,7 @@ async function run(ctx: OpContext, scope: SearchScope, input: { q: string; mode:
     now: s.clock.now(),
   });
   return {
-    items: r.rows.map((x) => ({ ...messageSummary(x.row, s.baseUrl()), snippet: x.snippet, score: x.score })),
+    items: r.rows.map((x) => ({ ...messageSummary(x.row, s.baseUrl()), snippet: x.snippet, inboxAddress: x.inboxAddress, score: x.score })),
     nextCursor: r.next ? encodeCursor(r.next) : null,
     mode: r.mode,
     semantic: r.semantic,

@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import { AppError } from '../../errors.ts';
 import { decodeCursor, pageOf } from '../../lib/cursor.ts';
+import { messageText } from '../../mail/inline.ts';
 import { participantList, snippetOf } from '../../mail/threads.ts';
 import type { ActivityCursor, ConsoleThreadRow, ThreadRow } from '../../threads/service.ts';
 import { InboxId, inboxOf, principal } from '../common.ts';
@@ -45,7 +46,7 @@ export function threadSummary(r: ThreadRow): ThreadSummary {
     firstMessageAt: iso(r.first_message_at),
     lastMessageAt: iso(r.last_message_at),
     lastMessageId: r.last_message_id,
-    snippet: snippetOf(r.last_text),
+    snippet: snippetOf(messageText(r.last_text, r.last_html).text),
   };
 }
 

@@ -6,6 +6,7 @@ import type { Principal } from '../../auth/principal.ts';
 import { AppError } from '../../errors.ts';
 import type { InboxService } from '../../inboxes/service.ts';
 import { decodeCursor, encodeCursor } from '../../lib/cursor.ts';
+import { messageText } from '../../mail/inline.ts';
 import { participantList, snippetOf } from '../../mail/threads.ts';
 import type { SearchCursor, SearchService } from '../../search/service.ts';
 import type { MessageRepo, MessageRow } from '../../store/messages.ts';
@@ -37,7 +38,7 @@ function summary(r: ThreadRow): ThreadSummary {
   return {
     threadId: r.id,
     subject: r.subject,
-    snippet: snippetOf(r.last_text),
+    snippet: snippetOf(messageText(r.last_text, r.last_html).text),
     messageCount: r.message_count,
     participants: participantList(r.participants_json),
     lastMessageAt: iso(r.last_message_at),

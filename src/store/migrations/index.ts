@@ -24,6 +24,7 @@ import * as m017 from './017_calendar.ts';
 import * as m018 from './018_mailbox.ts';
 import * as m019 from './019_calendar_zones.ts';
 import * as m020 from './020_content_inbox_index.ts';
+import * as m021 from './021_inline_parts.ts';
 
 export const MIGRATIONS: Record<string, Migration> = {
   '001_foundation': m001,
@@ -46,4 +47,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '017_calendar': m017,
   '019_calendar_zones': m019,
   '020_content_inbox_index': m020,
+  '021_inline_parts': m021,
 };
