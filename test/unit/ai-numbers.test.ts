@@ -60,6 +60,8 @@ test('amounts in every grouping convention and script', () => {
   assert.equal(parseNumber('12,34,567.89'), 1234567.89);
   assert.equal(parseNumber('1.234'), 1234);
   assert.equal(parseNumber('1.234', 3), 1.23);
+  // a rial (two decimals) is not a dinar (three)
+  assert.deepEqual(amounts('المجموع 1.500 ريال'), [[1500, 'ريال']]);
 });
 
 test('a full-width grouped number keeps its thousands separator when a line is normalised', () => {
@@ -77,6 +79,10 @@ test('shared currency symbols are decided by the mail', () => {
   assert.equal(cur(['Tak for din bestilling hos os.', 'I alt 1.249,00 kr.', 'Heraf moms 249,80 kr.']), 'DKK');
   assert.equal(cur(['Vedlagt følger faktura.', 'Sum eks. mva 4 000,00 kr', 'Å betale 5 000,00 kr']), 'NOK');
   assert.equal(cur(['Tack för ditt köp!', 'Att betala 189,00 kr']), 'SEK');
+  assert.equal(cur(['Kære kunde', 'Din ordre er afsendt. Beløb: 499 kr.']), 'DKK');
+  assert.equal(cur(['Hei! Takk for bestillingen.', 'Totalt kr 499,00']), 'NOK');
+  // a code the mail states decides over the language
+  assert.equal(cur(['Tack för ditt köp!', 'Att betala 189,00 kr', 'Alla belopp i NOK']), 'NOK');
   assert.equal(cur(['お支払い合計 ¥3,300'], 'ja'), 'JPY');
   assert.equal(cur(['合计 ¥2000.00'], 'zh'), 'CNY');
   assert.equal(cur(['Total R 4 830,00']), 'ZAR');
@@ -119,6 +125,7 @@ test('dates in the scripts, month names and calendars of the world, as ISO Grego
     ['۸ اردیبهشت ۱۴۰۵', icuDay('persian', [1405, 2, 8], '2026-04-28')],
     ['١٤٤٧/١١/١٢ هـ', icuDay('islamic-umalqura', [1447, 11, 12], '2026-04-28')],
     ['12 رمضان 1447', icuDay('islamic-umalqura', [1447, 9, 12], '2026-03-01')],
+    ['١٢ ذو القعدة ١٤٤٧هـ', icuDay('islamic-umalqura', [1447, 11, 12], '2026-04-28')],
     // month names of many languages (ICU's), genitive and abbreviated forms, spaced numeric forms
     ['Ngày 05 tháng 05 năm 2026', '2026-05-05'],
     ['Datum vystavení: 7. 5. 2026', '2026-05-07'],

@@ -285,19 +285,20 @@ export function markerLanguage(text: string): string {
   if (/[\u0d80-\u0dff]/.test(t)) return 'si';
   const lower = t.toLowerCase();
   const count = (re: RegExp): number => lower.match(re)?.length ?? 0;
-  const sv = count(/(?<![\p{L}])(?:och|för|att|inte|tack|från|jag|är|av|din|ditt|kvitto|summa|betala|beställning|varav)(?![\p{L}])/gu);
-  const da = count(
-    /(?<![\p{L}])(?:og|af|ikke|tak|fra|jeg|er|din|dit|bestilling|ordre|heraf|i alt|betalt|venlig|hilsen|kære|købet|beløb)(?![\p{L}])/gu,
-  );
-  const no = count(
-    /(?<![\p{L}])(?:og|av|ikke|takk|fra|jeg|er|din|ditt|bestilling|mva|å betale|forfallsdato|hilsen|kjære|beløp|følger|vedlagt)(?![\p{L}])/gu,
-  );
-  const is = count(/(?<![\p{L}])(?:og|ekki|takk|frá|ég|er|þín|pöntun|upphæð|reikningur|kr\.)(?![\p{L}])|[ðþ]/gu);
+  const W = (words: string) => new RegExp(`(?<![\\p{L}])(?:${words})(?![\\p{L}])`, 'gu');
+  // Swedish writes ä ö, Danish and Norwegian æ ø; then the words each spells its own way
+  const sv =
+    count(W('och|för|att|inte|tack|från|jag|är|köp\\p{L}*|belopp|förfallodatum|varav|frågor|dagar|kvitto|vänliga|hälsningar|summa')) +
+    Math.min(3, count(/[äö]/g));
+  const da = count(W('af|tak|venlig|kære|køb\\p{L}*|beløb|forfaldsdato|heraf|jer|jeres|spørgsmål|dage|bestilt|i alt|hilsen|hej'));
+  const no = count(W('av|takk|vennlig|kjære|kjøp\\p{L}*|beløp|forfallsdato|herav|dere|deres|spørsmål|mva|dager|å|hei|hilsen|totalt'));
+  const is = /[ðþ]/.test(lower) ? count(W('og|ekki|takk|frá|ég|þín|pöntun|upphæð|reikningur|kvittun')) + 2 : 0;
+  const dn = Math.min(3, count(/[æø]/g));
   const nordic: Array<[string, number]> = [
     ['sv', sv],
-    ['da', da + (/\bmoms\b/.test(lower) ? 1 : 0) + (/[æø]/.test(lower) ? 1 : 0)],
-    ['no', no + (/\bmva\b/.test(lower) ? 3 : 0) + (/[æø]/.test(lower) ? 1 : 0)],
-    ['is', /[ðþ]/.test(lower) ? is : 0],
+    ['da', da + (da > 0 ? dn : 0)],
+    ['no', no + (no > 0 ? dn : 0)],
+    ['is', is],
   ];
   nordic.sort((a, b) => b[1] - a[1]);
   if (nordic[0]![1] >= 2 && nordic[0]![1] > nordic[1]![1]) return nordic[0]![0];

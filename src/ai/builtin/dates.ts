@@ -97,14 +97,14 @@ const PATTERNS: Array<{ re: RegExp; f: (m: RegExpExecArray, monthFirst: boolean)
   { re: /(?<!\d)(\d{1,2})\.\s(\d{1,2})\.\s(\d{4})(?!\d)/gu, f: (m) => iso(+m[3]!, +m[2]!, +m[1]!) },
   // April 1, 2026 · Apr 7 2026 · March 31st, 2026
   {
-    re: new RegExp(`${NB}${MONTH_WORD}\\s+(\\d{1,2})(?:st|nd|rd|th)?,?\\s+(\\d{4})${NA}`, 'gu'),
+    re: new RegExp(`${NB}${MONTH_WORD}\\s+(\\d{1,2})(?:st|nd|rd|th)?,?\\s+(\\d{4})(?!\\d)`, 'gu'),
     f: (m) => named(m[1]!, m[3]!, m[2]!),
   },
   // 1 April 2026 · 1er avril 2026 · 5. April 2026 · 31 de marzo de 2026 · 4 avr. 2026 · 2 мая 2026 · 29 เมษายน 2569 ·
   // 8 اردیبهشت 1405 · 5 במאי 2026
   {
     re: new RegExp(
-      `${NB}(\\d{1,2})(?:er|st|nd|rd|th|º|°|-?го)?\\.?\\s*(?:de\\s+|of\\s+)?${MONTH_WORD}\\s+(?:de\\s+|del\\s+)?(\\d{4})${NA}`,
+      `${NB}(\\d{1,2})(?:er|st|nd|rd|th|º|°|-?го)?\\.?\\s*(?:de\\s+|of\\s+)?${MONTH_WORD}\\s+(?:de\\s+|del\\s+)?(\\d{4})(?!\\d)`,
       'gu',
     ),
     f: (m) => named(m[2]!, m[3]!, m[1]!),

@@ -70,7 +70,7 @@ export function moneyIn(lineIn: string): Money[] {
     }
     const num = g.n1 ?? g.n2!;
     const marker = (g.pre ?? g.post!).replace(/^\((.+)\)$/, '$1');
-    let v = parseNumber(num, markerCodes(marker).some((c) => THREE_DECIMALS.has(c)) ? 3 : 2);
+    let v = parseNumber(num, THREE_DECIMALS.has(markerCodes(marker)[0] ?? '') ? 3 : 2);
     if (v === null) continue;
     if (g.sign && v > 0) v = -v;
     out.push({ value: v, marker, start: m.index, end: m.index + m[0].length });
