@@ -144,6 +144,7 @@ export const ISO_CODES =
   'AED AFN AMD ANG AOA ARS AUD AWG AZN BAM BBD BDT BGN BHD BIF BMD BND BRL BSD BTN BWP BYN BZD CAD CDF CHF CLP CNY COP CRC CVE CZK DJF DKK DOP DZD EGP ERN ETB EUR FJD FKP GBP GHS GIP GMD GNF GTQ GYD HKD HNL HTG HUF IDR ILS INR IQD IRR ISK JMD JOD JPY KES KGS KHR KMF KRW KWD KYD KZT LAK LBP LKR LRD LSL LYD MAD MDL MGA MKD MMK MNT MRU MUR MVR MWK MXN MYR MZN NAD NGN NIO NOK NPR NZD OMR PAB PGK PHP PKR PLN PYG QAR RON RSD RUB RWF SAR SBD SCR SDG SEK SGD SLE SRD SSP STN SYP SZL THB TJS TMT TND TRY TTD TWD TZS UAH UGX USD UYU UZS VES VND VUV WST XAF XCD XOF XPF YER ZAR ZMW'.split(
     ' ',
   );
+const CODE_SET = new Set(ISO_CODES);
 /** Unofficial codes written for an official one. */
 const CODE_ALIAS: Record<string, string> = { RMB: 'CNY', NTD: 'TWD', RUR: 'RUB', YTL: 'TRY' };
 
@@ -172,14 +173,17 @@ function alternation(post: boolean): string {
     const alts = list.map((sp) => (sp === '$' && post ? '\\$(?!\\s?\\d)' : esc(sp))).join('|');
     parts.push(`${key[0] === 'L' ? '(?<![\\p{L}\\p{M}])' : ''}(?:${alts})${key[1] === 'L' ? '(?![\\p{L}\\p{M}])' : ''}`);
   }
-  const codes = [...ISO_CODES, ...Object.keys(CODE_ALIAS)].join('|');
-  return `(?:(?<![A-Za-z])(?:${codes})(?![A-Za-z])|${parts.join('|')})`;
+  // any three capitals: moneyIn keeps those that are ISO codes (isCode), a short regex instead of 160 alternatives
+  return `(?:(?<![A-Za-z])[A-Z]{3}(?![A-Za-z])|${parts.join('|')})`;
 }
 export const PRE_MARK = alternation(false);
 export const POST_MARK = alternation(true);
 
 const BY_SPELLING = new Map<string, Sym>();
 for (const x of SYMS) for (const s of x.s) if (!BY_SPELLING.has(s)) BY_SPELLING.set(s, x);
+
+/** Whether `s` is an ISO 4217 code read as a currency marker (or an unofficial one such as RMB). */
+export const isCode = (s: string): boolean => CODE_SET.has(s) || s in CODE_ALIAS;
 
 /** The currencies a marker may stand for (one for most markers, several for $, kr, ¥ …); [] for none. */
 export function markerCodes(marker: string): string[] {
@@ -195,7 +199,21 @@ export const APPROX =
   /≈|~\s?[A-Z]{0,3}\$|approx|converted|umgerechnet|convertido|conversion|convertis|circa|ungefähr|environ|aproximadamente|ca\.\s?\d/i;
 
 /** Names of currencies in the languages of the mail (from ICU's display names), by code: "Australian dollars". */
-let names: { all: RegExp; each: Array<[string, string]> } | null = null;
+interface Name {
+  code: string;
+  /** Regex source (words, each standing for its inflections), or null for a CJK name. */
+  src: string | null;
+  re?: RegExp;
+  /** A CJK or kana name without spaces, found as written. */
+  cjk: string | null;
+}
+interface Names {
+  list: Name[];
+  /** The first (up to) four letters of each word of a name → the names with that word. */
+  byStem: Map<string, number[]>;
+  cjk: number[];
+}
+let names: Names | null = null;
 const NAME_LOCALES = [
   'en',
   'fr',
@@ -242,37 +260,70 @@ const NAMED = [
   'ZAR',
 ];
 const INFLECTION = '[a-zà-ÿа-яёієїґ]{0,4}';
-function currencyNames(): { all: RegExp; each: Array<[string, string]> } {
+const CJK = /[\u3040-\u30ff\u3400-\u9fff]/;
+const stemOf = (w: string): string => (w.length <= 3 ? w : w.slice(0, 4));
+const wordsOf = (s: string): string[] => s.split(/[^\p{L}\p{M}]+/u).filter((w) => w.length >= 3);
+
+function currencyNames(): Names {
   if (names) return names;
-  const each: Array<[string, string]> = [];
+  const list: Name[] = [];
+  const byStem = new Map<string, number[]>();
+  const cjk: number[] = [];
   const seen = new Set<string>();
   for (const loc of NAME_LOCALES) {
     const dn = new Intl.DisplayNames([loc], { type: 'currency' });
     for (const code of NAMED) {
-      const name = dn.of(code);
-      if (!name || name === code) continue;
-      const words = name.toLowerCase().normalize('NFKC').split(/\s+/).filter(Boolean);
+      const name = (dn.of(code) ?? '').toLowerCase().normalize('NFKC');
+      if (!name || name === code.toLowerCase() || seen.has(name)) continue;
+      seen.add(name);
+      if (CJK.test(name)) {
+        cjk.push(list.length);
+        list.push({ code, src: null, cjk: name.replace(/\s+/g, '') });
+        continue;
+      }
+      const words = name.split(/\s+/).filter(Boolean);
       // a one-word name ("Dollar") names no particular dollar; a word stands for its inflections
-      if (words.length < 2 && !/[\u3000-\u9fff]/.test(name)) continue;
+      if (words.length < 2) continue;
       const src = words
         .map((w) =>
           /^[a-zà-ÿа-яёієїґ]+$/.test(w) ? (w.length > 4 ? `${esc(w.slice(0, w.length - 2))}${INFLECTION}` : `${esc(w)}[a-z]{0,2}`) : esc(w),
         )
         .join('\\s+');
-      if (seen.has(src)) continue;
-      seen.add(src);
-      each.push([src, code]);
+      const i = list.length;
+      list.push({ code, src, cjk: null });
+      for (const w of wordsOf(name)) {
+        const k = stemOf(w);
+        const at = byStem.get(k) ?? [];
+        if (!at.includes(i)) at.push(i);
+        byStem.set(k, at);
+      }
     }
   }
-  const all = new RegExp(`(?<![\\p{L}])(?:${each.map(([src]) => src).join('|')})(?![\\p{L}])`, 'gu');
-  names = { all, each };
+  names = { list, byStem, cjk };
   return names;
 }
 
-/** The code of the currency name `found` (a match of the combined names). */
-function nameCode(found: string): string | null {
-  for (const [src, code] of currencyNames().each) if (new RegExp(`^${src}$`, 'u').test(found)) return code;
-  return null;
+/** The codes of the currencies `line` names in words ("Australian dollars", "pesos mexicanos", "人民币"), each once. */
+export function namedCurrencies(line: string): string[] {
+  const n = currencyNames();
+  const lower = line.toLowerCase().normalize('NFKC');
+  const found = new Set<string>();
+  const tried = new Set<number>();
+  // only the names that share a word with the line are tried
+  for (const w of wordsOf(lower)) {
+    for (const i of n.byStem.get(stemOf(w)) ?? []) {
+      if (tried.has(i)) continue;
+      tried.add(i);
+      const name = n.list[i]!;
+      name.re ??= new RegExp(`(?<![\\p{L}])${name.src}(?![\\p{L}])`, 'u');
+      if (name.re.test(lower)) found.add(name.code);
+    }
+  }
+  if (CJK.test(lower)) {
+    const compact = lower.replace(/\s+/g, '');
+    for (const i of n.cjk) if (compact.includes(n.list[i]!.cjk!)) found.add(n.list[i]!.code);
+  }
+  return [...found];
 }
 
 /** The language of the mail where it decides a shared marker (kr, ¥, 元, Rs, ريال); '' when none of those. */
@@ -339,7 +390,7 @@ function contextOf(text: string): Context {
   if (last && last.text === text) return last;
   const stated = new Map<string, number>();
   const add = (c: string, w: number) => stated.set(c, (stated.get(c) ?? 0) + w);
-  const codeRe = new RegExp(`(?<![A-Za-z])(${[...ISO_CODES, ...Object.keys(CODE_ALIAS)].join('|')})(?![A-Za-z])`, 'g');
+  const codeRe = /(?<![A-Za-z])[A-Z]{3}(?![A-Za-z])/g;
   const compound =
     /(?<![A-Za-z])(US|CA|C|CAD|Can|A|AU|AUD|NZ|HK|S|SG|NT|MX|Mex|RD|J|TT|N|EC|FJ)\$|\$\s?(CA|AU|NZ|US|HK|SG|MX)(?![A-Za-z])/g;
   const compoundCode: Record<string, string> = {
@@ -365,11 +416,11 @@ function contextOf(text: string): Context {
     EC: 'XCD',
     FJ: 'FJD',
   }; // prettier-ignore
-  const nameList = currencyNames();
   for (const line of text.slice(0, 200_000).split('\n').slice(0, 4000)) {
     if (APPROX.test(line)) continue;
     for (const m of line.matchAll(codeRe)) {
-      const code = CODE_ALIAS[m[1]!] ?? m[1]!;
+      const code = CODE_ALIAS[m[0]] ?? m[0];
+      if (!CODE_SET.has(code)) continue;
       const near =
         /\d\s?$/.test(line.slice(Math.max(0, m.index - 3), m.index)) || /^\s?[-−]?\s?[$€£¥]?\s?\d/.test(line.slice(m.index + m[0].length));
       add(code, near ? 3 : 2);
@@ -378,11 +429,7 @@ function contextOf(text: string): Context {
       const code = compoundCode[m[1] ?? m[2]!];
       if (code) add(code, 3);
     }
-    const lower = line.toLowerCase().normalize('NFKC');
-    for (const m of lower.matchAll(nameList.all)) {
-      const code = nameCode(m[0]);
-      if (code) add(code, 2);
-    }
+    for (const code of namedCurrencies(line)) add(code, 2);
   }
   const countries = new Set<string>();
   const head = text.slice(0, 50_000);

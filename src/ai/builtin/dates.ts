@@ -119,6 +119,7 @@ const PATTERNS: Array<{ re: RegExp; f: (m: RegExpExecArray, monthFirst: boolean)
 /** Every date in the line, in order of position. */
 export function datesIn(lineIn: string, monthFirst: boolean): DateHit[] {
   const line = asciiDigits(lineIn, true);
+  if (!/\d/.test(line)) return [];
   const hits: DateHit[] = [];
   const taken: Array<[number, number]> = [];
   for (const p of PATTERNS) {

@@ -1,7 +1,7 @@
 // Amounts in text: locale-aware numbers ("1.234,56 €", "1 234,56 €", "€1,234.56", "USD 1,684.27", "132,000円")
 // next to a currency marker, and the document currency from those markers (rule 12 of the corpus README).
 
-import { APPROX, ISO_CODES, markerCodes, POST_MARK, PRE_MARK, resolveMarker } from './currency.ts';
+import { APPROX, ISO_CODES, isCode, markerCodes, POST_MARK, PRE_MARK, resolveMarker } from './currency.ts';
 import { asciiDigits } from './digits.ts';
 
 export interface Money {
@@ -59,6 +59,7 @@ export function parseNumber(s: string, decimals = 2): number | null {
 export function moneyIn(lineIn: string): Money[] {
   const out: Money[] = [];
   const line = asciiDigits(lineIn, true);
+  if (!/\d/.test(line)) return out;
   // a line that ends in a number writes the symbol first ("4 € 25,00 € 100,00"): "4 €" is a count, not 4 euros
   const symbolFirst = /\d\s*$/.test(line);
   MONEY.lastIndex = 0;
@@ -70,6 +71,11 @@ export function moneyIn(lineIn: string): Money[] {
     }
     const num = g.n1 ?? g.n2!;
     const marker = (g.pre ?? g.post!).replace(/^\((.+)\)$/, '$1');
+    if (/^[A-Z]{3}$/.test(marker) && !isCode(marker)) {
+      // three capitals that name no currency ("QTY 2"): read on from the next character
+      MONEY.lastIndex = m.index + 1;
+      continue;
+    }
     let v = parseNumber(num, THREE_DECIMALS.has(markerCodes(marker)[0] ?? '') ? 3 : 2);
     if (v === null) continue;
     if (g.sign && v > 0) v = -v;
