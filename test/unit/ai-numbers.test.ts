@@ -49,6 +49,12 @@ test('amounts in every grouping convention and script', () => {
     ['總計 NT$1,280', 1280, 'NT$'],
     ['Totalt 189:-', 189, ':-'],
     ['Total KWD 12.500', 12.5, 'KWD'],
+    // currencies written as words after the amount
+    ['Total 12,50 euros', 12.5, 'euros'],
+    ['कुल 1,200 रुपये', 1200, 'रुपये'],
+    ['মোট ২,২০০ টাকা', 2200, 'টাকা'],
+    ['Разом 1 700 гривень', 1700, 'гривень'],
+    ['Razem 100 złotych', 100, 'złotych'],
     ['Celkem 9 680,00 Kč', 9680, 'Kč'],
   ];
   for (const [line, value, marker] of cases) assert.deepEqual(amounts(line)[0], [value, marker], line);
@@ -90,6 +96,8 @@ test('shared currency symbols are decided by the mail', () => {
   assert.equal(cur(['مبلغ کل ۲٬۴۵۰٬۰۰۰ ﷼']), 'IRR');
   assert.equal(cur(['Total Rs. 1,250.00', 'Karachi, Pakistan']), 'PKR');
   assert.equal(cur(['Total Rs. 1,250.00', 'Mumbai 400001']), 'INR');
+  assert.equal(cur(['कुल: रु. 1,200']), 'INR');
+  assert.equal(cur(['जम्मा: रु. 1,200', 'काठमाडौं, नेपाल']), 'NPR');
   // an approximate conversion never decides
   assert.equal(cur(['Total €296.31', '≈ US$320.00']), 'EUR');
   assert.equal(codeOf('R', 'Total R 4 830,00', 'en'), 'ZAR');
@@ -120,6 +128,9 @@ test('dates in the scripts, month names and calendars of the world, as ISO Grego
     ['วันที่: ๒๙ เมษายน ๒๕๖๙ เวลา ๐๙:๒๔ น.', '2026-04-29'],
     ['29 เม.ย. 2569', '2026-04-29'],
     ['29/04/2569', '2026-04-29'],
+    ['29 เมษายน พ.ศ. 2569', '2026-04-29'],
+    ['訂購日期: 115/05/01', '2026-05-01'],
+    ['«08» мая 2026 г.', '2026-05-08'],
     // Solar Hijri and Hijri, numeric and with month names, in Persian and Arabic digits
     ['تاریخ سفارش: ۱۴۰۵/۰۲/۰۸', icuDay('persian', [1405, 2, 8], '2026-04-28')],
     ['۸ اردیبهشت ۱۴۰۵', icuDay('persian', [1405, 2, 8], '2026-04-28')],

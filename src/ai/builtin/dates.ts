@@ -77,6 +77,11 @@ const PATTERNS: Array<{ re: RegExp; f: (m: RegExpExecArray, monthFirst: boolean)
     re: /(?:(?:中華)?民國\s?(\d{1,3})\s?(?:年|[/.-])|(?<!\d)(1\d\d)\s?年)\s?(\d{1,2})\s?(?:月|[/.-])\s?(\d{1,2})\s?日?/gu,
     f: (m) => iso(1911 + Number(m[1] ?? m[2]), +m[3]!, +m[4]!, 'gregory'),
   },
+  // ROC years written year-first with slashes (115/05/01): no other calendar writes a three-digit year so
+  {
+    re: /(?<![\d/.-])(1[01]\d)\/(0[1-9]|1[0-2])\/(0[1-9]|[12]\d|3[01])(?![\d/])/gu,
+    f: (m) => iso(1911 + +m[1]!, +m[2]!, +m[3]!, 'gregory'),
+  },
   // 2026-04-15, 2026/04/15, 2026.04.15, 1405/02/08 (Solar Hijri), 1447/11/12 (Hijri)
   { re: /(?<!\d)(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})(?!\d)/gu, f: (m) => iso(+m[1]!, +m[2]!, +m[3]!) },
   // 2026. 5. 7. (Korean, Hungarian)
@@ -104,7 +109,7 @@ const PATTERNS: Array<{ re: RegExp; f: (m: RegExpExecArray, monthFirst: boolean)
   // 8 اردیبهشت 1405 · 5 במאי 2026
   {
     re: new RegExp(
-      `${NB}(\\d{1,2})(?:er|st|nd|rd|th|º|°|-?го)?\\.?\\s*(?:de\\s+|of\\s+)?${MONTH_WORD}\\s+(?:de\\s+|del\\s+)?(\\d{4})(?!\\d)`,
+      `${NB}(\\d{1,2})(?:er|st|nd|rd|th|º|°|-?го)?[»”"]?\\.?\\s*(?:de\\s+|of\\s+)?${MONTH_WORD}\\s+(?:de\\s+|del\\s+|พ\\.\\s?ศ\\.\\s?|ค\\.\\s?ศ\\.\\s?)?(\\d{4})(?!\\d)`,
       'gu',
     ),
     f: (m) => named(m[2]!, m[3]!, m[1]!),
