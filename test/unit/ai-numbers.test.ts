@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { codeOf, documentCurrency, moneyIn, parseNumber } from '../../src/ai/builtin/money.ts';
+import { findIn } from '../../src/ai/builtin/provenance.ts';
 import { normLine } from '../../src/mail/extract/doc.ts';
 
 const amounts = (line: string): Array<[number, string]> => moneyIn(line).map((m) => [m.value, m.marker]);
@@ -63,6 +64,8 @@ test('amounts in every grouping convention and script', () => {
   // a year after a Ukrainian date ("р." is рік, the year) is no amount
   assert.deepEqual(amounts('Дата: 8 травня 2026 р.'), []);
   assert.equal(parseNumber('١٬١٥٠٫٠٠'), 1150);
+  // a value is found back in the text in the grouping it was written in (sources, and a model's answer checked)
+  assert.deepEqual(findIn('Total ₹12,34,575.00', 1234575), [7, 19]);
   assert.equal(parseNumber('12,34,567.89'), 1234567.89);
   assert.equal(parseNumber('1.234'), 1234);
   assert.equal(parseNumber('1.234', 3), 1.23);
