@@ -1,5 +1,6 @@
 // The command line: argv + environment → Config → start. Nothing else lives here.
 import { loadConfig, optionsHelp, UsageError } from './config.ts';
+import { didYouMean } from './lib/suggest.ts';
 import { StartError, startServer } from './server/start.ts';
 import { NAME, VERSION } from './version.ts';
 
@@ -21,7 +22,8 @@ Usage:
   ${NAME} send INBOX --to ADDR [--subject T] [--text T] [--attach FILE] …
                                      send mail from an inbox (JSON)
                                      (these four talk to a running server: --url / INBOXD_URL, --key / INBOXD_KEY;
-                                     exit 0 ok · 1 error · 2 usage · 3 timeout; ${NAME} COMMAND --help for each)
+                                     exit 0 ok · 1 error · 2 usage · 3 timeout · 4 no value for --print;
+                                     ${NAME} COMMAND --help for each)
   ${NAME} --help | help                this text
   ${NAME} --version                    the version
 
@@ -41,7 +43,20 @@ Exit codes: 0 clean stop · 1 runtime failure · 2 bad usage or configuration.
 Signals: SIGTERM/SIGINT stop accepting, finish in-flight work and exit 0.
 Docs: GET /v1 (discovery) and GET /v1/openapi.json on the running server.`;
 
+const COMMANDS = ['serve', 'extract', 'wait', 'verify', 'simulate', 'send', 'help', 'version'];
+
+/**
+ * The name `ps`, `top`, `ss -p` and `pgrep inboxd` show (else Node's main thread name, `MainThread`): `inboxd serve`
+ * for the server, `inboxd wait` etc. for a command. Linux keeps 15 bytes of it as the process name (comm).
+ */
+function nameProcess(argv: string[]): void {
+  const [first] = argv;
+  const command = first === undefined || first.startsWith('-') ? 'serve' : first;
+  process.title = `${NAME} ${COMMANDS.includes(command) ? command : 'serve'}`;
+}
+
 async function main(argv: string[]): Promise<number> {
+  nameProcess(argv);
   const [first, ...rest] = argv;
   if (first === '--help' || first === '-h' || first === 'help') {
     process.stdout.write(HELP + '\n');
@@ -65,7 +80,7 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   if (first !== undefined && first !== 'serve' && !first.startsWith('-')) {
-    throw new UsageError(`unknown command '${first}' (commands: serve, extract, wait, verify, simulate, send, help)`);
+    throw new UsageError(`unknown command '${first}'${didYouMean(first, COMMANDS)} (commands: ${COMMANDS.join(', ')})`);
   }
   const config = loadConfig(serveArgs);
   const server = await startServer(config);
@@ -99,7 +114,9 @@ main(process.argv.slice(2)).then(
       process.exitCode = 2;
     } else if (e instanceof StartError) {
       process.stderr.write(`${NAME}: ${e.message}\n`);
-      process.exitCode = e.exitCode;
+      // A start that failed has nothing left to finish; a half-open connection (a PostgreSQL login that failed
+      // inside the driver) must not keep the process alive after the message.
+      process.exit(e.exitCode);
     } else {
       process.stderr.write(`${NAME}: fatal: ${(e as Error)?.stack ?? String(e)}\n`);
       process.exitCode = 1;

@@ -8,7 +8,8 @@ import type { Extraction } from '../mail/extract/index.ts';
 import type { PresetId } from '../mail/presets.ts';
 import type { MessageRepo, MessageRow } from '../store/messages.ts';
 import { parsedFromRow } from './extraction.ts';
-import type { VerifyRepo } from './repo.ts';
+import type { VerifyMark, VerifyRepo } from './repo.ts';
+import type { HandedOut } from './verify.ts';
 
 /** How many codeless messages are re-extracted with the service preset (full row read) per look. */
 const FULL_LOOKS = 25;
@@ -79,9 +80,25 @@ export class MessagePicker {
     return { usable: null, newestPlain, newestSeen: rows[0]?.seq ?? null };
   }
 
-  async markOf(inboxId: string): Promise<WaitFilter['since']> {
-    const seq = await this.repo.mark(inboxId);
-    return seq === undefined ? undefined : { seq };
+  /** The message verify last handed out on this inbox, if any. */
+  mark(inboxId: string): Promise<VerifyMark | undefined> {
+    return this.repo.mark(inboxId);
+  }
+
+  /**
+   * What a later verify tells its caller about the message handed out before (`mark`), when that message matches the
+   * caller's filter and is still there: it did arrive, and `since` gets it again.
+   */
+  async handedOut(inboxId: string, mark: VerifyMark, filter: WaitFilter): Promise<HandedOut | undefined> {
+    const row = await this.repo.light(inboxId, mark.messageId);
+    if (!row || !matches(row, { ...filter, since: undefined })) return undefined;
+    return {
+      messageId: row.id,
+      subject: row.subject,
+      receivedAt: new Date(row.received_at).toISOString(),
+      handedOutAt: new Date(mark.at).toISOString(),
+      since: new Date(row.received_at - 1).toISOString(),
+    };
   }
 
   async setMark(inboxId: string, m: MessageRow): Promise<void> {

@@ -6,6 +6,13 @@ import type { Database } from '../store/schema.ts';
 
 const LIGHT_COLUMNS = [...SUMMARY_COLUMNS, 'extraction_json'] as const;
 
+export interface VerifyMark {
+  seq: number;
+  messageId: string;
+  /** When it was handed out (ms). */
+  at: number;
+}
+
 export class VerifyRepo {
   private readonly db: Kysely<Database>;
   constructor(db: Kysely<Database>) {
@@ -23,10 +30,14 @@ export class VerifyRepo {
     return light && { ...light, text_body: null, html_body: null, headers_json: '[]' };
   }
 
-  /** The sequence of the message verify last handed out on this inbox. */
-  async mark(inboxId: string): Promise<number | undefined> {
-    const r = await this.db.selectFrom('verify_marks').select('seq').where('inbox_id', '=', inboxId).executeTakeFirst();
-    return r?.seq;
+  /** The message verify last handed out on this inbox: its sequence, its id and when it was handed out. */
+  async mark(inboxId: string): Promise<VerifyMark | undefined> {
+    const r = await this.db
+      .selectFrom('verify_marks')
+      .select(['seq', 'message_id', 'updated_at'])
+      .where('inbox_id', '=', inboxId)
+      .executeTakeFirst();
+    return r && { seq: r.seq, messageId: r.message_id, at: r.updated_at };
   }
 
   /** Remembers `m` as handed out; nothing when the inbox is gone meanwhile (deleted by another call). Run in the writer. */

@@ -23,7 +23,7 @@ import { type Considered, MessagePicker } from './pick.ts';
 import type { RehearsalSession, RehearsalStore } from './rehearsal.ts';
 import { VerifyRepo } from './repo.ts';
 import { type SimulatedDelivery, simulateInto } from './simulate.ts';
-import { resultOf, type VerifyResult, verifyResult, type WaitAndExtract } from './verify.ts';
+import { type HandedOut, resultOf, type VerifyResult, verifyResult, type WaitAndExtract } from './verify.ts';
 
 /** What verify asks for once its request shape is checked (src/ops/agent/agent.ts): the label is already runId's. */
 export interface VerifyRequest extends Omit<WaitAndExtract, 'inbox' | 'timeoutSeconds'> {
@@ -163,11 +163,16 @@ export class AgentService {
     call.emit?.('progress', { elapsedSeconds: 0, timeoutSeconds: w.timeoutSeconds });
     // By default only mail that arrived once the inbox existed: mail claimed at its creation (sent to the address
     // before, possibly planted by whoever guessed it) is handed out only to a caller who asks for it with `since`.
+    // Each result is handed out once (CONTRACT §4): without `since`, only mail newer than the last one handed out.
+    const mark = w.since === undefined ? await this.picker.mark(w.inbox.id) : undefined;
     const since =
       w.since !== undefined
         ? await this.waits.resolveSince(w.inbox.id, w.since)
-        : { ...(await this.picker.markOf(w.inbox.id)), time: w.inbox.created_at - 1 };
+        : { ...(mark ? { seq: mark.seq } : {}), time: w.inbox.created_at - 1 };
     const filter = { subjectContains: w.subjectContains, from: w.expectFrom };
+    // Said at once (a stream event) and again in a timeout answer: the mail came, it was handed out, `since` gets it again.
+    const handedOut = mark ? await this.picker.handedOut(w.inbox.id, mark, filter) : undefined;
+    if (handedOut) call.emit?.('handed_out', handedOut);
     let bound = since;
     // The newest considered message without a code: the `received` answer if nothing better comes in time.
     let fallback: Considered | null = null;
@@ -190,12 +195,17 @@ export class AgentService {
     } finally {
       release?.();
     }
-    return this.finish(call, w, fallback);
+    return this.finish(call, w, fallback, handedOut);
   }
 
-  private async finish(call: WaitCall, w: WaitAndExtract, c: Considered | null): Promise<VerifyResult> {
+  private async finish(call: WaitCall, w: WaitAndExtract, c: Considered | null, handedOut?: HandedOut): Promise<VerifyResult> {
     // The result is built before the inbox goes, so its rawUrl names what was there (CONTRACT: result first).
-    const result = resultOf(this.baseUrl(), w.inbox, c, { service: w.service, timedOut: !c, timeoutSeconds: w.timeoutSeconds });
+    const result = resultOf(this.baseUrl(), w.inbox, c, {
+      service: w.service,
+      timedOut: !c,
+      timeoutSeconds: w.timeoutSeconds,
+      handedOut,
+    });
     // timeout: the inbox stays (even with deleteAfter) so the retry action's inboxId works
     if (!c) return result;
     // A caller that went away gets nothing, so nothing is handed out.

@@ -17,6 +17,16 @@ export { extractionOf, parsedFromRow } from './extraction.ts';
 /** A sender as messages show it (src/ops/views.ts Address). */
 const Sender = z.object({ name: z.string(), address: z.string() });
 
+/** The message an earlier verify handed out on this inbox (CONTRACT §4: each result is handed out once). */
+export const HandedOut = z.object({
+  messageId: z.string(),
+  subject: z.string(),
+  receivedAt: z.string(),
+  handedOutAt: z.string().describe('When an earlier verify call handed out its code or link'),
+  since: z.string().describe('Pass this as since to get that result again'),
+});
+export type HandedOut = z.infer<typeof HandedOut>;
+
 export const STATUSES = ['awaiting_message', 'verified', 'received', 'timeout'] as const;
 export const ACTION_TYPES = ['use_address', 'otp', 'link', 'manual', 'retry'] as const;
 
@@ -58,6 +68,9 @@ export const VerifyResult = z.object({
   hasAttachments: z.boolean(),
   attachmentCount: z.number().int(),
   deleted: z.boolean().describe('The inbox was removed after this call (deleteAfter)'),
+  alreadyHandedOut: HandedOut.optional().describe(
+    'Only on timeout: the mail did arrive, and its result was handed out by an earlier call; verify again with this since to get it again',
+  ),
   callbackSecret: z
     .string()
     .optional()
@@ -74,6 +87,8 @@ export function verifyResult(
     service?: PresetId | undefined;
     timedOut?: boolean;
     timeoutSeconds?: number;
+    /** On timeout: the message an earlier call handed out (the mail did arrive). */
+    handedOut?: HandedOut | undefined;
     deleted?: boolean;
     /** Already extracted (off the main thread); else extracted here. */
     extraction?: Extraction | undefined;
@@ -85,6 +100,8 @@ export function verifyResult(
   if (!m) {
     const empty = { otp: null, primaryLink: null, primaryLinkUnwrapped: null, candidates: [] };
     if (opts.timedOut) {
+      const h = opts.handedOut;
+      const form = `${serviceName ? `${serviceName} ` : ''}form`;
       return {
         ...base,
         status: 'timeout',
@@ -93,7 +110,9 @@ export function verifyResult(
           primaryAction: {
             type: 'retry',
             value: inbox.id,
-            instruction: `No mail reached ${inbox.address} within ${opts.timeoutSeconds ?? 0} s. Check that the ${serviceName ? `${serviceName} ` : ''}form was submitted with exactly this address, then call verify again with inboxId ${inbox.id} (if the form was submitted before this inbox existed, add since: the time it was submitted; mail from before the inbox is used only then).`,
+            instruction: h
+              ? `No new mail reached ${inbox.address} within ${opts.timeoutSeconds ?? 0} s. The mail that did arrive (${h.messageId}, "${h.subject}", received ${h.receivedAt}) was already handed out by an earlier verify call at ${h.handedOutAt}: each result is handed out once, and a later call waits for newer mail (a resent code). To get that result again, call verify with inboxId ${inbox.id} and since: "${h.since}". If you asked for a new code, check that the ${form} was submitted with exactly this address, then call verify again with inboxId ${inbox.id}.`
+              : `No mail reached ${inbox.address} within ${opts.timeoutSeconds ?? 0} s. Check that the ${form} was submitted with exactly this address, then call verify again with inboxId ${inbox.id} (if the form was submitted before this inbox existed, add since: the time it was submitted; mail from before the inbox is used only then).`,
           },
         },
         message: null,
@@ -102,6 +121,7 @@ export function verifyResult(
         hasAttachments: false,
         attachmentCount: 0,
         deleted: opts.deleted ?? false,
+        ...(h ? { alreadyHandedOut: h } : {}),
       };
     }
     return {
@@ -162,7 +182,7 @@ export function resultOf(
   baseUrl: string,
   inbox: InboxRow,
   c: Considered | null,
-  opts: { service?: PresetId | undefined; timedOut?: boolean; timeoutSeconds?: number },
+  opts: { service?: PresetId | undefined; timedOut?: boolean; timeoutSeconds?: number; handedOut?: HandedOut | undefined },
 ): VerifyResult {
   return verifyResult(baseUrl, inbox, c?.row ?? null, { ...opts, ...(c ? { extraction: c.x } : {}) });
 }

@@ -2,6 +2,7 @@
 // of JSON on stdout. No server, no data directory. Exit 0 ok · 1 unreadable/unparseable file · 2 bad usage.
 
 import { readFile } from 'node:fs/promises';
+import { didYouMean } from '../lib/suggest.ts';
 import { extractVerification, primaryActionFor } from '../mail/extract/index.ts';
 import { parseMessage } from '../mail/parse.ts';
 import type { PresetId } from '../mail/presets.ts';
@@ -46,14 +47,15 @@ export async function extractCommand(
       }
       const name = v.toLowerCase();
       if (!isPresetId(name)) {
-        err.write(`inboxd extract: unknown service '${v}'; valid names: ${PRESET_IDS.join(', ')}\n`);
+        err.write(`inboxd extract: unknown service '${v}'${didYouMean(v, PRESET_IDS)}; valid names: ${PRESET_IDS.join(', ')}\n`);
         return 2;
       }
       service = name;
       continue;
     }
     if (a.startsWith('-') && a !== '-') {
-      err.write(`inboxd extract: unknown option '${a}'. ${USAGE}\n`);
+      const flag = a.includes('=') ? a.slice(0, a.indexOf('=')) : a;
+      err.write(`inboxd extract: unknown option '${flag}'${didYouMean(flag, ['--service', '--preset', '--schema', '--help'])}. ${USAGE}\n`);
       return 2;
     }
     if (file !== null) {

@@ -1,5 +1,6 @@
 // Flag parsing for the client commands: `--flag value`, `--flag=value`, boolean switches, repeatable flags and
 // positional arguments. Anything else is a usage error (exit 2) that names the flag.
+import { didYouMean } from '../lib/suggest.ts';
 
 export interface FlagSpec {
   /** Placeholder shown in --help; absent for a boolean switch. */
@@ -16,13 +17,13 @@ export interface Parsed {
 }
 
 /** Exit codes of the client commands (README "Client commands"). */
-export const EXIT = { ok: 0, error: 1, usage: 2, timeout: 3 } as const;
+export const EXIT = { ok: 0, error: 1, usage: 2, timeout: 3, noValue: 4 } as const;
 
 /** A failure with its exit code and the kind of failure, printed as `inboxd <cmd>: <kind>: <message>`. */
 export class ClientError extends Error {
-  readonly exitCode: 1 | 2 | 3;
+  readonly exitCode: 1 | 2 | 3 | 4;
   readonly kind: string;
-  constructor(kind: string, message: string, exitCode: 1 | 2 | 3) {
+  constructor(kind: string, message: string, exitCode: 1 | 2 | 3 | 4) {
     super(message);
     this.name = 'ClientError';
     this.kind = kind;
@@ -63,7 +64,7 @@ export function parseArgs(argv: string[], specs: Record<string, FlagSpec>, cmd: 
     const eq = a.indexOf('=');
     const name = eq > 0 ? a.slice(0, eq) : a;
     const spec = all[name];
-    if (!spec) throw usage(`unknown option '${name}' (inboxd ${cmd} --help lists them)`);
+    if (!spec) throw usage(`unknown option '${name}'${didYouMean(name, Object.keys(all))} (inboxd ${cmd} --help lists them)`);
     let value: string;
     if (spec.arg === undefined) {
       if (eq > 0) throw usage(`${name} is a switch and takes no value`);
@@ -114,13 +115,14 @@ export function flagsHelp(specs: Record<string, FlagSpec>): string {
   return rows.map(([l, r]) => l!.padEnd(width) + r).join('\n');
 }
 
-export function exitHelp(timeout: boolean): string {
+export function exitHelp(timeout: boolean, print = true): string {
   return [
     'Exit codes:',
     '  0  ok (the message arrived, the request was done)',
     '  1  error: the server answered with an error (auth 401/403, not found, 5xx) or could not be reached',
     '  2  usage: a bad flag or argument, no API key, or the server refused the arguments (400)',
     ...(timeout ? ['  3  timeout: nothing arrived in time'] : []),
+    ...(print ? ['  4  no value: the answer has no value for --print (e.g. --print otp on mail with only a link)'] : []),
   ].join('\n');
 }
 

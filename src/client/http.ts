@@ -77,6 +77,75 @@ export class Client {
     throw failure(res, body as Problem, this.url);
   }
 
+  /**
+   * A request answered as a stream (`Accept: text/event-stream`, the operations that stream): `onEvent` sees each
+   * event as it comes (`inbox`, `progress`, `handed_out` …) and the `result` event is the answer. A refusal before the
+   * stream (401, 400 …) or an `error` event fails as `request` does; a server that answers plain JSON is read as JSON.
+   */
+  async stream(
+    method: string,
+    path: string,
+    o: { body?: unknown; timeoutMs?: number; onEvent: (event: string, data: unknown) => void },
+  ): Promise<Answer> {
+    const timeoutMs = o.timeoutMs ?? 30_000;
+    let res: Response;
+    try {
+      res = await fetch(`${this.url}${path}`, {
+        method,
+        headers: {
+          authorization: `Bearer ${this.key}`,
+          accept: 'text/event-stream, application/json;q=0.5',
+          ...(o.body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
+        body: o.body === undefined ? null : JSON.stringify(o.body),
+        signal: AbortSignal.timeout(timeoutMs),
+      });
+    } catch (e) {
+      throw unreachable(this.url, e, timeoutMs);
+    }
+    if (!res.ok || !/text\/event-stream/i.test(res.headers.get('content-type') ?? '') || !res.body) {
+      const text = await res.text().catch(() => '');
+      let body: Record<string, unknown> = {};
+      try {
+        body = text === '' ? {} : (JSON.parse(text) as Record<string, unknown>);
+      } catch {
+        if (res.ok)
+          throw new ClientError('server error', `${method} ${path} answered ${res.status} with a body that is not JSON`, EXIT.error);
+      }
+      if (res.ok) return { status: res.status, body };
+      throw failure(res, body as Problem, this.url);
+    }
+    const decoder = new TextDecoder();
+    let buffered = '';
+    try {
+      for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+        buffered += decoder.decode(chunk, { stream: true });
+        for (let end = buffered.indexOf('\n\n'); end >= 0; end = buffered.indexOf('\n\n')) {
+          const block = buffered.slice(0, end);
+          buffered = buffered.slice(end + 2);
+          const event = /^event: (.*)$/m.exec(block)?.[1] ?? 'message';
+          const data = block
+            .split('\n')
+            .filter((l) => l.startsWith('data: '))
+            .map((l) => l.slice(6))
+            .join('\n');
+          if (data === '') continue;
+          const value = JSON.parse(data) as Record<string, unknown>;
+          if (event === 'result') return { status: res.status, body: value };
+          if (event === 'error') {
+            const status = typeof value.status === 'number' ? value.status : 500;
+            throw failure(new Response(null, { status, statusText: String(value.title ?? '') }), value as Problem, this.url);
+          }
+          o.onEvent(event, value);
+        }
+      }
+    } catch (e) {
+      if (e instanceof ClientError) throw e;
+      throw unreachable(this.url, e, timeoutMs);
+    }
+    throw new ClientError('server error', `${method} ${path}: the stream ended without a result`, EXIT.error);
+  }
+
   /** An inbox id (inb_…) as it is, or an address looked up among the inboxes the key can see. */
   async inboxId(ref: string): Promise<string> {
     if (!ref.includes('@')) return ref;

@@ -1,5 +1,5 @@
 // The client commands (`inboxd wait|verify|simulate|send`): talk to a running inboxd over its HTTP API, print JSON on
-// stdout, errors on stderr, and exit with a code a shell can test (0 ok, 1 error, 2 usage, 3 timeout).
+// stdout, errors on stderr, and exit with a code a shell can test (0 ok, 1 error, 2 usage, 3 timeout, 4 no value for --print).
 import { ClientError, EXIT, type FlagSpec, type Parsed, parseArgs } from './args.ts';
 import { Client } from './http.ts';
 import { SEND_FLAGS, SEND_HELP, SIMULATE_FLAGS, SIMULATE_HELP, sendCommand, simulateCommand } from './send.ts';
@@ -15,7 +15,7 @@ interface Io {
   stdin: () => Promise<Buffer>;
 }
 
-type Run = (p: Parsed, c: Client, out: (s: string) => void, stdin: () => Promise<Buffer>) => Promise<number>;
+type Run = (p: Parsed, c: Client, out: (s: string) => void, stdin: () => Promise<Buffer>, err: (s: string) => void) => Promise<number>;
 
 const COMMANDS: Record<ClientCommand, { flags: Record<string, FlagSpec>; help: string; run: Run }> = {
   wait: { flags: WAIT_FLAGS, help: WAIT_HELP, run: waitCommand },
@@ -37,7 +37,13 @@ export async function clientCommand(cmd: ClientCommand, argv: string[], io: Part
       return EXIT.ok;
     }
     const client = Client.from(parsed, env);
-    return await def.run(parsed, client, (s) => stdout(s + '\n'), stdin);
+    return await def.run(
+      parsed,
+      client,
+      (s) => stdout(s + '\n'),
+      stdin,
+      (s) => stderr(s + '\n'),
+    );
   } catch (e) {
     if (e instanceof ClientError) {
       stderr(`inboxd ${cmd}: ${e.kind}: ${e.message}\n`);

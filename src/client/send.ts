@@ -4,6 +4,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { ClientError, ENV_HELP, EXIT, exitHelp, type FlagSpec, flagsHelp, many, one, type Parsed, usage } from './args.ts';
 import type { Client } from './http.ts';
+import { printAnswer, printChoice, printFlag, SIMULATE_PRINT } from './print.ts';
 
 const SCENARIOS = 'otp, magic_link, otp_and_link, welcome, attachment_only, custom';
 
@@ -16,13 +17,14 @@ export const SIMULATE_FLAGS: Record<string, FlagSpec> = {
   '--html': { arg: 'HTML', help: 'HTML body (scenario custom)' },
   '--code': { arg: 'CODE', help: 'use this code instead of a random one (4-12 letters, digits or dashes)' },
   '--link': { arg: 'URL', help: 'use this link instead of a random one' },
+  '--print': printFlag(SIMULATE_PRINT),
 };
 
 export const SIMULATE_HELP = `Usage: inboxd simulate INBOX [options]
 
 Delivers a simulated message into INBOX (an inbox id inb_… or its address) through the same path as SMTP mail, and
 prints the answer of POST /v1/inboxes/:id/simulate as JSON on stdout: messageId, subject, and expected.otp /
-expected.primaryLink (what extraction should find). Needs a key that may write.
+expected.primaryLink (what extraction should find); with --print, only that value. Needs a key that may write.
 
 Options:
 ${flagsHelp(SIMULATE_FLAGS)}
@@ -31,12 +33,14 @@ ${ENV_HELP}
 
 ${exitHelp(false)}
 
-Example (a CI step):
-  EXPECTED=$(inboxd simulate "$INBOX_ID" --scenario otp --service github | jq -r .expected.otp)
-  test "$(inboxd wait "$INBOX_ID" | jq -r .verification.otp)" = "$EXPECTED"`;
+Example (a CI step under bash -e; each assignment stands alone, so a failure fails the step):
+  EXPECTED=$(inboxd simulate "$INBOX_ID" --scenario otp --service github --print otp)
+  GOT=$(inboxd wait "$INBOX_ID" --timeout 30 --print otp)
+  test "$GOT" = "$EXPECTED"`;
 
 export async function simulateCommand(p: Parsed, client: Client, out: (s: string) => void): Promise<number> {
   if (p.positional.length !== 1) throw usage('give exactly one INBOX (an inbox id inb_… or its address)');
+  const choice = printChoice(p, SIMULATE_PRINT);
   const id = await client.inboxId(p.positional[0]!);
   const r = await client.request('POST', `/v1/inboxes/${encodeURIComponent(id)}/simulate`, {
     body: {
@@ -50,8 +54,7 @@ export async function simulateCommand(p: Parsed, client: Client, out: (s: string
       link: one(p, '--link'),
     },
   });
-  out(JSON.stringify(r.body));
-  return EXIT.ok;
+  return printAnswer(out, r.body, SIMULATE_PRINT, choice, `the simulated message ${String(r.body.messageId)}`);
 }
 
 export const SEND_FLAGS: Record<string, FlagSpec> = {
@@ -80,7 +83,7 @@ ${flagsHelp(SEND_FLAGS)}
 
 ${ENV_HELP}
 
-${exitHelp(false)}
+${exitHelp(false, false)}
 
 Example (a CI step: one inbox mails another, the second waits for it):
   inboxd send "$SENDER_ID" --to "$RECEIVER_ADDR" --subject "Invoice 42" --text "see attached" --attach invoice.pdf

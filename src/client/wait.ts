@@ -2,6 +2,7 @@
 // longest single wait (120 s) are made of several, so --timeout may be up to an hour.
 import { ClientError, ENV_HELP, EXIT, exitHelp, type FlagSpec, flagsHelp, has, one, type Parsed, seconds, usage } from './args.ts';
 import type { Client } from './http.ts';
+import { printAnswer, printChoice, printFlag, VERIFY_PRINT, WAIT_PRINT } from './print.ts';
 
 const SERVER_MAX_SECONDS = 120;
 const MAX_SECONDS = 3600;
@@ -12,6 +13,7 @@ export const WAIT_FLAGS: Record<string, FlagSpec> = {
   '--from': { arg: 'TEXT', help: 'only a message whose sender contains this, e.g. github.com' },
   '--since': { arg: 'ID|TIME', help: 'only mail after this message id (msg_…) or ISO 8601 time' },
   '--no-body': { help: 'leave text, html and headers out of the answer (the code and link stay)' },
+  '--print': printFlag(WAIT_PRINT),
 };
 
 export const WAIT_HELP = `Usage: inboxd wait INBOX [options]
@@ -25,15 +27,18 @@ ${flagsHelp(WAIT_FLAGS)}
 
 ${ENV_HELP}
 
-${exitHelp(true)} (nothing is printed on stdout then; stderr says why)
+${exitHelp(true)}
+On any exit but 0 nothing is printed on stdout; stderr says why.
 
-Example (a CI step):
+Example (a CI step under bash -e, as GitHub Actions and GitLab CI run them; the assignment stands alone, so a
+timeout or a mail without a code fails the step — \`export X=$(…)\`, \`local X=$(…)\` or \`… | jq\` would hide the status):
   export INBOXD_URL=http://inboxd:8025 INBOXD_KEY=ibx_…
-  CODE=$(inboxd wait "$INBOX_ID" --subject "verification" --timeout 120 | jq -r .verification.otp)`;
+  CODE=$(inboxd wait "$INBOX_ID" --subject "verification" --timeout 120 --print otp)`;
 
 export async function waitCommand(p: Parsed, client: Client, out: (s: string) => void): Promise<number> {
   if (p.positional.length !== 1) throw usage('give exactly one INBOX (an inbox id inb_… or its address)');
   const total = seconds(p, '--timeout', 0, MAX_SECONDS) ?? 60;
+  const choice = printChoice(p, WAIT_PRINT);
   const id = await client.inboxId(p.positional[0]!);
   const deadline = Date.now() + total * 1000;
   for (;;) {
@@ -51,8 +56,8 @@ export async function waitCommand(p: Parsed, client: Client, out: (s: string) =>
       expect: [408],
     });
     if (r.status !== 408) {
-      out(JSON.stringify(r.body));
-      return EXIT.ok;
+      const m = r.body as { messageId?: string; subject?: string };
+      return printAnswer(out, r.body, WAIT_PRINT, choice, `the message ${m.messageId} ("${m.subject}")`);
     }
     if (Date.now() >= deadline - 500)
       throw new ClientError('timeout', `no matching message arrived in ${id} within ${total} s`, EXIT.timeout);
@@ -75,14 +80,17 @@ export const VERIFY_FLAGS: Record<string, FlagSpec> = {
   '--from': { arg: 'TEXT', help: 'only mail whose sender contains this' },
   '--since': { arg: 'ID|TIME', help: 'only mail after this message id or ISO 8601 time' },
   '--delete-after': { help: 'remove the inbox after a verified answer' },
+  '--print': printFlag(VERIFY_PRINT),
 };
 
 export const VERIFY_HELP = `Usage: inboxd verify --service NAME [options]       a new address (and, with --timeout, the code)
        inboxd verify --inbox INBOX [options]        wait on an inbox for its code or link
 
 Prints the answer of POST /v1/agent/verify as JSON on stdout: status (verified, received, awaiting_message,
-timeout), email.inboxId, email.address, verification.otp, verification.primaryLink and agent.primaryAction.
-A code is handed out once: calling again on the same inbox waits for newer mail (--since overrides).
+timeout), email.inboxId, email.address, verification.otp, verification.primaryLink and agent.primaryAction; with
+--print, only that value.
+A code is handed out once: calling again on the same inbox waits for newer mail (a resent code). When the mail that
+arrived was handed out before, stderr says so at once, and --since (the time it names) gets it again.
 
 Options:
 ${flagsHelp(VERIFY_FLAGS)}
@@ -91,19 +99,27 @@ ${ENV_HELP}
 
 ${exitHelp(true)}
 Status verified, received (mail without a code or link) and awaiting_message exit 0; timeout exits 3 and still
-prints the JSON (its email.inboxId is what to wait on next).
+prints the JSON (its email.inboxId is what to wait on next) — with --print, nothing.
 
-Example (a CI step):
-  ADDR=$(inboxd verify --service github --label "ci-$CI_JOB_ID" | jq -r .email.address)
+Example (a CI step under bash -e, as GitHub Actions and GitLab CI run them; each assignment stands alone, so a
+timeout or a mail without a code fails the step — \`export X=$(…)\`, \`local X=$(…)\` or \`… | jq\` would hide the status):
+  ADDR=$(inboxd verify --service github --label "ci-$CI_JOB_ID" --print address)
   ./signup.sh "$ADDR"
-  OTP=$(inboxd verify --inbox "$ADDR" --timeout 120 | jq -r .verification.otp)`;
+  OTP=$(inboxd verify --inbox "$ADDR" --timeout 120 --print otp)`;
 
-export async function verifyCommand(p: Parsed, client: Client, out: (s: string) => void): Promise<number> {
+export async function verifyCommand(
+  p: Parsed,
+  client: Client,
+  out: (s: string) => void,
+  _stdin: unknown,
+  err: (s: string) => void = () => undefined,
+): Promise<number> {
   if (p.positional.length > 0) throw usage(`unexpected argument '${p.positional[0]}' (use --service NAME or --inbox INBOX)`);
   const inboxRef = one(p, '--inbox');
   if (inboxRef === undefined && !has(p, '--service') && !has(p, '--address') && !has(p, '--local-part'))
     throw usage('give --service NAME (a new address) or --inbox INBOX (wait for its mail)');
   const total = seconds(p, '--timeout', 1, MAX_SECONDS);
+  const choice = printChoice(p, VERIFY_PRINT);
   const ttl = one(p, '--ttl-minutes');
   if (ttl !== undefined && !/^\d+$/.test(ttl)) throw usage(`--ttl-minutes must be a whole number (got '${ttl}')`);
   const common = {
@@ -122,22 +138,50 @@ export async function verifyCommand(p: Parsed, client: Client, out: (s: string) 
     localPart: one(p, '--local-part'),
     ttlMinutes: ttl === undefined ? undefined : Number(ttl),
   };
+  // The mail that arrived was handed out by an earlier verify: said once, at once (the server streams it first).
+  let noted = false;
+  const onEvent = (event: string, data: unknown) => {
+    if (event !== 'handed_out' || noted) return;
+    noted = true;
+    const h = data as HandedOut;
+    err(
+      `inboxd verify: note: the mail that arrived (${h.messageId}, "${h.subject}", received ${h.receivedAt}) was already handed out by an earlier verify at ${h.handedOutAt}; waiting for newer mail (a resent code). To get it again: --since ${h.since}`,
+    );
+  };
   const deadline = total === undefined ? 0 : Date.now() + total * 1000;
   for (;;) {
     const left = total === undefined ? undefined : Math.max(1, Math.ceil((deadline - Date.now()) / 1000));
     const chunk = left === undefined ? undefined : Math.min(left, SERVER_MAX_SECONDS);
-    const r = await client.request('POST', '/v1/agent/verify', {
-      body: { ...body, timeoutSeconds: chunk },
-      timeoutMs: ((chunk ?? 60) + 30) * 1000,
-    });
+    const request = { body: { ...body, timeoutSeconds: chunk }, timeoutMs: ((chunk ?? 60) + 30) * 1000 };
+    const r =
+      chunk === undefined
+        ? await client.request('POST', '/v1/agent/verify', request)
+        : await client.stream('POST', '/v1/agent/verify', { ...request, onEvent });
     const status = r.body.status;
-    if (status !== 'timeout' || Date.now() >= deadline - 500) {
-      out(JSON.stringify(r.body));
-      if (status === 'timeout') throw new ClientError('timeout', `no verification mail arrived within ${total ?? 60} s`, EXIT.timeout);
-      return EXIT.ok;
+    if (status !== 'timeout') return printAnswer(out, r.body, VERIFY_PRINT, choice, `the answer (status ${String(status)})`);
+    if (Date.now() >= deadline - 500) {
+      if (choice === undefined) out(JSON.stringify(r.body));
+      const h = r.body.alreadyHandedOut as HandedOut | undefined;
+      const ref = inboxRef ?? (r.body.email as { inboxId: string }).inboxId;
+      throw new ClientError(
+        'timeout',
+        h
+          ? `no new verification mail arrived within ${total ?? 60} s; the mail that did arrive (${h.messageId}, "${h.subject}") was already handed out by an earlier verify at ${h.handedOutAt} — to get it again: inboxd verify --inbox ${ref} --since ${h.since}`
+          : `no verification mail arrived within ${total ?? 60} s`,
+        EXIT.timeout,
+      );
     }
     // Keep waiting on the inbox the first call made or opened.
     const email = r.body.email as { inboxId: string };
     body = { ...common, inboxId: email.inboxId };
   }
+}
+
+/** The server's `alreadyHandedOut` (src/agent/verify.ts HandedOut), as the client reads it. */
+interface HandedOut {
+  messageId: string;
+  subject: string;
+  receivedAt: string;
+  handedOutAt: string;
+  since: string;
 }

@@ -24,22 +24,39 @@ export type OptionEntry = OptionText & ({ schema: z.ZodType; default: RawDefault
 /** One entry seen through its value type T: how generic code (parsing, help) reads the table without losing T. */
 export type OptionDef<T = unknown> = OptionText & { schema: z.ZodType<T>; default?: RawDefault | undefined };
 
-/** A whole number from min to max; both bounds answer "must be MIN-MAX". */
-export function between(min: number, max: number) {
+/**
+ * Text as a number for the checks below: a number as written (`12`, `-1`, `2.5`), else left as it is, so "abc" or
+ * "" is reported as not a number (plain coercion would read "" as 0 and say "expected number, received nan" of "abc").
+ */
+function asNumber(v: unknown): unknown {
+  if (typeof v !== 'string') return v;
+  const t = v.trim();
+  return /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i.test(t) ? Number(t) : v;
+}
+
+/** A whole number from min to max; both bounds answer "must be MIN-MAX"; text that is no number "is not NOUN (MIN-MAX)". */
+export function between(min: number, max: number, noun = 'a whole number') {
   const range = `must be ${min}-${max}`;
-  return z.coerce.number().int('must be a whole number').min(min, range).max(max, range);
+  return z.preprocess(
+    asNumber,
+    z
+      .number({ error: `is not ${noun} (${min}-${max})` })
+      .int('must be a whole number')
+      .min(min, range)
+      .max(max, range),
+  );
 }
 
 /** A whole number of at least min (and at most max when given), each bound named on its own. */
 export function atLeast(min: number, max?: number) {
-  const n = z.coerce
-    .number()
+  const n = z
+    .number({ error: `is not a whole number (${min}${max === undefined ? ' or more' : `-${max}`})` })
     .int('must be a whole number')
     .min(min, min === 0 ? 'must be 0 or more' : `must be at least ${min}`);
-  return max === undefined ? n : n.max(max, `must be at most ${max}`);
+  return z.preprocess(asNumber, max === undefined ? n : n.max(max, `must be at most ${max}`));
 }
 
-export const port = between(0, 65535);
+export const port = between(0, 65535, 'a port number');
 
 /** A bare switch is `true`; a value or environment variable may spell it true/false, 1/0 or yes/no. */
 export const flagBool = z.union([

@@ -1,5 +1,6 @@
 // argv + environment → Config. Precedence: command-line flag > environment variable > default. A bad value is a
 // UsageError (main exits 2) whose one-line message names the flag or variable it came from.
+import { didYouMean } from '../lib/suggest.ts';
 import { type DerivedValues, derivedValues } from './derived.ts';
 import { OPTION_DEFS, OPTION_KEYS, type OptionKey, type OptionValues } from './options.ts';
 import { UsageError } from './usage-error.ts';
@@ -37,7 +38,7 @@ function fromArgv(argv: string[]): Map<OptionKey, Given> {
     const eq = a.indexOf('=');
     const flag = eq > 0 ? a.slice(0, eq) : a;
     const key = BY_FLAG.get(flag);
-    if (!key) throw new UsageError(`unknown option '${flag}' (see inboxd --help)`);
+    if (!key) throw new UsageError(`unknown option '${flag}'${didYouMean(flag, BY_FLAG.keys())} (see inboxd --help)`);
     const def = OPTION_DEFS[key];
     let raw: unknown;
     if (eq > 0) raw = a.slice(eq + 1);

@@ -10,6 +10,7 @@ import { AppError } from '../errors.ts';
 import type { Delivery, Ingest } from '../ingest/ingest.ts';
 import { MAX_RECIPIENTS } from '../ingest/limits.ts';
 import type { Clock } from '../lib/clock.ts';
+import { didYouMean } from '../lib/suggest.ts';
 import type { Logger } from '../log.ts';
 import type { Database } from '../store/schema.ts';
 import { WebhookTokenRepo } from '../store/webhook-tokens.ts';
@@ -32,7 +33,10 @@ export function webhookRequestLimit(config: Pick<Config, 'maxMessageBytes' | 'we
 export function enabledProvider(segment: string, config: Pick<Config, 'inboundWebhooks'>): Provider {
   const provider = segment.toLowerCase().replace(/\.mime$/, '');
   if (!isProvider(provider))
-    throw new AppError('not_found', `no webhook provider ${JSON.stringify(segment)}; valid providers: ${PROVIDERS.join(', ')}`);
+    throw new AppError(
+      'not_found',
+      `no webhook provider ${JSON.stringify(segment)}${didYouMean(provider, PROVIDERS)}; valid providers: ${PROVIDERS.join(', ')}`,
+    );
   if (!config.inboundWebhooks.includes(provider))
     throw new AppError(
       'not_configured',

@@ -61,9 +61,17 @@ export function createHttpApp(
       // The operation pipeline wraps unexpected errors as `internal` with the original as the cause.
       const storageFailure = isStorageUnavailable(e) || (isAppError(e) && e.code === 'internal' && isStorageUnavailable(e.cause));
       if (isAppError(e) && !storageFailure) {
+        // Refused before its body was read (no key, route off, unknown provider, too large, too many uploads): a small
+        // body is read and dropped so the connection stays usable, as the answer's keep-alive promises; a large one
+        // is not read, and the answer says `Connection: close` (a client reusing the socket would meet a reset).
+        if (e.status === 413 || bodyUnread(ctx.req)) {
+          const drained = e.status !== 413 && (await discardSmallBody(ctx.req, REFUSED_BODY_READ_BYTES, REFUSED_BODY_READ_MS));
+          if (!drained) {
+            ctx.set('Connection', 'close');
+            lingerClose(ctx.req, ctx.res);
+          }
+        }
         sendProblem(ctx, e);
-        // Refused before its body was read (too large, too many uploads, route off): do not read it now either.
-        if (e.status === 413 || bodyUnread(ctx.req)) lingerClose(ctx.req, ctx.res);
       } else if (storageFailure) {
         services.log.error('storage unavailable', { method: ctx.method, path: ctx.path, err: e as Error, requestId });
         sendProblem(
@@ -188,10 +196,42 @@ function watchBody(req: IncomingMessage, res: ServerResponse, idleMs: number, to
   return stop;
 }
 
+/** A refused request's body up to this size is read and dropped, so its keep-alive connection can be reused. */
+const REFUSED_BODY_READ_BYTES = 64 * 1024;
+/** … if it arrives within this time; else the connection is closed. */
+const REFUSED_BODY_READ_MS = 2000;
+
 /**
- * After a 413 the rest of the body is not wanted, but closing a socket with unread input makes the kernel send a
- * reset, which can destroy the answer before the client has read it. So: answer, half-close, read and discard at
- * most 1 MiB more for at most 2 s, then close.
+ * Reads and drops a body declared (Content-Length) at most `maxBytes` long; true once it has ended, false for a larger
+ * or chunked body, or one that does not end within `maxMs` (its reading is then left to lingerClose).
+ */
+function discardSmallBody(req: IncomingMessage, maxBytes: number, maxMs: number): Promise<boolean> {
+  const declared = Number(req.headers['content-length']);
+  if (req.headers['transfer-encoding'] !== undefined || !Number.isFinite(declared) || declared > maxBytes) return Promise.resolve(false);
+  if (req.complete) return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const done = (ok: boolean) => {
+      clearTimeout(timer);
+      req.off('end', onEnd);
+      req.off('error', onError);
+      req.off('data', onData);
+      resolve(ok);
+    };
+    const onEnd = () => done(true);
+    const onError = () => done(false);
+    const onData = () => undefined;
+    const timer = setTimeout(() => done(false), maxMs);
+    req.on('data', onData);
+    req.once('end', onEnd);
+    req.once('error', onError);
+  });
+}
+
+/**
+ * The answer to a request whose body is not wanted says `Connection: close`; but closing a socket with unread input
+ * makes the kernel send a reset, which can destroy the answer before the client has read it. So: answer,
+ * half-close, read and discard at most 1 MiB more for at most 2 s, then close. Node closes a `Connection: close`
+ * socket with destroySoon() once the answer is written; here that becomes the half-close.
  */
 function lingerClose(req: IncomingMessage, res: ServerResponse): void {
   const socket = req.socket ?? res.socket;
@@ -202,6 +242,9 @@ function lingerClose(req: IncomingMessage, res: ServerResponse): void {
     if (drained > 1024 * 1024) socket.destroy();
   });
   req.resume();
+  socket.destroySoon = () => {
+    socket.end();
+  };
   res.once('finish', () => {
     socket.end();
     setTimeout(() => socket.destroy(), 2000).unref();

@@ -50,6 +50,8 @@ async function handle(ctx: Context, o: Operation, services: Services, operations
   }
   const http = o.http!;
   const input: Record<string, unknown> = {};
+  // Which names the caller wrote: query parameters (GET, DELETE, raw bodies) or the fields of a JSON/form body.
+  const source = http.method === 'GET' || http.method === 'DELETE' || http.body === 'raw' ? 'query' : 'body';
   let rawBody: RawBody | undefined;
   const limit = http.bodyLimit ? http.bodyLimit(services) : JSON_BODY_LIMIT;
   if (http.method === 'GET' || http.method === 'DELETE') Object.assign(input, ctx.query);
@@ -88,7 +90,7 @@ async function handle(ctx: Context, o: Operation, services: Services, operations
   };
   if (o.streams && /text\/event-stream/i.test(ctx.get('accept'))) {
     // Refusals (auth, validation) still answer as problem+json; only then does the answer become a stream.
-    const prepared = await prepareOperation(o, opCtx, input);
+    const prepared = await prepareOperation(o, opCtx, input, source);
     const out = new PassThrough();
     const send = (event: string, data: unknown) => {
       if (!out.writableEnded) out.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
@@ -118,7 +120,7 @@ async function handle(ctx: Context, o: Operation, services: Services, operations
   }
   let streaming = false;
   try {
-    const result = await runOperation(o, opCtx, input);
+    const result = await runOperation(o, opCtx, input, source);
     ctx.status = http.status ?? 200;
     if (isRawResult(result)) {
       if (result.status !== undefined) ctx.status = result.status;

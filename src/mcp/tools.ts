@@ -115,7 +115,7 @@ export async function callTool({ services, operations, shared }: ToolSurface, ca
       : {}),
   };
   try {
-    const input = await prepareOperation(o, ctx, args);
+    const input = await prepareOperation(o, ctx, args, 'arguments');
     const result = await invokeOperation(o, ctx, input);
     if (isRawResult(result)) {
       // JSON encoded once for many callers (a woken wait): its bytes are the text, its value the structured content,

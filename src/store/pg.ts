@@ -31,14 +31,24 @@ export interface PgOpenOptions {
 
 export function pgClientConfig(target: PgTarget, o: { password?: string; connectTimeoutSeconds?: number }): pg.ClientConfig {
   return {
-    connectionString: target.url,
-    ...(o.password !== undefined ? { password: o.password } : {}),
+    // pg reads a connection string over every other field, a missing password included: a `password` beside it was
+    // dropped, so INBOXD_DATABASE_PASSWORD never reached the server. The password goes into this in-memory copy
+    // only; target.url, which messages and the store show, stays without it.
+    connectionString: withPassword(target.url, o.password),
     types: poolTypes(),
     application_name: 'inboxd',
     connectionTimeoutMillis: (o.connectTimeoutSeconds ?? 10) * 1000,
     // A COMMIT is durable when it returns (the 250 rule, CONTRACT §2): forced per session whatever the server default.
     options: '-c synchronous_commit=on',
   };
+}
+
+/** The URL with `password` as its (percent-encoded) password; unchanged without one (pg then reads PGPASSWORD). */
+function withPassword(url: string, password: string | undefined): string {
+  if (password === undefined) return url;
+  const u = new URL(url);
+  u.password = encodeURIComponent(password);
+  return u.href;
 }
 
 export function pgClient(target: PgTarget, o: { password?: string; connectTimeoutSeconds?: number }): pg.Client {
@@ -81,6 +91,9 @@ export function describePgError(target: PgTarget, e: unknown): string {
     case '42501':
       return `${at}: user ${target.user ?? '(default)'} lacks a privilege inboxd needs (${err.message}); it must be able to create tables in database "${target.database}"`;
   }
+  // The driver's own words when the server asks for a password and none was given (SCRAM or MD5).
+  if (/password must be a string|password must be a non-empty string/i.test(err.message))
+    return `${at} asks for the password of user ${target.user ?? '(default)'} and none was given: set INBOXD_DATABASE_PASSWORD (or PGPASSWORD, or a ~/.pgpass line)`;
   if (/timeout/i.test(err.message)) return `cannot reach ${at} within the connect timeout: check that it runs and the network path to it`;
   return `${at}: ${err.message}`;
 }

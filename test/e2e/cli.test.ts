@@ -38,8 +38,18 @@ describe('usage', () => {
   test('unknown flag exits 2 with one line naming it', async () => {
     const r = await runCli(['serve', '--smtp-prot', '25']);
     assert.equal(r.code, 2);
-    assert.match(r.stderr, /unknown option '--smtp-prot'/);
+    assert.match(r.stderr, /unknown option '--smtp-prot' \(did you mean --smtp-port\?\)/);
     assert.equal(r.stderr.trim().split('\n').length, 1);
+  });
+
+  test('a port that is not a number says so and what is expected', async () => {
+    const r = await runCli(['serve', '--http-port', 'abc']);
+    assert.equal(r.code, 2);
+    assert.equal(r.stderr, 'inboxd: --http-port: "abc" is not a port number (0-65535)\n');
+    const n = await runCli(['serve', '--max-message-bytes', '12x']);
+    assert.equal(n.stderr, 'inboxd: --max-message-bytes: "12x" is not a whole number (1024-536870912)\n');
+    const e = await runCli(['serve', '--http-port=']);
+    assert.equal(e.stderr, 'inboxd: --http-port: "" is not a port number (0-65535)\n', 'an empty value is no port 0');
   });
 
   test('bad port exits 2 naming the flag', async () => {
@@ -58,6 +68,9 @@ describe('usage', () => {
     const r = await runCli(['frobnicate']);
     assert.equal(r.code, 2);
     assert.match(r.stderr, /unknown command/);
+    const typo = await runCli(['verfiy']);
+    assert.equal(typo.code, 2);
+    assert.match(typo.stderr, /unknown command 'verfiy' \(did you mean verify\?\)/);
   });
 });
 

@@ -112,7 +112,7 @@ describe('inboxd wait', () => {
     const cases: Array<[string[], Record<string, string>, RegExp]> = [
       [['wait'], env(), /give exactly one INBOX/],
       [['wait', 'inb_x', 'inb_y'], env(), /give exactly one INBOX/],
-      [['wait', 'inb_x', '--timeuot', '5'], env(), /unknown option '--timeuot'/],
+      [['wait', 'inb_x', '--timeuot', '5'], env(), /unknown option '--timeuot' \(did you mean --timeout\?\)/],
       [['wait', 'inb_x', '--timeout', 'soon'], env(), /--timeout must be a whole number of seconds/],
       [['wait', 'inb_x', '--timeout'], env(), /--timeout needs a value/],
       [['wait', 'inb_x'], { INBOXD_URL: s.url }, /no API key: set INBOXD_KEY/],

@@ -55,10 +55,9 @@ export const WORKER_OPTIONS = {
     env: 'INBOXD_INGEST_THREADS',
     arg: 'N|auto',
     help: 'worker threads that parse and extract incoming mail (0 = on the main thread; auto = cores - 1, at least 1, at most 4)',
-    schema: z.union([
-      z.literal('auto').transform(() => Math.max(1, Math.min(4, availableParallelism() - 1))),
-      z.coerce.number().int('must be a whole number or auto').min(0, 'must be 0-16 or auto').max(16, 'must be 0-16 or auto'),
-    ]),
+    schema: z.union([z.literal('auto').transform(() => Math.max(1, Math.min(4, availableParallelism() - 1))), between(0, 16)], {
+      error: 'must be auto or a whole number 0-16',
+    }),
     default: 'auto',
   },
   sandboxThreads: {

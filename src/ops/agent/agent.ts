@@ -42,7 +42,7 @@ export const verify = op({
     'Rule 1 — only `service` (no `inboxId`, no `timeoutSeconds`): creates an inbox and answers `awaiting_message` with the address to type into the form (primaryAction `use_address`).',
     'Rule 2 — with `inboxId`: waits up to `timeoutSeconds` (default 60) for the mail and answers `verified` with the code (`otp`) or link, `received` when the mail has neither, or `timeout` (primaryAction `retry`).',
     'Rule 3 — `service` with `timeoutSeconds` > 0 and no `inboxId`: creates (or, with `localPart`/`address`, opens) the inbox and waits in one call; with `Accept: text/event-stream` it streams an `inbox` event with the address at once, `progress` events, then a `result` event.',
-    'Verify uses the newest matching message that has a code or link, and keeps waiting past mail without one; `received` only when the time is up and no considered mail had either. A result is handed out once: the next verify on the inbox considers only newer mail, unless `since` (ISO time or msg_…) says otherwise.',
+    'Verify uses the newest matching message that has a code or link, and keeps waiting past mail without one; `received` only when the time is up and no considered mail had either. A result is handed out once: the next verify on the inbox considers only newer mail, unless `since` (ISO time or msg_…) says otherwise. When the mail that arrived was handed out before, a streamed call sends a `handed_out` event first, and a `timeout` answer carries `alreadyHandedOut` with the `since` that gets it again.',
     '`deleteAfter: true` removes the inbox after a `verified` answer (kept on `received`, so rawUrl stays valid, and on `timeout`, so the retry works).',
   ].join(' '),
   access: 'write',

@@ -247,7 +247,7 @@ describe('inbox API input errors', () => {
   test('unknown field, wrong type, invalid JSON, wrong content type', async () => {
     assert.equal(
       (await json(await s.api('/v1/inboxes', { method: 'POST', json: { lable: 'x' } }), 400)).errors[0].message,
-      'unknown field: lable',
+      'unknown field: lable (did you mean label?)',
     );
     assert.equal((await json(await s.api('/v1/inboxes', { method: 'POST', json: { label: 5 } }), 400)).errors[0].path, 'label');
     const bad = await s.api('/v1/inboxes', { method: 'POST', body: '{"label":', headers: { 'content-type': 'application/json' } });
