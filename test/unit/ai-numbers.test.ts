@@ -158,8 +158,16 @@ test('dates in the scripts, month names and calendars of the world, as ISO Grego
     ['৩০ এপ্রিল ২০২৬', '2026-04-30'],
     ['7 května 2026', '2026-05-07'],
     ['31 de marzo de 2026', '2026-03-31'],
+    ['Invoice date: 01-May-2026', '2026-05-01'],
+    ['Dated 01-May-26', '2026-05-01'],
+    ['Date: 1 May, 2026', '2026-05-01'],
   ];
   for (const [line, want] of cases) assert.equal(first(line), want, line);
+  // a numeric date that the locale's order cannot read is read the other way (a 30th month does not exist)
+  assert.equal(first('Date: 04/30/2026'), '2026-04-30');
+  assert.equal(first('Date: 30/04/2026', true), '2026-04-30');
+  assert.equal(first('Date: 11/03/2026', true), '2026-11-03');
+  assert.equal(first('Date: 11/03/2026'), '2026-03-11');
   // a Gregorian-looking year that no calendar reads is no date
   assert.equal(first('Ref 1999/13/45'), null);
   assert.equal(first('Code 1234/05/06'), null);

@@ -96,7 +96,16 @@ const PATTERNS: Array<{ re: RegExp; f: (m: RegExpExecArray, monthFirst: boolean)
   // 15.04.2026, 15/04/2026, 04/15/2026 (US), 15-04-2026, 29/04/2569 (Buddhist)
   {
     re: /(?<!\d)(\d{1,2})[./-](\d{1,2})[./-](\d{4}|\d{2})(?!\d|[./-]\d)/gu,
-    f: (m, mf) => (mf ? iso(year4(m[3]!), +m[1]!, +m[2]!) : iso(year4(m[3]!), +m[2]!, +m[1]!)),
+    // the locale's order first; when that reading is no date (04/30/2026 in a day-first mail), the other one
+    f: (m, mf) => {
+      const [a, b, y] = [+m[1]!, +m[2]!, year4(m[3]!)];
+      return (mf ? iso(y, a, b) : iso(y, b, a)) ?? (a > 12 || b > 12 ? (mf ? iso(y, b, a) : iso(y, a, b)) : null);
+    },
+  },
+  // 01-May-2026, 01-May-26, 7/Apr/2026 (Indian and ledger styles)
+  {
+    re: /(?<![\p{L}\p{M}\d])(\d{1,2})[-/ ]([\p{L}]{3,9})\.?[-/](\d{4}|\d{2})(?!\d)/gu,
+    f: (m) => named(m[2]!, String(year4(m[3]!)), m[1]!),
   },
   // 7. 5. 2026 (Czech, Slovak)
   { re: /(?<!\d)(\d{1,2})\.\s(\d{1,2})\.\s(\d{4})(?!\d)/gu, f: (m) => iso(+m[3]!, +m[2]!, +m[1]!) },
@@ -109,7 +118,7 @@ const PATTERNS: Array<{ re: RegExp; f: (m: RegExpExecArray, monthFirst: boolean)
   // 8 اردیبهشت 1405 · 5 במאי 2026
   {
     re: new RegExp(
-      `${NB}(\\d{1,2})(?:er|st|nd|rd|th|º|°|-?го)?[»”"]?\\.?\\s*(?:de\\s+|of\\s+)?${MONTH_WORD}\\s+(?:de\\s+|del\\s+|พ\\.\\s?ศ\\.\\s?|ค\\.\\s?ศ\\.\\s?)?(\\d{4})(?!\\d)`,
+      `${NB}(\\d{1,2})(?:er|st|nd|rd|th|º|°|-?го)?[»”"]?\\.?\\s*(?:de\\s+|of\\s+)?${MONTH_WORD},?\\s+(?:de\\s+|del\\s+|พ\\.\\s?ศ\\.\\s?|ค\\.\\s?ศ\\.\\s?)?(\\d{4})(?!\\d)`,
       'gu',
     ),
     f: (m) => named(m[2]!, m[3]!, m[1]!),
