@@ -193,3 +193,23 @@ test('calendar conversions agree with ICU over whole years', async () => {
   // no 30 Esfand in a common year
   assert.equal(toGregorian('persian', 1404, 12, 30), null);
 });
+
+test('a document whose amounts carry no marker takes the ISO code the mail states', async () => {
+  const { parseMessage } = await import('../../src/mail/parse.ts');
+  const { builtinPreset } = await import('../../src/ai/builtin/index.ts');
+  const eml = [
+    'From: Cahaya Teknik <billing@cahaya.example>',
+    'To: a@inboxd.test',
+    'Subject: Invois MY-INV-2026-301',
+    'Date: Fri, 08 May 2026 10:00:00 +0800',
+    'Content-Type: text/plain; charset=utf-8',
+    '',
+    'Invoice no: MY-INV-2026-301',
+    'Invoice date: 08/05/2026',
+    'Total: 1,296.00 (MYR)',
+    '',
+  ].join('\r\n');
+  const data = builtinPreset(await parseMessage(Buffer.from(eml)), 'invoice');
+  assert.equal(data.currency, 'MYR');
+  assert.equal(data.total, 1296);
+});

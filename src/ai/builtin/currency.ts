@@ -154,6 +154,8 @@ export const ISO_CODES =
     ' ',
   );
 const CODE_SET = new Set(ISO_CODES);
+/** An ISO 4217 code as a word (the first one a mail states, when no amount carries a marker). */
+export const ISO_CODE_WORD = new RegExp(`\\b(${ISO_CODES.join('|')})\\b`);
 /** Unofficial codes written for an official one. */
 const CODE_ALIAS: Record<string, string> = { RMB: 'CNY', NTD: 'TWD', RUR: 'RUB', YTL: 'TRY' };
 
