@@ -190,8 +190,8 @@ function alternation(post: boolean): string {
 export const PRE_MARK = alternation(false);
 export const POST_MARK = alternation(true);
 
-const BY_SPELLING = new Map<string, Sym>();
-for (const x of SYMS) for (const s of x.s) if (!BY_SPELLING.has(s)) BY_SPELLING.set(s, x);
+/** Each spelling's marker (the first listed wins: "kr." after an amount before "kr." in front). */
+const BY_SPELLING = new Map<string, Sym>(SYMS.flatMap((x) => x.s.map((sp): [string, Sym] => [sp, x])).reverse());
 
 /** Whether `s` is an ISO 4217 code read as a currency marker (or an unofficial one such as RMB). */
 export const isCode = (s: string): boolean => CODE_SET.has(s) || s in CODE_ALIAS;
