@@ -103,6 +103,7 @@ test('shared currency symbols are decided by the mail', () => {
   assert.equal(cur(['जम्मा: रु. 1,200', 'काठमाडौं, नेपाल']), 'NPR');
   // an approximate conversion never decides
   assert.equal(cur(['Total €296.31', '≈ US$320.00']), 'EUR');
+  assert.equal(cur(['Summe 296,31 €', 'entspricht etwa 320,00 USD', 'equivalent to USD 320.00']), 'EUR');
   assert.equal(codeOf('R', 'Total R 4 830,00', 'en'), 'ZAR');
 });
 

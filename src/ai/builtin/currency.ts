@@ -207,7 +207,7 @@ export function markerCodes(marker: string): string[] {
 
 /** A line that converts into another currency: its markers never decide the document currency (rule 12). */
 export const APPROX =
-  /≈|~\s?[A-Z]{0,3}\$|approx|converted|umgerechnet|convertido|conversion|convertis|circa|ungefähr|environ|aproximadamente|ca\.\s?\d/i;
+  /≈|~\s?[A-Z]{0,3}\$|approx|converted|umgerechnet|convertido|conversion|convertis|circa|ungefähr|environ|aproximadamente|ca\.\s?\d|equivalent|entspricht|équivalent|equivale|ungefär|omkring|примерно|около|około|yaklaşık|sekitar|khoảng|تقريب|حدود/i;
 
 /** Names of currencies in the languages of the mail (from ICU's display names), by code: "Australian dollars". */
 interface Name {
