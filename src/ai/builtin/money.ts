@@ -16,8 +16,9 @@ export interface Money {
 // Group separators: comma, dot, space (NBSP, narrow NBSP, thin and figure space), apostrophe (Swiss 1'234.50, 1’234.50).
 const SEP = "[ ,.\\u00a0\\u2007\\u2009\\u202f'’]";
 // 1,234.56 · 1.234,56 · 1 234,56 · 1'234.56 · 12,34,567.89 (Indian lakh and crore) · 1234.5 · 12,- (no cents) ·
-// 12.500 (three-decimal dinars: parseNumber decides with the currency)
-const NUM = `(?<![\\d.,])[-−–]?\\s?(?:\\d{1,2}(?:,\\d{2})+,\\d{3}|\\d{1,3}(?:${SEP}\\d{3})+|\\d+)(?:[.,](?:\\d{1,3}|[-–—]{1,2}(?![\\d\\-–—])))?`;
+// 12.500 (three-decimal dinars: parseNumber decides with the currency). At most six groups (10^21): a bounded
+// retreat when no marker follows keeps a long line of spaced digit groups linear.
+const NUM = `(?<![\\d.,])[-−–]?\\s?(?:\\d{1,2}(?:,\\d{2}){1,6},\\d{3}|\\d{1,3}(?:${SEP}\\d{3}){1,6}|\\d+)(?:[.,](?:\\d{1,3}|[-–—]{1,2}(?![\\d\\-–—])))?`;
 // marker before (€12.00, USD 1,684.27, -$26.40, R 4 200,00) or after (12,00 €, 189,00 kr, 3,480(円), 45,80 € EUR)
 const MONEY = new RegExp(
   `(?<sign>[-−–])?\\s?(?<pre>${PRE_MARK})\\s?(?<n1>${NUM})|(?<n2>${NUM})\\s?(?<post>${POST_MARK})(?:\\s?(?<![A-Za-z])(?:${ISO_CODES.join('|')})(?![A-Za-z]))?`,
@@ -88,8 +89,8 @@ export function moneyIn(lineIn: string): Money[] {
 export function bareAmount(lineIn: string): number | null {
   const line = asciiDigits(lineIn, true);
   const m =
-    /(?:^|[\s:])([-−]?(?:\d{1,2}(?:,\d{2})+,\d{3}|\d{1,3}(?:[,.\s'’]\d{3})*)[.,]\d{2})(?!\d|[.,/-]\d|\s?%)/.exec(line) ??
-    /(?:^|[\s:])([-−]?(?:\d{1,2}(?:,\d{2})+,\d{3}|\d{1,3}(?:([,.'’])\d{3})(?:\2\d{3})*))(?!\d|[.,/-]\d|\s?%)/.exec(line);
+    /(?:^|[\s:])([-−]?(?:\d{1,2}(?:,\d{2}){1,6},\d{3}|\d{1,3}(?:[,.\s'’]\d{3}){0,6})[.,]\d{2})(?!\d|[.,/-]\d|\s?%)/.exec(line) ??
+    /(?:^|[\s:])([-−]?(?:\d{1,2}(?:,\d{2}){1,6},\d{3}|\d{1,3}(?:([,.'’])\d{3})(?:\2\d{3}){0,5}))(?!\d|[.,/-]\d|\s?%)/.exec(line);
   return m ? parseNumber(m[1]!) : null;
 }
 
