@@ -214,3 +214,12 @@ test('a document whose amounts carry no marker takes the ISO code the mail state
   assert.equal(data.currency, 'MYR');
   assert.equal(data.total, 1296);
 });
+
+test('the month and currency names the engine reads are the ones ICU gives (regenerate: scripts/gen-world-names.ts)', async () => {
+  const { harvestMonthNames } = await import('../../src/ai/builtin/calendars.ts');
+  const { harvestCurrencyNames } = await import('../../src/ai/builtin/currency.ts');
+  const { CURRENCY_NAMES, MONTH_NAMES } = await import('../../src/ai/builtin/world-names.ts');
+  assert.deepEqual(MONTH_NAMES, harvestMonthNames());
+  assert.deepEqual(CURRENCY_NAMES, harvestCurrencyNames());
+  assert.ok(MONTH_NAMES.length > 1000 && CURRENCY_NAMES.length > 500);
+});

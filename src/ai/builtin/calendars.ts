@@ -5,6 +5,8 @@
 // year and month lengths, corrected until ICU formats it as the written date. Month names of every locale come from
 // ICU too (monthNames), not from hand lists.
 
+import { MONTH_NAMES } from './world-names.ts';
+
 export type Calendar = 'gregory' | 'persian' | 'islamic-umalqura';
 
 /** Japanese eras and the Gregorian year before their first year (令和1 = 2019). */
@@ -182,15 +184,16 @@ export function monthKey(word: string): string {
     .replace(/\s+/g, ' ');
 }
 
-let table: Map<string, { month: number; cal: Calendar }> | null = null;
-
-/** Month names (full, short, standalone and in-date forms) → month number and calendar. */
-export function monthNames(): Map<string, { month: number; cal: Calendar }> {
-  if (table) return table;
-  const t = new Map<string, { month: number; cal: Calendar }>();
+/** [key, month, calendar] for every month name ICU gives in LOCALES and OTHER_CALENDARS: the source of MONTH_NAMES. */
+export function harvestMonthNames(): Array<[string, number, Calendar]> {
+  const out: Array<[string, number, Calendar]> = [];
+  const seen = new Set<string>();
   const add = (name: string, month: number, cal: Calendar) => {
     const k = monthKey(name);
-    if (k.length >= 2 && !/\d/.test(k) && !t.has(k)) t.set(k, { month, cal });
+    if (k.length >= 2 && !/\d/.test(k) && !seen.has(k)) {
+      seen.add(k);
+      out.push([k, month, cal]);
+    }
   };
   const harvest = (tag: string, cal: Calendar) => {
     const locale = tag.includes('-u-') ? tag : `${tag}-u-ca-gregory`;
@@ -207,17 +210,28 @@ export function monthNames(): Map<string, { month: number; cal: Calendar }> {
     }
     const probe = new Intl.DateTimeFormat(`en-u-ca-${cal}-nu-latn`, { month: 'numeric', timeZone: 'UTC' });
     // one day in each month of that calendar: walk a year and a half in 20-day steps
-    const seen = new Set<number>();
-    for (let i = 0; i < 30 && seen.size < 12; i++) {
+    const months = new Set<number>();
+    for (let i = 0; i < 30 && months.size < 12; i++) {
       const ms = Date.UTC(2026, 0, 10) + i * 20 * DAY;
       const m = Number.parseInt(probe.format(new Date(ms)), 10);
-      if (seen.has(m)) continue;
-      seen.add(m);
+      if (months.has(m)) continue;
+      months.add(m);
       for (const f of forms) for (const p of f.formatToParts(new Date(ms))) if (p.type === 'month') add(p.value, m, cal);
     }
   };
   for (const l of LOCALES) harvest(l, 'gregory');
   for (const [l, cal] of OTHER_CALENDARS) harvest(l, cal);
-  table = t;
-  return t;
+  return out;
+}
+
+let table: Map<string, { month: number; cal: Calendar }> | null = null;
+
+/**
+ * Month names (full, short, standalone and in-date forms) → month number and calendar: ICU's names, harvested by
+ * harvestMonthNames into world-names.ts (scripts/gen-world-names.ts; a unit test checks the table is ICU's).
+ */
+export function monthNames(): Map<string, { month: number; cal: Calendar }> {
+  if (table) return table;
+  table = new Map(MONTH_NAMES.map(([k, month, cal]) => [k, { month, cal }]));
+  return table;
 }

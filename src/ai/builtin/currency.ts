@@ -5,6 +5,8 @@
 // country (kr: Swedish SEK, Danish DKK, Norwegian NOK; ¥: Chinese CNY, else JPY). `$` alone stays USD unless the
 // mail names another dollar: a country alone never overrules rule 12.
 
+import { CURRENCY_NAMES } from './world-names.ts';
+
 export type Family = 'dollar' | 'kr' | 'yen' | 'yuan' | 'rupee' | 'rial' | 'franc' | 'pound';
 
 interface Sym {
@@ -209,7 +211,10 @@ export function markerCodes(marker: string): string[] {
 export const APPROX =
   /≈|~\s?[A-Z]{0,3}\$|approx|converted|umgerechnet|convertido|conversion|convertis|circa|ungefähr|environ|aproximadamente|ca\.\s?\d|equivalent|entspricht|équivalent|equivale|ungefär|omkring|примерно|около|około|yaklaşık|sekitar|khoảng|تقريب|حدود/i;
 
-/** Names of currencies in the languages of the mail (from ICU's display names), by code: "Australian dollars". */
+/**
+ * Names of currencies in the languages of the mail, by code ("Australian dollars"): ICU's display names, harvested by
+ * harvestCurrencyNames into world-names.ts (scripts/gen-world-names.ts; a unit test checks the table is ICU's).
+ */
 interface Name {
   code: string;
   /** Regex source (words, each standing for its inflections), or null for a CJK name. */
@@ -275,11 +280,9 @@ const CJK = /[\u3040-\u30ff\u3400-\u9fff]/;
 const stemOf = (w: string): string => (w.length <= 3 ? w : w.slice(0, 4));
 const wordsOf = (s: string): string[] => s.split(/[^\p{L}\p{M}]+/u).filter((w) => w.length >= 3);
 
-function currencyNames(): Names {
-  if (names) return names;
-  const list: Name[] = [];
-  const byStem = new Map<string, number[]>();
-  const cjk: number[] = [];
+/** [name, code] for every currency name ICU gives in NAME_LOCALES (lower case, NFKC): the source of CURRENCY_NAMES. */
+export function harvestCurrencyNames(): Array<[string, string]> {
+  const out: Array<[string, string]> = [];
   const seen = new Set<string>();
   for (const loc of NAME_LOCALES) {
     const dn = new Intl.DisplayNames([loc], { type: 'currency' });
@@ -287,27 +290,40 @@ function currencyNames(): Names {
       const name = (dn.of(code) ?? '').toLowerCase().normalize('NFKC');
       if (!name || name === code.toLowerCase() || seen.has(name)) continue;
       seen.add(name);
-      if (CJK.test(name)) {
-        cjk.push(list.length);
-        list.push({ code, src: null, cjk: name.replace(/\s+/g, '') });
-        continue;
-      }
-      const words = name.split(/\s+/).filter(Boolean);
-      // a one-word name ("Dollar") names no particular dollar; a word stands for its inflections
-      if (words.length < 2) continue;
-      const src = words
-        .map((w) =>
-          /^[a-zà-ÿа-яёієїґ]+$/.test(w) ? (w.length > 4 ? `${esc(w.slice(0, w.length - 2))}${INFLECTION}` : `${esc(w)}[a-z]{0,2}`) : esc(w),
-        )
-        .join('\\s+');
-      const i = list.length;
-      list.push({ code, src, cjk: null });
-      for (const w of wordsOf(name)) {
-        const k = stemOf(w);
-        const at = byStem.get(k) ?? [];
-        if (!at.includes(i)) at.push(i);
-        byStem.set(k, at);
-      }
+      // a one-word name ("Dollar") names no particular dollar
+      if (!CJK.test(name) && name.split(/\s+/).filter(Boolean).length < 2) continue;
+      out.push([name, code]);
+    }
+  }
+  return out;
+}
+
+function currencyNames(): Names {
+  if (names) return names;
+  const list: Name[] = [];
+  const byStem = new Map<string, number[]>();
+  const cjk: number[] = [];
+  for (const [name, code] of CURRENCY_NAMES) {
+    if (CJK.test(name)) {
+      cjk.push(list.length);
+      list.push({ code, src: null, cjk: name.replace(/\s+/g, '') });
+      continue;
+    }
+    // a word stands for its inflections ("dollar" for "dollars", "mexicano" for "mexicanos")
+    const src = name
+      .split(/\s+/)
+      .filter(Boolean)
+      .map((w) =>
+        /^[a-zà-ÿа-яёієїґ]+$/.test(w) ? (w.length > 4 ? `${esc(w.slice(0, w.length - 2))}${INFLECTION}` : `${esc(w)}[a-z]{0,2}`) : esc(w),
+      )
+      .join('\\s+');
+    const i = list.length;
+    list.push({ code, src, cjk: null });
+    for (const w of wordsOf(name)) {
+      const k = stemOf(w);
+      const at = byStem.get(k) ?? [];
+      if (!at.includes(i)) at.push(i);
+      byStem.set(k, at);
     }
   }
   names = { list, byStem, cjk };
