@@ -258,6 +258,8 @@ test('a capability service builds no query: its repository module does (service.
 const PROCESS_STATE: Record<string, string> = {
   'ai/schema.ts:compiled': "the sandbox worker thread's compiled validators by schema text, at most 32",
   'providers/calendar/tz.ts:formatters': 'Intl.DateTimeFormat per time zone name (pure, bounded by the zone list)',
+  'ai/builtin/calendars.ts:formats': 'Intl.DateTimeFormat per calendar (pure, at most three: persian, islamic, gregory)',
+  'ai/builtin/digits.ts:values': 'value of each non-ASCII decimal digit met, derived from \\p{Nd} (pure, at most 4,096)',
   'mail/extract/entities.ts:NAMED': 'HTML entity table filled once from a constant',
   'mail/presets.ts:BY_DOMAIN': 'preset lookup filled once from the constant preset list',
   'inboxes/encoded.ts:byAnchor': 'JSON bytes of a view, keyed by the answer object one server built (dies with it)',

@@ -1,6 +1,7 @@
 // The `invoice` and `receipt` presets of the built-in engine. Structured sources first (schema.org JSON-LD,
 // EN 16931 XML), then label-anchored text. A field the message does not state stays null: nothing is guessed.
 
+import { ISO_CODE_WORD } from './currency.ts';
 import { addDays, datesIn } from './dates.ts';
 import { type Item, itemsOf } from './items.ts';
 import { amountWhere, type Found, firstAmountWhere, firstDateWhere, firstIdWhere, firstNameWhere, labelHits, nameOnly } from './labels.ts';
@@ -247,7 +248,7 @@ function currencyWhere(lines: string[], code: string, text: string, lang: string
 }
 
 function explicitCode(lines: string[], text: string): Got<string> | null {
-  const re = /\b(USD|EUR|GBP|JPY|CHF|SEK|NOK|DKK|PLN|CAD|AUD|CNY|KRW|BRL|INR)\b/;
+  const re = ISO_CODE_WORD;
   const m = re.exec(text);
   if (!m) return null;
   const code = codeOf(m[1]!, text, 'en');

@@ -1,6 +1,9 @@
 // Amounts in text: locale-aware numbers ("1.234,56 €", "1 234,56 €", "€1,234.56", "USD 1,684.27", "132,000円")
 // next to a currency marker, and the document currency from those markers (rule 12 of the corpus README).
 
+import { APPROX, ISO_CODES, isCode, markerCodes, POST_MARK, PRE_MARK, resolveMarker } from './currency.ts';
+import { asciiDigits } from './digits.ts';
+
 export interface Money {
   value: number;
   /** The marker as written ($, €, USD, kr …), upper-cased for codes. */
@@ -10,28 +13,40 @@ export interface Money {
   end: number;
 }
 
-const CODES =
-  'USD|EUR|GBP|JPY|CNY|RMB|CAD|AUD|NZD|CHF|SEK|NOK|DKK|PLN|CZK|HUF|RON|BGN|BRL|MXN|ARS|CLP|COP|INR|KRW|SGD|HKD|TWD|ZAR|TRY|ILS|AED|SAR|THB|IDR|MYR|PHP|VND|UAH|RUB';
-const SYMBOLS = 'US\\$|CA\\$|C\\$|A\\$|AU\\$|NZ\\$|HK\\$|S\\$|R\\$|MX\\$|\\$|€|£|¥|￥|₩|₹|₽|₺|₪|zł|Kč|円|元|원|kr\\.?|Fr\\.|CHF';
-const MARK = `(?:${SYMBOLS}|\\b(?:${CODES})\\b|\\(円\\))`;
-// "$" and "£" are written before the amount; after a number they belong to the next amount ("1 $1,500.00")
-const POST_MARK = `(?:€|¥|￥|₩|₹|₽|₺|₪|zł|Kč|円|元|원|kr\\.?|Fr\\.|CHF|\\b(?:${CODES})\\b|\\(円\\))`;
-const NUM = "(?<![\\d.,])[-−–]?\\s?\\d{1,3}(?:[ ,.\\u00a0\\u202f'’]\\d{3})+(?:[.,]\\d{1,2})?|(?<![\\d.,])[-−–]?\\d+(?:[.,]\\d{1,2})?";
-// marker before (€12.00, USD 1,684.27, -$26.40) or after (12,00 €, 189,00 kr, 3,480(円), 45,80 € EUR)
+// Group separators: comma, dot, space (NBSP, narrow NBSP, thin and figure space), apostrophe (Swiss 1'234.50, 1’234.50).
+const SEP = "[ ,.\\u00a0\\u2007\\u2009\\u202f'’]";
+// 1,234.56 · 1.234,56 · 1 234,56 · 1'234.56 · 12,34,567.89 (Indian lakh and crore) · 1234.5 · 12,- (no cents) ·
+// 12.500 (three-decimal dinars: parseNumber decides with the currency). At most six groups (10^21): a bounded
+// retreat when no marker follows keeps a long line of spaced digit groups linear.
+const NUM = `(?<![\\d.,])[-−–]?\\s?(?:\\d{1,2}(?:,\\d{2}){1,6},\\d{3}|\\d{1,3}(?:${SEP}\\d{3}){1,6}|\\d+)(?:[.,](?:\\d{1,3}|[-–—]{1,2}(?![\\d\\-–—])))?`;
+// marker before (€12.00, USD 1,684.27, -$26.40, R 4 200,00) or after (12,00 €, 189,00 kr, 3,480(円), 45,80 € EUR)
 const MONEY = new RegExp(
-  `(?<sign>[-−–])?\\s?(?<pre>${MARK})\\s?(?<n1>${NUM})|(?<n2>${NUM})\\s?(?<post>${POST_MARK})(?:\\s?\\b(?:${CODES})\\b)?`,
+  `(?<sign>[-−–])?\\s?(?<pre>${PRE_MARK})\\s?(?<n1>${NUM})|(?<n2>${NUM})\\s?(?<post>${POST_MARK})(?:\\s?(?<![A-Za-z])(?:${ISO_CODES.join('|')})(?![A-Za-z]))?`,
   'gu',
 );
+/** Currencies with three decimals: "KD 12.500" is 12.5. */
+const THREE_DECIMALS = new Set(['KWD', 'BHD', 'OMR', 'JOD', 'TND', 'LYD', 'IQD']);
 
-export function parseNumber(s: string): number | null {
-  let t = s.replace(/[\s\u00a0\u202f]/g, '').replace(/[−–]/g, '-');
+/**
+ * A written number as a value (2 decimals): any grouping ("1,234.56", "1.234,56", "1 234,56", "1'234.56",
+ * "12,34,567.89"), digits of any script, "12,-" for 12.00. A last separator followed by three digits groups
+ * thousands, except with `decimals` 3 (dinars) where a lone one is the decimal point.
+ */
+export function parseNumber(s: string, decimals = 2): number | null {
+  let t = asciiDigits(s)
+    .replace(/[\s\u00a0\u2007\u2009\u202f]/g, '')
+    .replace(/[−–]/g, '-');
   const neg = t.startsWith('-');
-  t = t.replace(/^-/, '');
+  t = t.replace(/^-/, '').replace(/[.,][-–—]{1,2}$/, '');
   const lastSep = Math.max(t.lastIndexOf(','), t.lastIndexOf('.'));
   let intPart = t;
   let frac = '';
-  if (lastSep >= 0 && t.length - lastSep - 1 <= 2) {
-    intPart = t.slice(0, lastSep);
+  const fracLen = t.length - lastSep - 1;
+  const before = t.slice(0, lastSep);
+  // "12.500" or "1,234.500" in dinars: a lone separator, or the last of two kinds, is the decimal point
+  const dinarPoint = decimals === 3 && fracLen === 3 && (!/[,.]/.test(before) || (/[,.]/.test(before) && !before.includes(t[lastSep]!)));
+  if (lastSep >= 0 && (fracLen <= 2 || dinarPoint)) {
+    intPart = before;
     frac = t.slice(lastSep + 1);
   }
   intPart = intPart.replace(/[,.'’]/g, '');
@@ -42,8 +57,10 @@ export function parseNumber(s: string): number | null {
 }
 
 /** Every amount with a currency marker in one line, left to right. */
-export function moneyIn(line: string): Money[] {
+export function moneyIn(lineIn: string): Money[] {
   const out: Money[] = [];
+  const line = asciiDigits(lineIn, true);
+  if (!/\d/.test(line)) return out;
   // a line that ends in a number writes the symbol first ("4 € 25,00 € 100,00"): "4 €" is a count, not 4 euros
   const symbolFirst = /\d\s*$/.test(line);
   MONEY.lastIndex = 0;
@@ -54,60 +71,32 @@ export function moneyIn(line: string): Money[] {
       continue;
     }
     const num = g.n1 ?? g.n2!;
-    let v = parseNumber(num);
+    const marker = (g.pre ?? g.post!).replace(/^\((.+)\)$/, '$1');
+    if (/^[A-Z]{3}$/.test(marker) && !isCode(marker)) {
+      // three capitals that name no currency ("QTY 2"): read on from the next character
+      MONEY.lastIndex = m.index + 1;
+      continue;
+    }
+    let v = parseNumber(num, THREE_DECIMALS.has(markerCodes(marker)[0] ?? '') ? 3 : 2);
     if (v === null) continue;
     if (g.sign && v > 0) v = -v;
-    out.push({ value: v, marker: (g.pre ?? g.post!).replace(/[()]/g, ''), start: m.index, end: m.index + m[0].length });
+    out.push({ value: v, marker, start: m.index, end: m.index + m[0].length });
   }
   return out;
 }
 
-/** A bare decimal amount ("Total: 123.45") for lines that carry no marker. */
-export function bareAmount(line: string): number | null {
-  const m = /(?:^|[\s:])([-−]?\d{1,3}(?:[,.\s]\d{3})*[.,]\d{2})(?!\d|[.,/-]\d|\s?%)/.exec(line);
+/** A bare amount ("Total: 123.45", "Total: 1,220,000", "12,34,575.00") for lines that carry no marker. */
+export function bareAmount(lineIn: string): number | null {
+  const line = asciiDigits(lineIn, true);
+  const m =
+    /(?:^|[\s:])([-−]?(?:\d{1,2}(?:,\d{2}){1,6},\d{3}|\d{1,3}(?:[,.\s'’]\d{3}){0,6})[.,]\d{2})(?!\d|[.,/-]\d|\s?%)/.exec(line) ??
+    /(?:^|[\s:])([-−]?(?:\d{1,2}(?:,\d{2}){1,6},\d{3}|\d{1,3}(?:([,.'’])\d{3})(?:\2\d{3}){0,5}))(?!\d|[.,/-]\d|\s?%)/.exec(line);
   return m ? parseNumber(m[1]!) : null;
 }
 
-const SYMBOL_CODE: Record<string, string> = {
-  '€': 'EUR',
-  '£': 'GBP',
-  '₩': 'KRW',
-  원: 'KRW',
-  '₹': 'INR',
-  '₽': 'RUB',
-  '₺': 'TRY',
-  '₪': 'ILS',
-  zł: 'PLN',
-  Kč: 'CZK',
-  円: 'JPY',
-  '￥': 'JPY',
-  元: 'CNY',
-  RMB: 'CNY',
-  R$: 'BRL',
-  A$: 'AUD',
-  AU$: 'AUD',
-  CA$: 'CAD',
-  C$: 'CAD',
-  NZ$: 'NZD',
-  HK$: 'HKD',
-  S$: 'SGD',
-  MX$: 'MXN',
-  US$: 'USD',
-  'Fr.': 'CHF',
-};
-
-/** ISO code for one marker, given the whole text (for `$`, `¥` and `kr`). */
+/** ISO code for one marker, given the whole text (for markers several currencies share: $, kr, ¥, Rs …). */
 export function codeOf(marker: string, text: string, lang: string): string | null {
-  if (/^[A-Z]{3}$/.test(marker)) return marker === 'RMB' ? 'CNY' : marker;
-  if (marker === '$') {
-    const other = /\b(CAD|AUD|NZD|SGD|HKD|MXN)\b|Canadian dollars?|Australian dollars?/.exec(text);
-    if (!other) return 'USD';
-    const c = other[1] ?? (/Canadian/.test(other[0]) ? 'CAD' : 'AUD');
-    return /\bUSD\b|US\$/.test(text) && !/amounts? (?:are )?in/i.test(text) ? 'USD' : c;
-  }
-  if (marker === '¥') return lang === 'zh' || /元|RMB|人民币/.test(text) ? 'CNY' : 'JPY';
-  if (marker.startsWith('kr')) return lang === 'sv' ? 'SEK' : /\bNOK\b/.test(text) ? 'NOK' : /\bDKK\b/.test(text) ? 'DKK' : 'SEK';
-  return SYMBOL_CODE[marker] ?? null;
+  return resolveMarker(marker, text, lang);
 }
 
 /** The document currency: the code of the most frequent marker among the amounts in the text. */
@@ -115,7 +104,7 @@ export function documentCurrency(lines: string[], lang: string): string | null {
   const text = lines.join('\n');
   const counts = new Map<string, number>();
   for (const l of lines) {
-    if (/≈|approx|converted|umgerechnet|convertido|conversion/i.test(l)) continue;
+    if (APPROX.test(l)) continue;
     for (const m of moneyIn(l)) {
       const c = codeOf(m.marker, text, lang);
       if (c) counts.set(c, (counts.get(c) ?? 0) + 1);

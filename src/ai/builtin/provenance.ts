@@ -99,7 +99,8 @@ export interface Token {
  */
 export function numbersIn(text: string, limit = 20_000): Array<Token & { values: number[] }> {
   const out: Array<Token & { values: number[] }> = [];
-  const grouped = /(?<![\d.,])\d{1,3}(?:[ ,.\u00a0\u202f'’]\d{3})+(?:[.,]\d+)?(?!\d)/g;
+  // 1,234.56 · 1 234,56 · 1'234.56 · 12,34,575.00 (Indian lakh)
+  const grouped = /(?<![\d.,])(?:\d{1,2}(?:,\d{2}){1,6},\d{3}|\d{1,3}(?:[ ,.\u00a0\u202f'’]\d{3}){1,6})(?:[.,]\d+)?(?!\d)/g;
   const plainRe = /(?<!\d)\d+(?:[.,]\d+)?(?!\d)/g;
   for (const re of [grouped, plainRe]) {
     for (let m = re.exec(text); m !== null && out.length < limit; m = re.exec(text)) {

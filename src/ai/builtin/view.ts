@@ -7,6 +7,7 @@ import { textToLines } from '../../mail/extract/doc.ts';
 import { htmlToDoc } from '../../mail/extract/html-text.ts';
 import type { ParsedMessage } from '../../mail/types.ts';
 import { datesIn } from './dates.ts';
+import { asciiDigits } from './digits.ts';
 
 export type Lang =
   | 'en'
@@ -86,14 +87,17 @@ export function viewOf(msg: ParsedMessage): MessageView {
       }
     }
   }
-  lines = dropQuoted(unquoteForward(lines.filter((l) => l !== '')));
+  // digits of every script read as ASCII (src/ai/builtin/digits.ts): amounts, dates and quantities parse alike
+  lines = dropQuoted(unquoteForward(lines.filter((l) => l !== '').map((l) => asciiDigits(l))));
   const fwd = forwarded(lines, FWD_SUBJECT.test(msg.subject ?? ''));
   if (fwd) lines = fwd.lines;
   const text = `${msg.subject}\n${lines.join('\n')}`;
   const lang = guessLang(text, msg);
   const monthFirst = lang === 'en' && isUs(text, msg);
   return {
-    subject: (fwd?.subject ?? msg.subject).normalize('NFKC').replace(/\s+/g, ' ').trim(),
+    subject: asciiDigits((fwd?.subject ?? msg.subject).normalize('NFKC'))
+      .replace(/\s+/g, ' ')
+      .trim(),
     fromName: fwd ? fwd.fromName : (msg.from?.name ?? '').trim(),
     fromAddress: fwd ? fwd.fromAddress : (msg.from?.address ?? '').toLowerCase(),
     headerDay: fwd ? (datesIn(fwd.date, monthFirst)[0]?.iso ?? null) : headerDay(msg),

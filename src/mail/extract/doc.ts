@@ -72,7 +72,13 @@ export function normLine(s: string): string {
   let t = s.length > LIMITS.line * 2 ? s.slice(0, LIMITS.line * 2) : s;
   t = t.replace(ZERO_WIDTH, '');
   // keep CJK full-width punctuation separate from what follows once NFKC turns it into ASCII
-  if (/[，：；]/.test(t)) t = t.replace(/，/g, ', ').replace(/：/g, ': ').replace(/；/g, '; ');
+  // (a full-width comma inside a grouped number, "１２０，０００", stays a thousands separator)
+  if (/[，：；]/.test(t))
+    t = t
+      .replace(/(?<![0-9０-９])[0-9０-９]{1,3}(?:，[0-9０-９]{3})+(?![0-9０-９])/g, (n) => n.replace(/，/g, ','))
+      .replace(/，/g, ', ')
+      .replace(/：/g, ': ')
+      .replace(/；/g, '; ');
   // NFKC maps full-width digits/letters/colons to ASCII; skip it for pure ASCII lines (the common case)
   // eslint-disable-next-line no-control-regex
   if (/[^\x00-\x7f]/.test(t)) t = t.normalize('NFKC');
