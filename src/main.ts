@@ -20,7 +20,9 @@ Usage:
                                      deliver a simulated message into an inbox (JSON)
   ${NAME} send INBOX --to ADDR [--subject T] [--text T] [--attach FILE] …
                                      send mail from an inbox (JSON)
-                                     (these four talk to a running server: --url / INBOXD_URL, --key / INBOXD_KEY;
+  ${NAME} faults set|list|clear|timeline [--inbox INBOX | --label-prefix P] …
+                                     SMTP fault rules for retry tests, and an inbox's timeline (JSON)
+                                     (these five talk to a running server: --url / INBOXD_URL, --key / INBOXD_KEY;
                                      exit 0 ok · 1 error · 2 usage · 3 timeout; ${NAME} COMMAND --help for each)
   ${NAME} --help | help                this text
   ${NAME} --version                    the version
@@ -51,7 +53,7 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(VERSION + '\n');
     return 0;
   }
-  if (first === 'wait' || first === 'verify' || first === 'simulate' || first === 'send') {
+  if (first === 'wait' || first === 'verify' || first === 'simulate' || first === 'send' || first === 'faults') {
     const { clientCommand } = await import('./client/index.ts');
     return clientCommand(first, rest);
   }
@@ -65,7 +67,7 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   if (first !== undefined && first !== 'serve' && !first.startsWith('-')) {
-    throw new UsageError(`unknown command '${first}' (commands: serve, extract, wait, verify, simulate, send, help)`);
+    throw new UsageError(`unknown command '${first}' (commands: serve, extract, wait, verify, simulate, send, faults, help)`);
   }
   const config = loadConfig(serveArgs);
   const server = await startServer(config);
