@@ -55,13 +55,19 @@ export class FaultRepo {
     return r ? Number(r.version) : 0;
   }
 
-  /** Every rule of every team with its inbox, in scope order; rules of inboxes that are gone are deleted first. */
-  async all(): Promise<FaultRuleWithInbox[]> {
-    await this.db
+  /** Deletes the rules of inboxes that are gone (deleted or expired); answers how many. */
+  async deleteOrphans(): Promise<number> {
+    const r = await this.db
       .deleteFrom('fault_rules')
       .where('scope', '=', 'inbox')
       .where((eb) => eb.not(eb.exists(eb.selectFrom('inboxes').select('inboxes.id').whereRef('inboxes.id', '=', 'fault_rules.inbox_id'))))
-      .execute();
+      .executeTakeFirst();
+    return Number(r.numDeletedRows);
+  }
+
+  /** Every rule of every team with its inbox, in scope order; rules of inboxes that are gone are deleted first. */
+  async all(): Promise<FaultRuleWithInbox[]> {
+    await this.deleteOrphans();
     return this.withInbox().orderBy('fault_rules.team_id').orderBy('fault_rules.position').execute() as Promise<FaultRuleWithInbox[]>;
   }
 

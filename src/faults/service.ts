@@ -200,6 +200,7 @@ export class FaultService {
     const { rules, errors } = normalizeRules(inputs, target.kind === 'global' ? { kind: 'global' } : { kind: 'prefix', labelPrefix: '' });
     if (errors.length > 0) throw new AppError('validation_failed', `fault rule ${errors[0]!.path}: ${errors[0]!.message}`, { errors });
     const key = scopeKey(target);
+    await this.repo.deleteOrphans();
     const others = await this.repo.countOthers(p.teamId, key);
     if (others + rules.length > MAX_RULES_PER_TEAM)
       throw new AppError(
@@ -340,6 +341,12 @@ export class FaultService {
     this.loadedVersion = version;
     const live = new Set(compiled.map((c) => c.id));
     for (const m of [this.counts, this.fires]) for (const k of m.keys()) if (!live.has(k)) m.delete(k);
+    // Token buckets and greylist entries are keyed `<rule id>|…`: those of rules that are gone go too.
+    for (const m of [this.buckets, this.greylist])
+      for (const k of m.keys()) {
+        const id = k.slice(0, k.indexOf('|'));
+        if (id !== 'shortcut' && !live.has(id)) m.delete(k);
+      }
   }
 
   // ---- the SMTP hook ----

@@ -152,7 +152,7 @@ export async function startSmtp(opts: SmtpOptions, ingest: Ingest, log: Logger):
         if (o.throttleBytesPerSecond) throttles.set(session.id, o.throttleBytesPerSecond);
         next(null);
       };
-      if (o.delayMs > 0) setTimeout(go, o.delayMs);
+      if (o.delayMs > 0) setTimeout(go, o.delayMs).unref();
       else go();
     };
     if (d && typeof (d as Promise<unknown>).then === 'function')
