@@ -198,6 +198,15 @@ describe('presets', () => {
     await json(await s.api('/v1/faults?labelPrefix=rl-', { method: 'DELETE' }));
   });
 
+  test('a token bucket is exact under 12 parallel sessions', async () => {
+    const box = await inbox();
+    await putInbox(box.inboxId, [{ action: { type: 'rate-limit', per: 'recipient', limit: 4, windowSeconds: 600 } }]);
+    const outcomes = await Promise.all(Array.from({ length: 12 }, () => viaNodemailer(port, box.address)));
+    assert.equal(outcomes.filter((o) => o === 'ok').length, 4, outcomes.join(','));
+    assert.equal(outcomes.filter((o) => o === 421).length, 8, outcomes.join(','));
+    assert.equal((await messages(box.inboxId)).length, 4);
+  });
+
   test('greylisting answers 451 to the first try and accepts the retry after the delay', async () => {
     const box = await inbox();
     await putInbox(box.inboxId, [{ action: { type: 'greylist', retryAfterSeconds: 1 } }]);
