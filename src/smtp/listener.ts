@@ -310,6 +310,8 @@ export async function startSmtp(opts: SmtpOptions, ingest: Ingest, log: Logger):
       throttles.delete(session.id);
       const t0 = performance.now();
       let throttledUntil = 0;
+      /** Paused because the shared memory budget is spent: only room in it resumes the stream. */
+      let budgetPaused = false;
       stream.on('data', (c: Buffer) => {
         size += c.length;
         if (bps) {
@@ -317,7 +319,8 @@ export async function startSmtp(opts: SmtpOptions, ingest: Ingest, log: Logger):
             const due = (size / bps) * 1000 - (performance.now() - t0);
             if (due <= 1) {
               throttledUntil = 0;
-              return stream.resume();
+              if (!budgetPaused) stream.resume();
+              return;
             }
             stream.pause();
             throttledUntil = performance.now() + Math.min(due, 1000);
@@ -332,8 +335,10 @@ export async function startSmtp(opts: SmtpOptions, ingest: Ingest, log: Logger):
           budget.take(c.length);
           if (budget.full() && !released) {
             stream.pause();
+            budgetPaused = true;
             budget.whenRoom(() => {
-              if (performance.now() >= throttledUntil) stream.resume();
+              budgetPaused = false;
+              if (!throttledUntil) stream.resume();
             });
           }
         }
