@@ -73,6 +73,8 @@ async function viaNodemailer(port: number, to: string, extra: Json = {}): Promis
 
 let s: TestServer;
 let port: number;
+/** The server's clock runs this far ahead: windows and greylist delays pass without sleeping. */
+let offset = 0;
 const put = async (rules: Json[], labelPrefix?: string) =>
   json(await s.api('/v1/faults', { method: 'PUT', json: { rules, ...(labelPrefix ? { labelPrefix } : {}) } }));
 const putInbox = async (id: string, rules: Json[]) => json(await s.api(`/v1/inboxes/${id}/faults`, { method: 'PUT', json: { rules } }));
@@ -83,7 +85,7 @@ const clearAll = async () => {
 };
 
 before(async () => {
-  s = await startTestServer();
+  s = await startTestServer([], {}, { clock: { now: () => Date.now() + offset } });
   port = s.server.smtpPort;
   pyFile = path.join(tempDir('inboxd-py-'), 'send.py');
   fs.writeFileSync(pyFile, PY);
@@ -164,7 +166,7 @@ describe('presets', () => {
   after(clearAll);
   test('a 421 rate limit lets N messages through per window and refuses the rest (smtplib)', async () => {
     const box = await inbox();
-    await putInbox(box.inboxId, [{ action: { type: 'rate-limit', per: 'client', limit: 3, windowSeconds: 2 } }]);
+    await putInbox(box.inboxId, [{ action: { type: 'rate-limit', per: 'client', limit: 3, windowSeconds: 60 } }]);
     const first = await python(
       port,
       Array.from({ length: 5 }, () => ({ to: box.address })),
@@ -173,8 +175,13 @@ describe('presets', () => {
       first.map((r) => r.ok ?? r.code),
       [true, true, true, 421, 421],
     );
-    assert.match(first[3]!.msg!, /^4\.7\.0 rate limit of 3 messages per 2 s reached/);
-    await new Promise((r) => setTimeout(r, 2100)); // the window passes: the bucket is full again
+    assert.match(first[3]!.msg!, /^4\.7\.0 rate limit of 3 messages per 60 s reached; try again in \d+ s/);
+    offset += 20_000; // a third of the window: one token back
+    assert.deepEqual(
+      (await python(port, [{ to: box.address }, { to: box.address }])).map((r) => r.ok ?? r.code),
+      [true, 421],
+    );
+    offset += 60_000; // a whole window: the bucket is full again
     const second = await python(
       port,
       Array.from({ length: 4 }, () => ({ to: box.address })),
@@ -183,7 +190,7 @@ describe('presets', () => {
       second.map((r) => r.ok ?? r.code),
       [true, true, true, 421],
     );
-    assert.equal((await messages(box.inboxId)).length, 6);
+    assert.equal((await messages(box.inboxId)).length, 7);
   });
 
   test('a rate limit per recipient counts each address on its own', async () => {
@@ -209,16 +216,19 @@ describe('presets', () => {
 
   test('greylisting answers 451 to the first try and accepts the retry after the delay', async () => {
     const box = await inbox();
-    await putInbox(box.inboxId, [{ action: { type: 'greylist', retryAfterSeconds: 1 } }]);
-    const r = await python(port, [{ to: box.address }, { to: box.address, sleep: 1.1 }, { to: box.address }]);
+    await putInbox(box.inboxId, [{ action: { type: 'greylist', retryAfterSeconds: 300 } }]);
+    const r = await python(port, [{ to: box.address }, { to: box.address }]);
     assert.equal(r[0]!.code, 451);
-    assert.match(r[0]!.msg!, /^4\.7\.1 greylisted/);
+    assert.match(r[0]!.msg!, /^4\.7\.1 greylisted: try again in 300 s/);
     assert.equal(r[1]!.code, 451, 'a retry too soon is still greylisted');
-    assert.equal(r[2]!.ok, true, 'the retry after the delay is accepted');
+    offset += 300_000;
+    const [retry, again] = await python(port, [{ to: box.address }, { to: box.address }]);
+    assert.equal(retry!.ok, true, 'the retry after the delay is accepted');
+    assert.equal(again!.ok, true, 'and the triple stays accepted');
     // Another sender is a new triple: greylisted again.
     const [other] = await python(port, [{ from: 'other@sender.example', to: box.address }]);
     assert.equal(other!.code, 451);
-    assert.equal((await messages(box.inboxId)).length, 1);
+    assert.equal((await messages(box.inboxId)).length, 2);
   });
 
   test('mailbox full: 452 4.2.2 at rcpt, 552 5.2.2 when permanent', async () => {
@@ -327,15 +337,16 @@ describe('delay and throttle', () => {
 });
 
 describe('local-part shortcuts', () => {
-  test('fail-452+anything@, fail-550-data+x@, disconnect+x@, delay-300+x@ and greylist-1+x@', async () => {
+  test('fail-452+anything@, fail-550-data+x@, disconnect+x@, delay-300+x@ and greylist-60+x@', async () => {
     const r = await python(port, [
       { to: 'fail-452+signup-7@inboxd.test' },
       { to: 'fail-550-data+x@inboxd.test' },
       { to: 'disconnect+x@inboxd.test' },
       { to: 'delay-300+x@inboxd.test' },
-      { to: 'greylist-1+abc@inboxd.test', sleep: 1.1 },
-      { to: 'greylist-1+abc@inboxd.test' },
+      { to: 'greylist-60+abc@inboxd.test' },
     ]);
+    offset += 60_000;
+    r.push(...(await python(port, [{ to: 'greylist-60+abc@inboxd.test' }])));
     assert.equal(r[0]!.code, 452);
     assert.match(r[0]!.msg!, /^4\.2\.2 /);
     assert.equal(r[1]!.code, 550);
