@@ -147,7 +147,6 @@ export class FaultService {
   private queue: FaultEventRow[] = [];
   private flushing: Promise<void> | null = null;
   private dropped = 0;
-  private lastPrune = 0;
   /** Faults fired per `stage action`, for GET /metrics. */
   readonly fired = new Map<string, number>();
 
@@ -579,14 +578,14 @@ export class FaultService {
           .insertEvents(batch)
           .catch((e: Error) => this.log.warn('could not record fault events', { err: e, n: batch.length }));
       }
-      const now = this.now();
-      if (now - this.lastPrune > 600_000) {
-        this.lastPrune = now;
-        await this.repo.prune(now - EVENT_RETENTION_MS).catch((e: Error) => this.log.warn('could not prune fault events', { err: e }));
-      }
     } finally {
       this.flushing = null;
     }
+  }
+
+  /** Deletes fault events older than a day (a periodic job); answers how many. */
+  async prune(): Promise<number> {
+    return this.repo.prune(this.now() - EVENT_RETENTION_MS);
   }
 
   /** Waits until the faults fired so far are stored. */

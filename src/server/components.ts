@@ -233,6 +233,14 @@ function jobs(config: Config, w: Omit<Wired, 'components'>, log: Logger, cluster
       ),
     ),
     monitorsJob(w, log, clusterOnly),
+    // Fault events (an inbox's timeline) are kept a day (README "Fault rules").
+    periodicJob({
+      name: 'fault-events-prune',
+      intervalMs: 600_000,
+      log,
+      failure: 'pruning fault events failed',
+      run: () => services.faults.prune(),
+    }),
   );
   return list;
 }

@@ -398,3 +398,20 @@ describe('metrics and the fault log', () => {
     await clearAll();
   });
 });
+
+describe('retention', () => {
+  test('fault events older than a day are pruned; newer ones stay', async () => {
+    const box = await inbox({ ttlMinutes: 10_080 });
+    await putInbox(box.inboxId, [{ stage: 'rcpt', action: { type: 'reply', code: 451 }, mode: { type: 'first', n: 1 } }]);
+    assert.equal(await viaNodemailer(port, box.address), 451);
+    const faultsOf = async () =>
+      ((await json(await s.api(`/v1/inboxes/${box.inboxId}/timeline`))).items as Json[]).filter((i) => i.type === 'fault').length;
+    assert.equal(await faultsOf(), 1);
+    offset += 23 * 3600_000;
+    await s.server.services.faults.prune();
+    assert.equal(await faultsOf(), 1, 'kept for a day');
+    offset += 2 * 3600_000;
+    assert.ok((await s.server.services.faults.prune()) >= 1);
+    assert.equal(await faultsOf(), 0);
+  });
+});
