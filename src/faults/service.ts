@@ -301,16 +301,19 @@ export class FaultService {
 
   // ---- the snapshot ----
 
-  /** On a shared database: re-read the rules if another instance changed them (one single-row read). */
-  freshen(): Promise<void> {
-    if (!this.refreshing)
-      this.refreshing = this.repo
-        .version()
-        .then((v) => (v !== this.loadedVersion ? this.reload() : undefined))
-        .finally(() => {
-          this.refreshing = null;
-        });
-    return this.refreshing;
+  /**
+   * On a shared database: re-read the rules if another instance changed them. Each call reads the version row itself
+   * (a read started before a change committed elsewhere must not answer for a connection that came after it); the
+   * reloads it may cause are shared.
+   */
+  async freshen(): Promise<void> {
+    const v = await this.repo.version();
+    while (this.loadedVersion < v) {
+      this.refreshing ??= this.reload().finally(() => {
+        this.refreshing = null;
+      });
+      await this.refreshing;
+    }
   }
 
   private async reload(): Promise<void> {
@@ -319,6 +322,8 @@ export class FaultService {
     const byStage = new Map<FaultStage, Compiled[]>();
     for (const s of STAGES) byStage.set(s, []);
     const order = { inbox: 0, prefix: 1, global: 2 };
+    // Two reloads may overlap (a change here, a refresh for another instance's): the older never replaces the newer.
+    if (version < this.loadedVersion) return;
     const compiled = rows.map((r): Compiled => {
       const rule = JSON.parse(r.rule_json) as FaultRule;
       return {
