@@ -171,25 +171,48 @@ export function normalizeRules(inputs: FaultRuleInput[], scope: FaultScope): { r
   return { rules, errors };
 }
 
+/** Matching work left for one SMTP command; a glob that runs out of steps does not match (README "Fault rules"). */
+export interface GlobBudget {
+  steps: number;
+  exhausted: boolean;
+}
+
+/** Glob steps one SMTP command may spend on all rules together (well under a millisecond). */
+export const MATCH_BUDGET_STEPS = 100_000;
+
 /**
  * A glob matcher: `*` any run, `?` one character, everything else literal, case-insensitive. No regular expression
  * is built from the pattern; the pattern and the subject are bounded (256 and 512 characters) and the classic
- * backtrack-to-the-last-star walk does at most |pattern| × |subject| steps.
+ * backtrack-to-the-last-star walk does at most |pattern| × |subject| steps — and at most what the command's budget
+ * has left: past it the glob does not match.
  */
-export function compileGlob(pattern: string): (s: string) => boolean {
-  const p = pattern.toLowerCase();
-  if (!p.includes('*') && !p.includes('?')) return (s) => s.toLowerCase() === p;
-  return (subject) => {
-    const s = subject.slice(0, 512).toLowerCase();
+export function compileGlob(pattern: string): (s: string, budget?: GlobBudget) => boolean {
+  const lower = pattern.toLowerCase();
+  if (!lower.includes('*') && !lower.includes('?')) return (s) => s.toLowerCase() === lower;
+  // The pattern as character codes, with -1 for * and -2 for ?.
+  const p = Int32Array.from(lower, (c) => (c === '*' ? -1 : c === '?' ? -2 : c.charCodeAt(0)));
+  const n = p.length;
+  return (subject, budget) => {
+    if (budget?.exhausted) return false;
+    const s = (subject.length > 512 ? subject.slice(0, 512) : subject).toLowerCase();
+    const len = s.length;
     let i = 0;
     let j = 0;
     let star = -1;
     let mark = 0;
-    while (i < s.length) {
-      if (j < p.length && (p[j] === '?' || p[j] === s[i])) {
+    let steps = 0;
+    const limit = budget ? budget.steps : Number.POSITIVE_INFINITY;
+    while (i < len) {
+      if (++steps > limit) {
+        budget!.steps = 0;
+        budget!.exhausted = true;
+        return false;
+      }
+      const pc = j < n ? p[j]! : 0;
+      if (j < n && (pc === -2 || pc === s.charCodeAt(i))) {
         i++;
         j++;
-      } else if (j < p.length && p[j] === '*') {
+      } else if (pc === -1) {
         star = j++;
         mark = i;
       } else if (star >= 0) {
@@ -197,8 +220,9 @@ export function compileGlob(pattern: string): (s: string) => boolean {
         i = ++mark;
       } else return false;
     }
-    while (j < p.length && p[j] === '*') j++;
-    return j === p.length;
+    if (budget) budget.steps -= steps;
+    while (j < n && p[j] === -1) j++;
+    return j === n;
   };
 }
 

@@ -10,6 +10,8 @@ import type { FaultEventRow, FaultRepo, FaultRuleRow, FaultRuleWithInbox, ScopeK
 import {
   compileGlob,
   EARLY_STAGES,
+  type GlobBudget,
+  MATCH_BUDGET_STEPS,
   type FaultAction,
   type FaultRule,
   type FaultRuleInput,
@@ -87,6 +89,8 @@ export interface FaultEventView {
   at: string;
 }
 
+type Glob = ReturnType<typeof compileGlob>;
+
 interface Compiled {
   id: string;
   teamId: string;
@@ -94,9 +98,9 @@ interface Compiled {
   labelPrefix: string | null;
   inboxId: string | null;
   rule: FaultRule;
-  recipient: ((s: string) => boolean) | null;
-  sender: ((s: string) => boolean) | null;
-  label: ((s: string) => boolean) | null;
+  recipient: Glob | null;
+  sender: Glob | null;
+  label: Glob | null;
 }
 
 interface SessionState {
@@ -147,6 +151,7 @@ export class FaultService {
   private queue: FaultEventRow[] = [];
   private flushing: Promise<void> | null = null;
   private dropped = 0;
+  private lastBudgetWarning = 0;
   /** Faults fired per `stage action`, for GET /metrics. */
   readonly fired = new Map<string, number>();
 
@@ -404,6 +409,7 @@ export class FaultService {
     const rules = this.byStage.get(stage)!;
     const st = stage === 'rcpt' || stage === 'data' || stage === 'end-of-data' ? this.state(s) : null;
     let out: FaultOutcome | null = null;
+    const budget: GlobBudget = { steps: MATCH_BUDGET_STEPS, exhausted: false };
     const fire = (f: Fired, effect: Partial<FaultOutcome>): boolean => {
       out ??= { delayMs: 0, reply: null, disconnect: false, throttleBytesPerSecond: null };
       if (effect.delayMs) out.delayMs = Math.min(MAX_DELAY_MS, out.delayMs + effect.delayMs);
@@ -415,7 +421,7 @@ export class FaultService {
       return Boolean(effect.reply || effect.disconnect);
     };
     for (const r of rules) {
-      const targets = this.targets(r, stage, s, st);
+      const targets = this.targets(r, stage, s, st, budget);
       if (!targets) continue;
       const effect = this.apply(r.id, r.rule.action, r.rule.mode, stage, s, st, r.rule.name ?? r.id);
       if (!effect) continue;
@@ -425,6 +431,7 @@ export class FaultService {
           fire(this.fired_(r.teamId, t, r.id, 'rule', stage, r.rule.action, effect, s, t?.rcpt ?? s.recipient ?? null), effect) || terminal;
       if (terminal) return out;
     }
+    if (budget.exhausted) this.budgetWarning(stage);
     // Shortcuts in the local part: at rcpt for this recipient, at data / end-of-data for those accepted before.
     const shortcuts: Array<{ action: FaultAction; rcpt: string }> = [];
     if (shortcut && stage === 'rcpt') {
@@ -451,26 +458,41 @@ export class FaultService {
     stage: FaultStage,
     s: FaultSession,
     st: SessionState | null,
+    budget: GlobBudget,
   ): Array<{ rcpt: string; inbox: FaultInbox | null } | null> | null {
-    if (r.sender && !r.sender(s.sender ?? '')) return null;
-    if (EARLY_STAGES.includes(stage)) return r.scope === 'global' ? [null] : null;
+    if (EARLY_STAGES.includes(stage)) {
+      if (r.scope !== 'global') return null;
+      return r.sender && !r.sender(s.sender ?? '', budget) ? null : [null];
+    }
+    // The cheap checks (scope, team) first: another team's rules cost no glob work on this team's mail.
     const rcpts = stage === 'rcpt' ? [s.recipient!] : s.recipients;
     const out: Array<{ rcpt: string; inbox: FaultInbox | null }> = [];
     for (const rcpt of rcpts) {
       const inbox = st!.inboxes.get(rcpt) ?? null;
-      if (!this.matchesRecipient(r, rcpt, inbox)) continue;
+      if (!this.matchesRecipient(r, rcpt, inbox, budget)) continue;
       out.push({ rcpt, inbox });
     }
-    return out.length > 0 ? out : null;
+    if (out.length === 0) return null;
+    return r.sender && !r.sender(s.sender ?? '', budget) ? null : out;
   }
 
-  private matchesRecipient(r: Compiled, rcpt: string, inbox: FaultInbox | null): boolean {
+  private matchesRecipient(r: Compiled, rcpt: string, inbox: FaultInbox | null, budget: GlobBudget): boolean {
     if (r.scope === 'inbox' && inbox?.id !== r.inboxId) return false;
     if (r.scope === 'prefix' && !(inbox && inbox.teamId === r.teamId && inbox.label?.startsWith(r.labelPrefix!))) return false;
     if (r.scope === 'global' && inbox && inbox.teamId !== r.teamId) return false;
-    if (r.recipient && !r.recipient(rcpt)) return false;
-    if (r.label && !(inbox?.label && r.label(inbox.label))) return false;
+    if (r.recipient && !r.recipient(rcpt, budget)) return false;
+    if (r.label && !(inbox?.label && r.label(inbox.label, budget))) return false;
     return true;
+  }
+
+  private budgetWarning(stage: FaultStage): void {
+    const now = this.now();
+    if (now - this.lastBudgetWarning < 60_000) return;
+    this.lastBudgetWarning = now;
+    this.log.warn('fault rules: glob matching for one SMTP command ran out of its budget; the remaining rules did not fire', {
+      stage,
+      steps: MATCH_BUDGET_STEPS,
+    });
   }
 
   /** The effect of an action when its mode lets it fire, else null. Counters run synchronously: no lost updates. */

@@ -143,3 +143,46 @@ test('on a shared database the version is read once per connection, not per comm
   );
   await svc.stop();
 });
+
+test('the glob work of one SMTP command is capped: 1000 hostile rules cost well under a few ms, and do not fire', async () => {
+  const rows = Array.from({ length: 1000 }, (_, i) => ({
+    id: `flt_${i}`,
+    team_id: 't',
+    scope: 'global',
+    label_prefix: null,
+    inbox_id: null,
+    position: i,
+    rule_json: JSON.stringify({
+      name: null,
+      stage: 'rcpt',
+      match: { recipient: `${'*a'.repeat(128)}` },
+      action: { type: 'reply', code: 451 },
+      mode: { type: 'always' },
+    }),
+    created_at: 0,
+    created_by: null,
+    address: null,
+    inbox_label: null,
+  }));
+  const { repo } = fakeRepo(rows);
+  const warnings: string[] = [];
+  const svc = new FaultService({
+    repo,
+    inboxByAddress: async () => ({ id: 'inb_1', teamId: 't', label: null }),
+    recentMessages: async () => [],
+    shared: false,
+    shortcuts: false,
+    now: () => Date.now(),
+    log: { ...log, warn: (m: string) => warnings.push(m) } as unknown as Logger,
+  });
+  await svc.start();
+  const session = { id: 's3', client: '127.0.0.1', sender: null, recipients: [], recipient: `${'a'.repeat(300)}b@x.test`, tx: {} };
+  await svc.decide('rcpt', session);
+  const t0 = performance.now();
+  for (let i = 0; i < 20; i++) assert.equal(await svc.decide('rcpt', session), null);
+  const per = (performance.now() - t0) / 20;
+  assert.ok(per < 5, `${per.toFixed(2)} ms per RCPT`);
+  assert.equal(warnings.length, 1, 'one warning a minute');
+  assert.match(warnings[0]!, /ran out of its budget/);
+  await svc.stop();
+});
