@@ -179,6 +179,18 @@ describe('who may set what', () => {
     const other = await inbox({ label: 'other-1' });
     assert.match(await rcptCode(mine.address), /^451 /);
     assert.match(await rcptCode(other.address), /^452 /);
+    // The fault log: the scoped key sees its inbox's faults only; the admin sees both.
+    const logOf = async (key: string | undefined, want: number) => {
+      let items: Json[] = [];
+      for (let i = 0; i < 30; i++) {
+        items = (await json(await s.api('/v1/faults/events?limit=500', key ? { key } : {}))).items as Json[];
+        if (items.filter((e) => e.inboxId === mine.inboxId || e.inboxId === other.inboxId).length >= want) break;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      return items.filter((e) => e.inboxId === mine.inboxId || e.inboxId === other.inboxId).map((e) => e.code);
+    };
+    assert.deepEqual((await logOf(undefined, 2)).sort(), [451, 452]);
+    assert.deepEqual(await logOf(scoped, 1), [451]);
     await json(await s.api(`/v1/inboxes/${other.inboxId}/faults`, { method: 'PUT', json: { rules: [] }, key: scoped }), 404);
     await json(await s.api(`/v1/inboxes/${other.inboxId}/timeline`, { key: scoped }), 404);
     await json(await s.api('/v1/faults?labelPrefix=team-a-x', { method: 'DELETE', key: scoped }));
