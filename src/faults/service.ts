@@ -385,9 +385,11 @@ export class FaultService {
     let st = this.sessions.get(s.id);
     if (!st) this.sessions.set(s.id, (st = { inboxes: new Map(), pending: [], passed: new Set(), tx: s.tx }));
     if (st.tx !== s.tx) {
+      // A new transaction (MAIL FROM): what the previous one's recipients were is no longer needed.
       st.tx = s.tx;
       st.passed.clear();
       st.pending = [];
+      st.inboxes.clear();
     }
     return st;
   }
