@@ -38,15 +38,13 @@ for step in plan:
     except smtplib.SMTPServerDisconnected as e:
         out.append({'disconnected': True})
     out[-1]['ms'] = int((time.time() - t0) * 1000)
-    if step.get('sleep'):
-        time.sleep(step['sleep'])
 print(json.dumps(out))
 `;
 
 type PyResult = { ok?: true; code?: number; msg?: string; disconnected?: true; ms: number };
 
 let pyFile = '';
-function python(port: number, plan: Array<{ from?: string; to: string; subject?: string; sleep?: number }>): Promise<PyResult[]> {
+function python(port: number, plan: Array<{ from?: string; to: string; subject?: string }>): Promise<PyResult[]> {
   const steps = plan.map((p) => ({ from: 'app@sender.example', ...p }));
   return new Promise((resolve, reject) =>
     execFile('python3', [pyFile, String(port), JSON.stringify(steps)], { timeout: 60_000 }, (err, stdout, stderr) =>
