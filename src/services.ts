@@ -15,6 +15,7 @@ import type { DomainService } from './domains/service.ts';
 import type { CallbackService } from './events/callbacks.ts';
 import type { InboundWebhooks } from './events/inbound.ts';
 import type { EventStreams } from './events/sse.ts';
+import type { FaultService } from './faults/service.ts';
 import type { MessageService } from './inboxes/messages.ts';
 import type { InboxService } from './inboxes/service.ts';
 import type { MailWaits } from './inboxes/wait.ts';
@@ -54,6 +55,8 @@ export interface Services {
   /** Agent runs: the run document, its steps, plan, timeline and run-scoped tokens (src/runs/). */
   runs: RunService;
   inboxes: InboxService;
+  /** Fault rules: set and listed through the API, asked by the SMTP listener at each stage (src/faults/). */
+  faults: FaultService;
   /** Long-poll waits for mail: the waiter caps, the wake queue, one read and one JSON per wake-up (src/inboxes/wait.ts). */
   waits: MailWaits;
   /** Reads, raw bytes, attachments and delete of an inbox's messages (src/inboxes/messages.ts). */

@@ -68,6 +68,8 @@ export interface MetricSources {
   /** Outbound recipients per delivery state (queued, sent, failed): wired by the outbound mail service. */
   outbound?: () => Promise<Record<string, number>> | Record<string, number>;
   storeSize?: () => Promise<StoreSize>;
+  /** Faults fired by fault rules and shortcuts, keyed `<stage> <action>` (src/faults/). */
+  faultsFired?: () => ReadonlyMap<string, number>;
 }
 
 /** The operation label of a request: set by the route that answered it; /mcp and unrouted paths get fixed names. */
@@ -132,6 +134,19 @@ export class Metrics {
       collect() {
         this.reset();
         for (let i = 0; i < SMTP_REJECTIONS.length; i++) this.inc({ reason: SMTP_REJECTIONS[i]! }, smtp.rejections[i]!);
+      },
+    });
+    new Counter({
+      name: 'inboxd_smtp_faults_total',
+      help: 'Faults injected by fault rules and local-part shortcuts (README "Fault rules"), by SMTP stage and action',
+      labelNames: ['stage', 'action'],
+      registers,
+      collect() {
+        this.reset();
+        for (const [k, n] of sources.faultsFired?.() ?? []) {
+          const [stage, action] = k.split(' ');
+          this.inc({ stage: stage!, action: action! }, n);
+        }
       },
     });
     this.registry.registerMetric(smtp.latency.asMetric());

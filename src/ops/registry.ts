@@ -8,6 +8,7 @@ import { accountOps, oauthOps, teamOps } from './auth/index.ts';
 import { consoleOps } from './console/index.ts';
 import { domainOps } from './domains/index.ts';
 import { eventOps, webhookOps } from './events/index.ts';
+import { faultOps } from './faults/index.ts';
 import { inboxOps, messageOps } from './inboxes/index.ts';
 import type { Operation } from './op.ts';
 import { outboundOps } from './outbound/index.ts';
@@ -47,4 +48,5 @@ export const OPERATIONS: readonly Operation[] = [
   ...consoleOps,
   ...gmailOps,
   ...calendarOps,
+  ...faultOps,
 ];

@@ -51,6 +51,8 @@ export function components(config: Config, w: Omit<Wired, 'components'>, opts: S
         services.served.shareWith({ lookup: (d) => services.domains.verifiedOwner(d), list: () => services.domains.verified() });
     },
   });
+  // Before SMTP starts, so the first connection already sees the fault rules; stopped after it (fired faults are stored).
+  list.push({ name: 'faults', start: () => services.faults.start(), stop: () => services.faults.stop() });
   list.push(
     { name: 'search', start: () => services.search.start(), stop: () => services.search.stop() },
     { name: 'outbound', start: () => services.outbound.start(), stop: () => services.outbound.stop() },
@@ -133,6 +135,7 @@ function smtpComponent(config: Config, w: Omit<Wired, 'components'>, log: Logger
           maxSessionMs: config.smtpMaxSessionSeconds * 1000,
           maxCommands: config.smtpMaxCommands,
           metrics: services.metrics.smtp,
+          faults: services.faults,
           policy: {
             refusesMail: (address, tally) => inboxes.refusesMail(address, tally),
             auth: {
@@ -230,6 +233,14 @@ function jobs(config: Config, w: Omit<Wired, 'components'>, log: Logger, cluster
       ),
     ),
     monitorsJob(w, log, clusterOnly),
+    // Fault events (an inbox's timeline) are kept a day (README "Fault rules").
+    periodicJob({
+      name: 'fault-events-prune',
+      intervalMs: 600_000,
+      log,
+      failure: 'pruning fault events failed',
+      run: () => services.faults.prune(),
+    }),
   );
   return list;
 }

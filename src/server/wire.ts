@@ -15,6 +15,8 @@ import { CallbackService } from '../events/callbacks.ts';
 import { InboundWebhooks } from '../events/inbound.ts';
 import { PgEventBus } from '../events/pg-bus.ts';
 import { EventStreams } from '../events/sse.ts';
+import { FaultRepo } from '../faults/repo.ts';
+import { FaultService } from '../faults/service.ts';
 import { MessageService } from '../inboxes/messages.ts';
 import { InboxService } from '../inboxes/service.ts';
 import { MailWaits } from '../inboxes/wait.ts';
@@ -265,6 +267,20 @@ export function wire(config: Config, storage: Storage, opts: StartOptions & { lo
     shutdown: shutdown.signal,
   });
   const { rehearsals, agent, runs, ai, workspace, monitors, mailbox, calendar, providers } = agents;
+  // faults: the rules the SMTP listener asks at each stage, and the timeline of what fired.
+  const inboxRepo = new InboxRepo(store.db);
+  const faults = new FaultService({
+    repo: new FaultRepo(store.db),
+    inboxByAddress: async (address) => {
+      const i = await inboxRepo.byAddress(address);
+      return i ? { id: i.id, teamId: i.team_id, label: i.label } : undefined;
+    },
+    recentMessages: (inboxId, since, limit) => messages.after(inboxId, { time: since - 1 }, limit),
+    shared: store.dialect === 'postgres',
+    shortcuts: config.smtpFaultShortcuts === 'on',
+    now: () => clock.now(),
+    log,
+  });
   const services: Services = {
     config,
     outbound,
@@ -286,6 +302,7 @@ export function wire(config: Config, storage: Storage, opts: StartOptions & { lo
     agent,
     runs,
     inboxes,
+    faults,
     waits,
     inboxMessages,
     threads,
@@ -305,6 +322,7 @@ export function wire(config: Config, storage: Storage, opts: StartOptions & { lo
     sseClients: () => services.eventStreams.count(),
     callbacksPending: () => deliveries.pendingCount(),
     outbound: () => outbox.countByState(),
+    faultsFired: () => faults.fired,
   });
   const parts: Parts = {
     ...storage,

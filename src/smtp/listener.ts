@@ -10,7 +10,7 @@ import type { Ingest } from '../ingest/ingest.ts';
 import { isMailRefused, MAX_RECIPIENTS } from '../ingest/limits.ts';
 import type { Logger } from '../log.ts';
 import type { SmtpMetrics, SmtpRejection } from '../metrics/metrics.ts';
-import { patchSmtpConnection, smtpError } from './patches.ts';
+import { dropSession, patchSmtpConnection, smtpError } from './patches.ts';
 
 export interface SmtpOptions {
   host: string;
@@ -39,6 +39,29 @@ export interface SmtpOptions {
   metrics?: SmtpMetrics;
   /** Who may deliver what: the per-recipient decisions the listener asks for (absent: every served address). */
   policy?: SmtpPolicy;
+  /** Fault rules (src/faults/): asked at each stage; absent or answering null, the session goes on untouched. */
+  faults?: SmtpFaults;
+}
+
+export type SmtpStage = 'connect' | 'ehlo' | 'auth' | 'mail' | 'rcpt' | 'data' | 'end-of-data';
+
+/** What the listener asks the fault rules at each stage, and what they may answer. */
+export interface SmtpFaults {
+  /** Null (synchronously, when no rule can apply) or what to do: wait, then reply, drop the connection or go on. */
+  decide(
+    stage: SmtpStage,
+    s: { id: string; client: string; sender: string | null; recipients: string[]; recipient?: string; tx?: object },
+  ): SmtpFaultOutcome | null | Promise<SmtpFaultOutcome | null>;
+  /** The session ended. */
+  closed(sessionId: string): void;
+}
+
+export interface SmtpFaultOutcome {
+  delayMs: number;
+  reply: { code: number; message: string } | null;
+  disconnect: boolean;
+  /** At DATA: read the message at most this many bytes per second. */
+  throttleBytesPerSecond: number | null;
 }
 
 /** The decisions the listener asks of the inboxes and the key store while a session runs. */
@@ -83,6 +106,86 @@ export async function startSmtp(opts: SmtpOptions, ingest: Ingest, log: Logger):
   const held = new Map<string, () => void>();
   const m = opts.metrics;
   let lastReclaimLog = 0;
+  const faults = opts.faults;
+  /** Sessions whose DATA a fault rule throttles: bytes per second. */
+  const throttles = new Map<string, number>();
+  let server: SMTPServer | undefined;
+  type Session = Parameters<NonNullable<SMTPServerOptions['onConnect']>>[0];
+  /**
+   * Asks the fault rules about this stage and goes on with `next(null)` (untouched), `next(error)` (the fault's
+   * reply), or never (the connection was dropped). Cheap when no rule exists: one synchronous call answering null.
+   */
+  const faultAt = (
+    stage: SmtpStage,
+    session: Session,
+    extra: { sender?: string | null; recipient?: string },
+    next: (err: (Error & { responseCode: number }) | null) => void,
+  ) => {
+    if (!faults) return next(null);
+    const env = session.envelope as Session['envelope'] | undefined;
+    let d: ReturnType<SmtpFaults['decide']>;
+    try {
+      d = faults.decide(stage, {
+        id: session.id,
+        client: session.remoteAddress,
+        sender: extra.sender !== undefined ? extra.sender : env?.mailFrom ? env.mailFrom.address : null,
+        recipients: env ? env.rcptTo.map((r) => r.address.toLowerCase()) : [],
+        ...(extra.recipient !== undefined ? { recipient: extra.recipient } : {}),
+        ...(env ? { tx: env } : {}),
+      });
+    } catch (e) {
+      log.error('fault rules failed; going on without them', { err: e as Error, stage });
+      return next(null);
+    }
+    const act = (o: SmtpFaultOutcome | null) => {
+      if (!o) return next(null);
+      const go = () => {
+        if (o.disconnect) {
+          log.info('smtp fault: connection dropped', { remote: session.remoteAddress, stage });
+          if (server) dropSession(server as never, session.id);
+          return;
+        }
+        if (o.reply) {
+          log.info('smtp fault: reply', { remote: session.remoteAddress, stage, code: o.reply.code });
+          return next(smtpError(o.reply.code, o.reply.message));
+        }
+        if (o.throttleBytesPerSecond) throttles.set(session.id, o.throttleBytesPerSecond);
+        next(null);
+      };
+      if (o.delayMs > 0) setTimeout(go, o.delayMs).unref();
+      else go();
+    };
+    if (d && typeof (d as Promise<unknown>).then === 'function')
+      (d as Promise<SmtpFaultOutcome | null>).then(act, (e: Error) => {
+        log.error('fault rules failed; going on without them', { err: e, stage });
+        next(null);
+      });
+    else act(d as SmtpFaultOutcome | null);
+  };
+
+  type AuthArgs = Parameters<NonNullable<SMTPServerOptions['onAuth']>>;
+  const authenticate = (auth: AuthArgs[0], session: AuthArgs[1], callback: AuthArgs[2]) => {
+    if (authMode !== 'required') return callback(null, { user: auth.username ?? '' });
+    const refuse = (why: string) => {
+      m?.rejected('auth_failed');
+      log.info('smtp auth refused', { remote: session.remoteAddress, method: auth.method, reason: why });
+      callback(smtpError(535, `5.7.8 authentication failed: ${why}`));
+    };
+    const secret = auth.password ?? '';
+    if (!secret) return refuse('the password must be an inboxd API key (ibx_…)');
+    hooks!.authenticate(secret).then(
+      (p) => {
+        if (!p) return refuse('the password is not a valid inboxd API key (unknown or revoked)');
+        if (p.scope.readOnly) return refuse(`key ${p.keyId} is read-only; delivering mail needs a key that may write`);
+        log.debug('smtp auth accepted', { remote: session.remoteAddress, keyId: p.keyId });
+        callback(null, { user: p as never });
+      },
+      (e: Error) => {
+        log.error('smtp auth check failed', { err: e });
+        callback(smtpError(454, '4.7.0 temporary authentication failure; try again'));
+      },
+    );
+  };
 
   const options: SMTPServerOptions = {
     name: opts.hostname,
@@ -131,29 +234,16 @@ export async function startSmtp(opts: SmtpOptions, ingest: Ingest, log: Logger):
     onConnect(session, callback) {
       m?.connected();
       log.debug('smtp connection', { session: session.id, remote: session.remoteAddress });
-      callback();
+      faultAt('connect', session, {}, (err) => callback(err));
+    },
+    ...({
+      onInboxdCommand: (stage: 'ehlo' | 'data', session: Session, done: (err: Error | null) => void) => faultAt(stage, session, {}, done),
+    } as object),
+    onMailFrom(address, session, callback) {
+      faultAt('mail', session, { sender: address.address }, (err) => callback(err ?? undefined));
     },
     onAuth(auth, session, callback) {
-      if (authMode !== 'required') return callback(null, { user: auth.username ?? '' });
-      const refuse = (why: string) => {
-        m?.rejected('auth_failed');
-        log.info('smtp auth refused', { remote: session.remoteAddress, method: auth.method, reason: why });
-        callback(smtpError(535, `5.7.8 authentication failed: ${why}`));
-      };
-      const secret = auth.password ?? '';
-      if (!secret) return refuse('the password must be an inboxd API key (ibx_…)');
-      hooks!.authenticate(secret).then(
-        (p) => {
-          if (!p) return refuse('the password is not a valid inboxd API key (unknown or revoked)');
-          if (p.scope.readOnly) return refuse(`key ${p.keyId} is read-only; delivering mail needs a key that may write`);
-          log.debug('smtp auth accepted', { remote: session.remoteAddress, keyId: p.keyId });
-          callback(null, { user: p as never });
-        },
-        (e: Error) => {
-          log.error('smtp auth check failed', { err: e });
-          callback(smtpError(454, '4.7.0 temporary authentication failure; try again'));
-        },
-      );
+      faultAt('auth', session, {}, (err) => (err ? callback(err) : authenticate(auth, session, callback)));
     },
     onRcptTo(address, session, callback) {
       const addr = address.address.toLowerCase();
@@ -172,7 +262,7 @@ export async function startSmtp(opts: SmtpOptions, ingest: Ingest, log: Logger):
           ([full, outOfScope]) => {
             if (outOfScope) return refuse(550, `5.7.1 ${outOfScope}`, 'outside the key scope', 'out_of_scope');
             if (full) return refuse(452, `4.2.2 ${full}`, 'mailbox full', 'limit_reached');
-            callback();
+            faultAt('rcpt', session, { recipient: addr }, (err) => callback(err ?? undefined));
           },
           (e: Error) => {
             log.error('recipient check failed', { err: e });
@@ -197,6 +287,8 @@ export async function startSmtp(opts: SmtpOptions, ingest: Ingest, log: Logger):
     },
     onClose(session) {
       held.get(session.id)?.();
+      throttles.delete(session.id);
+      faults?.closed(session.id);
     },
     onData(stream: SMTPServerDataStream, session, callback) {
       const chunks: Buffer[] = [];
@@ -212,8 +304,30 @@ export async function startSmtp(opts: SmtpOptions, ingest: Ingest, log: Logger):
         budget.release(counted);
       };
       held.set(session.id, release);
+      // A fault rule's throttle: DATA is read at most this fast (paused for at most a second at a time, so the
+      // socket never looks idle); the session's lifetime limit still ends a transfer that would take too long.
+      const bps = throttles.get(session.id);
+      throttles.delete(session.id);
+      const t0 = performance.now();
+      let throttledUntil = 0;
+      /** Paused because the shared memory budget is spent: only room in it resumes the stream. */
+      let budgetPaused = false;
       stream.on('data', (c: Buffer) => {
         size += c.length;
+        if (bps) {
+          const pace = () => {
+            const due = (size / bps) * 1000 - (performance.now() - t0);
+            if (due <= 1) {
+              throttledUntil = 0;
+              if (!budgetPaused) stream.resume();
+              return;
+            }
+            stream.pause();
+            throttledUntil = performance.now() + Math.min(due, 1000);
+            setTimeout(pace, Math.min(due, 1000));
+          };
+          if (!throttledUntil) pace();
+        }
         if (size > opts.maxMessageBytes) return;
         chunks.push(c);
         if (size > FREE_BYTES_PER_MESSAGE) {
@@ -221,7 +335,11 @@ export async function startSmtp(opts: SmtpOptions, ingest: Ingest, log: Logger):
           budget.take(c.length);
           if (budget.full() && !released) {
             stream.pause();
-            budget.whenRoom(() => stream.resume());
+            budgetPaused = true;
+            budget.whenRoom(() => {
+              budgetPaused = false;
+              if (!throttledUntil) stream.resume();
+            });
           }
         }
       });
@@ -232,6 +350,13 @@ export async function startSmtp(opts: SmtpOptions, ingest: Ingest, log: Logger):
           log.info('smtp message refused', { remote: session.remoteAddress, reason: 'too large', size, limit: opts.maxMessageBytes });
           return callback(smtpError(552, `5.3.4 message is ${size} bytes; the limit is ${opts.maxMessageBytes}`));
         }
+        faultAt('end-of-data', session, {}, (err) => {
+          if (!err) return store();
+          release();
+          callback(err);
+        });
+      });
+      const store = () => {
         const rcpts = session.envelope.rcptTo.map((r) => r.address);
         const mailFrom = session.envelope.mailFrom ? session.envelope.mailFrom.address : null;
         const t0 = performance.now();
@@ -261,15 +386,16 @@ export async function startSmtp(opts: SmtpOptions, ingest: Ingest, log: Logger):
           inFlight.delete(work);
           release();
         });
-      });
+      };
     },
   };
-  const server = new SMTPServer(options);
+  server = new SMTPServer(options);
   server.on('error', (e: Error) => log.warn('smtp error', { err: e }));
 
+  const srv = server;
   const port = await new Promise<number>((resolve, reject) => {
     const onError = (e: NodeJS.ErrnoException) => reject(e);
-    server.server.once('error', onError);
+    srv.server.once('error', onError);
     server.listen(opts.port, opts.host, () => {
       server.server.off('error', onError);
       resolve((server.server.address() as AddressInfo).port);

@@ -17,6 +17,9 @@
 //    an MTA that keeps its connection for a long batch is not cut); past either the client gets `421 4.7.0` and the
 //    connection is closed. A message whose DATA is complete and being stored is never cut: the limit then applies at
 //    the next command.
+// 5. Fault hooks (issue 29): `onInboxdCommand` (our option) is asked before EHLO/HELO and DATA are handled, the two
+//    stages smtp-server has no handler for; it may answer with an error of its own (then the command is not run), or
+//    let it run. `dropSession` closes a session's socket without a reply (the fault action `disconnect`).
 import { SMTPConnection } from 'smtp-server/lib/smtp-connection.js';
 import { shareKey } from '../lib/client-address.ts';
 
@@ -28,6 +31,8 @@ interface SessionLimitOptions {
   maxCommands?: number;
   /** Told when a session is closed at a limit (for the log). */
   onSessionLimit?: (remoteAddress: string, why: 'lifetime' | 'commands') => void;
+  /** Asked before EHLO/HELO (`ehlo`) and DATA (`data`, only once a recipient was accepted) run; an error is the reply. */
+  onInboxdCommand?: (stage: 'ehlo' | 'data', session: unknown, done: (err: (Error & { responseCode?: number }) | null) => void) => void;
   /** Told when an idle session is closed to admit a newcomer (for the log). */
   onReclaim?: (closed: { remoteAddress: string; holds: number; idleMs: number }, admitted: string) => void;
 }
@@ -42,7 +47,9 @@ interface ConnectionInternals {
     options: { maxClients?: number; maxClientsPerAddress?: number } & SessionLimitOptions;
     connections: Set<ConnectionInternals>;
   };
-  _socket: { once(ev: 'close', fn: () => void): void };
+  _socket: { once(ev: 'close', fn: () => void): void; destroy(): void };
+  id: string;
+  session: { envelope?: { rcptTo: unknown[] } };
   _handlerPending: boolean;
   _dataStream: unknown;
   _parser: { _dataMode?: boolean } | null;
@@ -134,8 +141,29 @@ export function patchSmtpConnection(): void {
     this._inboxdCommands = (this._inboxdCommands ?? 0) + 1;
     if (/^(DATA|BDAT)\b/i.test(command.toString('latin1', 0, 4))) this._inboxdInData = true;
     if (max && this._inboxdCommands > max) return closeAtLimit(this, 'commands');
+    const hook = this._server.options.onInboxdCommand;
+    if (hook) {
+      const verb = command.toString('latin1', 0, 5).toUpperCase();
+      const stage = /^(EHLO|HELO|LHLO)\b/.test(verb)
+        ? 'ehlo'
+        : /^DATA\b/.test(verb) && (this.session.envelope?.rcptTo.length ?? 0) > 0
+          ? 'data'
+          : null;
+      if (stage)
+        return hook(stage, this.session, (err) => {
+          if (this._closing) return callback?.();
+          if (!err) return onCommand.call(this, command, callback);
+          this.send(err.responseCode ?? 451, err.message);
+          callback?.();
+        });
+    }
     return onCommand.call(this, command, callback);
   };
+}
+
+/** Closes the socket of session `id` without a reply (a client sees the connection drop). */
+export function dropSession(server: { connections: Set<unknown> }, id: string): void {
+  for (const c of server.connections as Set<ConnectionInternals>) if (c.id === id) c._socket.destroy();
 }
 
 /**

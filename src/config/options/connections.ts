@@ -93,6 +93,14 @@ export const CONNECTION_OPTIONS = {
     schema: atLeast(1, 86_400),
     default: 600,
   },
+  smtpFaultShortcuts: {
+    flag: '--smtp-fault-shortcuts',
+    env: 'INBOXD_SMTP_FAULT_SHORTCUTS',
+    arg: 'MODE',
+    help: 'on = a recipient local part such as fail-452+x@, disconnect-data+x@, greylist+x@ injects that fault (README "Fault rules"); off = plain addresses',
+    schema: z.enum(['on', 'off'], { error: 'must be on or off' }),
+    default: 'on',
+  },
   smtpMaxCommands: {
     flag: '--smtp-max-commands',
     env: 'INBOXD_SMTP_MAX_COMMANDS',

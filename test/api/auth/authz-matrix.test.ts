@@ -59,6 +59,9 @@ const SAMPLES: Record<string, (f: Fixture) => Sample> = {
   'messages.reply': (f) => ({ body: { messageId: f.messageId, text: 'hello' } }),
   'messages.search': () => ({ query: { q: 'hello' }, inbox: true }),
   'messages.search_all': () => ({ query: { q: 'hello' } }),
+  'faults.set': () => ({ body: { labelPrefix: 'other-', rules: [] } }),
+  'faults.clear': () => ({ query: { labelPrefix: 'other-' } }),
+  'inboxes.faults.set': () => ({ body: { rules: [] }, inbox: true }),
 };
 
 let s: TestServer;
