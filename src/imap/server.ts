@@ -251,7 +251,13 @@ class ImapSession {
     try {
       while (this.queue.length > 0 && !this.closed) {
         const cmd = this.queue.shift()!;
-        await this.handle(cmd);
+        try {
+          await this.handle(cmd);
+        } catch (e) {
+          // A failure outside a command's own handling (a login lookup during AUTHENTICATE): the session cannot go on.
+          this.log.error('imap session failed', { err: e as Error });
+          this.bye('[SERVERBUG] internal error; reconnect');
+        }
         if (this.queue.length <= 8 && this.sock.isPaused()) this.sock.resume();
       }
     } finally {

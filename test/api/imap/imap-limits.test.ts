@@ -6,8 +6,14 @@
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { after, before, test } from 'node:test';
+import { startImap } from '../../../src/imap/server.ts';
+import { MailAccess } from '../../../src/inboxes/mail-access.ts';
+import { createLogger } from '../../../src/log.ts';
 import { json } from '../../helpers/http.ts';
 import { startTestServer, type TestServer } from '../../helpers/server.ts';
+import { sendMail } from '../../helpers/smtp.ts';
+
+const noLog = createLogger({ level: 'silent', format: 'json' });
 
 let s: TestServer;
 
@@ -114,5 +120,43 @@ test('connections past the per-address cap are refused, and room comes back when
     const again = connect(port);
     await again.waitFor(greeting);
     again.sock.destroy();
+  }
+});
+
+test('login and idle timeouts end sessions; an idling session hears of a REST delete', async () => {
+  const { services, parts } = s.server;
+  const access = new MailAccess({
+    authenticate: (secret) => services.keyAuth.authenticate(secret),
+    inboxes: services.inboxes,
+    messageService: services.inboxMessages,
+    messages: parts.messages,
+    blobs: parts.blobs,
+    writer: parts.writer,
+    subscribe: (id, fn) => parts.bus.subscribe(id, fn),
+    now: () => Date.now(),
+  });
+  const imap = await startImap({ host: '127.0.0.1', port: 0, loginTimeoutMs: 300, idleTimeoutMs: 1500, idlePollMs: 100 }, access, noLog);
+  try {
+    const lazy = connect(imap.port);
+    await lazy.waitFor(/^\* OK/);
+    const t0 = Date.now();
+    lazy.write('a1 NOOP\r\n');
+    await lazy.waitFor(/\* BYE login timeout/, 2000);
+    await lazy.waitClosed();
+    assert.ok(Date.now() - t0 < 1500);
+
+    const inbox = (await json(await s.api('/v1/inboxes', { method: 'POST', json: {} }), 201)) as { inboxId: string; address: string };
+    await sendMail(s.server.smtpPort, { to: inbox.address, subject: 'to delete', text: 'x' });
+    const [msg] = (await json(await s.api(`/v1/inboxes/${inbox.inboxId}/messages`))).items as Array<{ messageId: string }>;
+    const c = connect(imap.port);
+    await c.waitFor(/^\* OK/);
+    c.write(`a1 LOGIN ${inbox.address} ${s.key}\r\na2 SELECT INBOX\r\na3 IDLE\r\n`);
+    await c.waitFor(/^\+ idling/m);
+    await json(await s.api(`/v1/inboxes/${inbox.inboxId}/messages/${msg!.messageId}`, { method: 'DELETE' }));
+    await c.waitFor(/^\* 1 EXPUNGE\r\n\* 0 EXISTS/m, 2000);
+    await c.waitFor(/\* BYE autologout/, 3000);
+    await c.waitClosed();
+  } finally {
+    await imap.close();
   }
 });

@@ -1,7 +1,7 @@
 // IMAP4rev1 per inbox (issue 29) with imapflow, a real client: login with the inbox address and a key, INBOX and Sent,
 // FETCH (envelope, structure, source, sections), SEARCH, \Seen as the read state shown over REST, delete through
 // \Deleted + EXPUNGE, IDLE woken by an SMTP delivery, and refusals for other teams' and other scopes' inboxes.
-// not @cluster: IDLE is woken by this instance's bus and the listener's own connection state
+// @cluster
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { ImapFlow } from 'imapflow';
