@@ -44,7 +44,7 @@ function parsePart(
 ): MimePart {
   budget.parts++;
   const { headerEnd, bodyStart } = splitHeader(raw, start, end);
-  const headers = parseHeaders(raw.toString('latin1', start, headerEnd));
+  const headers = parseHeaders(headerText(raw.subarray(start, headerEnd)));
   const part: MimePart = {
     headerStart: start,
     headerEnd,
@@ -97,6 +97,17 @@ function parsePart(
     part.message = parsePart(raw, bodyStart, end, depth + 1, budget, null);
   }
   return part;
+}
+
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+
+/** Header bytes as text: UTF-8 when they are (RFC 6532 headers), else one character per byte. */
+function headerText(b: Buffer): string {
+  try {
+    return UTF8.decode(b);
+  } catch {
+    return b.toString('latin1');
+  }
 }
 
 function headerOf(headers: Array<[string, string]>, name: string): string | null {

@@ -155,6 +155,14 @@ test('MIME tree: parts, sections through an encapsulated message, BODYSTRUCTURE 
   assert.ok(bodyStructure(Buffer.from(deep), t, true).length > 0);
 });
 
+test('UTF-8 header values (RFC 6532) go out as literals of their UTF-8 bytes, not re-encoded', () => {
+  const raw = Buffer.from('Subject: Grüße 🎉\r\nFrom: Zoë <z@example.com>\r\n\r\nbody\r\n', 'utf8');
+  const env = envelope(raw, parseMime(raw));
+  const subject = Buffer.from('Grüße 🎉', 'utf8');
+  assert.ok(env.includes(`{${subject.length}}\r\nGrüße 🎉`), env);
+  assert.ok(env.includes(`{${Buffer.byteLength('Zoë')}}\r\nZoë`), env);
+});
+
 test('POP3 dot-stuffing: CRLF line ends, leading dots doubled, TOP cuts after the header and n lines', () => {
   const raw = Buffer.from('Subject: x\n\n.one\ntwo\n..three\n');
   assert.equal(dotStuff(raw, null).toString(), 'Subject: x\r\n\r\n..one\r\ntwo\r\n...three\r\n');
