@@ -102,3 +102,21 @@ test('DELE takes effect at QUIT, RSET undoes it, and a read-only key cannot dele
   assert.match(r2[4]!, /^-ERR this key is read-only/);
   assert.equal(await count(inbox.inboxId), 1);
 });
+
+test('an access token (OAuth client_credentials) logs in like its key; a token of a scoped key keeps the scope', async () => {
+  const inbox = await inboxWithMail(s.key, 'ci-a/7');
+  const tokenOf = async (key: string) =>
+    (
+      (await json(
+        await s.api('/v1/oauth/token', { method: 'POST', key: null, json: { grant_type: 'client_credentials', client_secret: key } }),
+      )) as { access_token: string }
+    ).access_token;
+  const ok = await dialogue([`USER ${inbox.address}`, `PASS ${await tokenOf(s.key)}`, 'STAT', 'QUIT']);
+  assert.match(ok[2]!, /^\+OK .* has 2 messages/);
+  const other = (await json(
+    await s.api('/v1/team/keys', { method: 'POST', json: { label: 'scoped-b', scope: { labelPrefix: 'ci-b/' } } }),
+    201,
+  )) as { key: string };
+  const refused = await dialogue([`USER ${inbox.address}`, `PASS ${await tokenOf(other.key)}`]);
+  assert.match(refused[2]!, /^-ERR \[AUTH\]/);
+});
