@@ -16,6 +16,7 @@ import nodemailer from 'nodemailer';
 const root = path.resolve(import.meta.dirname, '../..');
 const KEY = 'ibx_E2eMailAccess000000000000000000';
 let server: ChildProcess | null = null;
+let binary = '';
 let dataDir = '';
 let ports: { http: number; smtp: number; pop3: number; imap: number };
 
@@ -26,6 +27,7 @@ before(async () => {
     assert.equal(r.status, 0, `npm run build failed:\n${r.stdout}${r.stderr}`);
     bin = path.join(root, 'dist/inboxd');
   }
+  binary = bin;
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'inboxd-e2e-access-'));
   const cert = path.join(dataDir, 'cert.pem');
   const key = path.join(dataDir, 'key.pem');
@@ -70,6 +72,13 @@ after(async () => {
     if (server.exitCode === null) server.kill('SIGKILL');
   }
   if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
+});
+
+test('inboxd --help lists --pop3-port and --imap-port', () => {
+  const r = spawnSync(binary, ['--help'], { encoding: 'utf8', timeout: 15_000 });
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(r.stdout, /--pop3-port PORT .*POP3/);
+  assert.match(r.stdout, /--imap-port PORT .*IMAP4rev1/);
 });
 
 async function api(p: string, init: { method?: string; json?: unknown; key?: string } = {}): Promise<Record<string, unknown>> {
