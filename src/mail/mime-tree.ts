@@ -93,8 +93,13 @@ function parsePart(
   } else if (part.type === 'multipart') {
     part.type = 'application';
     part.subtype = 'octet-stream';
-  } else if (part.type === 'message' && part.subtype === 'rfc822' && !limited) {
-    part.message = parsePart(raw, bodyStart, end, depth + 1, budget, null);
+  } else if (part.type === 'message' && part.subtype === 'rfc822') {
+    if (!limited) part.message = parsePart(raw, bodyStart, end, depth + 1, budget, null);
+    else {
+      // Past the bounds an encapsulated message is an opaque body (IMAP's MESSAGE/RFC822 needs its structure).
+      part.type = 'application';
+      part.subtype = 'octet-stream';
+    }
   }
   return part;
 }

@@ -153,6 +153,13 @@ test('MIME tree: parts, sections through an encapsulated message, BODYSTRUCTURE 
   for (let i = 0; i < 1000; i++) deep = `Content-Type: multipart/mixed; boundary=b${i}\r\n\r\n--b${i}\r\n${deep}\r\n--b${i}--`;
   const t = parseMime(Buffer.from(deep));
   assert.ok(bodyStructure(Buffer.from(deep), t, true).length > 0);
+  // So is a chain of encapsulated messages: past the depth bound the innermost is an opaque body, never a
+  // MESSAGE/RFC822 without its structure.
+  let chain = 'Subject: last\r\n\r\nend';
+  for (let i = 0; i < 40; i++) chain = `Content-Type: message/rfc822\r\n\r\n${chain}`;
+  const cs = bodyStructure(Buffer.from(chain), parseMime(Buffer.from(chain)), true);
+  assert.match(cs, /"APPLICATION" "OCTET-STREAM"/);
+  assert.equal(cs.split('"MESSAGE" "RFC822"').length - 1, 32);
 });
 
 test('UTF-8 header values (RFC 6532) go out as literals of their UTF-8 bytes, not re-encoded', () => {
