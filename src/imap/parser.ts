@@ -14,6 +14,8 @@ export const DEFAULT_LIMITS: ReaderLimits = { maxLineBytes: 64 * 1024, maxLitera
 /** A command as read: text segments with the literals between them (`parts[1]`, `parts[3]`, … are literals). */
 export interface RawCommand {
   parts: Array<string | Buffer>;
+  /** Set for a command refused while it was read (its tag is parts[0]): answer NO with this. */
+  refusal?: string;
 }
 
 export type ReadEvent =
@@ -21,7 +23,12 @@ export type ReadEvent =
   /** A synchronising literal within the limits: send a continuation request, then its bytes follow. */
   | { kind: 'continue' }
   /** A limit was passed: answer with `message` (BAD with the tag when known) and close the connection. */
-  | { kind: 'overflow'; tag: string | null; message: string };
+  | { kind: 'overflow'; tag: string | null; message: string }
+  /**
+   * A synchronising literal the session refuses before it is sent (`refuseLiteral`, e.g. APPEND): answer `message`
+   * with the tag; no continuation was asked for, so the client sends no literal and the next line is a new command.
+   */
+  | { kind: 'refused'; tag: string; message: string };
 
 const CRLF = 0x0a;
 
@@ -33,9 +40,12 @@ export class CommandReader {
   private literal = -1;
   private failed = false;
   private readonly limits: ReaderLimits;
+  private readonly refuseLiteral: ((firstLine: string) => string | null) | undefined;
 
-  constructor(limits: Partial<ReaderLimits> = {}) {
+  /** `refuseLiteral`: a reason to refuse a synchronising literal of the command whose first line is given, or null. */
+  constructor(limits: Partial<ReaderLimits> = {}, refuseLiteral?: (firstLine: string) => string | null) {
     this.limits = { ...DEFAULT_LIMITS, ...limits };
+    this.refuseLiteral = refuseLiteral;
   }
 
   /** Drops whatever was buffered (after STARTTLS: nothing sent in plain text may be read as if it came over TLS). */
@@ -81,6 +91,14 @@ export class CommandReader {
       const size = Number(lit[1]);
       line = line.slice(0, lit.index);
       this.parts.push(line);
+      const refusal = lit[2] !== '+' && typeof this.parts[0] === 'string' ? this.refuseLiteral?.(this.parts[0]) : null;
+      const tag = typeof this.parts[0] === 'string' ? /^([\x21-\x7e]{1,64}) /.exec(this.parts[0])?.[1] : undefined;
+      if (refusal && tag) {
+        out.push({ kind: 'refused', tag, message: refusal });
+        this.parts = [];
+        this.commandBytes = 0;
+        continue;
+      }
       if (size > this.limits.maxLiteralBytes || this.commandBytes + size > this.limits.maxCommandBytes) {
         return this.fail(out, `literal of ${lit[1]} bytes; at most ${this.limits.maxLiteralBytes} are accepted`);
       }

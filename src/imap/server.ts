@@ -148,7 +148,11 @@ class ImapSession {
     this.secureContext = secureContext;
     this.onClose = onClose;
     this.sock = socket;
-    this.reader = new CommandReader(opts.limits);
+    // APPEND is refused before its message is sent (no continuation), so the session goes on (a client saving a copy
+    // of sent mail gets NO, not a dropped connection).
+    this.reader = new CommandReader(opts.limits, (line) =>
+      /^\S+ APPEND /i.test(line) ? '[CANNOT] inboxd folders take no APPEND: mail arrives over SMTP (sent copies by the send API)' : null,
+    );
     this.tokens = this.budget();
     this.attach(socket);
     socket.once('close', () => this.closeDown());
@@ -232,6 +236,7 @@ class ImapSession {
     this.touch();
     for (const ev of this.reader.push(chunk)) {
       if (ev.kind === 'continue') this.write('+ Ready for literal data\r\n');
+      else if (ev.kind === 'refused') this.queue.push({ parts: [ev.tag], refusal: ev.message });
       else if (ev.kind === 'overflow') {
         this.log.info('imap input over its limit', { remote: this.sock.remoteAddress, reason: ev.message });
         if (ev.tag) this.write(`${ev.tag} BAD [TOOBIG] ${ev.message}\r\n`);
@@ -289,6 +294,10 @@ class ImapSession {
       this.authenticating = null;
       if (first.trim() === '*') return void (await this.send([`${tag} BAD authentication cancelled\r\n`]));
       return this.plainLogin(tag, first.trim());
+    }
+    if (cmd.refusal !== undefined) {
+      if (!this.spend()) return this.bye(`too many commands (more than ${this.budget()} a minute); reconnect later`);
+      return void (await this.send([`${first} NO ${cmd.refusal}\r\n`]));
     }
     if (!this.spend()) {
       this.log.info('imap session closed at its command budget', { remote: this.sock.remoteAddress });

@@ -160,3 +160,18 @@ test('login and idle timeouts end sessions; an idling session hears of a REST de
     await imap.close();
   }
 });
+
+test('APPEND is refused before its message is sent, and the session goes on', async () => {
+  const inbox = (await json(await s.api('/v1/inboxes', { method: 'POST', json: {} }), 201)) as { address: string };
+  const c = connect(s.server.imapPort!);
+  await c.waitFor(/^\* OK/);
+  c.write(`a1 LOGIN ${inbox.address} ${s.key}\r\n`);
+  await c.waitFor(/a1 OK/);
+  c.write('a2 APPEND Sent (\\Seen) {10000000}\r\n');
+  await c.waitFor(/a2 NO \[CANNOT\]/);
+  c.write('a3 NOOP\r\n');
+  await c.waitFor(/a3 OK/);
+  assert.doesNotMatch(c.state.text, /^\+ /m);
+  assert.equal(c.state.closed, false);
+  c.sock.destroy();
+});
