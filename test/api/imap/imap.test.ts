@@ -180,3 +180,22 @@ test("another team's inbox, an inbox outside a key's label scope and a wrong key
   await ok.connect();
   await ok.logout();
 });
+
+test('UTF-8 subjects come back intact and can be searched (imapflow sends them as literals)', async () => {
+  const inbox = await newInbox();
+  await sendMail(s.server.smtpPort, { to: inbox.address, subject: 'Grüße aus Köln 🎉', text: 'Servus' });
+  await sendMail(s.server.smtpPort, { to: inbox.address, subject: 'plain', text: 'x' });
+  await waitFor(inbox.inboxId, 2);
+  const c = client(inbox.address, s.key);
+  await c.connect();
+  try {
+    await c.mailboxOpen('INBOX');
+    const hits = (await c.search({ subject: 'köln' }, { uid: true })) as number[];
+    assert.equal(hits.length, 1);
+    const m = await c.fetchOne(String(hits[0]), { envelope: true }, { uid: true });
+    assert.equal(m && m.envelope?.subject, 'Grüße aus Köln 🎉');
+    assert.deepEqual(await c.search({ body: 'servus' }, { uid: true }), hits);
+  } finally {
+    await c.logout();
+  }
+});
