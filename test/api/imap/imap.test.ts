@@ -193,7 +193,7 @@ test('UTF-8 subjects come back intact and can be searched (imapflow sends them a
     const hits = (await c.search({ subject: 'köln' }, { uid: true })) as number[];
     assert.equal(hits.length, 1);
     const m = await c.fetchOne(String(hits[0]), { envelope: true }, { uid: true });
-    assert.equal(m && m.envelope?.subject, 'Grüße aus Köln 🎉');
+    assert.equal(m ? m.envelope?.subject : null, 'Grüße aus Köln 🎉');
     assert.deepEqual(await c.search({ body: 'servus' }, { uid: true }), hits);
   } finally {
     await c.logout();
