@@ -179,7 +179,7 @@ export class Ingest {
             out.push({
               delivery: { rcpt, messageId: id, inboxId: inbox?.id ?? null },
               teamId: inbox?.team_id ?? null,
-              row: { ...envelope, ...summaryContent, raw_sha256: rawSha },
+              row: { ...envelope, ...summaryContent, raw_sha256: rawSha, flags: 0 },
             });
           }
           if (req.outbound) {
@@ -222,7 +222,7 @@ export class Ingest {
             out.push({
               delivery: { rcpt: sender, messageId: id, inboxId: inbox.id, direction: 'outbound' },
               teamId: inbox.team_id,
-              row: { ...envelope, ...summaryContent, raw_sha256: rawSha },
+              row: { ...envelope, ...summaryContent, raw_sha256: rawSha, flags: 0 },
             });
           }
           if (scopeGrows && out.some((o) => o.delivery.inboxId)) await indexContent(trx, rawSha, doc, isFresh);

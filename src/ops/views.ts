@@ -2,6 +2,7 @@
 // schemas) and the converters from store rows. Every operation that returns one of these uses this file.
 import { z } from 'zod';
 import { rawUrlOf } from '../lib/links.ts';
+import { SEEN } from '../mail/flags.ts';
 import { cidRefs, isInlinePart, messageText } from '../mail/inline.ts';
 import { senderOf, verificationOf } from '../mail/summary.ts';
 import type { InboxRow } from '../store/inboxes.ts';
@@ -64,6 +65,9 @@ export const MessageSummary = z.object({
     .string()
     .nullable()
     .describe('The conversation it belongs to (thr_…; GET /v1/inboxes/:id/threads/:threadId); null only for mail not yet in an inbox'),
+  seen: z
+    .boolean()
+    .describe('Read state: true once a POP3 client retrieved it or an IMAP client set \\Seen (README "POP3 and IMAP"); false for new mail'),
 });
 export type MessageSummary = z.infer<typeof MessageSummary>;
 
@@ -88,6 +92,7 @@ export function messageSummary(r: MessageSummaryRow, baseUrl: string): MessageSu
     via: r.source,
     direction: r.direction,
     threadId: r.thread_id,
+    seen: (r.flags & SEEN) !== 0,
   };
 }
 

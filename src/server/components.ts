@@ -7,11 +7,14 @@ import type { Config } from '../config.ts';
 import { consoleMiddleware } from '../console/serve.ts';
 import { createHttpApp } from '../http/app.ts';
 import { createHttpServer } from '../http/listener.ts';
+import { type AccessListener, startImap } from '../imap/server.ts';
+import { MailAccess } from '../inboxes/mail-access.ts';
 import { sweepOrphans } from '../ingest/orphans.ts';
 import type { Logger } from '../log.ts';
 import { metricsMiddleware } from '../metrics/route.ts';
 import { StoreSizer } from '../metrics/store-size.ts';
 import { OPERATIONS } from '../ops/registry.ts';
+import { type Pop3Listener, startPop3 } from '../pop3/server.ts';
 import type { SmtpListener } from '../smtp/listener.ts';
 import { scheduleStaleSweeps } from '../store/blob-sweep.ts';
 import { Compactor } from '../store/compaction.ts';
@@ -19,7 +22,7 @@ import { dbFile } from '../store/db.ts';
 import { SCHEDULER_TICK_MS } from '../workspace/monitors.ts';
 import { backgroundOnce, once, periodicJob, SWEEP_INTERVAL_MS, scheduledJob } from './jobs.ts';
 import type { Component } from './lifecycle.ts';
-import { closeHttp, listenHttp, listenSmtp, StartError } from './listen.ts';
+import { closeHttp, listenAccess, listenHttp, listenSmtp, StartError, tlsMaterial } from './listen.ts';
 import type { StartOptions } from './start.ts';
 import type { Wired } from './wire.ts';
 
@@ -76,6 +79,7 @@ export function components(config: Config, w: Omit<Wired, 'components'>, opts: S
     },
     httpComponent(config, w, opts),
     smtpComponent(config, w, log),
+    ...mailAccessComponents(config, w, log),
   );
   list.push(...jobs(config, w, log, clusterOnly));
   return list;
@@ -158,6 +162,62 @@ function smtpComponent(config: Config, w: Omit<Wired, 'components'>, log: Logger
     },
     stop: () => smtp?.close(),
   };
+}
+
+/** POP3 and IMAP (src/pop3/, src/imap/), each only when its port is given; STLS/STARTTLS with the SMTP TLS files. */
+function mailAccessComponents(config: Config, w: Omit<Wired, 'components'>, log: Logger): Component[] {
+  if (config.pop3Port === undefined && config.imapPort === undefined) return [];
+  const { services, parts, site } = w;
+  const access = new MailAccess({
+    authenticate: (secret) => services.keyAuth.authenticate(secret),
+    inboxes: services.inboxes,
+    messageService: services.inboxMessages,
+    messages: parts.messages,
+    blobs: parts.blobs,
+    writer: parts.writer,
+    subscribe: (inboxId, fn) => parts.bus.subscribe(inboxId, fn),
+    now: () => services.clock.now(),
+  });
+  const limits = {
+    host: config.host,
+    tls: tlsMaterial(config.smtpTlsCert, config.smtpTlsKey),
+    maxConnections: config.smtpMaxConnections,
+    maxConnectionsPerIp: config.smtpMaxConnectionsPerIp,
+  };
+  const list: Component[] = [];
+  const pop3Port = config.pop3Port;
+  if (pop3Port !== undefined) {
+    let pop3: Pop3Listener | undefined;
+    list.push({
+      name: 'pop3',
+      async start() {
+        pop3 = await listenAccess('--pop3-port', pop3Port, config.host, () =>
+          startPop3(
+            { ...limits, port: pop3Port, maxCommands: config.smtpMaxCommands, maxSessionMs: config.smtpMaxSessionSeconds * 1000 },
+            access,
+            log,
+          ),
+        );
+        site.pop3Port = pop3.port;
+      },
+      stop: () => pop3?.close(),
+    });
+  }
+  const imapPort = config.imapPort;
+  if (imapPort !== undefined) {
+    let imap: AccessListener | undefined;
+    list.push({
+      name: 'imap',
+      async start() {
+        imap = await listenAccess('--imap-port', imapPort, config.host, () =>
+          startImap({ ...limits, port: imapPort, maxCommandsPerMinute: config.smtpMaxCommands }, access, log),
+        );
+        site.imapPort = imap.port;
+      },
+      stop: () => imap?.close(),
+    });
+  }
+  return list;
 }
 
 type Singleton = ((job: string, fn: () => Promise<unknown>) => Promise<boolean>) | undefined;

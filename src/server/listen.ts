@@ -57,6 +57,26 @@ export async function listenSmtp(opts: SmtpOptions, ingest: Ingest, log: Logger)
   }
 }
 
+/** Starts a POP3 or IMAP listener, turning a bind failure into the one line naming its flag. */
+export async function listenAccess<T>(
+  flag: '--pop3-port' | '--imap-port',
+  port: number,
+  host: string,
+  start: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await start();
+  } catch (e) {
+    throw portError(flag, port, host, e as NodeJS.ErrnoException);
+  }
+}
+
+/** The TLS material of STARTTLS/STLS: the SMTP listener's PEM files (--smtp-tls-cert/--smtp-tls-key), or null. */
+export function tlsMaterial(cert: string | undefined, key: string | undefined): { cert: Buffer; key: Buffer } | null {
+  if (!cert || !key) return null;
+  return { cert: fs.readFileSync(cert), key: fs.readFileSync(key) };
+}
+
 function portError(flag: string, port: number, host: string, e: NodeJS.ErrnoException): StartError {
   const what = flag === '--smtp-port' ? 'the SMTP listener' : `listen on ${host}`;
   if (e.code === 'EADDRINUSE')
@@ -75,7 +95,7 @@ function portError(flag: string, port: number, host: string, e: NodeJS.ErrnoExce
 }
 
 /** `<data-dir>/ports.json`: the bound ports, for scripts that started the server on port 0. */
-export function writePorts(dataDir: string, ports: { http: number; smtp: number }): void {
+export function writePorts(dataDir: string, ports: { http: number; smtp: number; pop3?: number; imap?: number }): void {
   const file = path.join(dataDir, 'ports.json');
   const tmp = `${file}.${process.pid}.tmp`;
   fs.writeFileSync(tmp, JSON.stringify(ports) + '\n', { mode: 0o600 });

@@ -21,6 +21,9 @@ export { StartError } from './listen.ts';
 export interface RunningServer {
   httpPort: number;
   smtpPort: number;
+  /** Null unless --pop3-port / --imap-port was given. */
+  pop3Port: number | null;
+  imapPort: number | null;
   services: Services;
   /** Storage, writer, repositories and bus below the services (tests inspect them). */
   parts: Parts;
@@ -64,11 +67,18 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     throw e;
   });
   const { site, services, parts } = wired;
-  writePorts(config.dataDir, { http: site.httpPort, smtp: site.smtpPort });
+  writePorts(config.dataDir, {
+    http: site.httpPort,
+    smtp: site.smtpPort,
+    ...(site.pop3Port !== null ? { pop3: site.pop3Port } : {}),
+    ...(site.imapPort !== null ? { imap: site.imapPort } : {}),
+  });
   log.info('inboxd started', {
     version: VERSION,
     http: site.httpPort,
     smtp: site.smtpPort,
+    pop3: site.pop3Port,
+    imap: site.imapPort,
     host: config.host,
     dataDir: config.dataDir,
     baseUrl: site.baseUrl,
@@ -78,6 +88,8 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   return {
     httpPort: site.httpPort,
     smtpPort: site.smtpPort,
+    pop3Port: site.pop3Port,
+    imapPort: site.imapPort,
     services,
     parts,
     mcpPendingShared: wired.mcp.pendingShared,

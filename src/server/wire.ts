@@ -54,6 +54,9 @@ export interface Site {
   trustedHosts: string[];
   httpPort: number;
   smtpPort: number;
+  /** Bound only when --pop3-port / --imap-port is given. */
+  pop3Port: number | null;
+  imapPort: number | null;
 }
 
 /** The graph below the services: storage, the writer, repositories, the bus. Tests and components reach them here. */
@@ -88,7 +91,7 @@ export function wire(config: Config, storage: Storage, opts: StartOptions & { lo
   const { store, blobs } = storage;
   const baseUrl = config.baseUrl ?? `http://localhost:${config.httpPort}`;
   // Links to inboxd itself (the rehearsal page) are trusted even on localhost; parsed once, not per message.
-  const site: Site = { baseUrl, trustedHosts: [new URL(baseUrl).hostname], httpPort: 0, smtpPort: 0 };
+  const site: Site = { baseUrl, trustedHosts: [new URL(baseUrl).hostname], httpPort: 0, smtpPort: 0, pop3Port: null, imapPort: null };
   const keys = new KeyRepo(store.db);
   const accessRepo = new AccessRepo(store.db);
   const messages = new MessageRepo(store.db);

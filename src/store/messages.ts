@@ -1,5 +1,5 @@
 // Message and attachment rows: the reads of the API and the writes of ingest and deletion.
-import type { Kysely, Selectable } from 'kysely';
+import { type Kysely, type Selectable, sql } from 'kysely';
 import type { AttachmentTable, Database, MessageTable } from './schema.ts';
 
 /** A message as read through the `messages` view: its recipient row joined with the shared content. */
@@ -33,6 +33,7 @@ export const SUMMARY_COLUMNS = [
   'source',
   'direction',
   'thread_id',
+  'flags',
 ] as const satisfies ReadonlyArray<keyof MessageSummaryRow>;
 
 // Fails to compile when MessageSummaryRow gains a column that the list above lacks.
@@ -61,6 +62,34 @@ export class MessageRepo {
     if (since.seq !== undefined) q = q.where('seq', '>', since.seq);
     if (since.time !== undefined) q = q.where('received_at', '>', since.time);
     return q.orderBy('seq', 'desc').limit(limit).execute();
+  }
+
+  /**
+   * One POP3/IMAP folder of an inbox: received (`inbound`) or sent (`outbound`) mail, oldest first (ascending `seq`,
+   * the IMAP UID), at most the newest `limit`.
+   */
+  async folder(inboxId: string, direction: 'inbound' | 'outbound', limit: number): Promise<MessageSummaryRow[]> {
+    const rows = await this.db
+      .selectFrom('messages')
+      .select(SUMMARY_COLUMNS)
+      .where('inbox_id', '=', inboxId)
+      .where('direction', '=', direction)
+      .orderBy('seq', 'desc')
+      .limit(limit)
+      .execute();
+    return rows.reverse();
+  }
+
+  /** Sets the flag bits `add` and clears `remove` on these messages of the inbox (migration 023). */
+  async setFlags(inboxId: string, ids: string[], add: number, remove: number): Promise<void> {
+    const keep = 0x7fffffff & ~remove;
+    for (let i = 0; i < ids.length; i += 500)
+      await this.db
+        .updateTable('message_rows')
+        .set({ flags: sql<number>`(flags | ${add}) & ${keep}` })
+        .where('inbox_id', '=', inboxId)
+        .where('id', 'in', ids.slice(i, i + 500))
+        .execute();
   }
 
   async get(inboxId: string, id: string): Promise<MessageRow | undefined> {

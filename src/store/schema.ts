@@ -106,6 +106,8 @@ export interface MessageTable {
   direction: 'inbound' | 'outbound';
   /** The message's thread (migration 012); null while the mail is unclaimed. */
   thread_id: string | null;
+  /** IMAP system flags kept per message, a bit set (migration 023, src/inboxes/flags.ts); bit 1 = \Seen. */
+  flags: number;
 }
 
 /** The `attachments` view: a content's attachment rows, once per message that references the content. */
@@ -134,6 +136,8 @@ export interface MessageRowTable {
   direction: Generated<'inbound' | 'outbound'>;
   /** Set in the ingest transaction (or at claim) for mail of an inbox (migration 012). */
   thread_id: Generated<string | null>;
+  /** IMAP system flags (migration 023): 1 \Seen, 2 \Deleted, 4 \Flagged, 8 \Answered, 16 \Draft. */
+  flags: Generated<number>;
 }
 
 /** Everything parsed from one raw message, stored once however many recipients it had; keyed by the raw's sha256. */

@@ -70,7 +70,7 @@ const FILES = sources();
 /** Imported by anything: small, dependency-free modules. */
 const KERNEL = ['errors', 'log', 'version', 'lib'];
 /** Edges of the process: they call operations or hand streams to ingest; nothing imports them. */
-const EDGES = ['http', 'mcp', 'smtp'];
+const EDGES = ['http', 'mcp', 'smtp', 'pop3', 'imap'];
 /** Entry points: the process (main, cli), worker threads, and the composition root. Nothing imports them. */
 const ENTRIES = ['main', 'cli', 'server', 'workers'];
 
@@ -88,6 +88,9 @@ const ALLOWED: Record<string, string[]> = {
   http: ['auth', 'events', 'metrics', 'ops'],
   mcp: ['auth', 'http', 'ops'],
   smtp: ['ingest'],
+  // POP3 and IMAP: listeners that read and flag an inbox's mail through its capability (src/inboxes/mail-access.ts)
+  pop3: ['inboxes', 'mail'],
+  imap: ['inboxes', 'mail'],
   // operations: the API surface over the capabilities
   ops: [
     'agent',

@@ -1,7 +1,7 @@
 // Options, part 3 of 4 in --help order: connection caps, inbound webhooks, SMTP sessions, waits, MCP sessions.
 // One entry per option (src/config/define.ts says what an entry is); its Config field is typed from its schema.
 import { z } from 'zod';
-import { atLeast, commaList, flagBool, type OptionEntry } from '../define.ts';
+import { atLeast, commaList, flagBool, type OptionEntry, port } from '../define.ts';
 
 export const CONNECTION_OPTIONS = {
   smtpMaxConnections: {
@@ -108,6 +108,20 @@ export const CONNECTION_OPTIONS = {
     help: 'SMTP commands one connection may send without delivering a message (each accepted message starts the count again); more get 421 4.7.0',
     schema: atLeast(10, 1_000_000),
     default: 1000,
+  },
+  pop3Port: {
+    flag: '--pop3-port',
+    env: 'INBOXD_POP3_PORT',
+    arg: 'PORT',
+    help: 'POP3 listener port (off unless given; 0 picks a free port): user = inbox address, password = an API key or token that may read it',
+    schema: port.optional(),
+  },
+  imapPort: {
+    flag: '--imap-port',
+    env: 'INBOXD_IMAP_PORT',
+    arg: 'PORT',
+    help: 'IMAP4rev1 listener port (off unless given; 0 picks a free port): INBOX and Sent of one inbox, log in as for POP3',
+    schema: port.optional(),
   },
   maxWaitersPerKey: {
     flag: '--max-waiters-per-key',

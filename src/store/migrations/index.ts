@@ -26,6 +26,7 @@ import * as m019 from './019_calendar_zones.ts';
 import * as m020 from './020_content_inbox_index.ts';
 import * as m021 from './021_inline_parts.ts';
 import * as m022 from './022_faults.ts';
+import * as m023 from './023_seen.ts';
 
 export const MIGRATIONS: Record<string, Migration> = {
   '001_foundation': m001,
@@ -50,4 +51,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '020_content_inbox_index': m020,
   '021_inline_parts': m021,
   '022_faults': m022,
+  '023_seen': m023,
 };

@@ -23,8 +23,8 @@ const skip = TEST_ON_POSTGRES
 
 const BEFORE_004 = ['001_foundation', '002_mail', '003_access', '003_events'];
 
-/** A row of the pre-004 `messages` table (011 added `direction`, 'inbound' for every old message; 012 threads). */
-type LegacyRow = Omit<MessageRow, 'direction' | 'thread_id'>;
+/** A row of the pre-004 `messages` table (011 added `direction`, 'inbound' for every old message; 012 threads; 023 flags). */
+type LegacyRow = Omit<MessageRow, 'direction' | 'thread_id' | 'flags'>;
 
 function legacyMessage(id: string, inboxId: string | null, rcpt: string, rawSha: string, over: Partial<LegacyRow> = {}): LegacyRow {
   return {
@@ -142,7 +142,7 @@ test('a store from before 004 opens with the same answers, and copies share one 
         const got = await json(await s.api(path));
         assert.match(got.threadId, /^thr_/);
         const want = JSON.parse(
-          JSON.stringify(messageView({ ...m, direction: 'inbound', thread_id: got.threadId }, atts, s.server.services.baseUrl())),
+          JSON.stringify(messageView({ ...m, direction: 'inbound', thread_id: got.threadId, flags: 0 }, atts, s.server.services.baseUrl())),
         );
         assert.deepEqual(got, want);
       };
