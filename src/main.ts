@@ -1,4 +1,5 @@
 // The command line: argv + environment → Config → start. Nothing else lives here.
+import path from 'node:path';
 import { loadConfig, optionsHelp, UsageError } from './config.ts';
 import { StartError, startServer } from './server/start.ts';
 import { NAME, VERSION } from './version.ts';
@@ -22,6 +23,11 @@ Usage:
                                      send mail from an inbox (JSON)
                                      (these four talk to a running server: --url / INBOXD_URL, --key / INBOXD_KEY;
                                      exit 0 ok · 1 error · 2 usage · 3 timeout; ${NAME} COMMAND --help for each)
+  ${NAME} sendmail [-t] [-i] [-f ADDR] [RCPT…] < message
+                                     a drop-in for /usr/sbin/sendmail (PHP mail(), cron): deliver one message from
+                                     stdin to a running inboxd over SMTP (--smtp HOST:PORT / INBOXD_SMTP; default the
+                                     smtp port in <data-dir>/ports.json); also runs as a symlink named sendmail;
+                                     exit 0 ok · 64 usage · 69 refused · 75 try again later (sysexits)
   ${NAME} --help | help                this text
   ${NAME} --version                    the version
 
@@ -42,6 +48,11 @@ Signals: SIGTERM/SIGINT stop accepting, finish in-flight work and exit 0.
 Docs: GET /v1 (discovery) and GET /v1/openapi.json on the running server.`;
 
 async function main(argv: string[]): Promise<number> {
+  // Run through a symlink named sendmail (`ln -s inboxd /usr/local/bin/sendmail`): behave as sendmail.
+  if (/^sendmail(\.exe)?$/i.test(path.basename(process.argv0))) {
+    const { sendmailCommand } = await import('./client/sendmail.ts');
+    return sendmailCommand(argv);
+  }
   const [first, ...rest] = argv;
   if (first === '--help' || first === '-h' || first === 'help') {
     process.stdout.write(HELP + '\n');
@@ -55,6 +66,10 @@ async function main(argv: string[]): Promise<number> {
     const { clientCommand } = await import('./client/index.ts');
     return clientCommand(first, rest);
   }
+  if (first === 'sendmail') {
+    const { sendmailCommand } = await import('./client/sendmail.ts');
+    return sendmailCommand(rest);
+  }
   if (first === 'extract') {
     const { extractCommand } = await import('./cli/extract.ts');
     return extractCommand(rest);
@@ -65,7 +80,7 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   if (first !== undefined && first !== 'serve' && !first.startsWith('-')) {
-    throw new UsageError(`unknown command '${first}' (commands: serve, extract, wait, verify, simulate, send, help)`);
+    throw new UsageError(`unknown command '${first}' (commands: serve, extract, wait, verify, simulate, send, sendmail, help)`);
   }
   const config = loadConfig(serveArgs);
   const server = await startServer(config);
