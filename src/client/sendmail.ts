@@ -269,7 +269,7 @@ export function prepare(
     if (!/^[!-9;-~]+:/.test(f))
       throw new SendmailError(`the message's header block has a line that is not a header field: '${f.slice(0, 60)}'`, SYSEXIT.dataErr);
   const nameOf = (f: string) => f.slice(0, f.indexOf(':')).trim().toLowerCase();
-  const valueOf = (f: string) =>
+  const fieldValue = (f: string) =>
     f
       .slice(f.indexOf(':') + 1)
       .replace(/\r?\n[ \t]+/g, ' ')
@@ -281,7 +281,7 @@ export function prepare(
 
   const rcpts: string[] = [];
   for (const r of o.recipients) rcpts.push(...(r.includes('<') || r.includes(',') ? addresses(r) : [r.trim()]));
-  if (o.fromHeaders) for (const f of fields) if (['to', 'cc', 'bcc'].includes(nameOf(f))) rcpts.push(...addresses(valueOf(f)));
+  if (o.fromHeaders) for (const f of fields) if (['to', 'cc', 'bcc'].includes(nameOf(f))) rcpts.push(...addresses(fieldValue(f)));
   const unique = [...new Set(rcpts.filter((r) => r !== ''))];
   if (unique.length === 0)
     throw usage(
@@ -293,7 +293,7 @@ export function prepare(
   for (const r of unique) if (!/^[^\s@<>]+@[^\s@<>]+$/.test(r)) throw usage(`'${r}' is not an email address (user@domain)`);
 
   const fromField = fields.find((f) => nameOf(f) === 'from');
-  const headerFrom = fromField ? addresses(valueOf(fromField))[0] : undefined;
+  const headerFrom = fromField ? addresses(fieldValue(fromField))[0] : undefined;
   const user = env.USER || env.LOGNAME || safeUser();
   const sender = o.sender ?? headerFrom ?? `${user}@${os.hostname() || 'localhost'}`;
   if (sender !== '' && sender !== '<>' && !/^[^\s@<>]+@[^\s@<>]+$/.test(sender)) throw usage(`-f '${sender}' is not an email address`);
