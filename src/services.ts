@@ -78,6 +78,8 @@ export interface Services {
   ai: AiService;
   /** Public base URL without a trailing slash (CONTRACT §1 --base-url). */
   baseUrl(): string;
+  /** STARTTLS of the mail listeners, for discovery: where the certificate comes from, its SHA-256 fingerprint, PEM. */
+  smtpTls: { source: 'auto' | 'files'; fingerprint: string; validTo: string; certificate: string; requireTls: boolean } | null;
   startedAt: number;
   /** The workspace (CONTRACT §13): policy, drafts, execute-reply, reminders, actions, today (src/workspace/). */
   workspace: WorkspaceService;

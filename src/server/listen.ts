@@ -44,12 +44,6 @@ export function closeHttp(server: http.Server): Promise<void> {
 }
 
 export async function listenSmtp(opts: SmtpOptions, ingest: Ingest, log: Logger): Promise<SmtpListener> {
-  for (const [flag, file] of [
-    ['--smtp-tls-cert', opts.tlsCert],
-    ['--smtp-tls-key', opts.tlsKey],
-  ] as const) {
-    if (file !== undefined && !fs.existsSync(file)) throw new StartError(`${flag} ${file}: no such file`, 2);
-  }
   try {
     return await startSmtp(opts, ingest, log);
   } catch (e) {

@@ -44,6 +44,7 @@ import { components } from './components.ts';
 import type { Component } from './lifecycle.ts';
 import type { StartOptions } from './start.ts';
 import type { Storage } from './storage.ts';
+import { loadTlsMaterial, type TlsMaterial } from './tls.ts';
 import { wireAgents } from './wire-agents.ts';
 
 /** What the server learns only once it listens: the public base URL (when --base-url is unset) and its host. */
@@ -68,6 +69,8 @@ export interface Parts extends Storage {
   sandbox: Sandbox;
   /** Connected mailbox and calendar accounts (sealed credentials), shared by the mailbox and calendar services. */
   providers: ProviderAccounts;
+  /** TLS material of the mail listeners (SMTP STARTTLS, POP3/IMAP STLS): --smtp-tls auto or --smtp-tls-cert/key. */
+  tls: TlsMaterial | null;
 }
 
 export interface Wired {
@@ -87,6 +90,7 @@ export function wire(config: Config, storage: Storage, opts: StartOptions & { lo
   const baseUrl = config.baseUrl ?? `http://localhost:${config.httpPort}`;
   // Links to inboxd itself (the rehearsal page) are trusted even on localhost; parsed once, not per message.
   const site: Site = { baseUrl, trustedHosts: [new URL(baseUrl).hostname], httpPort: 0, smtpPort: 0 };
+  const tls = loadTlsMaterial(config, log, clock.now());
   const keys = new KeyRepo(store.db);
   const accessRepo = new AccessRepo(store.db);
   const messages = new MessageRepo(store.db);
@@ -297,6 +301,9 @@ export function wire(config: Config, storage: Storage, opts: StartOptions & { lo
     metrics,
     ai,
     baseUrl: () => site.baseUrl,
+    smtpTls: tls
+      ? { source: tls.source, fingerprint: tls.fingerprint, validTo: tls.validTo, certificate: tls.cert, requireTls: config.smtpRequireTls }
+      : null,
     startedAt: clock.now(),
     shutdown: shutdown.signal,
   };
@@ -318,6 +325,7 @@ export function wire(config: Config, storage: Storage, opts: StartOptions & { lo
     ingest,
     sandbox,
     providers,
+    tls,
   };
   const mcp = mcpEndpoint(services, OPERATIONS);
   return { services, parts, site, shutdown, mcp, components: components(config, { services, parts, site, shutdown, mcp }, opts) };
