@@ -56,7 +56,9 @@ export class MessageService {
   ): Promise<{ msg: MessageRow; attachments: AttachmentRow[]; deliveries?: RecipientState[] | undefined }> {
     const msg = await this.get(inbox, id);
     const attachments = await this.attachments(msg.id);
-    return { msg, attachments, deliveries: msg.direction === 'outbound' ? await this.deliveriesOf(msg.id) : undefined };
+    // Sent mail: each recipient's state; received mail: the releases of it (POST …/release), when there are any.
+    const deliveries = await this.deliveriesOf(msg.id);
+    return { msg, attachments, deliveries: msg.direction === 'outbound' || deliveries.length > 0 ? deliveries : undefined };
   }
 
   /**

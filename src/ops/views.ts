@@ -164,7 +164,9 @@ export const MessageView = MessageSummary.extend({
   deliveries: z
     .array(DeliveryView)
     .optional()
-    .describe('Outbound messages only: the delivery state of each recipient (queued, sent, failed with the relay answer)'),
+    .describe(
+      'Outbound messages: the delivery state of each recipient (queued, sent, failed with the relay answer); received messages that were released (POST …/release): the state of each release target',
+    ),
 });
 export type MessageView = z.infer<typeof MessageView>;
 

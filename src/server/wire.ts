@@ -206,6 +206,7 @@ export function wire(config: Config, storage: Storage, opts: StartOptions & { lo
     maxMessageBytes: () => config.maxMessageBytes,
     maxSendsPerMinute: config.maxSendsPerMinute,
     relayFromDomains: config.relayFromDomains,
+    releaseAllow: config.releaseAllow,
     tuning: opts.outbound?.tuning,
   });
   // auth: the audit log, keys and tokens, the caller's account (team, usage, billing).

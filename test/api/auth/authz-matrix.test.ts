@@ -57,6 +57,7 @@ const SAMPLES: Record<string, (f: Fixture) => Sample> = {
   'workspace.create_monitor': (f) => ({ body: { name: 'matrix', kind: 'expect_mail', inboxId: f.inboxId }, inbox: true }),
   'messages.send': () => ({ body: { to: 'matrix-peer@inboxd.test', subject: 'matrix', text: 'hello' } }),
   'messages.reply': (f) => ({ body: { messageId: f.messageId, text: 'hello' } }),
+  'messages.release': () => ({ body: { to: 'matrix-release@example.com' } }),
   'messages.search': () => ({ query: { q: 'hello' }, inbox: true }),
   'messages.search_all': () => ({ query: { q: 'hello' } }),
 };
