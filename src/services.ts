@@ -18,6 +18,7 @@ import type { EventStreams } from './events/sse.ts';
 import type { MessageService } from './inboxes/messages.ts';
 import type { InboxService } from './inboxes/service.ts';
 import type { MailWaits } from './inboxes/wait.ts';
+import type { LabelRuleService } from './labels/service.ts';
 import type { Clock } from './lib/clock.ts';
 import type { Logger } from './log.ts';
 import type { Metrics } from './metrics/metrics.ts';
@@ -54,6 +55,8 @@ export interface Services {
   /** Agent runs: the run document, its steps, plan, timeline and run-scoped tokens (src/runs/). */
   runs: RunService;
   inboxes: InboxService;
+  /** Label rules: CRUD, and the compiled rules ingest evaluates on arriving mail (src/labels/). */
+  labelRules: LabelRuleService;
   /** Long-poll waits for mail: the waiter caps, the wake queue, one read and one JSON per wake-up (src/inboxes/wait.ts). */
   waits: MailWaits;
   /** Reads, raw bytes, attachments and delete of an inbox's messages (src/inboxes/messages.ts). */

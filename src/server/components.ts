@@ -53,6 +53,8 @@ export function components(config: Config, w: Omit<Wired, 'components'>, opts: S
   });
   list.push(
     { name: 'search', start: () => services.search.start(), stop: () => services.search.stop() },
+    // Before SMTP starts: mail that arrives finds the team's label rules in memory.
+    { name: 'label-rules', start: () => services.labelRules.start(), stop: () => services.labelRules.stop() },
     { name: 'outbound', start: () => services.outbound.start(), stop: () => services.outbound.stop() },
     { name: 'callbacks', start: () => services.callbacks.start(), stop: () => services.callbacks.stop() },
     // Pending writes commit after SMTP and HTTP stop accepting and before the workers that hear of them stop.

@@ -21,6 +21,8 @@ import { MailWaits } from '../inboxes/wait.ts';
 import { createAnalyzer } from '../ingest/analyzer.ts';
 import { Ingest } from '../ingest/ingest.ts';
 import { IngestWriter } from '../ingest/writer.ts';
+import { LabelRuleRepo } from '../labels/repo.ts';
+import { LabelRuleService } from '../labels/service.ts';
 import type { Clock } from '../lib/clock.ts';
 import { Sealer } from '../lib/sealed.ts';
 import type { Logger } from '../log.ts';
@@ -110,7 +112,10 @@ export function wire(config: Config, storage: Storage, opts: StartOptions & { lo
     ownerShare: 0.25,
     log,
   });
+  // Label rules (src/labels/): ingest asks them for the labels of arriving mail; built below, reached through this.
+  let labelRules: LabelRuleService | null = null;
   const ingest = new Ingest({
+    labeler: () => labelRules,
     writer,
     bus,
     log,
@@ -120,6 +125,14 @@ export function wire(config: Config, storage: Storage, opts: StartOptions & { lo
     limits: () => config,
   });
   const served = new ServedDomains(config.domains, config.acceptAnyDomain);
+  const labelRuleService = new LabelRuleService({
+    repo: new LabelRuleRepo(store.db),
+    log,
+    now: () => clock.now(),
+    maxRules: config.maxLabelRules,
+    shared: store.dialect === 'postgres',
+  });
+  labelRules = labelRuleService;
   const threads = new ThreadService(store.db, () => clock.now());
   const inboxes = new InboxService({
     repo: new InboxRepo(store.db),
@@ -272,6 +285,7 @@ export function wire(config: Config, storage: Storage, opts: StartOptions & { lo
   const { rehearsals, agent, runs, ai, workspace, monitors, mailbox, calendar, providers } = agents;
   const services: Services = {
     config,
+    labelRules: labelRuleService,
     outbound,
     workspace,
     monitors,
