@@ -5,10 +5,12 @@
 // a budget on hostile rules), all seen on mail delivered by a real SMTP client (nodemailer).
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import nodemailer from 'nodemailer';
 import { type Json, json } from '../../helpers/http.ts';
 import { callOk, mcpClient } from '../../helpers/mcp-tools.ts';
 import { startTestServer, type TestServer } from '../../helpers/server.ts';
 import { sendMail } from '../../helpers/smtp.ts';
+import { teamAdminKey } from '../../helpers/teams.ts';
 
 let s: TestServer;
 before(async () => {
@@ -187,5 +189,33 @@ describe('label rules', () => {
       'the cut is logged',
     );
     for (const id of ids) await json(await s.api(`/v1/label-rules/${id}`, { method: 'DELETE' }));
+  });
+});
+
+describe('plus addresses and --smtp-auth required', () => {
+  test("a key cannot reach another team's inbox through its plus address", async () => {
+    const t = await startTestServer(['--smtp-auth', 'required']);
+    try {
+      const other = await teamAdminKey(t, 'plusb');
+      const victim = await json(await t.api('/v1/inboxes', { method: 'POST', json: { localPart: 'victim' }, key: other }), 201);
+      const mine = await json(await t.api('/v1/inboxes', { method: 'POST', json: { localPart: 'mine' } }), 201);
+      const send = (to: string) => {
+        const tr = nodemailer.createTransport({
+          host: '127.0.0.1',
+          port: t.server.smtpPort,
+          secure: false,
+          ignoreTLS: true,
+          auth: { user: 'ci', pass: t.key },
+        });
+        return tr.sendMail({ from: 'ci@app.test', to, subject: 'plus', text: 'x' }).finally(() => tr.close());
+      };
+      await assert.rejects(send('victim+x@inboxd.test'), /550 5\.7\.1/);
+      assert.equal((await json(await t.api(`/v1/inboxes/${victim.inboxId}/messages`, { key: other }))).items.length, 0);
+      await send('mine+ok@inboxd.test');
+      const got = await json(await t.api(`/v1/inboxes/${mine.inboxId}/messages`));
+      assert.deepEqual(got.items[0].labels, ['ok']);
+    } finally {
+      await t.stop();
+    }
   });
 });
