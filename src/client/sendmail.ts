@@ -412,11 +412,19 @@ function smtpSession(t: Target, stdin: NodeJS.ReadableStream, stdout: NodeJS.Wri
       // End of input does not half-close the connection: the caller may have written its whole dialogue at once,
       // and inboxd must still answer the DATA it is storing and the QUIT. The server closes after QUIT; a caller
       // that ends without QUIT is disconnected once the timeout passes.
-      stdin.pipe(socket, { end: false });
-      stdin.once('end', () => {
-        socket.setTimeout(timeoutSeconds * 1000, () => socket.destroy());
-      });
+      // The caller's commands go on only after inboxd's greeting: a client that talks first is cut off (421).
       socket.pipe(stdout, { end: false });
+      let greeted = '';
+      const onGreeting = (c: Buffer) => {
+        greeted += c.toString('latin1');
+        if (!/^\d{3} [^\n]*\n/m.test(greeted)) return;
+        socket.off('data', onGreeting);
+        stdin.pipe(socket, { end: false });
+        stdin.once('end', () => {
+          socket.setTimeout(timeoutSeconds * 1000, () => socket.destroy());
+        });
+      };
+      socket.on('data', onGreeting);
     });
     socket.once('error', (e: NodeJS.ErrnoException) => {
       if (connected) {

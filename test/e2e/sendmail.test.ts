@@ -210,5 +210,10 @@ describe('inboxd sendmail', () => {
     const help = await run(link, ['--help'], '', {});
     assert.equal(help.code, 0);
     assert.match(help.stdout, /sendmail_path/);
+    // The executable's own --help lists the command and the new serve flags.
+    const main = await run(bin, ['--help'], '', {});
+    assert.equal(main.code, 0);
+    for (const flag of ['sendmail [-t]', '--smtp-tls ', '--smtp-require-tls', '--release-allow', '--max-label-rules'])
+      assert.ok(main.stdout.includes(flag), `inboxd --help lists ${flag}`);
   });
 });
