@@ -40,6 +40,8 @@ Options (inboxd's):
 Environment:
   INBOXD_SMTP      as --smtp
   INBOXD_KEY       sent as the SMTP AUTH PLAIN password (needed when the server runs with --smtp-auth required)
+  INBOXD_DOMAIN    the domain a bare recipient name gets (cron's MAILTO=root → root@DOMAIN; default inboxd.test,
+                   the first one when it is a list, as for the server)
 
 A message without From:, Date: or Message-ID: gets one, as sendmail does. STARTTLS is used when the server offers
 it, without checking its certificate (the shim talks to your own inboxd; see README "sendmail").
@@ -282,7 +284,9 @@ export function prepare(
   const rcpts: string[] = [];
   for (const r of o.recipients) rcpts.push(...(r.includes('<') || r.includes(',') ? addresses(r) : [r.trim()]));
   if (o.fromHeaders) for (const f of fields) if (['to', 'cc', 'bcc'].includes(nameOf(f))) rcpts.push(...addresses(fieldValue(f)));
-  const unique = [...new Set(rcpts.filter((r) => r !== ''))];
+  // A bare local name (cron's MAILTO=root) gets inboxd's first mail domain, as sendmail appends its own host name.
+  const domain = (env.INBOXD_DOMAIN ?? '').split(',')[0]?.trim().toLowerCase() || 'inboxd.test';
+  const unique = [...new Set(rcpts.filter((r) => r !== '').map((r) => (/^[^\s@<>]+$/.test(r) ? `${r}@${domain}` : r)))];
   if (unique.length === 0)
     throw usage(
       o.fromHeaders

@@ -11,6 +11,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { ROOT } from '../helpers/cli.ts';
+import { json } from '../helpers/http.ts';
 import { startTestServer, type TestServer, tempDir } from '../helpers/server.ts';
 
 let bin = '';
@@ -145,6 +146,15 @@ describe('inboxd sendmail', () => {
     }
   });
 
+  test("cron's exact invocation: sendmail -FCronDaemon -i -B8BITMIME -oem root (a bare name gets the mail domain)", async () => {
+    const box = await json(await s.api('/v1/inboxes', { method: 'POST', json: { localPart: 'root' } }), 201);
+    const mail = 'From: root (Cron Daemon)\nTo: root\nSubject: Cron <root@host> /usr/local/bin/backup\n\nbackup ok\n';
+    const r = await run(link, ['-FCronDaemon', '-i', '-B8BITMIME', '-oem', 'root'], mail, smtpEnv());
+    assert.equal(r.code, 0, r.stderr);
+    const [m] = await messages(box.inboxId);
+    assert.equal(m?.subject, 'Cron <root@host> /usr/local/bin/backup');
+  });
+
   test('without -i a line with a single dot ends the message; -fADDR attached; -oi is -i', async () => {
     const a = await createInbox();
     const b = await createInbox();
@@ -191,7 +201,7 @@ describe('inboxd sendmail', () => {
     const badFlag = await run(bin, ['sendmail', '-Q', 'a@b.test'], mail, smtpEnv());
     assert.equal(badFlag.code, 64);
     assert.match(badFlag.stderr, /unknown option '-Q'/);
-    const badAddr = await run(bin, ['sendmail', 'not-an-address'], mail, smtpEnv());
+    const badAddr = await run(bin, ['sendmail', 'a@b@c.test'], mail, smtpEnv());
     assert.equal(badAddr.code, 64);
     // A port nothing listens on: temporary (75), so cron and PHP callers may retry.
     const free = await new Promise<number>((resolve) => {

@@ -56,6 +56,15 @@ test('-t: recipients from folded To/Cc/Bcc (groups too), Bcc removed, arguments 
   assert.match(p.from, /^www@/);
 });
 
+test('a bare name gets the INBOXD_DOMAIN (first of a list) or inboxd.test', () => {
+  const opts = { fromHeaders: false, sender: 'cron@h.test', fullName: undefined, recipients: ['root', 'ops@x.test'] };
+  assert.deepEqual(prepare(Buffer.from('Subject: x\n\nx\n'), opts, {}).rcpts, ['root@inboxd.test', 'ops@x.test']);
+  assert.deepEqual(prepare(Buffer.from('Subject: x\n\nx\n'), opts, { INBOXD_DOMAIN: 'Mail.Test,other.test' }).rcpts, [
+    'root@mail.test',
+    'ops@x.test',
+  ]);
+});
+
 test('unusable input: no recipient is 64, a header block line that is no header is 65', () => {
   assert.throws(
     () => prepare(Buffer.from('Subject: x\n\nbody'), { fromHeaders: true, sender: undefined, fullName: undefined, recipients: [] }, {}),
