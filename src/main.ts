@@ -1,4 +1,5 @@
 // The command line: argv + environment → Config → start. Nothing else lives here.
+import path from 'node:path';
 import { loadConfig, optionsHelp, UsageError } from './config.ts';
 import { didYouMean } from './lib/suggest.ts';
 import { StartError, startServer } from './server/start.ts';
@@ -26,6 +27,11 @@ Usage:
                                      (these five talk to a running server: --url / INBOXD_URL, --key / INBOXD_KEY;
                                      exit 0 ok · 1 error · 2 usage · 3 timeout · 4 no value for --print;
                                      ${NAME} COMMAND --help for each)
+  ${NAME} sendmail [-t] [-i] [-f ADDR] [RCPT…] < message
+                                     a drop-in for /usr/sbin/sendmail (PHP mail(), cron): deliver one message from
+                                     stdin to a running inboxd over SMTP (--smtp HOST:PORT / INBOXD_SMTP; default the
+                                     smtp port in <data-dir>/ports.json); also runs as a symlink named sendmail;
+                                     exit 0 ok · 64 usage · 69 refused · 75 try again later (sysexits)
   ${NAME} --help | help                this text
   ${NAME} --version                    the version
 
@@ -45,7 +51,7 @@ Exit codes: 0 clean stop · 1 runtime failure · 2 bad usage or configuration.
 Signals: SIGTERM/SIGINT stop accepting, finish in-flight work and exit 0.
 Docs: GET /v1 (discovery) and GET /v1/openapi.json on the running server.`;
 
-const COMMANDS = ['serve', 'extract', 'wait', 'verify', 'simulate', 'send', 'faults', 'help', 'version'];
+const COMMANDS = ['serve', 'extract', 'wait', 'verify', 'simulate', 'send', 'faults', 'sendmail', 'help', 'version'];
 
 /**
  * The name `ps`, `top`, `ss -p` and `pgrep inboxd` show (else Node's main thread name, `MainThread`): `inboxd serve`
@@ -59,6 +65,11 @@ function nameProcess(argv: string[]): void {
 
 async function main(argv: string[]): Promise<number> {
   nameProcess(argv);
+  // Run through a symlink named sendmail (`ln -s inboxd /usr/local/bin/sendmail`): behave as sendmail.
+  if (/^sendmail(\.exe)?$/i.test(path.basename(process.argv0))) {
+    const { sendmailCommand } = await import('./client/sendmail.ts');
+    return sendmailCommand(argv);
+  }
   const [first, ...rest] = argv;
   if (first === '--help' || first === '-h' || first === 'help') {
     process.stdout.write(HELP + '\n');
@@ -71,6 +82,10 @@ async function main(argv: string[]): Promise<number> {
   if (first === 'wait' || first === 'verify' || first === 'simulate' || first === 'send' || first === 'faults') {
     const { clientCommand } = await import('./client/index.ts');
     return clientCommand(first, rest);
+  }
+  if (first === 'sendmail') {
+    const { sendmailCommand } = await import('./client/sendmail.ts');
+    return sendmailCommand(rest);
   }
   if (first === 'extract') {
     const { extractCommand } = await import('./cli/extract.ts');

@@ -19,6 +19,7 @@ import type { FaultService } from './faults/service.ts';
 import type { MessageService } from './inboxes/messages.ts';
 import type { InboxService } from './inboxes/service.ts';
 import type { MailWaits } from './inboxes/wait.ts';
+import type { LabelRuleService } from './labels/service.ts';
 import type { Clock } from './lib/clock.ts';
 import type { Logger } from './log.ts';
 import type { Metrics } from './metrics/metrics.ts';
@@ -57,6 +58,8 @@ export interface Services {
   inboxes: InboxService;
   /** Fault rules: set and listed through the API, asked by the SMTP listener at each stage (src/faults/). */
   faults: FaultService;
+  /** Label rules: CRUD, and the compiled rules ingest evaluates on arriving mail (src/labels/). */
+  labelRules: LabelRuleService;
   /** Long-poll waits for mail: the waiter caps, the wake queue, one read and one JSON per wake-up (src/inboxes/wait.ts). */
   waits: MailWaits;
   /** Reads, raw bytes, attachments and delete of an inbox's messages (src/inboxes/messages.ts). */
@@ -81,6 +84,8 @@ export interface Services {
   ai: AiService;
   /** Public base URL without a trailing slash (CONTRACT §1 --base-url). */
   baseUrl(): string;
+  /** STARTTLS of the mail listeners, for discovery: where the certificate comes from, its SHA-256 fingerprint, PEM. */
+  smtpTls: { source: 'auto' | 'files'; fingerprint: string; validTo: string; certificate: string; requireTls: boolean } | null;
   startedAt: number;
   /** The workspace (CONTRACT §13): policy, drafts, execute-reply, reminders, actions, today (src/workspace/). */
   workspace: WorkspaceService;

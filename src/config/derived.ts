@@ -15,6 +15,14 @@ export function derivedValues(o: OptionValues, env: NodeJS.ProcessEnv, from: (ke
   if ((o.smtpTlsCert === undefined) !== (o.smtpTlsKey === undefined)) {
     throw new UsageError('--smtp-tls-cert and --smtp-tls-key go together: give both or neither');
   }
+  if (o.smtpTls === 'auto' && o.smtpTlsCert !== undefined) {
+    throw new UsageError('--smtp-tls auto makes its own certificate; drop it to use --smtp-tls-cert/--smtp-tls-key, or drop those');
+  }
+  if (o.smtpRequireTls && o.smtpTls !== 'auto' && o.smtpTlsCert === undefined) {
+    throw new UsageError(
+      '--smtp-require-tls needs STARTTLS: add --smtp-tls auto (a self-signed certificate) or --smtp-tls-cert/--smtp-tls-key',
+    );
+  }
   let blobStoreCredentials: S3Credentials | undefined;
   if (o.blobStore !== undefined) {
     try {

@@ -53,10 +53,13 @@ export class MessageService {
   async read(
     inbox: InboxRow,
     id: string,
-  ): Promise<{ msg: MessageRow; attachments: AttachmentRow[]; deliveries?: RecipientState[] | undefined }> {
+  ): Promise<{ msg: MessageRow; attachments: AttachmentRow[]; deliveries?: RecipientState[] | undefined; labels: string[] }> {
     const msg = await this.get(inbox, id);
     const attachments = await this.attachments(msg.id);
-    return { msg, attachments, deliveries: msg.direction === 'outbound' ? await this.deliveriesOf(msg.id) : undefined };
+    const labels = (await this.messages.labelsOf([msg.id])).get(msg.id) ?? [];
+    // Sent mail: each recipient's state; received mail: the releases of it (POST …/release), when there are any.
+    const deliveries = await this.deliveriesOf(msg.id);
+    return { msg, attachments, deliveries: msg.direction === 'outbound' || deliveries.length > 0 ? deliveries : undefined, labels };
   }
 
   /**
@@ -75,8 +78,11 @@ export class MessageService {
   }
 
   /** Newest first; `beforeSeq` continues a page. */
-  list(inboxId: string, limit: number, beforeSeq?: number): Promise<MessageSummaryRow[]> {
-    return this.messages.list(inboxId, limit, beforeSeq);
+  /** A page of the inbox's messages, newest first, each with its labels (README "Labels by rule"). */
+  async list(inboxId: string, limit: number, beforeSeq?: number): Promise<Array<MessageSummaryRow & { labels: string[] }>> {
+    const rows = await this.messages.list(inboxId, limit, beforeSeq);
+    const labels = await this.messages.labelsOf(rows.map((r) => r.id));
+    return rows.map((r) => ({ ...r, labels: labels.get(r.id) ?? [] }));
   }
 
   count(inboxId: string): Promise<number> {

@@ -13,6 +13,7 @@ import { bumpCounter, type IngestWriter } from '../ingest/writer.ts';
 import type { Clock } from '../lib/clock.ts';
 import { newId } from '../lib/ids.ts';
 import type { Logger } from '../log.ts';
+import { plusAddress } from '../mail/labels.ts';
 import type { Store } from '../store/db.ts';
 import { isUniqueViolation } from '../store/errors.ts';
 import type { InboxRepo, InboxRow } from '../store/inboxes.ts';
@@ -171,7 +172,9 @@ export class InboxService {
    * mail in other teams' or other runs' inboxes. Null when allowed, else why not.
    */
   async refusesSender(p: Principal, address: string): Promise<string | null> {
-    const inbox = await this.repo.byAddress(address);
+    // user+tag@domain reaches the inbox user@domain when no inbox has the exact address: that inbox decides.
+    const plus = plusAddress(address.toLowerCase());
+    const inbox = (await this.repo.byAddress(address)) ?? (plus ? await this.repo.byAddress(plus.base) : undefined);
     if (!inbox || (inbox.team_id === p.teamId && labelInScope(p.scope, inbox.label))) return null;
     return `key ${p.keyId} may not deliver to ${address}: its inbox is outside the key's team or label scope`;
   }

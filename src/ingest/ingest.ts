@@ -7,9 +7,11 @@ import type { EventBus } from '../events/bus.ts';
 import { newId } from '../lib/ids.ts';
 import type { Logger } from '../log.ts';
 import type { Extraction } from '../mail/extract/index.ts';
+import { headerTags, MAX_MESSAGE_LABELS, plusAddress } from '../mail/labels.ts';
 import type { PresetId } from '../mail/presets.ts';
 import type { ParsedMessage } from '../mail/types.ts';
 import { indexContent } from '../search/indexer.ts';
+import type { SearchDoc } from '../search/text.ts';
 import type { MessageSummaryRow } from '../store/messages.ts';
 import { precompile } from '../store/prepared.ts';
 import type { Database } from '../store/schema.ts';
@@ -45,6 +47,19 @@ export interface Delivery {
   direction?: 'outbound';
 }
 
+/**
+ * The team's saved label rules (src/labels/), evaluated in process against the arriving message: the labels they
+ * add, given the labels it carries already. No query per message: the rules are held in memory.
+ */
+export interface RuleLabeler {
+  labelsFor(m: {
+    teamId: string;
+    inboxLabel: string | null;
+    doc: SearchDoc;
+    labels: ReadonlySet<string>;
+  }): Array<{ label: string; ruleId: string }>;
+}
+
 export class Ingest {
   private readonly writer: IngestWriter;
   private readonly bus: EventBus;
@@ -55,8 +70,11 @@ export class Ingest {
   private readonly limits: () => MailLimits;
   private readonly refusals: RefusalLog;
   private readonly threads: ThreadAssigner;
+  private readonly labeler: () => RuleLabeler | null;
 
   constructor(deps: {
+    /** Label rules (wired after construction: the rules' service is built later). */
+    labeler?: () => RuleLabeler | null;
     writer: IngestWriter;
     bus: EventBus;
     log: Logger;
@@ -74,6 +92,7 @@ export class Ingest {
     this.log = deps.log;
     this.now = deps.now;
     this.threads = new ThreadAssigner(deps.now);
+    this.labeler = deps.labeler ?? (() => null);
   }
 
   async accept(req: IngestRequest): Promise<Delivery[]> {
@@ -104,12 +123,17 @@ export class Ingest {
     const content = { sha256: rawSha, size: req.raw.length, ...fields };
     const { sha256: _s, text_body: _t, html_body: _h, headers_json: _hj, extraction_json: _x, ...summaryContent } = content;
     const limits = this.limits();
+    // Labels from the message itself (README "Labels by rule"): X-Tags headers (parsed only when there is one).
+    const tags = /"x-tags"/i.test(fields.headers_json) ? headerTags(JSON.parse(fields.headers_json) as Array<[string, string]>) : [];
+    const labeler = this.labeler();
+    // A plus address whose exact address has no inbox reaches the inbox of its base address: both are locked.
+    const bases = rcpts.flatMap((r) => plusAddress(r)?.base ?? []);
 
     const stored = await this.writer
       .store({
         blobs,
         weight: req.raw.length + rcpts.length * 512,
-        inboxAddresses: req.outbound ? [...rcpts, req.outbound.inboxAddress] : rcpts,
+        inboxAddresses: [...rcpts, ...bases, ...(req.outbound ? [req.outbound.inboxAddress] : [])],
         insert: async (trx: Transaction<Database>, counters) => {
           const q = this.queries(trx);
           const fresh = await trx.executeQuery(q.insertContent(content));
@@ -144,12 +168,22 @@ export class Ingest {
           for (const rcpt of rcpts) {
             // Counting and inserting happen in this one transaction, so no parallel path can pass a limit.
             const maxSeq = limits.maxMessagesPerInbox > 0 ? limits.maxMessagesPerInbox : Number.MAX_SAFE_INTEGER;
-            const inbox = (
-              await trx.executeQuery<{ id: string; team_id: string; message_seq: number }>(q.nextSeq({ address: rcpt, max: maxSeq }))
-            ).rows[0];
+            type Seq = { id: string; team_id: string; message_seq: number; label: string | null };
+            let inbox = (await trx.executeQuery<Seq>(q.nextSeq({ address: rcpt, max: maxSeq }))).rows[0];
+            let plusTag: string | null = null;
             if (!inbox) {
               if ((await trx.executeQuery(q.inboxAt({ address: rcpt }))).rows.length > 0)
                 throw mailboxFull(rcpt, limits.maxMessagesPerInbox);
+              // user+tag@domain: no inbox has this exact address, so the inbox user@domain gets it, labelled tag.
+              const plus = plusAddress(rcpt);
+              if (plus) {
+                inbox = (await trx.executeQuery<Seq>(q.nextSeq({ address: plus.base, max: maxSeq }))).rows[0];
+                if (inbox) plusTag = plus.tag;
+                else if ((await trx.executeQuery(q.inboxAt({ address: plus.base }))).rows.length > 0)
+                  throw mailboxFull(plus.base, limits.maxMessagesPerInbox);
+              }
+            }
+            if (!inbox) {
               const refused = await unclaimedRefusal(trx, rcpt, limits, unclaimed);
               if (refused) throw refused;
             }
@@ -172,6 +206,16 @@ export class Ingest {
               thread_id: threadId,
             };
             await trx.executeQuery(q.insertMessage(row));
+            if (inbox) {
+              const labels = new Map<string, { source: 'plus' | 'header' | 'rule'; ruleId: string | null }>();
+              if (plusTag) labels.set(plusTag, { source: 'plus', ruleId: null });
+              for (const t of tags) if (!labels.has(t)) labels.set(t, { source: 'header', ruleId: null });
+              if (labeler)
+                for (const r of labeler.labelsFor({ teamId: inbox.team_id, inboxLabel: inbox.label, doc, labels: new Set(labels.keys()) }))
+                  if (!labels.has(r.label)) labels.set(r.label, { source: 'rule', ruleId: r.ruleId });
+              for (const [label, how] of [...labels].slice(0, MAX_MESSAGE_LABELS))
+                await trx.executeQuery(q.insertLabel({ message_id: id, label, source: how.source, rule_id: how.ruleId }));
+            }
             const teamId = inbox?.team_id ?? '';
             counters.add(teamId, 'messagesReceived', 1);
             counters.add(teamId, 'bytesReceived', req.raw.length);
@@ -305,7 +349,7 @@ function compileIngestQueries(db: Kysely<Database>) {
         .set((eb) => ({ message_seq: eb('message_seq', '+', 1) }))
         .where('address', '=', p.address)
         .where('message_seq', '<', p.max as unknown as number)
-        .returning(['id', 'team_id', 'message_seq'])
+        .returning(['id', 'team_id', 'message_seq', 'label'])
         .compile(),
     ),
     inboxAt: precompile(['address'], (p) => db.selectFrom('inboxes').select('id').where('address', '=', p.address).compile()),
@@ -323,6 +367,12 @@ function compileIngestQueries(db: Kysely<Database>) {
     insertMessage: precompile(MESSAGE_COLUMNS, (p) =>
       db
         .insertInto('message_rows')
+        .values(p as never)
+        .compile(),
+    ),
+    insertLabel: precompile(['message_id', 'label', 'source', 'rule_id'], (p) =>
+      db
+        .insertInto('message_labels')
         .values(p as never)
         .compile(),
     ),

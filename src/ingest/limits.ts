@@ -4,9 +4,11 @@
 // are one step, so parallel sessions, simulate, the rehearsal page and webhooks cannot slip past it.
 // Refused mail is never stored: beyond a limit the whole message is refused (temporarily: SMTP 452 4.2.2), never
 // acknowledged and then dropped.
+
 import { type CompiledQuery, type Kysely, sql } from 'kysely';
 import { AppError } from '../errors.ts';
 import type { Logger } from '../log.ts';
+import { plusAddress } from '../mail/labels.ts';
 import { precompile } from '../store/prepared.ts';
 import type { Database } from '../store/schema.ts';
 
@@ -144,7 +146,11 @@ export async function rcptRefusal(
     q = precompile(['address'], (p) => db.selectFrom('inboxes').select('message_seq').where('address', '=', p.address).compile());
     seqAt.set(db, q);
   }
-  const inbox = (await db.executeQuery<{ message_seq: number }>(q({ address }))).rows[0];
+  // user+tag@domain with no inbox of its own is delivered to user@domain (README "Labels by rule"): that inbox's limit.
+  const plus = plusAddress(address);
+  const inbox =
+    (await db.executeQuery<{ message_seq: number }>(q({ address }))).rows[0] ??
+    (plus ? (await db.executeQuery<{ message_seq: number }>(q({ address: plus.base }))).rows[0] : undefined);
   if (inbox) {
     const max = limits.maxMessagesPerInbox;
     return max > 0 && inbox.message_seq >= max ? mailboxFull(address, max) : null;

@@ -53,7 +53,8 @@ export type IdPrefix =
   | 'pac'
   | 'evt'
   | 'flt'
-  | 'fev';
+  | 'fev'
+  | 'lbr';
 
 /**
  * Opaque identifier with a type prefix (CONTRACT §3), e.g. `inb_0Lq3xV2a…`: 8 characters of creation time, then 12

@@ -10,6 +10,7 @@ import { domainOps } from './domains/index.ts';
 import { eventOps, webhookOps } from './events/index.ts';
 import { faultOps } from './faults/index.ts';
 import { inboxOps, messageOps } from './inboxes/index.ts';
+import { labelRuleOps } from './labels/index.ts';
 import type { Operation } from './op.ts';
 import { outboundOps } from './outbound/index.ts';
 import { calendarExecOps, calendarOps, gmailDraftOps, gmailOps } from './providers/index.ts';
@@ -24,6 +25,7 @@ export const OPERATIONS: readonly Operation[] = [
   ...inboxOps,
   ...messageOps,
   ...outboundOps,
+  ...labelRuleOps,
   ...threadOps,
   ...searchOps,
   ...agentOps,

@@ -61,6 +61,12 @@ export const MessageSummary = z.object({
   direction: z
     .enum(['inbound', 'outbound'])
     .describe('"inbound": received by this inbox; "outbound": the copy of a message this inbox sent (never counted as received mail)'),
+  labels: z
+    .array(z.string())
+    .optional()
+    .describe(
+      'Labels of the message (README "Labels by rule"): the tag of a plus address (user+tag@…), X-Tags header values, and labels added by the team\'s label rules; in message lists and reads',
+    ),
   threadId: z
     .string()
     .nullable()
@@ -73,9 +79,10 @@ export type MessageSummary = z.infer<typeof MessageSummary>;
 
 export { rawUrlOf };
 
-export function messageSummary(r: MessageSummaryRow, baseUrl: string): MessageSummary {
+export function messageSummary(r: MessageSummaryRow & { labels?: string[] }, baseUrl: string): MessageSummary {
   const inboxId = r.inbox_id ?? '';
   return {
+    ...(r.labels ? { labels: r.labels } : {}),
     messageId: r.id,
     inboxId,
     from: senderOf(r),
@@ -169,7 +176,9 @@ export const MessageView = MessageSummary.extend({
   deliveries: z
     .array(DeliveryView)
     .optional()
-    .describe('Outbound messages only: the delivery state of each recipient (queued, sent, failed with the relay answer)'),
+    .describe(
+      'Outbound messages: the delivery state of each recipient (queued, sent, failed with the relay answer); received messages that were released (POST …/release): the state of each release target',
+    ),
 });
 export type MessageView = z.infer<typeof MessageView>;
 

@@ -69,6 +69,21 @@ export class OutboxRepo {
     });
   }
 
+  /** Queues deliveries outside a send (a release of a captured message), in one transaction. */
+  async insertNow(rows: NewOutbound[]): Promise<void> {
+    await this.db.transaction().execute((trx) => this.insert(trx, rows));
+  }
+
+  /** A message of an inbox as a release needs it: its raw bytes' hash and direction, or undefined. */
+  captured(inboxId: string, messageId: string): Promise<{ id: string; raw_sha256: string; direction: string; size: number } | undefined> {
+    return this.db
+      .selectFrom('messages')
+      .select(['id', 'raw_sha256', 'direction', 'size'])
+      .where('inbox_id', '=', inboxId)
+      .where('id', '=', messageId)
+      .executeTakeFirst();
+  }
+
   /** The deliveries of one sent message, in recipient order. */
   async ofMessage(messageId: string): Promise<OutboundRow[]> {
     return this.db.selectFrom('outbound_deliveries').selectAll().where('message_id', '=', messageId).orderBy(sql`rowid`).execute();

@@ -21,6 +21,7 @@ import type { InboxRow } from '../store/inboxes.ts';
 import type { Database } from '../store/schema.ts';
 import type { NewOutbound, OutboundRow, OutboxRepo } from './outbox.ts';
 import type { DkimFor, MailSender } from './relay.ts';
+import { releaseMatcher } from './release.ts';
 import { teamInboxLabels } from './repo.ts';
 import { OutboundWorker, type WorkerTuning } from './worker.ts';
 
@@ -85,6 +86,8 @@ export class OutboundService {
   private readonly sends: RateLimiter;
   readonly worker: OutboundWorker;
   private readonly relayFrom: ReadonlySet<string>;
+  private readonly releaseAllow: readonly string[];
+  private readonly mayRelease: (address: string) => boolean;
 
   constructor(d: {
     ingest: Ingest;
@@ -100,9 +103,13 @@ export class OutboundService {
     maxSendsPerMinute: number;
     /** --relay-from-domains: domains beyond the served ones and the team's own that may send through the relay. */
     relayFromDomains?: readonly string[];
+    /** --release-allow: the globs of addresses a captured message may be released to (empty: release is off). */
+    releaseAllow?: readonly string[];
     tuning?: WorkerTuning | undefined;
   }) {
     this.relayFrom = new Set(d.relayFromDomains ?? []);
+    this.releaseAllow = d.releaseAllow ?? [];
+    this.mayRelease = releaseMatcher(this.releaseAllow);
     this.ingest = d.ingest;
     this.outbox = d.outbox;
     this.served = d.served;
@@ -282,6 +289,75 @@ export class OutboundService {
       'forbidden',
       `inbox ${inbox.id} is at ${domain}, which this team may not send from through the relay: only the --domain names (${this.served.configuredNames().join(', ')}), your team's verified custom domains${this.relayFrom.size > 0 ? `, and ${[...this.relayFrom].join(', ')}` : ''} (--relay-from-domains). Nothing was sent.`,
     );
+  }
+
+  /**
+   * Sends a captured message on to real addresses through the relay (README "Release"): the stored bytes unchanged
+   * (no DKIM signature, no Resent-* header), the envelope sender the inbox's own address, each target checked
+   * against --release-allow before anything is queued. Deliveries go through the outbox like a send's.
+   */
+  async release(req: { inbox: InboxRow; messageId: string; to: string[]; keyId: string | null }): Promise<RecipientState[]> {
+    const targets = [...new Set(req.to.map((a) => a.trim().toLowerCase()))];
+    if (targets.length === 0)
+      throw new AppError('validation_failed', 'give at least one address in to', {
+        errors: [{ path: 'to', message: 'at least one address' }],
+      });
+    if (targets.length > MAX_RECIPIENTS)
+      throw new AppError('validation_failed', `at most ${MAX_RECIPIENTS} addresses per release`, {
+        errors: [{ path: 'to', message: `at most ${MAX_RECIPIENTS}; got ${targets.length}` }],
+      });
+    if (!this.sender)
+      throw new AppError(
+        'not_configured',
+        "release sends through the operator's relay, and this server has none: the operator sets --smtp-relay (INBOXD_SMTP_RELAY) and --release-allow. Nothing was sent.",
+      );
+    if (this.releaseAllow.length === 0)
+      throw new AppError(
+        'forbidden',
+        'release is off on this server: the operator names the addresses mail may be released to with --release-allow (e.g. *@staging.example.com). Nothing was sent.',
+      );
+    const refused = targets.filter((t) => !this.mayRelease(t));
+    if (refused.length > 0)
+      throw new AppError(
+        'forbidden',
+        `${refused.slice(0, 5).join(', ')}${refused.length > 5 ? ` (and ${refused.length - 5} more)` : ''} ${refused.length === 1 ? 'is' : 'are'} not an allowed release target (--release-allow: ${this.releaseAllow.join(', ')}). Nothing was sent.`,
+      );
+    const msg = await this.outbox.captured(req.inbox.id, req.messageId);
+    if (!msg) throw new AppError('not_found', `no message ${req.messageId} in inbox ${req.inbox.id}`);
+    await this.refuseSender(req.inbox, true);
+    this.sends.hit(req.inbox.team_id);
+    const now = this.now();
+    const self = req.inbox.address.toLowerCase();
+    const rows: NewOutbound[] = targets.map((rcpt) => ({
+      id: newId('dlv'),
+      message_id: msg.id,
+      inbox_id: req.inbox.id,
+      team_id: req.inbox.team_id,
+      rcpt,
+      kind: 'to',
+      route: 'relay',
+      mail_from: self,
+      raw_sha256: msg.raw_sha256,
+      // No domain: a released message is never DKIM-signed (its bytes go out exactly as they were captured).
+      sender_domain: '',
+      state: 'queued',
+      attempts: 0,
+      response: null,
+      next_attempt_at: now,
+      local_message_id: null,
+      created_at: now,
+      updated_at: now,
+    }));
+    await this.outbox.insertNow(rows);
+    this.log.info('message released', {
+      inboxId: req.inbox.id,
+      messageId: msg.id,
+      keyId: req.keyId,
+      targets: targets.length,
+      size: msg.size,
+    });
+    this.worker.poke();
+    return rows.map((r) => recipientState(r as OutboundRow));
   }
 
   async deliveriesOf(messageId: string): Promise<RecipientState[]> {

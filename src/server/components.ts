@@ -22,7 +22,7 @@ import { dbFile } from '../store/db.ts';
 import { SCHEDULER_TICK_MS } from '../workspace/monitors.ts';
 import { backgroundOnce, once, periodicJob, SWEEP_INTERVAL_MS, scheduledJob } from './jobs.ts';
 import type { Component } from './lifecycle.ts';
-import { closeHttp, listenAccess, listenHttp, listenSmtp, StartError, tlsMaterial } from './listen.ts';
+import { closeHttp, listenAccess, listenHttp, listenSmtp, StartError } from './listen.ts';
 import type { StartOptions } from './start.ts';
 import type { Wired } from './wire.ts';
 
@@ -58,6 +58,8 @@ export function components(config: Config, w: Omit<Wired, 'components'>, opts: S
   list.push({ name: 'faults', start: () => services.faults.start(), stop: () => services.faults.stop() });
   list.push(
     { name: 'search', start: () => services.search.start(), stop: () => services.search.stop() },
+    // Before SMTP starts: mail that arrives finds the team's label rules in memory.
+    { name: 'label-rules', start: () => services.labelRules.start(), stop: () => services.labelRules.stop() },
     { name: 'outbound', start: () => services.outbound.start(), stop: () => services.outbound.stop() },
     { name: 'callbacks', start: () => services.callbacks.start(), stop: () => services.callbacks.stop() },
     // Pending writes commit after SMTP and HTTP stop accepting and before the workers that hear of them stop.
@@ -130,8 +132,8 @@ function smtpComponent(config: Config, w: Omit<Wired, 'components'>, log: Logger
           port: config.smtpPort,
           served: services.served,
           maxMessageBytes: config.maxMessageBytes,
-          tlsCert: config.smtpTlsCert,
-          tlsKey: config.smtpTlsKey,
+          tls: parts.tls,
+          requireTls: config.smtpRequireTls,
           hostname: services.served.primary,
           maxConnections: config.smtpMaxConnections,
           maxConnectionsPerIp: config.smtpMaxConnectionsPerIp,
@@ -180,7 +182,8 @@ function mailAccessComponents(config: Config, w: Omit<Wired, 'components'>, log:
   });
   const limits = {
     host: config.host,
-    tls: tlsMaterial(config.smtpTlsCert, config.smtpTlsKey),
+    // the SMTP listener's certificate (--smtp-tls-cert/key, or --smtp-tls auto): POP3 STLS and IMAP STARTTLS serve the same
+    tls: parts.tls ? { cert: parts.tls.cert, key: parts.tls.key } : null,
     maxConnections: config.smtpMaxConnections,
     maxConnectionsPerIp: config.smtpMaxConnectionsPerIp,
   };

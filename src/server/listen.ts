@@ -44,12 +44,6 @@ export function closeHttp(server: http.Server): Promise<void> {
 }
 
 export async function listenSmtp(opts: SmtpOptions, ingest: Ingest, log: Logger): Promise<SmtpListener> {
-  for (const [flag, file] of [
-    ['--smtp-tls-cert', opts.tlsCert],
-    ['--smtp-tls-key', opts.tlsKey],
-  ] as const) {
-    if (file !== undefined && !fs.existsSync(file)) throw new StartError(`${flag} ${file}: no such file`, 2);
-  }
   try {
     return await startSmtp(opts, ingest, log);
   } catch (e) {
@@ -69,12 +63,6 @@ export async function listenAccess<T>(
   } catch (e) {
     throw portError(flag, port, host, e as NodeJS.ErrnoException);
   }
-}
-
-/** The TLS material of STARTTLS/STLS: the SMTP listener's PEM files (--smtp-tls-cert/--smtp-tls-key), or null. */
-export function tlsMaterial(cert: string | undefined, key: string | undefined): { cert: Buffer; key: Buffer } | null {
-  if (!cert || !key) return null;
-  return { cert: fs.readFileSync(cert), key: fs.readFileSync(key) };
 }
 
 function portError(flag: string, port: number, host: string, e: NodeJS.ErrnoException): StartError {

@@ -23,6 +23,8 @@ import { MailWaits } from '../inboxes/wait.ts';
 import { createAnalyzer } from '../ingest/analyzer.ts';
 import { Ingest } from '../ingest/ingest.ts';
 import { IngestWriter } from '../ingest/writer.ts';
+import { LabelRuleRepo } from '../labels/repo.ts';
+import { LabelRuleService } from '../labels/service.ts';
 import type { Clock } from '../lib/clock.ts';
 import { Sealer } from '../lib/sealed.ts';
 import type { Logger } from '../log.ts';
@@ -46,6 +48,7 @@ import { components } from './components.ts';
 import type { Component } from './lifecycle.ts';
 import type { StartOptions } from './start.ts';
 import type { Storage } from './storage.ts';
+import { loadTlsMaterial, type TlsMaterial } from './tls.ts';
 import { wireAgents } from './wire-agents.ts';
 
 /** What the server learns only once it listens: the public base URL (when --base-url is unset) and its host. */
@@ -73,6 +76,8 @@ export interface Parts extends Storage {
   sandbox: Sandbox;
   /** Connected mailbox and calendar accounts (sealed credentials), shared by the mailbox and calendar services. */
   providers: ProviderAccounts;
+  /** TLS material of the mail listeners (SMTP STARTTLS, POP3/IMAP STLS): --smtp-tls auto or --smtp-tls-cert/key. */
+  tls: TlsMaterial | null;
 }
 
 export interface Wired {
@@ -92,6 +97,7 @@ export function wire(config: Config, storage: Storage, opts: StartOptions & { lo
   const baseUrl = config.baseUrl ?? `http://localhost:${config.httpPort}`;
   // Links to inboxd itself (the rehearsal page) are trusted even on localhost; parsed once, not per message.
   const site: Site = { baseUrl, trustedHosts: [new URL(baseUrl).hostname], httpPort: 0, smtpPort: 0, pop3Port: null, imapPort: null };
+  const tls = loadTlsMaterial(config, log, clock.now());
   const keys = new KeyRepo(store.db);
   const accessRepo = new AccessRepo(store.db);
   const messages = new MessageRepo(store.db);
@@ -111,7 +117,10 @@ export function wire(config: Config, storage: Storage, opts: StartOptions & { lo
     ownerShare: 0.25,
     log,
   });
+  // Label rules (src/labels/): ingest asks them for the labels of arriving mail; built below, reached through this.
+  let labelRules: LabelRuleService | null = null;
   const ingest = new Ingest({
+    labeler: () => labelRules,
     writer,
     bus,
     log,
@@ -121,6 +130,14 @@ export function wire(config: Config, storage: Storage, opts: StartOptions & { lo
     limits: () => config,
   });
   const served = new ServedDomains(config.domains, config.acceptAnyDomain);
+  const labelRuleService = new LabelRuleService({
+    repo: new LabelRuleRepo(store.db),
+    log,
+    now: () => clock.now(),
+    maxRules: config.maxLabelRules,
+    shared: store.dialect === 'postgres',
+  });
+  labelRules = labelRuleService;
   const threads = new ThreadService(store.db, () => clock.now());
   const inboxes = new InboxService({
     repo: new InboxRepo(store.db),
@@ -207,6 +224,7 @@ export function wire(config: Config, storage: Storage, opts: StartOptions & { lo
     maxMessageBytes: () => config.maxMessageBytes,
     maxSendsPerMinute: config.maxSendsPerMinute,
     relayFromDomains: config.relayFromDomains,
+    releaseAllow: config.releaseAllow,
     tuning: opts.outbound?.tuning,
   });
   // auth: the audit log, keys and tokens, the caller's account (team, usage, billing).
@@ -286,6 +304,7 @@ export function wire(config: Config, storage: Storage, opts: StartOptions & { lo
   });
   const services: Services = {
     config,
+    labelRules: labelRuleService,
     outbound,
     workspace,
     monitors,
@@ -317,6 +336,9 @@ export function wire(config: Config, storage: Storage, opts: StartOptions & { lo
     metrics,
     ai,
     baseUrl: () => site.baseUrl,
+    smtpTls: tls
+      ? { source: tls.source, fingerprint: tls.fingerprint, validTo: tls.validTo, certificate: tls.cert, requireTls: config.smtpRequireTls }
+      : null,
     startedAt: clock.now(),
     shutdown: shutdown.signal,
   };
@@ -339,6 +361,7 @@ export function wire(config: Config, storage: Storage, opts: StartOptions & { lo
     ingest,
     sandbox,
     providers,
+    tls,
   };
   const mcp = mcpEndpoint(services, OPERATIONS);
   return { services, parts, site, shutdown, mcp, components: components(config, { services, parts, site, shutdown, mcp }, opts) };

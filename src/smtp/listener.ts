@@ -1,7 +1,6 @@
 // The SMTP listener: protocol policy only (who may send what, how much, how fast); the message itself goes to
 // ingest, and 250 is answered only once ingest has stored it durably.
 
-import fs from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { SMTPServer, type SMTPServerDataStream, type SMTPServerOptions } from 'smtp-server';
 import type { Principal } from '../auth/principal.ts';
@@ -18,8 +17,10 @@ export interface SmtpOptions {
   /** The domains mail is accepted for (SMTP answers 550 relaying denied for others). */
   served: ServedDomains;
   maxMessageBytes: number;
-  tlsCert?: string | undefined;
-  tlsKey?: string | undefined;
+  /** STARTTLS material (src/server/tls.ts: --smtp-tls auto or --smtp-tls-cert/key); STARTTLS is off without it. */
+  tls?: { key: string | Buffer; cert: string | Buffer } | null;
+  /** Refuse AUTH before STARTTLS (--smtp-require-tls). */
+  requireTls?: boolean;
   hostname: string;
   /**
    * Open connections at once (default 1000) and per client address (default 200; 0 = no limit). When all places are
@@ -99,7 +100,7 @@ export async function startSmtp(opts: SmtpOptions, ingest: Ingest, log: Logger):
   const served = opts.served;
   /** Per SMTP transaction (smtp-server makes a new envelope at each MAIL FROM): unclaimed recipients accepted so far. */
   const unclaimedTallies = new WeakMap<object, { total?: number }>();
-  const tls = opts.tlsCert && opts.tlsKey ? { cert: fs.readFileSync(opts.tlsCert), key: fs.readFileSync(opts.tlsKey) } : null;
+  const tls = opts.tls ?? null;
   const inFlight = new Set<Promise<unknown>>();
   const budget = new MemoryBudget(opts.maxBufferedBytes ?? Math.max(256 * 1024 * 1024, 2 * opts.maxMessageBytes));
   /** What each session's message in progress holds of the budget, released when it is stored or the client leaves. */
@@ -197,9 +198,10 @@ export async function startSmtp(opts: SmtpOptions, ingest: Ingest, log: Logger):
     hideSMTPUTF8: false,
     hidePIPELINING: false,
     // AUTH over plain text is allowed: a test sink on a private network is where apps configured with a user and
-    // password must deliver unchanged, TLS or not (the credentials are test credentials or a revocable key).
+    // password must deliver unchanged, TLS or not (the credentials are test credentials or a revocable key) — unless
+    // the operator asks for TLS first (--smtp-require-tls: AUTH before STARTTLS gets 538).
     authMethods: ['PLAIN', 'LOGIN'],
-    allowInsecureAuth: true,
+    allowInsecureAuth: !(opts.requireTls && tls),
     authOptional: authMode !== 'required',
     authRequiredMessage: '5.7.0 authentication required: AUTH PLAIN or LOGIN with an inboxd API key as the password (--smtp-auth required)',
     disabledCommands: [...(authMode === 'off' ? ['AUTH'] : []), ...(tls ? [] : ['STARTTLS'])],

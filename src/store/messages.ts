@@ -92,6 +92,25 @@ export class MessageRepo {
         .execute();
   }
 
+  /** The labels of these message rows (migration 024), by message id; one query however many. */
+  async labelsOf(ids: string[]): Promise<Map<string, string[]>> {
+    const out = new Map<string, string[]>();
+    if (ids.length === 0) return out;
+    const rows = await this.db
+      .selectFrom('message_labels')
+      .select(['message_id', 'label'])
+      .where('message_id', 'in', ids)
+      .orderBy('message_id')
+      .orderBy('label')
+      .execute();
+    for (const r of rows) {
+      const l = out.get(r.message_id);
+      if (l) l.push(r.label);
+      else out.set(r.message_id, [r.label]);
+    }
+    return out;
+  }
+
   async get(inboxId: string, id: string): Promise<MessageRow | undefined> {
     return this.db.selectFrom('messages').selectAll().where('id', '=', id).where('inbox_id', '=', inboxId).executeTakeFirst();
   }

@@ -140,6 +140,14 @@ export interface MessageRowTable {
   flags: Generated<number>;
 }
 
+/** A label on a message row (migration 024): from its plus address, its X-Tags header or a label rule. */
+export interface MessageLabelTable {
+  message_id: string;
+  label: string;
+  source: 'plus' | 'header' | 'rule';
+  rule_id: string | null;
+}
+
 /** Everything parsed from one raw message, stored once however many recipients it had; keyed by the raw's sha256. */
 export interface ContentTable {
   sha256: string;
@@ -251,6 +259,7 @@ export interface Database {
   messages: MessageTable;
   attachments: AttachmentTable;
   message_rows: MessageRowTable;
+  message_labels: MessageLabelTable;
   contents: ContentTable;
   content_attachments: ContentAttachmentTable;
   counters: CounterTable;

@@ -68,6 +68,21 @@ export const BASIC_OPTIONS = {
     schema: atLeast(0, 10080),
     default: 15,
   },
+  smtpTls: {
+    flag: '--smtp-tls',
+    env: 'INBOXD_SMTP_TLS',
+    arg: 'off|auto',
+    help: 'STARTTLS: auto = a self-signed certificate made once and kept in <data-dir>/tls/ (fingerprint logged and in GET /v1); off = none unless --smtp-tls-cert/--smtp-tls-key give a real one',
+    schema: z.enum(['off', 'auto'], { error: 'must be off or auto (a real certificate: --smtp-tls-cert and --smtp-tls-key)' }),
+    default: 'off',
+  },
+  smtpRequireTls: {
+    flag: '--smtp-require-tls',
+    env: 'INBOXD_SMTP_REQUIRE_TLS',
+    help: 'refuse AUTH before STARTTLS (538 5.7.0); needs --smtp-tls auto or --smtp-tls-cert/key',
+    schema: flagBool,
+    default: false,
+  },
   smtpTlsCert: {
     flag: '--smtp-tls-cert',
     env: 'INBOXD_SMTP_TLS_CERT',

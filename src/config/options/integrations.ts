@@ -34,6 +34,22 @@ export const INTEGRATION_OPTIONS = {
     schema: commaList((d) => d.trim().toLowerCase().replace(/\.$/, '')).pipe(z.array(z.union([z.literal('*'), hostname]))),
     default: '',
   },
+  releaseAllow: {
+    flag: '--release-allow',
+    env: 'INBOXD_RELEASE_ALLOW',
+    arg: 'GLOB[,GLOB…]',
+    help: 'addresses a captured message may be released to through --smtp-relay (POST …/messages/:messageId/release): user@domain globs (* within a part, e.g. *@staging.example.com), a bare domain glob (example.com, *.example.com), or * for any; empty (the default) = release is off',
+    schema: commaList((d) => d.trim().toLowerCase()).pipe(
+      z.array(
+        z
+          .string()
+          .max(320)
+          .regex(/^[a-z0-9*._+=!#$%&'/?^`{|}~@-]+$/, 'a release glob is an address or domain with * wildcards, e.g. *@example.com')
+          .refine((g) => (g.match(/@/g) ?? []).length <= 1, 'a release glob has at most one @'),
+      ),
+    ),
+    default: '',
+  },
   maxSendsPerMinute: {
     flag: '--max-sends-per-minute',
     env: 'INBOXD_MAX_SENDS_PER_MINUTE',

@@ -100,6 +100,14 @@ export const WORKER_OPTIONS = {
     schema: between(1, 100_000),
     default: 100,
   },
+  maxLabelRules: {
+    flag: '--max-label-rules',
+    env: 'INBOXD_MAX_LABEL_RULES',
+    arg: 'N',
+    help: 'label rules one team may have (each is matched against every message its inboxes receive); creating more is refused with 409',
+    schema: between(1, 10_000),
+    default: 100,
+  },
   monitorMaxMessages: {
     flag: '--monitor-max-messages',
     env: 'INBOXD_MONITOR_MAX_MESSAGES',

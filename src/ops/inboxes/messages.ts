@@ -63,8 +63,9 @@ export const getMessage = op({
   output: MessageView,
   async handler(ctx, input) {
     const inbox = await inboxOf(ctx, input.id);
-    const { msg, attachments, deliveries } = await ctx.services.inboxMessages.read(inbox, input.messageId);
+    const { msg, attachments, deliveries, labels } = await ctx.services.inboxMessages.read(inbox, input.messageId);
     const view = messageView(msg, attachments, ctx.services.baseUrl());
+    view.labels = labels;
     if (deliveries) view.deliveries = deliveries;
     return view;
   },

@@ -1,3 +1,6 @@
-// The operations of send and reply (src/outbound/).
+// The operations of send, reply and release (src/outbound/).
 // src/ops/registry.ts joins these lists.
-export { outboundOps } from './send.ts';
+import { releaseMessage } from './release.ts';
+import { outboundOps as sendOps } from './send.ts';
+
+export const outboundOps = [...sendOps, releaseMessage];

@@ -83,7 +83,23 @@ export const discovery = op({
     services: z.array(z.string()),
     tools: z.array(z.string()),
     links: z.object({ openapi: z.string(), agent: z.string(), health: z.string(), mcp: z.string() }),
-    mail: z.object({ domains: z.array(z.string()) }),
+    mail: z.object({
+      domains: z.array(z.string()),
+      smtp: z
+        .object({
+          starttls: z
+            .enum(['off', 'auto', 'files'])
+            .describe('off: no STARTTLS; auto: a self-signed certificate made by inboxd (--smtp-tls auto); files: --smtp-tls-cert/key'),
+          requireTls: z.boolean().describe('AUTH is refused before STARTTLS (--smtp-require-tls)'),
+          fingerprintSha256: z
+            .string()
+            .nullable()
+            .describe('SHA-256 fingerprint of the certificate (AA:BB:…, as openssl x509 -fingerprint -sha256 prints it), to pin it'),
+          certificate: z.string().nullable().describe('The certificate (PEM), to give a client as its only CA'),
+          validTo: z.string().nullable(),
+        })
+        .describe('STARTTLS of the SMTP listener (the same certificate serves POP3 and IMAP)'),
+    }),
   }),
   audit: false,
   handler(ctx) {
@@ -108,7 +124,16 @@ export const discovery = op({
       services: [...PRESET_IDS],
       tools: ctx.operations.flatMap((o) => (o.tool ? [o.tool.name] : [])),
       links: { openapi: `${base}/v1/openapi.json`, agent: `${base}/v1/agent`, health: `${base}/health`, mcp: `${base}/mcp` },
-      mail: { domains: s.served.list() },
+      mail: {
+        domains: s.served.list(),
+        smtp: {
+          starttls: s.smtpTls?.source ?? ('off' as const),
+          requireTls: s.smtpTls?.requireTls ?? false,
+          fingerprintSha256: s.smtpTls?.fingerprint ?? null,
+          certificate: s.smtpTls?.certificate ?? null,
+          validTo: s.smtpTls?.validTo ?? null,
+        },
+      },
     };
   },
 });

@@ -27,6 +27,7 @@ import * as m020 from './020_content_inbox_index.ts';
 import * as m021 from './021_inline_parts.ts';
 import * as m022 from './022_faults.ts';
 import * as m023 from './023_seen.ts';
+import * as m024 from './024_label_rules.ts';
 
 export const MIGRATIONS: Record<string, Migration> = {
   '001_foundation': m001,
@@ -52,4 +53,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '021_inline_parts': m021,
   '022_faults': m022,
   '023_seen': m023,
+  '024_label_rules': m024,
 };

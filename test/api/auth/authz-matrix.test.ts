@@ -57,6 +57,8 @@ const SAMPLES: Record<string, (f: Fixture) => Sample> = {
   'workspace.create_monitor': (f) => ({ body: { name: 'matrix', kind: 'expect_mail', inboxId: f.inboxId }, inbox: true }),
   'messages.send': () => ({ body: { to: 'matrix-peer@inboxd.test', subject: 'matrix', text: 'hello' } }),
   'messages.reply': (f) => ({ body: { messageId: f.messageId, text: 'hello' } }),
+  'messages.release': () => ({ body: { to: 'matrix-release@example.com' } }),
+  'labels.create_rule': () => ({ body: { query: 'matrix', labels: ['matrix'] } }),
   'messages.search': () => ({ query: { q: 'hello' }, inbox: true }),
   'messages.search_all': () => ({ query: { q: 'hello' } }),
   'faults.set': () => ({ body: { labelPrefix: 'other-', rules: [] } }),
