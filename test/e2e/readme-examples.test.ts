@@ -12,7 +12,7 @@
 // Each block must have exactly one entry in PLANS (a new block without one fails the first test); blocks that cannot
 // run here are listed in SKIPPED with the reason. Blocks not meant to run (diagrams, output) are fenced `text`.
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -392,6 +392,104 @@ describe('the examples in --help', () => {
     const r = await bash(await helpExample('simulate'), { cwd: home, env: { ...env(), INBOX_ID: inbox.inboxId } });
     assert.equal(r.code, 0, r.stderr);
   });
+});
+
+// ---------------------------------------------------------------------------------------------------------------
+// STARTTLS out of the box and the sendmail symlink: a server of their own (--smtp-tls auto), the built executable.
+
+/** Starts `inboxd serve` with extra flags in a folder of its own; its ports and a stop function. */
+async function serveWith(flags: string[]): Promise<{ http: number; smtp: number; dir: string; stop(): Promise<void> }> {
+  const dir = tempDir('inboxd-readme-own-');
+  dirs.push(dir);
+  const child = spawn(process.execPath, [MAIN, 'serve', '--http-port', '0', '--smtp-port', '0', '--ingest-threads', '0', ...flags], {
+    cwd: dir,
+    env: shellEnv(),
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  children.add(child);
+  let stderr = '';
+  child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr = (stderr + d).slice(-4000)));
+  const ports = path.join(dir, 'inboxd-data/ports.json');
+  for (let i = 0; !fs.existsSync(ports); i++) {
+    assert.equal(child.exitCode, null, `server exited:\n${stderr}`);
+    assert.ok(i < 1200, `the server did not start within 30 s:\n${stderr}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  const p = JSON.parse(fs.readFileSync(ports, 'utf8')) as { http: number; smtp: number };
+  return {
+    ...p,
+    dir,
+    async stop() {
+      if (child.exitCode !== null) return;
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      await exited;
+      children.delete(child);
+    },
+  };
+}
+
+const TLS = plan({ heading: 'STARTTLS out of the box (`--smtp-tls auto`)', has: 'inboxd-smtp.pem' });
+describe('STARTTLS out of the box', {
+  skip: !fs.existsSync('/usr/bin/swaks') && process.env.CI !== 'true' && 'skipped: swaks is not installed',
+}, () => {
+  const block = (http: number, smtp: number) =>
+    fill(find(TLS).code, [
+      ['http://inboxd:8025', `http://localhost:${http}`],
+      ['inboxd:2525', `localhost:${smtp}`],
+      ['"127.0.0.1",2525', `"127.0.0.1",${smtp}`],
+    ]);
+
+  test('the certificate from discovery pins swaks and smtplib', async () => {
+    const s = await serveWith(['--smtp-tls', 'auto']);
+    try {
+      const r = await bash(block(s.http, s.smtp), { cwd: s.dir, env: shellEnv() });
+      assert.equal(r.code, 0, `${r.stderr}\n${r.stdout}`);
+      assert.match(fs.readFileSync(path.join(s.dir, 'inboxd-smtp.pem'), 'utf8'), /^-----BEGIN CERTIFICATE-----/);
+    } finally {
+      await s.stop();
+    }
+  });
+
+  test('the step fails when the server offers no STARTTLS (no certificate to pin)', async () => {
+    const s = await serveWith([]);
+    try {
+      const r = await bash(block(s.http, s.smtp), { cwd: s.dir, env: shellEnv() });
+      assert.notEqual(r.code, 0, 'jq -e fails on a null certificate, so the step stops');
+    } finally {
+      await s.stop();
+    }
+  });
+});
+
+const SENDMAIL = plan({ heading: 'sendmail: `inboxd sendmail` and a symlink named `sendmail`', has: 'ln -s' });
+test('sendmail: a symlink named sendmail delivers what PHP mail() hands it', async () => {
+  let bin = process.env.INBOXD_BINARY ?? path.join(ROOT, 'dist/inboxd');
+  if (!process.env.INBOXD_BINARY && !fs.existsSync(bin)) {
+    const r = spawnSync('npm', ['run', '--silent', 'build'], { cwd: ROOT, encoding: 'utf8', timeout: 300_000 });
+    assert.equal(r.status, 0, `npm run build failed:\n${r.stdout}${r.stderr}`);
+    bin = path.join(ROOT, 'dist/inboxd');
+  }
+  const inbox = await call('POST', '/v1/inboxes', {});
+  // What PHP's mail() runs with sendmail_path = "sendmail -t -i": the message on stdin.
+  const php = `printf 'To: %s\\nSubject: via the symlink\\n\\nHello from PHP.\\n' "$TO" | sendmail -t -i\n`;
+  const run = (smtp: string) => {
+    const dir = tempDir('inboxd-readme-sendmail-');
+    dirs.push(dir);
+    const code = fill(find(SENDMAIL).code, [
+      ['/usr/local/bin/inboxd', bin],
+      ['/usr/local/bin/sendmail', path.join(dir, 'sendmail')],
+      ['inboxd:2525', smtp],
+    ]);
+    return bash(code + php, { cwd: dir, env: shellEnv({ PATH: `${dir}:${shim}:${process.env.PATH}`, TO: inbox.address }) });
+  };
+  const r = await run(`localhost:${smtpPort}`);
+  assert.equal(r.code, 0, r.stderr);
+  const got = await call('GET', `/v1/inboxes/${inbox.inboxId}/wait?timeoutSeconds=10`);
+  assert.equal(got.subject, 'via the symlink');
+  // And the step fails when nothing listens there (sendmail exits 75, EX_TEMPFAIL).
+  const down = await run('localhost:1');
+  assert.equal(down.code, 75, down.stderr);
 });
 
 // ---------------------------------------------------------------------------------------------------------------
