@@ -100,6 +100,8 @@ export class PgEventBus implements EventBus {
   publish(event: InboxEvent): void {
     if (event.type === 'message.received') this.seen(event.inboxId, event.message.seq);
     this.local.publish(event);
+    // Check results are heard where the checks ran (README "Message checks"): the other instances are not told.
+    if (event.type === 'message.checked') return;
     const note: Note =
       event.type === 'message.received'
         ? { o: this.instance, t: 'm', i: event.inboxId, tm: event.teamId, m: event.message.id, s: event.message.seq }

@@ -51,7 +51,8 @@ export type IdPrefix =
   | 'team'
   | 'dlv'
   | 'pac'
-  | 'evt';
+  | 'evt'
+  | 'chk';
 
 /**
  * Opaque identifier with a type prefix (CONTRACT §3), e.g. `inb_0Lq3xV2a…`: 8 characters of creation time, then 12

@@ -7,6 +7,8 @@
 import { runBuiltinJob } from '../ai/builtin/index.ts';
 import { runVerifyJob } from '../ai/review.ts';
 import { runSchemaJob } from '../ai/schema.ts';
+import { type PureCheckJob, runPureCheck } from '../checks/engine.ts';
+import { PURE_CHECKS } from '../checks/pure.ts';
 import { calendarChanges, calendarUids, expandMany } from '../providers/calendar/tasks.ts';
 import { sqliteSearch } from '../search/worker-task.ts';
 
@@ -31,6 +33,8 @@ export const TASKS = {
   'calendar.uids': calendarUids,
   'calendar.changes': calendarChanges,
   'search.sqlite': sqliteSearch,
+  /** One pure message check (html, a11y, text, …) over a stranger's mail (src/checks/engine.ts). */
+  'checks.pure': (job: PureCheckJob) => runPureCheck(PURE_CHECKS, job),
 } satisfies Record<string, (input: never) => unknown>;
 
 export type TaskName = keyof typeof TASKS;
