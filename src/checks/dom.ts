@@ -59,14 +59,17 @@ export function locate(el: Element, attribute?: string): FindingLocation {
   return { part: 'html', line: at.startLine, column: at.startCol, selector };
 }
 
-/** A short selector naming the element: `table#main.wrap`, or its tag with its place among its siblings. */
+/** A short selector naming the element and its parent: `p#intro > img`, `td.cell > a`. */
 export function selectorOf(el: Element): string {
+  const parent = el.parentNode && 'tagName' in el.parentNode ? (el.parentNode as Element) : null;
+  return parent && parent.tagName !== 'html' ? `${short(parent)} > ${short(el)}` : short(el);
+}
+
+function short(el: Element): string {
   const id = attr(el, 'id');
   if (id) return `${el.tagName}#${id.slice(0, 60)}`;
   const cls = attr(el, 'class')?.trim().split(/\s+/)[0];
-  const parent = el.parentNode && 'tagName' in el.parentNode ? (el.parentNode as Element).tagName : null;
-  const own = cls ? `${el.tagName}.${cls.slice(0, 40)}` : el.tagName;
-  return parent ? `${parent} > ${own}` : own;
+  return cls ? `${el.tagName}.${cls.slice(0, 40)}` : el.tagName;
 }
 
 /** The text inside an element (collapsed white space, bounded). */
