@@ -21,7 +21,10 @@ Usage:
                                      deliver a simulated message into an inbox (JSON)
   ${NAME} send INBOX --to ADDR [--subject T] [--text T] [--attach FILE] …
                                      send mail from an inbox (JSON)
-                                     (these four talk to a running server: --url / INBOXD_URL, --key / INBOXD_KEY;
+  ${NAME} check (MESSAGE --inbox INBOX | FILE.eml | FILE.html | --inbox INBOX --wait) [--fail-on EXPR] …
+                                     run message checks; text, json, junit or sarif report; exit 0 passed ·
+                                     1 failed · 2 could not check · 3 timed out
+                                     (these five talk to a running server: --url / INBOXD_URL, --key / INBOXD_KEY;
                                      exit 0 ok · 1 error · 2 usage · 3 timeout · 4 no value for --print;
                                      ${NAME} COMMAND --help for each)
   ${NAME} --help | help                this text
@@ -43,7 +46,7 @@ Exit codes: 0 clean stop · 1 runtime failure · 2 bad usage or configuration.
 Signals: SIGTERM/SIGINT stop accepting, finish in-flight work and exit 0.
 Docs: GET /v1 (discovery) and GET /v1/openapi.json on the running server.`;
 
-const COMMANDS = ['serve', 'extract', 'wait', 'verify', 'simulate', 'send', 'help', 'version'];
+const COMMANDS = ['serve', 'extract', 'wait', 'verify', 'simulate', 'send', 'check', 'help', 'version'];
 
 /**
  * The name `ps`, `top`, `ss -p` and `pgrep inboxd` show (else Node's main thread name, `MainThread`): `inboxd serve`
@@ -66,7 +69,7 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(VERSION + '\n');
     return 0;
   }
-  if (first === 'wait' || first === 'verify' || first === 'simulate' || first === 'send') {
+  if (first === 'wait' || first === 'verify' || first === 'simulate' || first === 'send' || first === 'check') {
     const { clientCommand } = await import('./client/index.ts');
     return clientCommand(first, rest);
   }

@@ -149,7 +149,12 @@ test('an inbox with checks runs them on arrival: message.checked on SSE and to t
     }
     ac.abort();
     const frame = buf.slice(buf.indexOf('event: message.checked')).split('\n\n')[0]!;
-    const data = JSON.parse(frame.split('\n').find((l) => l.startsWith('data: '))!.slice(6));
+    const data = JSON.parse(
+      frame
+        .split('\n')
+        .find((l) => l.startsWith('data: '))!
+        .slice(6),
+    );
     assert.equal(data.messageId, id);
     assert.equal(data.checks.html.status, 'failed');
     assert.equal(data.summary.status, 'failed');
@@ -160,7 +165,10 @@ test('an inbox with checks runs them on arrival: message.checked on SSE and to t
     assert.equal(cb.type, 'message.checked');
     assert.equal(cb.data.messageId, id);
     assert.equal(cb.data.address, ib.address);
-    assert.ok(bodies.some((b) => b.includes('"message.received"')), 'the message.received callback still goes');
+    assert.ok(
+      bodies.some((b) => b.includes('"message.received"')),
+      'the message.received callback still goes',
+    );
 
     const last = await json(await s.api(`/v1/inboxes/${ib.inboxId}/messages/${id}/checks`));
     assert.deepEqual(last.options.checks, ['html', 'a11y']);
@@ -190,10 +198,7 @@ test('MCP: svc_check_message, svc_check_html and svc_explain_finding', async () 
   assert.equal(unknown.status, 404);
   assert.match((await unknown.json()).detail, /did you mean gmail-clipping/);
   const list = await json(await s.api('/v1/checks'));
-  assert.deepEqual(
-    list.items.map((i: { name: string }) => i.name).slice(0, 3),
-    ['html', 'a11y', 'text'],
-  );
+  assert.deepEqual(list.items.map((i: { name: string }) => i.name).slice(0, 3), ['html', 'a11y', 'text']);
 });
 
 test('findings are counted by check and severity in /metrics', async () => {
