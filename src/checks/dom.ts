@@ -78,7 +78,8 @@ export function textOf(el: Node, max = 2_000): string {
   const stack: Node[] = [el];
   while (stack.length > 0 && out.length < max) {
     const n = stack.pop()!;
-    if (n.nodeName === '#text') out += (n as DefaultTreeAdapterMap['textNode']).value;
+    // Text nodes are joined with a space: block boundaries (</p><p>) must not glue words together.
+    if (n.nodeName === '#text') out += ` ${(n as DefaultTreeAdapterMap['textNode']).value}`;
     else if ('tagName' in n && (n.tagName === 'script' || n.tagName === 'style')) continue;
     else if ('childNodes' in n) for (let i = n.childNodes.length - 1; i >= 0; i--) stack.push(n.childNodes[i]!);
   }
