@@ -19,7 +19,7 @@ import type { CheckOptions, RuleInfo, SessionFacts } from './types.ts';
 
 /** Events the service listens to and publishes (src/events/bus.ts; structurally typed, so checks need no events import). */
 type BusEvent =
-  | { type: 'message.received'; inboxId: string; teamId: string; message: { id: string } }
+  | { type: 'message.received'; inboxId: string; teamId: string; message: { id: string }; remote?: true }
   | { type: 'inbox.deleted'; inboxId: string; teamId: string }
   | { type: 'message.checked'; inboxId: string; teamId: string; messageId: string; data: Record<string, unknown> };
 
@@ -218,7 +218,8 @@ export class CheckService {
       this.arrival.delete(e.inboxId);
       return;
     }
-    if (e.type !== 'message.received') return;
+    // The instance that stored the message checks it (another one hears of it only when it has listeners).
+    if (e.type !== 'message.received' || e.remote) return;
     const known = this.arrival.get(e.inboxId);
     if (known === null) return;
     if (known) {

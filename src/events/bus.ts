@@ -3,7 +3,14 @@
 import type { MessageSummaryRow } from '../store/messages.ts';
 
 export type InboxEvent =
-  | { type: 'message.received'; inboxId: string; teamId: string; message: MessageSummaryRow }
+  | {
+      type: 'message.received';
+      inboxId: string;
+      teamId: string;
+      message: MessageSummaryRow;
+      /** Stored by another instance and announced here (PostgreSQL): work done once per message skips it. */
+      remote?: true;
+    }
   | { type: 'inbox.deleted'; inboxId: string; teamId: string }
   /**
    * The on-arrival checks of a message finished (src/checks/service.ts); `data` is the event's JSON (message id,

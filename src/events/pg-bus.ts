@@ -227,7 +227,7 @@ export class PgEventBus implements EventBus {
       const inboxId = message.inbox_id!;
       if (message.seq <= (this.lastSeq.get(inboxId) ?? -1)) continue;
       this.seen(inboxId, message.seq);
-      this.local.publish({ type: 'message.received', inboxId, teamId: team_id, message });
+      this.local.publish({ type: 'message.received', inboxId, teamId: team_id, message, remote: true });
     }
   }
 

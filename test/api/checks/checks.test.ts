@@ -202,10 +202,13 @@ test('MCP: svc_check_message, svc_check_html and svc_explain_finding', async () 
 });
 
 test('findings are counted by check and severity in /metrics', async () => {
-  const before = parsePrometheus(await (await s.api('/metrics')).text());
+  // Metrics are per instance: every call goes to the first one (s.api takes turns on a cluster).
+  const onFirst = (p: string, init: RequestInit = {}) =>
+    fetch(s.url + p, { ...init, headers: { authorization: `Bearer ${s.key}`, 'content-type': 'application/json', ...init.headers } });
+  const before = parsePrometheus(await (await onFirst('/metrics')).text());
   const was = sampleValue(before, 'inboxd_check_findings_total', { check: 'html', severity: 'error' }) ?? 0;
-  await json(await s.api('/v1/checks', { method: 'POST', json: { html: BAD_HTML, checks: ['html'] } }));
-  const now = parsePrometheus(await (await s.api('/metrics')).text());
+  await json(await onFirst('/v1/checks', { method: 'POST', body: JSON.stringify({ html: BAD_HTML, checks: ['html'] }) }));
+  const now = parsePrometheus(await (await onFirst('/metrics')).text());
   // Two errors: the cid: with no part and the script.
   assert.equal(sampleValue(now, 'inboxd_check_findings_total', { check: 'html', severity: 'error' }), was + 2);
 });
