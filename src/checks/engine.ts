@@ -5,6 +5,7 @@
 // mode, spam daemons, DNS) run here with an AbortSignal that fires at their budget; one that does not stop is left
 // behind and answers `error`. A check that throws or times out never takes the others down.
 import { createHash } from 'node:crypto';
+import { parseMessage } from '../mail/parse.ts';
 import type { ParsedMessage } from '../mail/types.ts';
 import { type CheckEntry, type CheckReport, summarize } from './report.ts';
 import type { CheckDef, CheckInput, CheckOptions, CheckResult, SessionFacts } from './types.ts';
@@ -12,13 +13,14 @@ import type { CheckDef, CheckInput, CheckOptions, CheckResult, SessionFacts } fr
 /** Bumped when the engine's report shape or shared rules change (part of every report's dataVersion). */
 export const ENGINE_VERSION = '1';
 
-/** What a pure check receives in its worker: structured-clonable (no signal; attachment bytes left out). */
+/**
+ * What a pure check receives in its worker: structured-clonable (no signal; attachment bytes left out). Without
+ * `parsed` the worker parses the raw message itself, so the MIME parse of a stranger's mail stays off the main thread.
+ */
 export interface PureCheckJob {
   name: string;
   raw: Uint8Array;
-  parsed: ParsedMessage;
-  html: string | null;
-  text: string | null;
+  parsed: ParsedMessage | null;
   facts: SessionFacts | null;
   options: CheckOptions;
 }
@@ -39,7 +41,8 @@ export interface EngineDeps {
 export interface EngineInput {
   messageId: string | null;
   raw: Buffer;
-  parsed: ParsedMessage;
+  /** The parsed message when the caller has it; null: parsed in the workers (and here only for checks that run here). */
+  parsed: ParsedMessage | null;
   facts: SessionFacts | null;
   options: CheckOptions;
 }
@@ -75,9 +78,9 @@ export class CheckEngine {
   async run(input: EngineInput, names: readonly string[], signal: AbortSignal, now: () => number = Date.now): Promise<CheckReport> {
     const started = performance.now();
     const checkedAt = new Date(now()).toISOString();
-    const html = input.parsed.html;
-    const text = input.parsed.text;
-    const results = await Promise.all(names.map((n) => this.one(n, input, html, text, signal)));
+    const here = names.some((n) => !(this.deps.pure.has(n) && this.deps.runPure));
+    const parsed = input.parsed ?? (here ? await parseMessage(input.raw) : null);
+    const results = await Promise.all(names.map((n) => this.one(n, input, parsed, signal)));
     const checks: Record<string, CheckEntry> = {};
     names.forEach((n, i) => {
       checks[n] = results[i]!;
@@ -93,7 +96,7 @@ export class CheckEngine {
     };
   }
 
-  private async one(name: string, input: EngineInput, html: string | null, text: string | null, outer: AbortSignal): Promise<CheckEntry> {
+  private async one(name: string, input: EngineInput, parsed: ParsedMessage | null, outer: AbortSignal): Promise<CheckEntry> {
     const def = this.byName.get(name);
     const t0 = performance.now();
     const took = () => Math.round((performance.now() - t0) * 10) / 10;
@@ -103,12 +106,13 @@ export class CheckEngine {
       let r: CheckResult;
       if (this.deps.pure.has(name) && this.deps.runPure) {
         // Attachment bytes stay here: the raw message already carries them, and checks read parts' metadata only.
-        const parsed = { ...input.parsed, attachments: input.parsed.attachments.map((a) => ({ ...a, content: Buffer.alloc(0) })) };
-        r = await this.deps.runPure({ name, raw: input.raw, parsed, html, text, facts: input.facts, options: input.options }, budget);
+        const lean = parsed && { ...parsed, attachments: parsed.attachments.map((a) => ({ ...a, content: Buffer.alloc(0) })) };
+        r = await this.deps.runPure({ name, raw: input.raw, parsed: lean, facts: input.facts, options: input.options }, budget);
       } else {
+        const p = parsed!;
         r = await withBudget(
           def,
-          { raw: input.raw, parsed: input.parsed, html, text, facts: input.facts, options: input.options },
+          { raw: input.raw, parsed: p, html: p.html, text: p.text, facts: input.facts, options: input.options },
           budget,
           outer,
         );
@@ -155,14 +159,16 @@ async function withBudget(def: CheckDef, base: Omit<CheckInput, 'signal'>, budge
 }
 
 /** Runs one pure check where it is called (the sandbox worker's task, src/workers/sandbox-tasks.ts). */
-export function runPureCheck(checks: readonly CheckDef[], job: PureCheckJob): Promise<CheckResult> {
+export async function runPureCheck(checks: readonly CheckDef[], job: PureCheckJob): Promise<CheckResult> {
   const def = checks.find((c) => c.name === job.name);
-  if (!def) return Promise.reject(new Error(`no pure check named ${job.name}`));
+  if (!def) throw new Error(`no pure check named ${job.name}`);
+  const raw = Buffer.from(job.raw.buffer, job.raw.byteOffset, job.raw.byteLength);
+  const parsed = job.parsed ?? (await parseMessage(raw));
   return def.run({
-    raw: Buffer.from(job.raw.buffer, job.raw.byteOffset, job.raw.byteLength),
-    parsed: job.parsed,
-    html: job.html,
-    text: job.text,
+    raw,
+    parsed,
+    html: parsed.html,
+    text: parsed.text,
     facts: job.facts,
     options: job.options,
     signal: new AbortController().signal,

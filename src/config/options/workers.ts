@@ -89,8 +89,8 @@ export const WORKER_OPTIONS = {
     env: 'INBOXD_CHECK_QUEUE',
     arg: 'N',
     help: 'messages waiting for their on-arrival checks (inbox option checks) at most; more are skipped and logged, never slowing SMTP',
-    schema: between(1, 100_000),
-    default: 256,
+    schema: between(1, 1_000_000),
+    default: 10_000,
   },
   sandboxMaxHeapMb: {
     flag: '--sandbox-max-heap-mb',
