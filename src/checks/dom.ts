@@ -24,7 +24,20 @@ export interface HtmlDoc {
 /** Parse errors kept at most (a broken mail can produce one per character). */
 const MAX_ERRORS = 2_000;
 
+/**
+ * The last document parsed in this thread (a sandbox worker, or a bench): the html, a11y and text checks of one message
+ * share one parse when they run in the same thread. Checks only read the tree. One entry, replaced by the next parse.
+ */
+let last: { html: string; doc: HtmlDoc } | null = null;
+
 export function parseHtml(html: string): HtmlDoc {
+  if (last !== null && last.html === html) return last.doc;
+  const doc = parseFresh(html);
+  last = { html, doc };
+  return doc;
+}
+
+function parseFresh(html: string): HtmlDoc {
   const errors: ParseIssue[] = [];
   const root = parse(html, {
     sourceCodeLocationInfo: true,
