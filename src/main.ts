@@ -24,8 +24,12 @@ Usage:
                                      send mail from an inbox (JSON)
   ${NAME} faults set|list|clear|timeline [--inbox INBOX | --label-prefix P] …
                                      SMTP fault rules for retry tests, and an inbox's timeline (JSON)
-                                     (these five talk to a running server: --url / INBOXD_URL, --key / INBOXD_KEY;
-                                     exit 0 ok · 1 error · 2 usage · 3 timeout · 4 no value for --print;
+  ${NAME} check (MESSAGE --inbox INBOX | FILE.eml | FILE.html | --inbox INBOX --wait) [--fail-on EXPR] …
+                                     run message checks; text, json, junit or sarif report; exit 0 passed ·
+                                     1 failed · 2 could not check · 3 timed out
+                                     (these six talk to a running server: --url / INBOXD_URL, --key / INBOXD_KEY;
+                                     exit 0 ok · 1 error · 2 usage · 3 timeout · 4 no value for --print, except
+                                     check's own codes above;
                                      ${NAME} COMMAND --help for each)
   ${NAME} sendmail [-t] [-i] [-f ADDR] [RCPT…] < message
                                      a drop-in for /usr/sbin/sendmail (PHP mail(), cron): deliver one message from
@@ -51,7 +55,7 @@ Exit codes: 0 clean stop · 1 runtime failure · 2 bad usage or configuration.
 Signals: SIGTERM/SIGINT stop accepting, finish in-flight work and exit 0.
 Docs: GET /v1 (discovery) and GET /v1/openapi.json on the running server.`;
 
-const COMMANDS = ['serve', 'extract', 'wait', 'verify', 'simulate', 'send', 'faults', 'sendmail', 'help', 'version'];
+const COMMANDS = ['serve', 'extract', 'wait', 'verify', 'simulate', 'send', 'faults', 'check', 'sendmail', 'help', 'version'];
 
 /**
  * The name `ps`, `top`, `ss -p` and `pgrep inboxd` show (else Node's main thread name, `MainThread`): `inboxd serve`
@@ -79,7 +83,7 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(VERSION + '\n');
     return 0;
   }
-  if (first === 'wait' || first === 'verify' || first === 'simulate' || first === 'send' || first === 'faults') {
+  if (first === 'wait' || first === 'verify' || first === 'simulate' || first === 'send' || first === 'faults' || first === 'check') {
     const { clientCommand } = await import('./client/index.ts');
     return clientCommand(first, rest);
   }

@@ -8,6 +8,7 @@ import type { AccountService } from './auth/account.ts';
 import type { AuditLog } from './auth/audit-log.ts';
 import type { KeyAuth } from './auth/keys.ts';
 import type { RateLimiter } from './auth/rate-limit.ts';
+import type { CheckService } from './checks/service.ts';
 import type { Config } from './config.ts';
 import type { ConsoleService } from './console/service.ts';
 import type { ServedDomains } from './domains/served.ts';
@@ -70,6 +71,8 @@ export interface Services {
   search: SearchService;
   /** SSE streams of inboxes. */
   eventStreams: EventStreams;
+  /** Message checks (issue 28): the engine over stored and supplied mail, reports, on-arrival checks (src/checks/). */
+  checks: CheckService;
   /** Callback delivery worker. */
   callbacks: CallbackService;
   /** Mail from providers' inbound webhooks (POST /webhooks/:provider), with its replay tokens. */

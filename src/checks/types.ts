@@ -81,9 +81,21 @@ export interface CheckInput {
   signal: AbortSignal;
 }
 
+/** What a rule checks, why it matters and how to fix it (`svc_explain_finding`, the console). */
+export interface RuleInfo {
+  title: string;
+  why: string;
+  fix: string;
+  docs?: string;
+}
+
 export interface CheckDef {
   name: string;
   /** One line for discovery and `--help`. */
   description: string;
+  /** The version of the check's rules or data (e.g. a data date): part of the report cache key. */
+  version?: string;
+  /** The rules the check may report, by rule id (optional: an unknown rule is explained from the finding itself). */
+  rules?: Record<string, RuleInfo>;
   run(input: CheckInput): Promise<CheckResult>;
 }

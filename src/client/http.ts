@@ -44,7 +44,14 @@ export class Client {
   async request(
     method: string,
     path: string,
-    o: { query?: Record<string, string | undefined>; body?: unknown; timeoutMs?: number; expect?: number[] } = {},
+    o: {
+      query?: Record<string, string | undefined>;
+      body?: unknown;
+      /** Bytes sent as they are (a .eml), instead of a JSON body. */
+      raw?: { bytes: Buffer; contentType: string };
+      timeoutMs?: number;
+      expect?: number[];
+    } = {},
   ): Promise<Answer> {
     const qs = new URLSearchParams();
     for (const [k, v] of Object.entries(o.query ?? {})) if (v !== undefined) qs.set(k, v);
@@ -57,9 +64,9 @@ export class Client {
         headers: {
           authorization: `Bearer ${this.key}`,
           accept: 'application/json',
-          ...(o.body === undefined ? {} : { 'content-type': 'application/json' }),
+          ...(o.raw ? { 'content-type': o.raw.contentType } : o.body === undefined ? {} : { 'content-type': 'application/json' }),
         },
-        body: o.body === undefined ? null : JSON.stringify(o.body),
+        body: o.raw ? new Uint8Array(o.raw.bytes) : o.body === undefined ? null : JSON.stringify(o.body),
         signal: AbortSignal.timeout(timeoutMs),
       });
     } catch (e) {

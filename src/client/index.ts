@@ -1,13 +1,14 @@
-// The client commands (`inboxd wait|verify|simulate|send|faults`): talk to a running inboxd over its HTTP API, print JSON
-// on stdout, errors on stderr, and exit with a code a shell can test (0 ok, 1 error, 2 usage, 3 timeout, 4 no value for
-// --print).
+// The client commands (`inboxd wait|verify|simulate|send|faults|check`): talk to a running inboxd over its HTTP API,
+// print JSON on stdout, errors on stderr, and exit with a code a shell can test (0 ok, 1 error, 2 usage, 3 timeout,
+// 4 no value for --print).
 import { ClientError, EXIT, type FlagSpec, type Parsed, parseArgs } from './args.ts';
+import { CHECK_FLAGS, CHECK_HELP, checkCommand } from './check.ts';
 import { FAULTS_FLAGS, FAULTS_HELP, faultsCommand } from './faults.ts';
 import { Client } from './http.ts';
 import { SEND_FLAGS, SEND_HELP, SIMULATE_FLAGS, SIMULATE_HELP, sendCommand, simulateCommand } from './send.ts';
 import { VERIFY_FLAGS, VERIFY_HELP, verifyCommand, WAIT_FLAGS, WAIT_HELP, waitCommand } from './wait.ts';
 
-export const CLIENT_COMMANDS = ['wait', 'verify', 'simulate', 'send', 'faults'] as const;
+export const CLIENT_COMMANDS = ['wait', 'verify', 'simulate', 'send', 'faults', 'check'] as const;
 export type ClientCommand = (typeof CLIENT_COMMANDS)[number];
 
 interface Io {
@@ -25,6 +26,7 @@ const COMMANDS: Record<ClientCommand, { flags: Record<string, FlagSpec>; help: s
   simulate: { flags: SIMULATE_FLAGS, help: SIMULATE_HELP, run: simulateCommand },
   send: { flags: SEND_FLAGS, help: SEND_HELP, run: sendCommand },
   faults: { flags: FAULTS_FLAGS, help: FAULTS_HELP, run: faultsCommand },
+  check: { flags: CHECK_FLAGS, help: CHECK_HELP, run: checkCommand },
 };
 
 export async function clientCommand(cmd: ClientCommand, argv: string[], io: Partial<Io> = {}): Promise<number> {

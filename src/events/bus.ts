@@ -3,8 +3,20 @@
 import type { MessageSummaryRow } from '../store/messages.ts';
 
 export type InboxEvent =
-  | { type: 'message.received'; inboxId: string; teamId: string; message: MessageSummaryRow }
-  | { type: 'inbox.deleted'; inboxId: string; teamId: string };
+  | {
+      type: 'message.received';
+      inboxId: string;
+      teamId: string;
+      message: MessageSummaryRow;
+      /** Stored by another instance and announced here (PostgreSQL): work done once per message skips it. */
+      remote?: true;
+    }
+  | { type: 'inbox.deleted'; inboxId: string; teamId: string }
+  /**
+   * The on-arrival checks of a message finished (src/checks/service.ts); `data` is the event's JSON (message id,
+   * summary, per-check status). Published on this instance only: SSE streams and callbacks of this instance send it.
+   */
+  | { type: 'message.checked'; inboxId: string; teamId: string; messageId: string; data: Record<string, unknown> };
 
 export type Listener = (event: InboxEvent) => void;
 

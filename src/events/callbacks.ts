@@ -57,6 +57,7 @@ export interface CallbackTuning {
 }
 
 export const MESSAGE_RECEIVED = 'message.received';
+export const MESSAGE_CHECKED = 'message.checked';
 
 /** Builds the JSON body of a `message.received` callback (the API's shape lives with the other views). */
 export type RenderCallback = (inbox: CallbackInbox, message: MessageSummaryRow, at: number) => string;
@@ -240,6 +241,12 @@ export class CallbackService {
       this.targets.delete(e.inboxId);
       return;
     }
+    if (e.type === 'message.checked') {
+      void this.queueChecked(e).catch((err: unknown) =>
+        this.log.error('could not queue a message.checked callback', { err: err as Error, messageId: e.messageId }),
+      );
+      return;
+    }
     this.incoming.push(e);
     if (!this.flushing) this.flushing = new Promise<void>((r) => setImmediate(r)).then(() => this.flush());
   }
@@ -272,6 +279,38 @@ export class CallbackService {
       }
     }
     this.flushing = null;
+    this.pump();
+  }
+
+  /** A `message.checked` callback (issue 28): one delivery per message, with the same retries as message.received. */
+  private async queueChecked(e: Extract<InboxEvent, { type: 'message.checked' }>): Promise<void> {
+    if (!this.targets.has(e.inboxId)) this.remember(e.inboxId, (await this.repo.callbackInboxes([e.inboxId]))[0] ?? null);
+    const inbox = this.targets.get(e.inboxId);
+    if (!inbox || this.stopped) return;
+    const now = this.now();
+    const row: NewDelivery = {
+      id: newId('dlv'),
+      inbox_id: inbox.id,
+      team_id: inbox.team_id,
+      message_id: e.messageId,
+      event: MESSAGE_CHECKED,
+      url: inbox.callback_url,
+      target_host: targetHost(inbox.callback_url),
+      secret: inbox.callback_secret,
+      payload: JSON.stringify({
+        type: MESSAGE_CHECKED,
+        timestamp: new Date(now).toISOString(),
+        data: { ...e.data, address: inbox.address, label: inbox.label },
+      }),
+      state: 'pending',
+      attempts: 0,
+      next_attempt_at: now,
+      created_at: now,
+      updated_at: now,
+    };
+    const inserted = new Set(await this.repo.insert([row]));
+    if (this.repo.shared) this.storeHasDue ||= inserted.size > 0;
+    else if (inserted.has(row.id)) this.ready.set(row.id, row as DeliveryRow);
     this.pump();
   }
 

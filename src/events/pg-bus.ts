@@ -100,6 +100,8 @@ export class PgEventBus implements EventBus {
   publish(event: InboxEvent): void {
     if (event.type === 'message.received') this.seen(event.inboxId, event.message.seq);
     this.local.publish(event);
+    // Check results are heard where the checks ran (README "Message checks"): the other instances are not told.
+    if (event.type === 'message.checked') return;
     const note: Note =
       event.type === 'message.received'
         ? { o: this.instance, t: 'm', i: event.inboxId, tm: event.teamId, m: event.message.id, s: event.message.seq }
@@ -225,7 +227,7 @@ export class PgEventBus implements EventBus {
       const inboxId = message.inbox_id!;
       if (message.seq <= (this.lastSeq.get(inboxId) ?? -1)) continue;
       this.seen(inboxId, message.seq);
-      this.local.publish({ type: 'message.received', inboxId, teamId: team_id, message });
+      this.local.publish({ type: 'message.received', inboxId, teamId: team_id, message, remote: true });
     }
   }
 

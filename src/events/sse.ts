@@ -101,6 +101,7 @@ export class EventStreams {
     };
     const handle = (e: InboxEvent) => {
       if (e.type === 'message.received') sendMessage(e.message);
+      else if (e.type === 'message.checked') write(`event: message.checked\ndata: ${JSON.stringify(e.data)}\n\n`);
       else {
         write(`event: inbox.deleted\ndata: ${JSON.stringify({ inboxId: e.inboxId })}\n\n`);
         close();

@@ -31,6 +31,8 @@ export interface CreateInboxRequest {
   address?: string | undefined;
   callbackUrl?: string | undefined;
   service?: string | undefined;
+  /** Checks run on every arrival (names already validated against the check registry by the caller). */
+  checks?: string[] | undefined;
 }
 
 export interface CreatedInbox {
@@ -130,6 +132,7 @@ export class InboxService {
       callback_secret: req.callbackUrl ? newCallbackSecret() : null,
       created_at: now,
       created_by_key: p.keyId,
+      checks_json: req.checks && req.checks.length > 0 ? JSON.stringify(req.checks) : null,
     };
     try {
       await this.repo.insert(row);

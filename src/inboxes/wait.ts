@@ -187,7 +187,7 @@ export class MailWaits {
       const unsubscribe = this.bus.subscribe(inbox.id, (e) => {
         if (e.type === 'inbox.deleted')
           this.wakes.add(() => finish(null, new AppError('not_found', `inbox ${inbox.id} was deleted while waiting`)));
-        else if (matches(e.message, filter)) this.wakes.add(() => finish(e.message));
+        else if (e.type === 'message.received' && matches(e.message, filter)) this.wakes.add(() => finish(e.message));
       });
       const onAbort = () => finish(null);
       if (signal.aborted) return finish(null);

@@ -54,7 +54,8 @@ export type IdPrefix =
   | 'evt'
   | 'flt'
   | 'fev'
-  | 'lbr';
+  | 'lbr'
+  | 'chk';
 
 /**
  * Opaque identifier with a type prefix (CONTRACT §3), e.g. `inb_0Lq3xV2a…`: 8 characters of creation time, then 12

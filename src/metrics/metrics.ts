@@ -85,6 +85,8 @@ export class Metrics {
   private readonly callbackOutcomes = new Float64Array(CALLBACK_OUTCOMES.length);
   /** Operation name → status → requests. Operation names come from the registry, never from the request path. */
   private readonly http = new Map<string, Map<number, number>>();
+  /** `check severity` → findings reported by message checks (inboxd_check_findings_total). */
+  private readonly checkFindings = new Map<string, number>();
 
   constructor() {
     const registers = [this.registry];
@@ -92,6 +94,20 @@ export class Metrics {
     const sources = this.sources;
     const callbackOutcomes = this.callbackOutcomes;
     const http = this.http;
+    const checkFindings = this.checkFindings;
+    new Counter({
+      name: 'inboxd_check_findings_total',
+      help: 'Findings of message checks (issue 28) by check and severity, cached reports not counted again',
+      labelNames: ['check', 'severity'],
+      registers,
+      collect() {
+        this.reset();
+        for (const [k, n] of checkFindings) {
+          const [check, severity] = k.split(' ') as [string, string];
+          this.inc({ check, severity }, n);
+        }
+      },
+    });
     new Gauge({
       name: 'inboxd_build_info',
       help: 'Always 1; the version of the running inboxd as a label',
@@ -223,6 +239,13 @@ export class Metrics {
       this.http.set(operation, byStatus);
     }
     byStatus.set(status, (byStatus.get(status) ?? 0) + 1);
+  }
+
+  /** Findings of one check run (check names come from the registry, severities from the three). */
+  checkFound(check: string, severity: string, n: number): void {
+    if (n <= 0 || this.checkFindings.size > 1_000) return;
+    const k = `${check} ${severity}`;
+    this.checkFindings.set(k, (this.checkFindings.get(k) ?? 0) + n);
   }
 
   callbackAttempt(outcome: CallbackOutcome): void {

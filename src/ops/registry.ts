@@ -5,6 +5,7 @@
 import { agentOps, agentToolOps, rehearsalOps, simulateOps } from './agent/index.ts';
 import { aiOps } from './ai/index.ts';
 import { accountOps, oauthOps, teamOps } from './auth/index.ts';
+import { checkOps } from './checks/index.ts';
 import { consoleOps } from './console/index.ts';
 import { domainOps } from './domains/index.ts';
 import { eventOps, webhookOps } from './events/index.ts';
@@ -24,6 +25,7 @@ export const OPERATIONS: readonly Operation[] = [
   ...systemOps,
   ...inboxOps,
   ...messageOps,
+  ...checkOps,
   ...outboundOps,
   ...labelRuleOps,
   ...threadOps,

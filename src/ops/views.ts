@@ -21,6 +21,10 @@ export const InboxView = z.object({
   expiresAt: z.string(),
   callbackUrl: z.string().nullable(),
   messagesReceived: z.number().int().describe('Messages delivered to this inbox so far'),
+  checks: z
+    .array(z.string())
+    .optional()
+    .describe('Checks run on every arrival (the checks option on create); reported as message.checked on SSE and callbacks'),
 });
 export type InboxView = z.infer<typeof InboxView>;
 
@@ -34,6 +38,7 @@ export function inboxView(r: InboxRow): InboxView {
     expiresAt: iso(r.expires_at),
     callbackUrl: r.callback_url,
     messagesReceived: r.message_seq,
+    ...(r.checks_json ? { checks: JSON.parse(r.checks_json) as string[] } : {}),
   };
 }
 

@@ -62,6 +62,8 @@ export function components(config: Config, w: Omit<Wired, 'components'>, opts: S
     { name: 'label-rules', start: () => services.labelRules.start(), stop: () => services.labelRules.stop() },
     { name: 'outbound', start: () => services.outbound.start(), stop: () => services.outbound.stop() },
     { name: 'callbacks', start: () => services.callbacks.start(), stop: () => services.callbacks.stop() },
+    // On-arrival checks stop after the callbacks (their message.checked events go nowhere once those have stopped).
+    { name: 'checks', start: () => services.checks.start(), stop: () => services.checks.stop() },
     // Pending writes commit after SMTP and HTTP stop accepting and before the workers that hear of them stop.
     { name: 'writer', stop: () => writer.drained() },
     {

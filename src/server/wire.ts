@@ -5,6 +5,10 @@ import { KeyAuth } from '../auth/keys.ts';
 import { RateLimiter } from '../auth/rate-limit.ts';
 import { BillingClient } from '../billing/stripe.ts';
 import { Sandbox } from '../budget/sandbox.ts';
+import { CheckEngine } from '../checks/engine.ts';
+import { checkRegistry, PURE_CHECK_NAMES } from '../checks/registry.ts';
+import { CheckRepo } from '../checks/repo.ts';
+import { CheckService } from '../checks/service.ts';
 import { type Config, dnsServerAddress } from '../config.ts';
 import { ConsoleService } from '../console/service.ts';
 import { ServedDomains } from '../domains/served.ts';
@@ -185,6 +189,23 @@ export function wire(config: Config, storage: Storage, opts: StartOptions & { lo
     },
     onAttempt: (outcome) => metrics.callbackAttempt(outcome),
   });
+  // checks: the engine runs pure checks in the sandbox's workers, each under --check-timeout-ms (src/checks/).
+  const checks = new CheckService({
+    engine: new CheckEngine({
+      checks: checkRegistry({ config }),
+      pure: PURE_CHECK_NAMES,
+      runPure: (job, timeoutMs) => sandbox.run('checks.pure', job, { owner: 'checks', timeoutMs }),
+      timeoutMs: config.checkTimeoutMs,
+    }),
+    repo: new CheckRepo(store.db),
+    messages,
+    blobs,
+    bus,
+    log,
+    now: () => clock.now(),
+    queueLimit: config.checkQueue,
+    onFindings: (check, severity, n) => metrics.checkFound(check, severity, n),
+  });
   const sealer = new Sealer(config.secretKey);
   const domains = new DomainService({
     db: store.db,
@@ -331,6 +352,7 @@ export function wire(config: Config, storage: Storage, opts: StartOptions & { lo
     search,
     eventStreams: new EventStreams({ db: store.db, bus, log, tuning: opts.events?.sse }),
     callbacks,
+    checks,
     inboundWebhooks,
     console: consoleAggregates,
     metrics,

@@ -21,7 +21,7 @@ export class InboxRepo {
     this.db = db;
   }
 
-  async insert(row: Omit<InboxRow, 'message_seq'>): Promise<void> {
+  async insert(row: Omit<InboxRow, 'message_seq' | 'checks_json'> & { checks_json?: string | null }): Promise<void> {
     await this.db.insertInto('inboxes').values(row).execute();
   }
 

@@ -69,6 +69,8 @@ export interface InboxTable {
   created_at: number;
   created_by_key: string | null;
   message_seq: Generated<number>;
+  /** Checks run on every arrival (JSON list of check names; migration 025), null for none. */
+  checks_json: Generated<string | null>;
 }
 
 /**

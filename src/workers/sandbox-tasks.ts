@@ -7,6 +7,7 @@
 import { runBuiltinJob } from '../ai/builtin/index.ts';
 import { runVerifyJob } from '../ai/review.ts';
 import { runSchemaJob } from '../ai/schema.ts';
+import type { PureCheckJob } from '../checks/engine.ts';
 import { calendarChanges, calendarUids, expandMany } from '../providers/calendar/tasks.ts';
 import { sqliteSearch } from '../search/worker-task.ts';
 
@@ -31,6 +32,8 @@ export const TASKS = {
   'calendar.uids': calendarUids,
   'calendar.changes': calendarChanges,
   'search.sqlite': sqliteSearch,
+  /** One pure message check (html, a11y, text, …) over a stranger's mail (src/checks/engine.ts). */
+  'checks.pure': async (job: PureCheckJob) => (await import('../checks/pure-task.ts')).runPureJob(job),
 } satisfies Record<string, (input: never) => unknown>;
 
 export type TaskName = keyof typeof TASKS;

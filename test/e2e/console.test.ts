@@ -137,6 +137,39 @@ describe('browser console', { skip: missing ?? false }, () => {
     assert.equal(fs.readFileSync(saved, 'utf8'), 'paid in full\n');
   });
 
+  test('the Checks tab runs the checks, counts findings per check, and a finding jumps to its line in the source', async () => {
+    const inbox = await newInbox();
+    // Line 3 holds the image without alt; line 4 the script.
+    const body = [
+      '<html><head><title>Order</title></head>',
+      '<body><h1>Your order</h1>',
+      '<p><img src="https://shop.test/p.png"></p>',
+      '<script>x()</script>',
+      '</body></html>',
+    ].join('\n');
+    await sendMail(server.smtpPort, { to: inbox.address, subject: 'Checks tab', html: body, text: 'Your order' });
+    const page = await open();
+    await page.click(`[data-inbox-id="${inbox.inboxId}"]`);
+    await (await page.waitForSelector('[data-nav="messages"]')).click();
+    await page.click('[role="tab"]#tab-checks');
+    await page.waitForSelector('text=No checks have run on this message yet.');
+    await page.click('#run-checks');
+    await page.waitForSelector('.checks[data-status="failed"]');
+    const sections = await page.$$eval('section.check', (els) => els.map((e) => e.getAttribute('data-check')));
+    assert.deepEqual(sections.slice(0, 3), ['html', 'a11y', 'text']);
+    assert.match((await page.textContent('.check-counts')) ?? '', /html\s*failed/);
+    const alt = await page.waitForSelector('section[data-check="a11y"] li[data-rule="img-missing-alt"] a.jump');
+    assert.equal(await alt.textContent(), 'html:3:4');
+    await alt.click();
+    const hit = await page.waitForSelector('ol.source-lines li.hit');
+    assert.equal(await hit.getAttribute('id'), 'src-html-L3');
+    assert.match((await hit.textContent()) ?? '', /<img src="https:\/\/shop\.test\/p\.png">/);
+    assert.equal(await page.getAttribute('[role="tab"]#tab-source', 'aria-selected'), 'true');
+    // The report stays: opening the tab again shows it without running the checks again.
+    await page.click('[role="tab"]#tab-checks');
+    await page.waitForSelector('section[data-check="html"] li[data-rule="script"]');
+  });
+
   test('hostile HTML: no script runs, no handler fires, no remote image loads until asked; the key and the page stay out of reach', async () => {
     const inbox = await newInbox();
     const page = await open();

@@ -82,7 +82,7 @@ const ALLOWED: Record<string, string[]> = {
   // entries
   main: ['cli', 'config', 'server'],
   cli: ['ai', 'budget', 'client', 'config', 'mail'],
-  workers: ['ai', 'budget', 'providers', 'search'],
+  workers: ['ai', 'budget', 'checks', 'providers', 'search'],
   server: ['*'],
   // edges
   http: ['auth', 'events', 'metrics', 'ops'],
@@ -98,6 +98,7 @@ const ALLOWED: Record<string, string[]> = {
     'auth',
     'billing',
     'budget',
+    'checks',
     'console',
     'domains',
     'events',
@@ -120,7 +121,8 @@ const ALLOWED: Record<string, string[]> = {
   auth: ['store'],
   billing: [],
   budget: [],
-  client: [],
+  client: ['checks'],
+  checks: ['budget', 'domains', 'errors', 'lib', 'log', 'mail', 'store'],
   config: ['ai', 'search', 'store'],
   console: ['store'],
   'data-dir': [],

@@ -76,6 +76,22 @@ export const WORKER_OPTIONS = {
     schema: between(10, 600_000),
     default: 2000,
   },
+  checkTimeoutMs: {
+    flag: '--check-timeout-ms',
+    env: 'INBOXD_CHECK_TIMEOUT_MS',
+    arg: 'MS',
+    help: 'time budget of one message check (html, a11y, links, …); a check over it answers status error and the others still answer',
+    schema: between(50, 600_000),
+    default: 5000,
+  },
+  checkQueue: {
+    flag: '--check-queue',
+    env: 'INBOXD_CHECK_QUEUE',
+    arg: 'N',
+    help: 'messages waiting for their on-arrival checks (inbox option checks) at most; more are skipped and logged, never slowing SMTP',
+    schema: between(1, 1_000_000),
+    default: 10_000,
+  },
   sandboxMaxHeapMb: {
     flag: '--sandbox-max-heap-mb',
     env: 'INBOXD_SANDBOX_MAX_HEAP_MB',

@@ -3,6 +3,7 @@
 // headers, raw, attachments).
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { ApiError, api, apiBlob, pathOf, query, streamEvents } from './api.ts';
+import { ChecksPart, type SourceLine, SourcePart } from './checks.ts';
 import {
   cidRefs,
   INLINE_IMAGE_MAX,
@@ -155,6 +156,7 @@ export function MessageView({
   setRemote: (r: boolean) => void;
 }) {
   const msg = useApi<Message>(`v1/inboxes/${inboxId}/messages/${messageId}`);
+  const [line, setLine] = useState<SourceLine | null>(null);
   const m = msg.data;
   if (!m) {
     return html`<section class="message" aria-label="Message">
@@ -173,6 +175,8 @@ export function MessageView({
     { id: 'headers', label: 'Headers' },
     { id: 'raw', label: 'Raw' },
     { id: 'attachments', label: `Attachments (${listed.length})` },
+    { id: 'checks', label: 'Checks' },
+    { id: 'source', label: 'Source' },
   ];
   const current = tabs.some((t) => t.id === tab) ? tab : tabs[0]!.id;
   return html`<section class="message" aria-label="Message" data-message=${m.messageId}>
@@ -197,6 +201,15 @@ export function MessageView({
       ${current === 'headers' ? html`<${HeadersPart} m=${m} />` : ''}
       ${current === 'raw' ? html`<${RawPart} m=${m} />` : ''}
       ${current === 'attachments' ? html`<${AttachmentsPart} items=${listed} inline=${inline} />` : ''}
+      ${
+        current === 'checks'
+          ? html`<${ChecksPart} m=${m} jump=${(at: SourceLine) => {
+              setLine(at);
+              setTab('source');
+            }} />`
+          : ''
+      }
+      ${current === 'source' ? html`<${SourcePart} m=${m} at=${line} />` : ''}
     </${Tabs}>
   </section>`;
 }

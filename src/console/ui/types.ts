@@ -181,3 +181,28 @@ export interface InboxDetail {
   messages?: { counts: MessageCounts };
   callbacks?: { deliveries: CallbackCounts };
 }
+
+/** A finding of a message check (GET/POST …/messages/:id/checks). */
+export interface CheckFinding {
+  check: string;
+  rule: string;
+  severity: 'error' | 'warning' | 'info';
+  title: string;
+  detail: string;
+  location?: { part?: 'html' | 'text' | 'headers' | 'envelope'; line?: number; column?: number; selector?: string };
+  clients?: string[];
+  evidence?: string;
+  docs?: string;
+  tags?: string[];
+}
+
+export interface CheckReport {
+  messageId: string | null;
+  checkedAt: string;
+  cached?: boolean;
+  checks: Record<
+    string,
+    { status: 'passed' | 'failed' | 'skipped' | 'error'; score?: number; reason?: string; durationMs: number; findings: CheckFinding[] }
+  >;
+  summary: { status: 'passed' | 'failed' | 'error'; errors: number; warnings: number; info: number; findings: number; durationMs: number };
+}

@@ -19,7 +19,8 @@ export const inboxEvents = op({
   summary: 'Stream events of an inbox (SSE)',
   description:
     'A text/event-stream of the inbox: `message.received` events (id = the per-inbox message sequence, data = the message summary), ' +
-    'a comment heartbeat every 15 s, and `inbox.deleted` before the stream ends when the inbox is deleted. ' +
+    'a comment heartbeat every 15 s, `message.checked` (no id, not replayed) when the on-arrival checks of an inbox created with `checks` finish, ' +
+    'and `inbox.deleted` before the stream ends when the inbox is deleted. ' +
     'Send `Last-Event-ID` (or `lastEventId=`) to first receive every message after that id; 0 replays them all.',
   access: 'read',
   http: { method: 'GET', path: '/v1/inboxes/:id/events', raw: ['text/event-stream'] },

@@ -45,6 +45,13 @@ export const createInbox = op({
     localPart: LocalPart.optional(),
     address: FullAddress.optional(),
     callbackUrl: CallbackUrl.optional(),
+    checks: z
+      .array(z.string().min(1).max(64))
+      .max(32)
+      .optional()
+      .describe(
+        'Checks to run on every message that arrives (e.g. ["html","a11y"]; GET /v1/checks lists them), reported as message.checked on SSE and callbacks',
+      ),
   }),
   output: InboxView.extend({
     callbackSecret: z
@@ -54,7 +61,9 @@ export const createInbox = op({
   }),
   audit: false,
   async handler(ctx, input) {
-    const { inbox } = await ctx.services.inboxes.create(principal(ctx), input);
+    // Check names are validated against this server's checks first (a 400 naming the nearest for a typo).
+    const checks = input.checks && input.checks.length > 0 ? ctx.services.checks.namesOf(input.checks) : undefined;
+    const { inbox } = await ctx.services.inboxes.create(principal(ctx), { ...input, checks });
     return { ...inboxView(inbox), ...(inbox.callback_secret ? { callbackSecret: inbox.callback_secret } : {}) };
   },
 });

@@ -28,6 +28,7 @@ import * as m021 from './021_inline_parts.ts';
 import * as m022 from './022_faults.ts';
 import * as m023 from './023_seen.ts';
 import * as m024 from './024_label_rules.ts';
+import * as m025 from './025_check_reports.ts';
 
 export const MIGRATIONS: Record<string, Migration> = {
   '001_foundation': m001,
@@ -54,4 +55,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '022_faults': m022,
   '023_seen': m023,
   '024_label_rules': m024,
+  '025_check_reports': m025,
 };
