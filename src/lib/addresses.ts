@@ -121,10 +121,18 @@ export function classifyAddress(ip: string): AddressClass {
   return c;
 }
 
-/** A `lookup` for http(s).request that answers with the address already judged, never with a second resolution. */
-export function pinnedLookup(target: ResolvedAddress): LookupFunction {
+/**
+ * A `lookup` for http(s).request that answers with the address(es) already judged, never with a second resolution.
+ * Given several, Node's connection racing (autoSelectFamily, which asks with `all`) may try each of them.
+ */
+export function pinnedLookup(target: ResolvedAddress | readonly ResolvedAddress[]): LookupFunction {
+  const list = Array.isArray(target) ? target : [target as ResolvedAddress];
   return ((_host: string, opts: { all?: boolean }, cb: (...args: unknown[]) => void) => {
-    if (opts?.all) cb(null, [{ address: target.address, family: target.family }]);
-    else cb(null, target.address, target.family);
+    if (opts?.all)
+      cb(
+        null,
+        list.map((t) => ({ address: t.address, family: t.family })),
+      );
+    else cb(null, list[0]!.address, list[0]!.family);
   }) as unknown as LookupFunction;
 }
