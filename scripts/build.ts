@@ -155,6 +155,7 @@ async function main(): Promise<void> {
     path.join(root, 'package-lock.json'),
     path.join(root, 'package.json'),
     fileURLToPath(import.meta.url),
+    fileURLToPath(new URL('./caniemail-plugin.ts', import.meta.url)),
     stub,
   ];
   if (!entry.startsWith(path.join(root, 'src') + path.sep)) inputs.push(path.dirname(entry));
