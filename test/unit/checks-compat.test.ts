@@ -203,6 +203,17 @@ describe('compat', () => {
     assert.equal(quarter.score, 87.5);
   });
 
+  it('reads style attributes with entities in them, keeping positions', async () => {
+    const html = '<p style="font-family: &quot;Segoe UI&quot;, system-ui; box-shadow: 0 0 1px #000">x</p>';
+    const inp = await input(mail(html));
+    const r = await compatCheck.run(inp);
+    const shadow = one(r.findings, 'css-box-shadow');
+    assert.deepEqual({ line: shadow.location!.line, column: shadow.location!.column }, where(inp.html!, 'box-shadow'));
+    // the font list after the quoted name is still read (`&quot;` ends in `;`, which must not end the declaration)
+    const ui = one(r.findings, 'css-sytem-ui');
+    assert.deepEqual({ line: ui.location!.line, column: ui.location!.column }, where(inp.html!, 'system-ui'));
+  });
+
   it('bounds the findings: at most MAX_FINDINGS_PER_RULE per feature, then one "and N more"', async () => {
     const many = Array.from({ length: 120 }, (_, i) => `<video src="https://x.example.net/${i}.mp4"></video>`).join('\n');
     const r = await compatCheck.run(await input(mail(many), ['outlook.windows']));

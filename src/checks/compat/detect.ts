@@ -62,6 +62,7 @@ const ELEMENTS: Record<string, string> = {
   video: 'html-video',
   wbr: 'html-wbr',
   map: 'html-image-maps',
+  embed: 'html-object',
 };
 for (const h of ['h1', 'h2', 'h3', 'h4', 'h5', 'h6']) ELEMENTS[h] = 'html-h1-h6';
 for (const l of ['ul', 'ol', 'dl']) ELEMENTS[l] = 'html-lists';
@@ -418,6 +419,28 @@ function imageFeatures(src: string, at: number, known: Set<string>): Occurrence[
 }
 
 /**
+ * A style attribute's source with the entities that matter to CSS syntax decoded in place, padded with spaces so
+ * every offset still points at the same source position (`&quot;` would otherwise end a declaration at its `;`).
+ */
+function sameLengthEntities(css: string): string {
+  if (!css.includes('&')) return css;
+  return css.replace(/&(?:quot|#34|#x22|apos|#39|#x27|amp|#38|lt|gt);/gi, (m) => {
+    const e = m.toLowerCase();
+    const ch =
+      e === '&quot;' || e === '&#34;' || e === '&#x22;'
+        ? '"'
+        : e === '&apos;' || e === '&#39;' || e === '&#x27;'
+          ? "'"
+          : e === '&lt;'
+            ? '<'
+            : e === '&gt;'
+              ? '>'
+              : '&';
+    return ch + ' '.repeat(m.length - 1);
+  });
+}
+
+/**
  * The features an HTML document uses. `known` is the set of slugs the data has (others are not reported);
  * `signal` is checked every 256 elements.
  */
@@ -452,6 +475,9 @@ export function detectFeatures(html: string, known: Set<string>, signal?: AbortS
 
   const parser: Parser = new Parser(
     {
+      onopentagname() {
+        attrs = [];
+      },
       onattribute(name, _value) {
         attrs.push({ name: name.toLowerCase(), start: parser.startIndex, end: parser.endIndex });
       },
@@ -487,7 +513,7 @@ export function detectFeatures(html: string, known: Set<string>, signal?: AbortS
               const valueStart = a.start + eq[0].length;
               const quote = eq[1];
               const valueEnd = quote ? html.indexOf(quote, valueStart) : a.end + 1;
-              readDeclarations(html.slice(valueStart, valueEnd < 0 ? a.end + 1 : valueEnd), valueStart, sink);
+              readDeclarations(sameLengthEntities(html.slice(valueStart, valueEnd < 0 ? a.end + 1 : valueEnd)), valueStart, sink);
             }
             currentSelector = undefined;
           }
