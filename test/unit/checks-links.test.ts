@@ -115,6 +115,22 @@ describe('links, static', () => {
     assert.equal(byRule(fromTest, 'link-private-host').severity, 'info');
   });
 
+  it('reads a domain in link text only where it is one', async () => {
+    const html = [
+      '<a href="https://acmeshop.com/a">Mr.Smith</a>',
+      '<a href="https://acmeshop.com/b">Get Node.js</a>',
+      '<a href="https://acmeshop.com/c">www.acmeshop.com</a>',
+      '<a href="https://acmeshop.com/d">Visit paypal.com now</a>',
+      '<a href="https://acmeshop.com/e">https://login.bank.de/x</a>',
+    ].join('\n');
+    const r = await linksCheck.run(await input(mail(html)));
+    const mismatches = r.findings.filter((f) => f.rule === 'link-text-mismatch').map((f) => f.title);
+    assert.deepEqual(mismatches, [
+      'Link text names paypal.com but the link goes to acmeshop.com',
+      'Link text names login.bank.de but the link goes to acmeshop.com',
+    ]);
+  });
+
   it('does not call a click-tracking wrapper a mismatch when it unwraps to the named domain', async () => {
     const r = await linksCheck.run(
       await input(mail('<a href="https://click.mailer.example.com/c?url=https%3A%2F%2Facmeshop.com%2Fo">acmeshop.com/o</a>')),

@@ -117,8 +117,13 @@ export const SHORTENERS = new Set([
 const INTERNAL_SUFFIX = /(?:^|\.)(?:localhost|local|internal|intranet|lan|home\.arpa|corp|test|invalid|example)$/;
 const STAGING_LABEL = /(?:^|[.-])(?:staging|stage|stg|preprod|pre-prod|uat|qa|sandbox|dev|develop|development)(?:$|[.\d-])/;
 const PLACEHOLDER = /\{\{|\}\}|%7B%7B|%7D%7D|\{%|%\}|\*\|[A-Z_]+\|\*|\$\{|%24%7B|\[\[|\]\]|__[A-Z][A-Z_]+__|<%|%3C%25|#\{/i;
-const DOMAIN_IN_TEXT = /(?:https?:\/\/)?((?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+(?:[a-z]{2,24}))(?![a-z0-9-])/i;
-const TLD_LIKE_WORDS = /\.(?:js|ts|py|md|txt|pdf|png|jpg|jpeg|gif|html?|php|zip|exe|json|csv)$/i;
+/**
+ * A domain written in link text: after http(s):// or www., or ending in a common generic TLD or a two-letter country
+ * code (so "Mr.Smith" or "Node.js" are not taken for domains).
+ */
+const DOMAIN_IN_TEXT =
+  /(?:https?:\/\/|\bwww\.)((?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)*[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.[a-z]{2,24})|\b((?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+(?:com|net|org|edu|gov|mil|int|io|co|ai|app|dev|info|biz|me|xyz|shop|store|online|site|tech|cloud|email|link|page|news|blog|[a-z]{2}))(?![a-z0-9-])/i;
+const TLD_LIKE_WORDS = /\.(?:js|ts|py|md|sh|rb|pl|rs|go|cs|txt|pdf|png|jpg|jpeg|gif|html?|php|zip|exe|json|csv)$/i;
 
 export interface StaticContext {
   /** The mail is obviously a test (subject/sender say so): leaked-host findings drop to info. */
@@ -127,7 +132,7 @@ export interface StaticContext {
 
 /** A mail obviously sent as a test: its subject says test/staging/QA, or its sender is at a reserved test domain. */
 export function isTestMail(parsed: ParsedMessage): boolean {
-  if (/\b(?:test(?:ing)?|qa|staging|dev|sandbox|dummy|sample)\b|\[test\]/i.test(parsed.subject ?? '')) return true;
+  if (/\b(?:test(?:ing)?|qa|staging|dev|sandbox|dummy)\b/i.test(parsed.subject ?? '')) return true;
   const domain = parsed.from?.address.split('@').pop()?.toLowerCase() ?? '';
   return /(?:^|\.)(?:example\.(?:com|org|net)|example|test|invalid|localhost)$/.test(domain);
 }
@@ -359,7 +364,8 @@ export function judgeLinks(refs: LinkRef[], ctx: StaticContext): Judged {
     }
     if (ref.kind === 'a' || ref.kind === 'area') {
       const named = DOMAIN_IN_TEXT.exec(ref.text ?? '');
-      const textDomain = named && !TLD_LIKE_WORDS.test(named[1]!) ? registrableDomain(named[1]!) : null;
+      const shown = named ? (named[1] ?? named[2])!.toLowerCase() : null;
+      const textDomain = shown && !TLD_LIKE_WORDS.test(shown) ? registrableDomain(shown) : null;
       if (textDomain && textDomain !== registrableDomain(host)) {
         const unwrapped = unwrapTracking(raw);
         const target = unwrapped ? registrableDomain(bareHost(new URL(unwrapped))) : null;
@@ -368,7 +374,7 @@ export function judgeLinks(refs: LinkRef[], ctx: StaticContext): Judged {
             finding(
               'link-text-mismatch',
               'warning',
-              `Link text names ${named![1]} but the link goes to ${host}`,
+              `Link text names ${shown} but the link goes to ${host}`,
               'Text that shows one domain over a link to another is what phishing looks like; filters and careful readers distrust it. Make the text match the target (or do not show a domain).',
               ref,
             ),
