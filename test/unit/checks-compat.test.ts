@@ -7,10 +7,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { pathToFileURL } from 'node:url';
+import fc from 'fast-check';
 import { caniemailCompact } from '../../scripts/caniemail-plugin.ts';
 import { cellOf, compactCaniemail, latestVersion, type RawCaniemail } from '../../src/checks/compat/compact.ts';
 import { CANIEMAIL } from '../../src/checks/compat/data.ts';
-import { CANIEMAIL_DATA_DATE, COMPAT_CLIENTS, compatCheck, MAX_FINDINGS_PER_RULE } from '../../src/checks/compat/index.ts';
+import { CANIEMAIL_DATA_DATE, COMPAT_CLIENTS, checkCompat, compatCheck, MAX_FINDINGS_PER_RULE } from '../../src/checks/compat/index.ts';
 import type { CheckInput, CheckOptions, Finding } from '../../src/checks/types.ts';
 import { parseMessage } from '../../src/mail/parse.ts';
 
@@ -229,6 +230,49 @@ describe('compat', () => {
     const r = await compatCheck.run(await input(mail(`<style>${css}</style><p style="color: red; ;; : ; display:">x</p>`)));
     assert.ok(performance.now() - t < 2000);
     assert.ok(r.findings.some((f) => f.rule === 'css-at-media'));
+  });
+
+  it('never throws on arbitrary CSS and HTML, and every location is inside the document', () => {
+    const cssAtoms = fc.constantFrom(
+      '{',
+      '}',
+      ';',
+      ':',
+      '(',
+      ')',
+      '[',
+      ']',
+      '"',
+      "'",
+      '/*',
+      '*/',
+      '@media ',
+      '@font-face',
+      'a:hover',
+      '!important',
+      'display:flex',
+      '\\',
+      '<!--',
+      '-->',
+      ' ',
+      '\n',
+      'x',
+      '&quot;',
+    );
+    const css = fc.array(fc.oneof(cssAtoms, fc.string({ maxLength: 6 })), { maxLength: 60 }).map((a) => a.join(''));
+    fc.assert(
+      fc.property(css, css, fc.string({ maxLength: 40 }), (sheet, inline, junk) => {
+        const html = `<style>${sheet}</style>\n<p style="${inline.replace(/"/g, '')}">${junk}</p><${junk}>`;
+        const r = checkCompat(html, []);
+        const lines = html.split('\n');
+        for (const f of r.findings) {
+          if (!f.location) continue;
+          const line = lines[f.location.line! - 1];
+          assert.ok(line !== undefined && f.location.column! >= 1 && f.location.column! <= line.length + 1, JSON.stringify(f.location));
+        }
+      }),
+      { numRuns: 300 },
+    );
   });
 
   it('ships the data compacted in the bundle, equal to compacting the vendored file, with its date exposed', async () => {

@@ -5,7 +5,9 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, beforeEach, describe, it } from 'node:test';
+import fc from 'fast-check';
 import { createLinksCheck, linksCheck } from '../../src/checks/links/index.ts';
+import { htmlLinks, judgeLinks } from '../../src/checks/links/static.ts';
 import type { CheckInput, CheckResult, Finding, LinkOptions } from '../../src/checks/types.ts';
 import type { Resolver } from '../../src/lib/addresses.ts';
 import { parseMessage } from '../../src/mail/parse.ts';
@@ -144,6 +146,43 @@ describe('links, static', () => {
     const r = await linksCheck.run(inp);
     const f = byRule(r, 'link-http');
     assert.deepEqual(f.location, { part: 'text', line: 2, column: 6 });
+  });
+
+  it('never throws on arbitrary hrefs and link texts', () => {
+    const atoms = fc.constantFrom(
+      'http://',
+      'https://',
+      'mailto:',
+      'tel:',
+      'javascript:',
+      '#',
+      '{{',
+      '}}',
+      '%',
+      '%2F',
+      '@',
+      '[',
+      ']',
+      ':',
+      '/',
+      '?url=https://',
+      'www.',
+      '.com',
+      'localhost',
+      '10.0.0.1',
+      ' ',
+      '&amp;',
+      'L0/https:%2F%2F',
+    );
+    const piece = fc.array(fc.oneof(atoms, fc.string({ maxLength: 5 })), { maxLength: 12 }).map((a) => a.join(''));
+    fc.assert(
+      fc.property(piece, piece, (href, text) => {
+        const html = `<a href="${href.replace(/"/g, '')}">${text.replace(/</g, '')}</a><img src="${href.replace(/"/g, '')}">`;
+        const r = judgeLinks(htmlLinks(html), { testMail: false });
+        for (const f of r.findings) assert.ok(f.rule.startsWith('link-'));
+      }),
+      { numRuns: 500 },
+    );
   });
 
   it('bounds the findings per rule', async () => {

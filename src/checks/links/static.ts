@@ -368,7 +368,7 @@ export function judgeLinks(refs: LinkRef[], ctx: StaticContext): Judged {
       const textDomain = shown && !TLD_LIKE_WORDS.test(shown) ? registrableDomain(shown) : null;
       if (textDomain && textDomain !== registrableDomain(host)) {
         const unwrapped = unwrapTracking(raw);
-        const target = unwrapped ? registrableDomain(bareHost(new URL(unwrapped))) : null;
+        const target = unwrapped && URL.canParse(unwrapped) ? registrableDomain(bareHost(new URL(unwrapped))) : null;
         if (target !== textDomain) {
           findings.push(
             finding(
