@@ -179,6 +179,8 @@ describe('compat', () => {
   it('selects clients by id, family or glob, and refuses a selection that matches nothing', async () => {
     const html = mail('<video src="https://x.example.net/a.mp4"></video>');
     const family = await compatCheck.run(await input(html, ['gmail']));
+    const listed = await compatCheck.run(await input(html, ['gmail.ios, outlook.windows']));
+    assert.deepEqual(listed.meta!.clients, ['gmail.ios', 'outlook.windows']);
     assert.deepEqual(family.meta!.clients, ['gmail.desktop-webmail', 'gmail.ios', 'gmail.android', 'gmail.mobile-webmail']);
     const ios = await compatCheck.run(await input(html, ['*.ios']));
     assert.ok((ios.meta!.clients as string[]).every((c) => c.endsWith('.ios')));

@@ -148,6 +148,18 @@ describe('links, static', () => {
     assert.deepEqual(f.location, { part: 'text', line: 2, column: 6 });
   });
 
+  it('reads style sheets and background images as well as anchors and images', async () => {
+    const html =
+      '<link rel="stylesheet" href="http://cdn.acmeshop.com/a.css">\n<table><tr><td background="http://cdn.acmeshop.com/bg.png">x</td></tr></table>';
+    const inp = await input(mail(html));
+    const r = await linksCheck.run(inp);
+    const found = r.findings.filter((f) => f.rule === 'link-http').map((f) => [f.evidence, f.location!.line, f.location!.column]);
+    assert.deepEqual(found, [
+      ['http://cdn.acmeshop.com/a.css', 1, 1],
+      ['http://cdn.acmeshop.com/bg.png', 2, 12],
+    ]);
+  });
+
   it('never throws on arbitrary hrefs and link texts', () => {
     const atoms = fc.constantFrom(
       'http://',

@@ -36,10 +36,13 @@ function globToRegExp(glob: string): RegExp {
 
 /**
  * The client indexes a selection names: ids (`outlook.windows`), a family alone (`gmail` = `gmail.*`) or globs
- * (`gmail.*`, `*.ios`). Empty = every client. Throws a message listing the families when a pattern matches none.
+ * (`gmail.*`, `*.ios`); an entry may hold several, comma-separated. Empty = every client. Throws a message listing the families when a pattern matches none.
  */
 export function selectClients(patterns: readonly string[]): number[] {
-  const wanted = patterns.map((p) => p.trim()).filter(Boolean);
+  const wanted = patterns
+    .flatMap((p) => p.split(','))
+    .map((p) => p.trim())
+    .filter(Boolean);
   if (wanted.length === 0) return CANIEMAIL.clients.map((_, i) => i);
   const picked = new Set<number>();
   for (const p of wanted) {

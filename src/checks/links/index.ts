@@ -148,7 +148,7 @@ export function createLinksCheck(reach: ReachOptions = { allowHosts: [] }): Chec
             check: 'links',
             rule: 'link-broken',
             severity: 'error',
-            title: `Broken ${ref.kind === 'img' ? 'image' : 'link'}: ${r.broken}`,
+            title: `Broken ${ref.kind === 'img' ? 'image' : ref.kind === 'resource' ? 'resource' : 'link'}: ${r.broken}`,
             detail: `${r.url}: ${r.broken}.${chain ? ` Requests: ${chain}.` : ''}`,
             location: ref.location,
             evidence: r.url.slice(0, 200),

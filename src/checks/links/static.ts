@@ -12,7 +12,8 @@ import type { Finding, FindingLocation, Severity } from '../types.ts';
 export interface LinkRef {
   /** The attribute value or text URL as written (entities decoded). */
   href: string;
-  kind: 'a' | 'area' | 'img' | 'text';
+  /** `resource`: a style sheet (`<link href>`) or a `background="…"` image. */
+  kind: 'a' | 'area' | 'img' | 'resource' | 'text';
   /** The anchor's text (a/area only, whitespace collapsed, bounded). */
   text?: string;
   location: FindingLocation;
@@ -51,7 +52,12 @@ export function htmlLinks(html: string): LinkRef[] {
           if (name === 'area') ref.text = attribs.alt ?? '';
           out.push(ref);
           if (name === 'a') open.push({ ref, text: '' });
-        } else if (name === 'img' && attribs.src !== undefined) {
+        } else if (name === 'link' && attribs.href !== undefined && /stylesheet/i.test(attribs.rel ?? '')) {
+          out.push({ href: attribs.href, kind: 'resource', location });
+        } else if (attribs.background !== undefined && name !== 'img') {
+          out.push({ href: attribs.background, kind: 'resource', location });
+        }
+        if (name === 'img' && attribs.src !== undefined) {
           out.push({ href: attribs.src, kind: 'img', location });
           const alt = attribs.alt;
           if (alt) for (const o of open) if (o.text.length < 300) o.text += ` ${alt}`;
@@ -227,7 +233,7 @@ export function judgeLinks(refs: LinkRef[], ctx: StaticContext): Judged {
   const leakNote = ctx.testMail ? ' (the mail looks like a test, so this is only noted)' : '';
   for (const ref of refs) {
     const raw = ref.href.trim();
-    const what = ref.kind === 'img' ? 'Image' : 'Link';
+    const what = ref.kind === 'img' ? 'Image' : ref.kind === 'resource' ? 'Resource' : 'Link';
     if (PLACEHOLDER.test(raw)) {
       findings.push(
         finding(
@@ -241,9 +247,15 @@ export function judgeLinks(refs: LinkRef[], ctx: StaticContext): Judged {
       continue;
     }
     if (ref.kind !== 'text' && (raw === '' || raw === '#')) {
-      if (ref.kind === 'img')
+      if (ref.kind === 'img' || ref.kind === 'resource')
         findings.push(
-          finding('link-malformed', 'error', 'Image has an empty src', 'An <img> with an empty src shows a broken image.', ref),
+          finding(
+            'link-malformed',
+            'error',
+            `${what} has an empty URL`,
+            'An empty src, href or background loads nothing (or the message itself).',
+            ref,
+          ),
         );
       else
         findings.push(
@@ -288,7 +300,7 @@ export function judgeLinks(refs: LinkRef[], ctx: StaticContext): Judged {
       continue;
     }
     if (scheme === 'javascript' || scheme === 'vbscript' || scheme === 'data' || scheme === 'file') {
-      if (scheme === 'data' && ref.kind === 'img') continue; // inline images: the html check weighs data: URIs
+      if (scheme === 'data' && (ref.kind === 'img' || ref.kind === 'resource')) continue; // inline images: the html check weighs data: URIs
       findings.push(
         finding(
           'link-scheme',
