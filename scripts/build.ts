@@ -19,6 +19,8 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 // The browser console's script and stylesheet (src/console/bundle.ts makes the bundle and names the assets).
 import { bundleConsole, CONSOLE_CSS_ASSET, CONSOLE_JS_ASSET } from '../src/console/bundle.ts';
+// The compat check's caniemail data goes into the bundle compacted (latest version per client, cited notes only).
+import { caniemailCompact } from './caniemail-plugin.ts';
 
 const SENTINEL_FUSE = 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2';
 const NATIVE_ASSET_KEY = 'better_sqlite3.node'; // must match src/store/sqlite-native.ts
@@ -153,6 +155,7 @@ async function main(): Promise<void> {
     path.join(root, 'package-lock.json'),
     path.join(root, 'package.json'),
     fileURLToPath(import.meta.url),
+    fileURLToPath(new URL('./caniemail-plugin.ts', import.meta.url)),
     stub,
   ];
   if (!entry.startsWith(path.join(root, 'src') + path.sep)) inputs.push(path.dirname(entry));
@@ -203,6 +206,7 @@ async function main(): Promise<void> {
       sourcemap: 'external',
       metafile: true,
       logLevel: 'silent',
+      plugins: [caniemailCompact],
     } satisfies import('esbuild').BuildOptions;
     const [result, workerResult, sandboxResult, ui] = await Promise.all([
       esbuild.build({ ...common, entryPoints: [entry], outfile: bundleFile }),

@@ -2,7 +2,7 @@
 // address (Host header and TLS SNI keep the original name), POST, and report what happened. Never follows redirects.
 import http from 'node:http';
 import https from 'node:https';
-import type { LookupFunction } from 'node:net';
+import { pinnedLookup } from '../lib/addresses.ts';
 import { hostOf, type ResolvedAddress, type Resolver, resolveTarget, type TargetPolicy, TargetRefused } from './targets.ts';
 
 export interface AttemptRequest {
@@ -44,13 +44,6 @@ export async function attemptDelivery(req: AttemptRequest): Promise<AttemptOutco
 }
 
 /** Always answers with the address already checked, whatever the connection asks for. */
-function pinnedLookup(target: ResolvedAddress): LookupFunction {
-  return ((_host: string, opts: { all?: boolean }, cb: (...args: unknown[]) => void) => {
-    if (opts?.all) cb(null, [{ address: target.address, family: target.family }]);
-    else cb(null, target.address, target.family);
-  }) as unknown as LookupFunction;
-}
-
 function post(url: URL, target: ResolvedAddress, req: AttemptRequest): Promise<AttemptOutcome> {
   return new Promise((resolve) => {
     let settled = false;

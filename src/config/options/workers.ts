@@ -2,7 +2,7 @@
 // One entry per option (src/config/define.ts says what an entry is); its Config field is typed from its schema.
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
-import { atLeast, between, flagBool, type OptionEntry } from '../define.ts';
+import { atLeast, between, commaList, flagBool, type OptionEntry } from '../define.ts';
 
 export const WORKER_OPTIONS = {
   allowHttpCallbacks: {
@@ -25,6 +25,16 @@ export const WORKER_OPTIONS = {
     help: 'allow callbacks to loopback and private addresses (link-local and metadata addresses stay refused)',
     schema: flagBool,
     default: false,
+  },
+  linkCheckHosts: {
+    flag: '--link-check-hosts',
+    env: 'INBOXD_LINK_CHECK_HOSTS',
+    arg: 'GLOB[,GLOB…]',
+    help: 'hosts the links check may contact in reach mode (globs such as *.example.com, or host:port); loopback and private addresses only for hosts named exactly (no wildcard); default: none, links are only checked statically',
+    schema: commaList((h) => h.trim().toLowerCase().replace(/\.$/, '')).pipe(
+      z.array(z.string().regex(/^[a-z0-9*?.\-[\]:]+$/, 'each entry must be a host name glob, an IP address or host:port')),
+    ),
+    default: '',
   },
   callbackConcurrency: {
     flag: '--callback-concurrency',
