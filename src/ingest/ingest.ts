@@ -13,6 +13,7 @@ import { indexContent } from '../search/indexer.ts';
 import type { MessageSummaryRow } from '../store/messages.ts';
 import { precompile } from '../store/prepared.ts';
 import type { Database } from '../store/schema.ts';
+import { encodeSession, type SmtpSessionInfo } from '../store/session-facts.ts';
 import { ThreadAssigner } from '../threads/assign.ts';
 import { type Analyzer, inlineAnalyzer } from './analyzer.ts';
 import { isMailRefused, type MailLimits, mailboxFull, NO_LIMITS, RefusalLog, unclaimedRefusal } from './limits.ts';
@@ -25,6 +26,8 @@ export interface IngestRequest {
   mailFrom: string | null;
   /** smtp | simulate | webhook:<provider> | send */
   source: string;
+  /** What the SMTP session knew (client address, HELO, TLS, AUTH user), stored with each recipient row for the checks. */
+  session?: SmtpSessionInfo;
   /**
    * Sending (src/outbound/): the sending inbox's own copy is stored too, as `direction: 'outbound'` (no event is
    * published for it: it wakes no wait and fires no callback), and `also` writes the outbox rows in the same
@@ -104,6 +107,7 @@ export class Ingest {
     const content = { sha256: rawSha, size: req.raw.length, ...fields };
     const { sha256: _s, text_body: _t, html_body: _h, headers_json: _hj, extraction_json: _x, ...summaryContent } = content;
     const limits = this.limits();
+    const sessionJson = encodeSession(req.session);
 
     const stored = await this.writer
       .store({
@@ -170,12 +174,13 @@ export class Ingest {
               content_sha256: rawSha,
               direction: 'inbound' as 'inbound' | 'outbound',
               thread_id: threadId,
+              session_json: sessionJson,
             };
             await trx.executeQuery(q.insertMessage(row));
             const teamId = inbox?.team_id ?? '';
             counters.add(teamId, 'messagesReceived', 1);
             counters.add(teamId, 'bytesReceived', req.raw.length);
-            const { content_sha256: _c, ...envelope } = row;
+            const { content_sha256: _c, session_json: _sj, ...envelope } = row;
             out.push({
               delivery: { rcpt, messageId: id, inboxId: inbox?.id ?? null },
               teamId: inbox?.team_id ?? null,
@@ -213,11 +218,12 @@ export class Ingest {
               content_sha256: rawSha,
               direction: 'outbound' as const,
               thread_id: threadId,
+              session_json: null,
             };
             await trx.executeQuery(q.insertMessage(row));
             counters.add(inbox.team_id, 'messagesSent', 1);
             await req.outbound.also(trx, { senderMessageId: id, local: out.map((o) => o.delivery), rawSha256: rawSha });
-            const { content_sha256: _c, ...envelope } = row;
+            const { content_sha256: _c, session_json: _sj, ...envelope } = row;
             // Returned to the caller, never published (see IngestRequest.outbound).
             out.push({
               delivery: { rcpt: sender, messageId: id, inboxId: inbox.id, direction: 'outbound' },
@@ -263,6 +269,7 @@ const MESSAGE_COLUMNS = [
   'content_sha256',
   'direction',
   'thread_id',
+  'session_json',
 ] as const;
 const CONTENT_COLUMNS = [
   'sha256',

@@ -134,6 +134,8 @@ export interface MessageRowTable {
   direction: Generated<'inbound' | 'outbound'>;
   /** Set in the ingest transaction (or at claim) for mail of an inbox (migration 012). */
   thread_id: Generated<string | null>;
+  /** SMTP session facts as JSON (`SessionRecord`, src/store/session-facts.ts); null when not received over SMTP (migration 026). */
+  session_json: Generated<string | null>;
 }
 
 /** Everything parsed from one raw message, stored once however many recipients it had; keyed by the raw's sha256. */

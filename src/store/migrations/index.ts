@@ -25,6 +25,7 @@ import * as m018 from './018_mailbox.ts';
 import * as m019 from './019_calendar_zones.ts';
 import * as m020 from './020_content_inbox_index.ts';
 import * as m021 from './021_inline_parts.ts';
+import * as m026 from './026_session_facts.ts';
 
 export const MIGRATIONS: Record<string, Migration> = {
   '001_foundation': m001,
@@ -48,4 +49,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '019_calendar_zones': m019,
   '020_content_inbox_index': m020,
   '021_inline_parts': m021,
+  '026_session_facts': m026,
 };
