@@ -91,7 +91,7 @@ describe('built-in lint (no daemon)', () => {
       ),
     );
     assert.equal(r.meta?.engine, 'builtin');
-    assert.deepEqual((r.meta?.rules as string[]).sort(), [
+    assert.deepEqual((r.meta!.rules as string[]).sort(), [
       'IMAGE_ONLY',
       'NO_TEXT_PART',
       'SHORTENED_LINKS',

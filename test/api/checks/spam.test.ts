@@ -93,11 +93,11 @@ describe('spamd', { skip: spamdSkip ?? false }, () => {
     const gtube = await check.run(await input(GTUBE));
     assertSpam(gtube, 'spamd');
     assert.equal(gtube.meta?.threshold, 5);
-    assert.ok((gtube.meta?.rules as string[]).includes('GTUBE'));
+    assert.ok((gtube.meta!.rules as string[]).includes('GTUBE'));
 
     const spammy = await check.run(await input(SPAMMY));
     assertSpam(spammy, 'spamd');
-    const rules = spammy.meta?.rules as string[];
+    const rules = spammy.meta!.rules as string[];
     assert.ok(rules.includes('DEAR_FRIEND') || rules.includes('SUBJ_ALL_CAPS'), rules.join(','));
     const rule = spammy.findings.find((f) => f.rule === 'DEAR_FRIEND' || f.rule === 'SUBJ_ALL_CAPS')!;
     assert.ok(rule.detail.length > 3, 'each rule has its description');
@@ -125,13 +125,13 @@ describe('rspamd', { skip: rspamdSkip ?? false }, () => {
     const check = createSpamCheck({ rspamd: r.url, timeoutMs: 20_000 });
     const gtube = await check.run(await input(GTUBE));
     assertSpam(gtube, 'rspamd');
-    assert.ok((gtube.meta?.rules as string[]).includes('GTUBE'));
+    assert.ok((gtube.meta!.rules as string[]).includes('GTUBE'));
 
     const spammy = await check.run(await input(SPAMMY));
     assertSpam(spammy, 'rspamd');
     // The controller's /actions: the `add header` score is the threshold, not the reject score (15).
     assert.equal(spammy.meta?.threshold, 6);
-    assert.ok((spammy.meta?.rules as string[]).includes('SUBJ_ALL_CAPS'), String(spammy.meta?.rules));
+    assert.ok((spammy.meta!.rules as string[]).includes('SUBJ_ALL_CAPS'), String(spammy.meta?.rules));
     assert.ok(spammy.findings.find((f) => f.rule === 'SUBJ_ALL_CAPS')!.detail.length > 3);
 
     const clean = await check.run(await input(CLEAN));
