@@ -15,7 +15,7 @@ export const SPAMD = process.env.SPAMD_PATH ?? '/usr/sbin/spamd';
 /** Why the spamd tests cannot run here, or null. With CI=true a missing spamd is a failure, not a skip. */
 export function spamdMissing(): string | null {
   if (fs.existsSync(SPAMD) && fs.existsSync('/etc/spamassassin/v320.pre')) return null;
-  const why = `${SPAMD} not found: apt-get install spamassassin spamc (or set SPAMD_PATH)`;
+  const why = `${SPAMD} not found: apt-get install spamassassin spamc spamd (or set SPAMD_PATH)`;
   if (process.env.CI === 'true') assert.fail(`the spam check tests need spamd: ${why}`);
   return why;
 }
