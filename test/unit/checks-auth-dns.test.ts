@@ -1,7 +1,11 @@
 // The auth check's DNS: the --dns-fixtures zone format and the resolver chain (inboxd's own records, the fixtures,
 // then the configured server; DNS errors keep their codes so mailauth can say temperror rather than fail).
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { describe, test } from 'node:test';
+import { authCheckFromSettings } from '../../src/checks/auth/index.ts';
 import { resolverChain } from '../../src/checks/auth/resolver.ts';
 import { parseZone } from '../../src/checks/auth/zone.ts';
 
@@ -50,4 +54,25 @@ describe('resolver chain', () => {
     await assert.rejects(r('elsewhere.example.net', 'TXT'), (e: NodeJS.ErrnoException) => e.code !== 'ENOTFOUND' && e.code !== 'ENODATA');
     assert.equal(r.networkErrors.length, 1);
   });
+});
+
+test('the fixture file is read once at construction; an unreadable or broken one throws naming it', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'inboxd-zone-'));
+  try {
+    const bad = path.join(dir, 'bad.zone');
+    fs.writeFileSync(bad, 'ok.example TXT "x"\nbroken.example TXT "open\n');
+    assert.throws(
+      () => authCheckFromSettings({ dnsFixtures: bad, dnsServer: null, dnsTimeoutMs: 100 }, null),
+      /--dns-fixtures .*bad\.zone line 2/,
+    );
+    assert.throws(
+      () => authCheckFromSettings({ dnsFixtures: path.join(dir, 'nope'), dnsServer: null, dnsTimeoutMs: 100 }, null),
+      /cannot be read \(ENOENT\)/,
+    );
+    const good = path.join(dir, 'good.zone');
+    fs.writeFileSync(good, 'ok.example TXT "x"\n');
+    assert.equal(authCheckFromSettings({ dnsFixtures: good, dnsServer: null, dnsTimeoutMs: 100 }, null).name, 'auth');
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 });

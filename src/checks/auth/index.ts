@@ -6,7 +6,7 @@
 import type { CheckDef, CheckInput, CheckResult, Finding, Severity } from '../types.ts';
 import { type KnownTxt, resolverChain } from './resolver.ts';
 import { type AuthVerdicts, type Verdict, verifyMessage } from './verify.ts';
-import type { FixtureZone } from './zone.ts';
+import { type FixtureZone, loadZoneFile } from './zone.ts';
 
 export interface AuthCheckDeps {
   /** TXT records inboxd knows itself (its custom domains' DKIM keys). */
@@ -22,6 +22,29 @@ export interface AuthCheckDeps {
 }
 
 const DOCS = 'README.md#auth';
+
+/**
+ * The auth check as the server builds it from its settings (`--dns-fixtures`, `--dns-server`, `--dns-timeout-ms`) and
+ * the custom domains' DKIM key records (DomainService.dkimKeyRecord). The fixture file is read here, once: a file
+ * that cannot be read or parsed throws an error naming the file and line, which stops the start.
+ */
+export function authCheckFromSettings(
+  s: { dnsFixtures?: string | undefined; dnsServer: string | null; dnsTimeoutMs: number; hostname?: string },
+  dkimKeyRecord: ((name: string) => Promise<string | null>) | null,
+): CheckDef {
+  return createAuthCheck({
+    known: dkimKeyRecord
+      ? async (name) => {
+          const v = await dkimKeyRecord(name);
+          return v ? [v] : null;
+        }
+      : null,
+    fixtures: s.dnsFixtures ? loadZoneFile(s.dnsFixtures) : null,
+    dnsServer: s.dnsServer,
+    dnsTimeoutMs: s.dnsTimeoutMs,
+    ...(s.hostname ? { mta: s.hostname } : {}),
+  });
+}
 
 /** The verdict of all DKIM signatures together: a passing one wins (an aligned one first), then the first's. */
 export function dkimSummary(v: AuthVerdicts): Verdict {

@@ -13,10 +13,12 @@ import { parseZone } from '../../../src/checks/auth/zone.ts';
 import type { CheckInput, SessionFacts } from '../../../src/checks/types.ts';
 import { parseMessage } from '../../../src/mail/parse.ts';
 import { SessionFactsRepo } from '../../../src/store/session-facts.ts';
+import { startDns, type TestDns } from '../../helpers/dns.ts';
 import { type Json, json } from '../../helpers/http.ts';
 import { startTestServer, type TestServer } from '../../helpers/server.ts';
 
 let s: TestServer;
+let dns: TestDns;
 let inbox: Json;
 const keys = crypto.generateKeyPairSync('rsa', { modulusLength: 2048 });
 const privateKey = keys.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
@@ -34,11 +36,13 @@ _dmarc.forbidden.example    TXT "v=DMARC1; p=reject"
 `;
 
 before(async () => {
-  s = await startTestServer([]);
+  dns = await startDns();
+  s = await startTestServer(['--dns-server', dns.address, '--dns-timeout-ms', '300', '--mx-host', 'mx.inboxd.test']);
   inbox = await json(await s.api('/v1/inboxes', { method: 'POST', json: {} }), 201);
 });
 after(async () => {
-  await s.stop();
+  await s?.stop();
+  await dns?.close();
 });
 
 /** Sends over real SMTP from 127.0.0.1 and returns the stored message id. */
@@ -189,5 +193,44 @@ describe('offline', () => {
     } finally {
       hole.close();
     }
+  });
+});
+
+describe('custom domains', () => {
+  test('mail signed with a custom domain’s key verifies from inboxd’s own record while DNS is failing', async () => {
+    const DOMAIN = 'own.example.com';
+    const d = await json(await s.api('/v1/domains', { method: 'POST', json: { domain: DOMAIN } }), 201);
+    for (const r of d.records as Json[]) {
+      const existing = (dns.zone.get(r.name) ?? []).filter((x) => x.type !== r.type);
+      dns.set(r.name, [...existing, { type: r.type, value: r.value, priority: r.priority }]);
+    }
+    const verified = await json(await s.api(`/v1/domains/${d.domainId}/verify`, { method: 'POST', json: {} }));
+    assert.equal(verified.status, 'verified', JSON.stringify(verified.records));
+    const domains = s.server.services.domains;
+    const row = await s.server.parts.store.db.selectFrom('domains').select('team_id').where('name', '=', DOMAIN).executeTakeFirstOrThrow();
+    const key = await domains.dkimFor(DOMAIN, row.team_id ?? '');
+    assert.ok(key, 'the verified domain signs');
+    const id = await send({ from: `news@${DOMAIN}`, subject: 'own key', text: 'signed by inboxd’s key', dkim: key });
+    dns.failing = true;
+    try {
+      const check = createAuthCheck({
+        known: async (name) => {
+          const v = await domains.dkimKeyRecord(name);
+          return v ? [v] : null;
+        },
+        dnsServer: dns.address,
+        dnsTimeoutMs: 300,
+      });
+      const r = await check.run(await inputOf(id));
+      assert.equal(r.meta?.dkim, 'pass', JSON.stringify(r.meta));
+      // Everything else needed DNS, which fails: temperror, not fail.
+      assert.equal(r.meta?.spf, 'temperror');
+      // Without the custom-domain layer the same key lookup hits the failing DNS.
+      const without = await createAuthCheck({ dnsServer: dns.address, dnsTimeoutMs: 300 }).run(await inputOf(id));
+      assert.equal(without.meta?.dkim, 'temperror');
+    } finally {
+      dns.failing = false;
+    }
+    assert.equal(await domains.dkimKeyRecord(`other._domainkey.${DOMAIN}`), null);
   });
 });
