@@ -2,6 +2,7 @@
 // BIMI and ARC sealing), on the facts the SMTP session recorded. Computed when the check runs, not at ingest: the
 // inputs (raw bytes, client address, HELO, MAIL FROM) are stored, so the verdicts are the same, and ingest stays
 // free of DNS. A verdict can change with time only if DNS changes, which is what a re-run should show.
+import { isIP } from 'node:net';
 import { arc } from 'mailauth/lib/arc/index.js';
 import { dkimVerify } from 'mailauth/lib/dkim/verify.js';
 import { evaluateDmarc } from 'mailauth/lib/dmarc/index.js';
@@ -61,7 +62,8 @@ export async function verifyMessage(raw: Buffer, facts: VerifyFacts | null, reso
     spfResult = await spf({
       sender: sender ?? '',
       ip: facts.clientIp,
-      helo: /^[0-9.]+$|:/.test(helo) ? `[${helo}]` : helo,
+      // An address given as HELO goes in brackets (as mailauth's authenticate() does); a literal already has them.
+      helo: isIP(helo) ? `[${helo}]` : helo,
       mta,
       resolver: resolver as never,
       maxElapsedTime: 20_000,
