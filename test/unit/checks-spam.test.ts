@@ -111,3 +111,11 @@ describe('built-in lint (no daemon)', () => {
     assert.equal(r.score, 0);
   });
 });
+
+test('the lint stays linear on hostile HTML (thousands of unclosed <style> tags)', async () => {
+  const html = `<p>${'<style x '.repeat(100_000)}</p>`;
+  const i = await input(`From: a@example.com\r\nSubject: s\r\nContent-Type: text/html\r\n\r\n${html}\r\n`);
+  const t0 = performance.now();
+  builtinLint(i);
+  assert.ok(performance.now() - t0 < 1000, `${Math.round(performance.now() - t0)} ms`);
+});

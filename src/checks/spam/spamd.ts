@@ -40,6 +40,7 @@ export async function spamdReport(
     let size = 0;
     const socket = net.connect({ host: opts.host, port: opts.port });
     const fail = (why: string) => {
+      done();
       socket.destroy();
       reject(new EngineUnavailable(`${where} ${why}`));
     };
@@ -56,14 +57,10 @@ export async function spamdReport(
     });
     socket.on('data', (c: Buffer) => {
       size += c.length;
-      if (size > MAX_REPLY) {
-        done();
-        return fail(`answered more than ${MAX_REPLY} bytes`);
-      }
+      if (size > MAX_REPLY) return fail(`answered more than ${MAX_REPLY} bytes`);
       chunks.push(c);
     });
     socket.on('error', (e: NodeJS.ErrnoException) => {
-      done();
       fail(`could not be reached (${e.code ?? e.message}); start spamd there or leave --spamd unset for the built-in lint`);
     });
     socket.on('end', () => {
