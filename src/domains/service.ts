@@ -259,6 +259,19 @@ export class DomainService {
     }
   }
 
+  /**
+   * The DKIM key record of a custom domain at `<selector>._domainkey.<domain>`, or null: inboxd holds that key pair,
+   * so the auth check (src/checks/auth/) verifies mail inboxd signed without asking DNS.
+   */
+  async dkimKeyRecord(name: string): Promise<string | null> {
+    const n = name.trim().toLowerCase().replace(/\.$/, '');
+    const at = n.indexOf('._domainkey.');
+    if (at <= 0) return null;
+    const row = await this.repo.byName(n.slice(at + '._domainkey.'.length));
+    if (!row || row.dkim_selector !== n.slice(0, at)) return null;
+    return `v=DKIM1; k=rsa; p=${row.dkim_public_key}`;
+  }
+
   /** The records to publish, with the last verify's result for each. */
   records(row: DomainRow): DomainRecordView[] {
     return recordViews(this.expected(row), row.checks_json);

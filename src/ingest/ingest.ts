@@ -15,6 +15,7 @@ import type { SearchDoc } from '../search/text.ts';
 import type { MessageSummaryRow } from '../store/messages.ts';
 import { precompile } from '../store/prepared.ts';
 import type { Database } from '../store/schema.ts';
+import { encodeSession, type SmtpSessionInfo } from '../store/session-facts.ts';
 import { ThreadAssigner } from '../threads/assign.ts';
 import { type Analyzer, inlineAnalyzer } from './analyzer.ts';
 import { isMailRefused, type MailLimits, mailboxFull, NO_LIMITS, RefusalLog, unclaimedRefusal } from './limits.ts';
@@ -27,6 +28,8 @@ export interface IngestRequest {
   mailFrom: string | null;
   /** smtp | simulate | webhook:<provider> | send */
   source: string;
+  /** What the SMTP session knew (client address, HELO, TLS, AUTH user), stored with each recipient row for the checks. */
+  session?: SmtpSessionInfo;
   /**
    * Sending (src/outbound/): the sending inbox's own copy is stored too, as `direction: 'outbound'` (no event is
    * published for it: it wakes no wait and fires no callback), and `also` writes the outbox rows in the same
@@ -128,6 +131,7 @@ export class Ingest {
     const labeler = this.labeler();
     // A plus address whose exact address has no inbox reaches the inbox of its base address: both are locked.
     const bases = rcpts.flatMap((r) => plusAddress(r)?.base ?? []);
+    const sessionJson = encodeSession(req.session);
 
     const stored = await this.writer
       .store({
@@ -204,6 +208,7 @@ export class Ingest {
               content_sha256: rawSha,
               direction: 'inbound' as 'inbound' | 'outbound',
               thread_id: threadId,
+              session_json: sessionJson,
             };
             await trx.executeQuery(q.insertMessage(row));
             if (inbox) {
@@ -219,7 +224,7 @@ export class Ingest {
             const teamId = inbox?.team_id ?? '';
             counters.add(teamId, 'messagesReceived', 1);
             counters.add(teamId, 'bytesReceived', req.raw.length);
-            const { content_sha256: _c, ...envelope } = row;
+            const { content_sha256: _c, session_json: _sj, ...envelope } = row;
             out.push({
               delivery: { rcpt, messageId: id, inboxId: inbox?.id ?? null },
               teamId: inbox?.team_id ?? null,
@@ -257,11 +262,12 @@ export class Ingest {
               content_sha256: rawSha,
               direction: 'outbound' as const,
               thread_id: threadId,
+              session_json: null,
             };
             await trx.executeQuery(q.insertMessage(row));
             counters.add(inbox.team_id, 'messagesSent', 1);
             await req.outbound.also(trx, { senderMessageId: id, local: out.map((o) => o.delivery), rawSha256: rawSha });
-            const { content_sha256: _c, ...envelope } = row;
+            const { content_sha256: _c, session_json: _sj, ...envelope } = row;
             // Returned to the caller, never published (see IngestRequest.outbound).
             out.push({
               delivery: { rcpt: sender, messageId: id, inboxId: inbox.id, direction: 'outbound' },
@@ -307,6 +313,7 @@ const MESSAGE_COLUMNS = [
   'content_sha256',
   'direction',
   'thread_id',
+  'session_json',
 ] as const;
 const CONTENT_COLUMNS = [
   'sha256',

@@ -362,7 +362,13 @@ export async function startSmtp(opts: SmtpOptions, ingest: Ingest, log: Logger):
         const rcpts = session.envelope.rcptTo.map((r) => r.address);
         const mailFrom = session.envelope.mailFrom ? session.envelope.mailFrom.address : null;
         const t0 = performance.now();
-        const work = ingest.accept({ raw: Buffer.concat(chunks, size), rcpts, mailFrom, source: 'smtp' }).then(
+        const facts = {
+          clientIp: session.remoteAddress,
+          helo: session.hostNameAppearsAs || null,
+          tls: session.secure,
+          authUser: authUserOf(session.user),
+        };
+        const work = ingest.accept({ raw: Buffer.concat(chunks, size), rcpts, mailFrom, source: 'smtp', session: facts }).then(
           (deliveries) => {
             m?.stored(size, (performance.now() - t0) / 1000);
             log.info('smtp message stored', {
@@ -412,6 +418,13 @@ export async function startSmtp(opts: SmtpOptions, ingest: Ingest, log: Logger):
       await Promise.allSettled([...inFlight]);
     },
   };
+}
+
+/** The AUTH user of a session: the name given (`--smtp-auth any`), or the API key's id (`required`), or null. */
+function authUserOf(user: unknown): string | null {
+  if (typeof user === 'string') return user || null;
+  const keyId = (user as { keyId?: unknown } | undefined)?.keyId;
+  return typeof keyId === 'string' ? `key:${keyId}` : null;
 }
 
 function domainOf(address: string | null): string | null {

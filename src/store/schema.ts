@@ -140,6 +140,8 @@ export interface MessageRowTable {
   thread_id: Generated<string | null>;
   /** IMAP system flags (migration 023): 1 \Seen, 2 \Deleted, 4 \Flagged, 8 \Answered, 16 \Draft. */
   flags: Generated<number>;
+  /** SMTP session facts as JSON (`SessionRecord`, src/store/session-facts.ts); null when not received over SMTP (migration 026). */
+  session_json: Generated<string | null>;
 }
 
 /** A label on a message row (migration 024): from its plus address, its X-Tags header or a label rule. */

@@ -165,6 +165,38 @@ export const INTEGRATION_OPTIONS = {
     schema: atLeast(50, 30_000),
     default: 2000,
   },
+  dnsFixtures: {
+    flag: '--dns-fixtures',
+    env: 'INBOXD_DNS_FIXTURES',
+    arg: 'FILE',
+    help: 'zone file of DNS records the auth check uses before asking DNS (BIND-like lines: name [ttl] [IN] TXT|A|AAAA|MX|CNAME|PTR data; ≤ 1 MiB)',
+    schema: z.string().min(1).optional(),
+  },
+  spamd: {
+    flag: '--spamd',
+    env: 'INBOXD_SPAMD',
+    arg: 'HOST:PORT',
+    help: 'SpamAssassin daemon the spam check asks (SPAMC protocol), e.g. 127.0.0.1:783 (default: the built-in content lint)',
+    schema: z
+      .string()
+      .regex(/^(\[[0-9a-fA-F:.]+\]|[^:\s]+)(:\d{1,5})?$/, 'must be HOST:PORT, e.g. 127.0.0.1:783')
+      .optional(),
+  },
+  rspamd: {
+    flag: '--rspamd',
+    env: 'INBOXD_RSPAMD',
+    arg: 'URL',
+    help: 'rspamd the spam check asks (POST URL/checkv2), e.g. http://127.0.0.1:11334; wins over --spamd when both are set',
+    schema: httpBase.optional(),
+  },
+  spamTimeoutMs: {
+    flag: '--spam-timeout-ms',
+    env: 'INBOXD_SPAM_TIMEOUT_MS',
+    arg: 'MS',
+    help: 'time limit of one spam daemon exchange (over it the spam check answers error)',
+    schema: between(100, 120_000),
+    default: 10_000,
+  },
   searchBudgetMs: {
     flag: '--search-budget-ms',
     env: 'INBOXD_SEARCH_BUDGET_MS',

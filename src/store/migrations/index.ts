@@ -29,6 +29,7 @@ import * as m022 from './022_faults.ts';
 import * as m023 from './023_seen.ts';
 import * as m024 from './024_label_rules.ts';
 import * as m025 from './025_check_reports.ts';
+import * as m026 from './026_session_facts.ts';
 
 export const MIGRATIONS: Record<string, Migration> = {
   '001_foundation': m001,
@@ -56,4 +57,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '023_seen': m023,
   '024_label_rules': m024,
   '025_check_reports': m025,
+  '026_session_facts': m026,
 };
