@@ -78,6 +78,7 @@ export class CheckService {
   private unsubscribe: (() => void) | null = null;
   private readonly stopping = new AbortController();
   private idleWaiters: Array<() => void> = [];
+  private readonly facts: { get(messageId: string): Promise<SessionFacts | null> } | null;
   /** performance.now() of the last message stored (any inbox): the runners wait for a pause after it. */
   private lastArrival = Number.NEGATIVE_INFINITY;
   private timer: NodeJS.Timeout | null = null;
@@ -87,6 +88,8 @@ export class CheckService {
   constructor(d: {
     engine: CheckEngine;
     repo: CheckRepo;
+    /** The SMTP session facts recorded at ingest (src/store/session-facts.ts); without it checks see none. */
+    facts?: { get(messageId: string): Promise<SessionFacts | null> };
     messages: MessageRepo;
     blobs: BlobStore;
     bus: Bus;
@@ -97,6 +100,7 @@ export class CheckService {
   }) {
     this.engine = d.engine;
     this.repo = d.repo;
+    this.facts = d.facts ?? null;
     this.messages = d.messages;
     this.blobs = d.blobs;
     this.bus = d.bus;
@@ -343,8 +347,9 @@ export class CheckService {
     const raw = await this.blobs.get(m.sha256);
     // Parsed where the checks run: in the sandbox workers for the pure ones (src/checks/engine.ts).
     const parsed = null;
-    // Session facts are recorded at ingest by the auth check's branch; until then the envelope sender is what we know.
-    const facts: SessionFacts | null = null;
+    // What the SMTP session knew (client address, HELO, TLS, AUTH user; migration 026): SPF needs it. Null for mail
+    // that did not arrive over SMTP (simulate, webhooks, sent copies).
+    const facts: SessionFacts | null = (await this.facts?.get(m.messageId)) ?? null;
     const input: EngineInput = { messageId: m.messageId, raw, parsed, facts, options };
     const report = await this.engine.run(input, names, signal, this.now);
     this.count(report);

@@ -47,6 +47,7 @@ import { StorageHealth } from '../store/health.ts';
 import { InboxRepo } from '../store/inboxes.ts';
 import { AccessRepo, KeyRepo } from '../store/keys.ts';
 import { MessageRepo } from '../store/messages.ts';
+import { SessionFactsRepo } from '../store/session-facts.ts';
 import { ThreadService } from '../threads/service.ts';
 import { components } from './components.ts';
 import type { Component } from './lifecycle.ts';
@@ -192,12 +193,25 @@ export function wire(config: Config, storage: Storage, opts: StartOptions & { lo
   // checks: the engine runs pure checks in the sandbox's workers, each under --check-timeout-ms (src/checks/).
   const checks = new CheckService({
     engine: new CheckEngine({
-      checks: checkRegistry({ config }),
+      checks: checkRegistry({
+        linkCheckHosts: config.linkCheckHosts,
+        dnsFixtures: config.dnsFixtures,
+        dnsServer: config.dnsServer === undefined ? null : dnsServerAddress(config.dnsServer),
+        dnsTimeoutMs: config.dnsTimeoutMs,
+        hostname: new URL(site.baseUrl).hostname,
+        // built below; only called once a check runs
+        dkimKeyRecord: (name) => domains.dkimKeyRecord(name),
+        spamd: config.spamd,
+        rspamd: config.rspamd,
+        spamTimeoutMs: config.spamTimeoutMs,
+      }),
       pure: PURE_CHECK_NAMES,
       runPure: (job, timeoutMs) => sandbox.run('checks.pure', job, { owner: 'checks', timeoutMs }),
+      parse: (raw, timeoutMs) => sandbox.run('checks.parse', raw, { owner: 'checks', timeoutMs }),
       timeoutMs: config.checkTimeoutMs,
     }),
     repo: new CheckRepo(store.db),
+    facts: new SessionFactsRepo(store.db),
     messages,
     blobs,
     bus,

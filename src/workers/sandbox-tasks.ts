@@ -34,6 +34,7 @@ export const TASKS = {
   'search.sqlite': sqliteSearch,
   /** One pure message check (html, a11y, text, …) over a stranger's mail (src/checks/engine.ts). */
   'checks.pure': async (job: PureCheckJob) => (await import('../checks/pure-task.ts')).runPureJob(job),
+  'checks.parse': async (raw: Uint8Array) => (await import('../checks/pure-task.ts')).parseForChecks(raw),
 } satisfies Record<string, (input: never) => unknown>;
 
 export type TaskName = keyof typeof TASKS;

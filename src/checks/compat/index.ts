@@ -21,6 +21,13 @@ export { CANIEMAIL_DATA_DATE, CANIEMAIL_DATA_VERSION };
 /** Findings per rule (feature) before one closing "and N more" finding. */
 export const MAX_FINDINGS_PER_RULE = 50;
 
+/**
+ * Features whose lack in a client leaves the mail as it looks (reported as info, never an error): the doctype
+ * (caniemail's own note: "no impact"), and the accessibility attributes the a11y check asks for (`lang`, `dir`,
+ * `role`) — a client that strips them shows the same mail, so compat must not fail a mail for following a11y's advice.
+ */
+const HARMLESS_WHEN_IGNORED: ReadonlySet<string> = new Set(['html-doctype', 'html-lang', 'html-dir', 'html-role']);
+
 /** Every client id the data knows, with its display name (for discovery and `--clients` help). */
 export const COMPAT_CLIENTS: ReadonlyArray<{ id: string; name: string }> = CANIEMAIL.clients;
 
@@ -113,7 +120,19 @@ function judge(slug: string, f: CompactFeature, clients: number[]): Verdict {
   }
   if (unknown.length) lines.push(`support unknown in ${unknown.length} client(s): ${unknown.join(', ')}`);
   const judged = y + unsupported.length + partial.length;
-  const severity: Severity | null = unsupported.length ? 'error' : partial.length ? 'warning' : unknown.length ? 'info' : null;
+  // A feature a client ignores without changing how the mail looks (caniemail's own note on the HTML5 doctype: "no
+  // impact") is reported as info, so a clean mail is not failed for declaring `<!doctype html>`.
+  const severity: Severity | null = HARMLESS_WHEN_IGNORED.has(slug)
+    ? unsupported.length || partial.length || unknown.length
+      ? 'info'
+      : null
+    : unsupported.length
+      ? 'error'
+      : partial.length
+        ? 'warning'
+        : unknown.length
+          ? 'info'
+          : null;
   let detail = `${f.title} (${slug}): ${lines.join('; ')}.`;
   if (detail.length > 2000) detail = `${detail.slice(0, 1997)}…`;
   return {
@@ -121,8 +140,8 @@ function judge(slug: string, f: CompactFeature, clients: number[]): Verdict {
     unsupported,
     partial,
     unknown,
-    unsupportedShare: judged ? (unsupported.length / judged) * 100 : 0,
-    partialShare: judged ? (partial.length / judged) * 100 : 0,
+    unsupportedShare: judged && !HARMLESS_WHEN_IGNORED.has(slug) ? (unsupported.length / judged) * 100 : 0,
+    partialShare: judged && !HARMLESS_WHEN_IGNORED.has(slug) ? (partial.length / judged) * 100 : 0,
     detail,
   };
 }
@@ -134,6 +153,8 @@ function titleOf(f: CompactFeature, v: Verdict): string {
   };
   if (v.severity === 'error') return `${f.title} is not supported in ${names(v.unsupported)}`;
   if (v.severity === 'warning') return `${f.title} is only partly supported in ${names(v.partial)}`;
+  if (v.unsupported.length || v.partial.length)
+    return `${f.title} is ignored by ${names([...v.unsupported, ...v.partial])} (without effect on the mail)`;
   return `${f.title}: support unknown in ${names(v.unknown)}`;
 }
 
@@ -167,7 +188,7 @@ export function checkCompat(html: string, clientPatterns: readonly string[], sig
     const key = v.severity === 'error' ? 'errors' : v.severity === 'warning' ? 'warnings' : 'unknown';
     counts[key] += list.length;
     features[key]++;
-    const breaks = v.severity === 'info' ? v.unknown : [...v.unsupported, ...v.partial];
+    const breaks = v.severity === 'info' && !HARMLESS_WHEN_IGNORED.has(slug) ? v.unknown : [...v.unsupported, ...v.partial, ...v.unknown];
     const title = titleOf(f, v);
     for (const o of list.slice(0, MAX_FINDINGS_PER_RULE)) {
       findings.push({
@@ -216,6 +237,8 @@ export function checkCompat(html: string, clientPatterns: readonly string[], sig
 
 export const compatCheck: CheckDef = {
   name: 'compat',
+  // the data's date is part of the version: a report cached against older data is not reused
+  version: `1+caniemail.${CANIEMAIL_DATA_DATE.slice(0, 10)}`,
   description: `HTML/CSS features the mail uses that mail clients do not or only partly support (caniemail data of ${CANIEMAIL_DATA_DATE.slice(0, 10)})`,
   async run(input: CheckInput): Promise<CheckResult> {
     input.signal.throwIfAborted();

@@ -100,6 +100,11 @@ export const discovery = op({
         })
         .describe('STARTTLS of the SMTP listener (the same certificate serves POP3 and IMAP)'),
     }),
+    checks: z
+      .array(z.object({ name: z.string(), description: z.string(), version: z.string() }))
+      .describe(
+        'The message checks this server runs (POST /v1/inboxes/:id/messages/:messageId/checks); compat names the date of its caniemail data',
+      ),
   }),
   audit: false,
   handler(ctx) {
@@ -134,6 +139,7 @@ export const discovery = op({
           validTo: s.smtpTls?.validTo ?? null,
         },
       },
+      checks: s.checks.catalogue().map(({ name, description, version }) => ({ name, description, version })),
     };
   },
 });

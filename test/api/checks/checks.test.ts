@@ -82,9 +82,22 @@ test('a stored message: findings with line and column, last report kept, same co
 
   // Another recipient's copy of the same bytes shares the cache; a clean mail passes.
   const clean = await deliver(ib.address, { html: GOOD_HTML, text: GOOD_TEXT, subject: 'Welcome' });
-  const ok = await json(await s.api(`/v1/inboxes/${ib.inboxId}/messages/${clean}/checks`, { method: 'POST', json: {} }));
+  const ok = await json(
+    await s.api(`/v1/inboxes/${ib.inboxId}/messages/${clean}/checks`, { method: 'POST', json: { checks: ['html', 'a11y', 'text'] } }),
+  );
   assert.equal(ok.summary.status, 'passed', JSON.stringify(ok.checks, null, 1));
   assert.equal(ok.summary.errors, 0);
+  // No list runs every check: compat, links, auth and spam too (the built-in spam lint: no daemon here).
+  const all = await json(await s.api(`/v1/inboxes/${ib.inboxId}/messages/${clean}/checks`, { method: 'POST', json: {} }));
+  assert.deepEqual(Object.keys(all.checks), ['compat', 'html', 'a11y', 'text', 'links', 'auth', 'spam']);
+  assert.equal(all.checks.spam.meta.engine, 'builtin');
+  assert.equal(all.checks.auth.meta.spf === undefined, false, 'SPF was judged from the SMTP session facts');
+  assert.equal(
+    all.checks.compat.findings
+      .filter((f: { rule: string }) => f.rule === 'html-lang' || f.rule === 'html-doctype')
+      .every((f: { severity: string }) => f.severity === 'info'),
+    true,
+  );
 });
 
 test('unknown check names are refused with the nearest name; unknown messages are 404', async () => {
@@ -198,7 +211,10 @@ test('MCP: svc_check_message, svc_check_html and svc_explain_finding', async () 
   assert.equal(unknown.status, 404);
   assert.match((await unknown.json()).detail, /did you mean gmail-clipping/);
   const list = await json(await s.api('/v1/checks'));
-  assert.deepEqual(list.items.map((i: { name: string }) => i.name).slice(0, 3), ['html', 'a11y', 'text']);
+  assert.deepEqual(
+    list.items.map((i: { name: string }) => i.name),
+    ['compat', 'html', 'a11y', 'text', 'links', 'auth', 'spam'],
+  );
 });
 
 test('findings are counted by check and severity in /metrics', async () => {
