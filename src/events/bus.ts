@@ -7,7 +7,8 @@ export type InboxEvent =
       type: 'message.received';
       inboxId: string;
       teamId: string;
-      message: MessageSummaryRow;
+      /** The summary row, with the message's labels (plus address, X-Tags, label rules) as the messages list gives them. */
+      message: MessageSummaryRow & { labels?: string[] };
       /** Stored by another instance and announced here (PostgreSQL): work done once per message skips it. */
       remote?: true;
     }

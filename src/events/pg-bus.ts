@@ -223,7 +223,28 @@ export class PgEventBus implements EventBus {
       this.log.warn('could not read announced messages (the poll retries)', { err: e as Error });
       return;
     }
-    for (const { team_id, ...message } of rows) {
+    // The labels ingest stored with them (README "Labels by rule"), as the messages list gives them: one query.
+    const labels = new Map<string, string[]>();
+    if (rows.length > 0)
+      try {
+        for (const l of await this.db
+          .selectFrom('message_labels')
+          .select(['message_id', 'label'])
+          .where(
+            'message_id',
+            'in',
+            rows.map((r) => r.id),
+          )
+          .orderBy('message_id')
+          .orderBy('label')
+          .execute())
+          labels.set(l.message_id, [...(labels.get(l.message_id) ?? []), l.label]);
+      } catch (e) {
+        this.log.warn('could not read announced messages (the poll retries)', { err: e as Error });
+        return;
+      }
+    for (const { team_id, ...row } of rows) {
+      const message = { ...row, labels: labels.get(row.id) ?? [] };
       const inboxId = message.inbox_id!;
       if (message.seq <= (this.lastSeq.get(inboxId) ?? -1)) continue;
       this.seen(inboxId, message.seq);

@@ -159,7 +159,7 @@ export class Ingest {
               );
             }
           }
-          const out: Array<{ delivery: Delivery; teamId: string | null; row: MessageSummaryRow }> = [];
+          const out: Array<{ delivery: Delivery; teamId: string | null; row: MessageSummaryRow & { labels?: string[] } }> = [];
           const unclaimed: { total?: number } = {};
           const isFresh = Number(fresh.numAffectedRows ?? 0) > 0;
           // The search row of a content carries the scope of the inboxes holding it: it is rewritten only when a new
@@ -211,6 +211,7 @@ export class Ingest {
               session_json: sessionJson,
             };
             await trx.executeQuery(q.insertMessage(row));
+            const stored: string[] = [];
             if (inbox) {
               const labels = new Map<string, { source: 'plus' | 'header' | 'rule'; ruleId: string | null }>();
               if (plusTag) labels.set(plusTag, { source: 'plus', ruleId: null });
@@ -218,8 +219,10 @@ export class Ingest {
               if (labeler)
                 for (const r of labeler.labelsFor({ teamId: inbox.team_id, inboxLabel: inbox.label, doc, labels: new Set(labels.keys()) }))
                   if (!labels.has(r.label)) labels.set(r.label, { source: 'rule', ruleId: r.ruleId });
-              for (const [label, how] of [...labels].slice(0, MAX_MESSAGE_LABELS))
+              for (const [label, how] of [...labels].slice(0, MAX_MESSAGE_LABELS)) {
                 await trx.executeQuery(q.insertLabel({ message_id: id, label, source: how.source, rule_id: how.ruleId }));
+                stored.push(label);
+              }
             }
             const teamId = inbox?.team_id ?? '';
             counters.add(teamId, 'messagesReceived', 1);
@@ -228,7 +231,8 @@ export class Ingest {
             out.push({
               delivery: { rcpt, messageId: id, inboxId: inbox?.id ?? null },
               teamId: inbox?.team_id ?? null,
-              row: { ...envelope, ...summaryContent, raw_sha256: rawSha, flags: 0 },
+              // the labels in the order the messages list gives them (by label)
+              row: { ...envelope, ...summaryContent, raw_sha256: rawSha, flags: 0, labels: stored.sort() },
             });
           }
           if (req.outbound) {

@@ -70,7 +70,7 @@ export const MessageSummary = z.object({
     .array(z.string())
     .optional()
     .describe(
-      'Labels of the message (README "Labels by rule"): the tag of a plus address (user+tag@…), X-Tags header values, and labels added by the team\'s label rules; in message lists and reads',
+      'Labels of the message (README "Labels by rule"): the tag of a plus address (user+tag@…), X-Tags header values, and labels added by the team\'s label rules; in message lists and reads, and in message.received events (SSE, callbacks)',
     ),
   threadId: z
     .string()

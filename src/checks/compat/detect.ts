@@ -495,7 +495,11 @@ export function detectFeatures(html: string, known: Set<string>, signal?: AbortS
           if (type === 'submit' || type === 'reset')
             occurrences.push({ slug: `html-button-${type}`, offset: at, evidence: `<button type="${type}">`, selector: name });
         }
-        if (tagSlug && known.has(tagSlug)) occurrences.push({ slug: tagSlug, offset: at, evidence: `<${name}>`, selector: name });
+        // A client that drops `<body>` keeps what is inside it: only a body with attributes (a background, a style,
+        // a class) loses something, so a bare `<body>` is not a finding.
+        const bareBody = name === 'body' && attrs.length === 0;
+        if (tagSlug && known.has(tagSlug) && !bareBody)
+          occurrences.push({ slug: tagSlug, offset: at, evidence: `<${name}>`, selector: name });
         if (
           name === 'meta' &&
           /^(?:color-scheme|supported-color-schemes)$/i.test(attribs.name ?? '') &&

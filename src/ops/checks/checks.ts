@@ -83,7 +83,8 @@ const Links = z
       .describe('static (default: no network) or reach (follow links to --link-check-hosts only)'),
     includeVerificationLinks: z.boolean().optional().describe('reach: also follow one-time verification links (a GET can spend the token)'),
   })
-  .optional();
+  .optional()
+  .describe('links: static (no network, the default) or reach mode, and whether reach follows verification links');
 /** A comma-separated query parameter as a list. */
 const CommaList = z
   .string()
@@ -136,7 +137,7 @@ export const lastReport = op({
 const Supplied = z.strictObject({
   html: z.string().max(SUPPLIED_LIMIT).describe('The HTML body to check'),
   text: z.string().max(SUPPLIED_LIMIT).optional().describe('Its text/plain alternative, if the mail will have one'),
-  subject: z.string().max(998).optional(),
+  subject: z.string().max(998).optional().describe('Its subject line, if it has one'),
   checks: Names,
   clients: Clients,
   links: Links,
@@ -158,9 +159,15 @@ export const checkSupplied = op({
   input: z.strictObject({
     html: z.string().max(SUPPLIED_LIMIT).optional().describe('The HTML body to check'),
     text: z.string().max(SUPPLIED_LIMIT).optional().describe('Its text/plain alternative, if the mail will have one'),
-    subject: z.string().max(998).optional(),
-    checks: z.union([Names, CommaList]).optional(),
-    clients: z.union([Clients, CommaList]).optional(),
+    subject: z.string().max(998).optional().describe('Its subject line, if it has one (the spam and text checks read it)'),
+    checks: z
+      .union([Names, CommaList])
+      .optional()
+      .describe('Checks to run, as a list or comma-separated (default: all; GET /v1/checks lists them), e.g. "html,a11y,text"'),
+    clients: z
+      .union([Clients, CommaList])
+      .optional()
+      .describe('compat: client ids or globs, as a list or comma-separated, e.g. "gmail.*,outlook.windows"'),
     linkMode: z.enum(['static', 'reach']).optional().describe('.eml: static (default) or reach'),
   }),
   output: CheckReportView,

@@ -7,7 +7,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import BetterSqlite3 from 'better-sqlite3';
-import { sql } from 'kysely';
+import { Kysely, SqliteDialect, sql } from 'kysely';
+import { MIGRATIONS } from '../../../src/store/migrations/index.ts';
 import { type Json, json } from '../../helpers/http.ts';
 import { mcpClient } from '../../helpers/mcp-tools.ts';
 import { ADMIN_KEY, startTestServer, type TestServer, tempDir } from '../../helpers/server.ts';
@@ -147,7 +148,10 @@ describe('durability', () => {
         await sql`insert into search_pending (rid) select rowid from contents`.execute(t.server.parts.store.db);
       }
       await t.stop();
-      if (!pg) undoSearchMigration(dir);
+      if (!pg) {
+        await undoMigrationsAfter020(dir);
+        undoSearchMigration(dir);
+      }
       t = await startTestServer([], {}, { dataDir: dir });
       let n = 0;
       for (let i = 0; i < 100 && n === 0; i++) {
@@ -183,6 +187,20 @@ describe('durability', () => {
 });
 
 /** Undoes migration 014 (and the later ones, which Kysely requires to come after it) in a stopped SQLite store. */
+/** Runs the down() of every migration after 020, newest first, so the store is as 020 left it. */
+async function undoMigrationsAfter020(dir: string): Promise<void> {
+  const db = new Kysely<any>({ dialect: new SqliteDialect({ database: new BetterSqlite3(path.join(dir, 'inboxd.db')) }) });
+  try {
+    for (const name of Object.keys(MIGRATIONS)
+      .filter((n) => n >= '021')
+      .reverse())
+      await MIGRATIONS[name]!.down!(db);
+    await db.deleteFrom('kysely_migration').where('name', '>=', '021').execute();
+  } finally {
+    await db.destroy();
+  }
+}
+
 function undoSearchMigration(dir: string): void {
   const db = new BetterSqlite3(path.join(dir, 'inboxd.db'));
   for (const x of ['trigger search_content_deleted', 'trigger search_row_moved']) db.exec(`drop ${x}`);
