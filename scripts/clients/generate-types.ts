@@ -26,7 +26,7 @@ async function main(argv: string[]): Promise<number> {
   const old = fs.existsSync(GENERATED) ? fs.readFileSync(GENERATED, 'utf8') : '';
   if (argv.includes('--check')) {
     if (old === text) return 0;
-    console.error(`${path.relative(process.cwd(), GENERATED)} is stale: run node scripts/clients/generate-types.ts`);
+    console.error(`${path.relative(process.cwd(), GENERATED)} is stale: run npm run clients:types and commit it`);
     return 1;
   }
   if (old !== text) fs.writeFileSync(GENERATED, text);

@@ -119,7 +119,7 @@ const METHODS = ['get', 'put', 'post', 'delete', 'patch'];
 
 export function generateTypes(d: OpenApiDocument): string {
   let out = `// Generated from the OpenAPI document of ${d.info.title} ${d.info.version} by scripts/clients/generate-types.ts.
-// Do not edit: run \`node scripts/clients/generate-types.ts\` (test/unit/clients-types.test.ts checks it is current).
+// Do not edit: run \`npm run clients:types\` (test/unit/clients-types.test.ts checks it is current).
 
 `;
   for (const [name, s] of Object.entries(d.components?.schemas ?? {})) {

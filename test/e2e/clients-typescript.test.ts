@@ -190,7 +190,7 @@ describe('@inboxd/client: timeouts and cancellation', () => {
 describe('generated types', () => {
   test('the served /v1/openapi.json regenerates the committed clients/typescript/src/openapi.gen.ts byte for byte', async () => {
     const served = (await (await fetch(`${server.base}/v1/openapi.json`)).json()) as OpenApiDocument;
-    assert.ok(generateTypes(served) === fs.readFileSync(GENERATED, 'utf8'), 'stale: run node scripts/clients/generate-types.ts');
+    assert.ok(generateTypes(served) === fs.readFileSync(GENERATED, 'utf8'), 'stale: run npm run clients:types and commit the file');
   });
 });
 

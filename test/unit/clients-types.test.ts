@@ -10,7 +10,7 @@ import { generateTypes, type OpenApiDocument, schemaType } from '../../scripts/c
 
 test('clients/typescript/src/openapi.gen.ts is what the current OpenAPI document generates', () => {
   const fresh = generateTypes(currentDocument());
-  assert.ok(fresh === fs.readFileSync(GENERATED, 'utf8'), 'stale: run node scripts/clients/generate-types.ts and commit the file');
+  assert.ok(fresh === fs.readFileSync(GENERATED, 'utf8'), 'stale: run npm run clients:types and commit the file');
   for (const id of [
     'inboxes.create',
     'inboxes.wait',

@@ -1,5 +1,5 @@
 // Generated from the OpenAPI document of inboxd 0.2.0 by scripts/clients/generate-types.ts.
-// Do not edit: run `node scripts/clients/generate-types.ts` (test/unit/clients-types.test.ts checks it is current).
+// Do not edit: run `npm run clients:types` (test/unit/clients-types.test.ts checks it is current).
 
 export type Problem = {
   type: string;
