@@ -4,14 +4,18 @@
 // source checkout. Missing python3 or pytest skips with the package to install, and fails under CI=true.
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { ADMIN_KEY, builtBinary, type Running, root, startServer } from '../helpers/console.ts';
 
 const PKG = path.join(root, 'clients/python');
+/** Debian's python3 (and its python3-pytest) when it is there, as in CI; else the first python3 on PATH. */
+const PYTHON = fs.existsSync('/usr/bin/python3') ? '/usr/bin/python3' : 'python3';
 
 function pythonMissing(): string | null {
-  const r = spawnSync('python3', ['-c', 'import pytest'], { encoding: 'utf8' });
+  const r = spawnSync(PYTHON, ['-c', 'import pytest'], { encoding: 'utf8' });
   if (r.status === 0) return null;
   const why = r.error
     ? 'python3 not found: apt-get install -y python3 python3-pytest'
@@ -33,7 +37,7 @@ after(async () => {
 /** Runs python3 with the package importable and no bytecode or cache written into the source tree. */
 function python(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; out: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn('python3', args, {
+    const child = spawn(PYTHON, args, {
       cwd: PKG,
       env: { PATH: process.env.PATH ?? '/usr/bin:/bin', PYTHONPATH: PKG, PYTHONDONTWRITEBYTECODE: '1', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -87,4 +91,39 @@ print("ok")
   const r = await python(['-c', check]);
   assert.equal(r.code, 0, r.out);
   assert.equal(r.out.trim(), 'ok');
+});
+
+test('pip installs the package (no index, no network) and pytest then loads the fixture by itself', {
+  skip: missing ?? false,
+}, async (t) => {
+  const pip = spawnSync(PYTHON, ['-c', 'import setuptools, pip'], { encoding: 'utf8' });
+  if (pip.status !== 0) {
+    const why = 'pip or setuptools missing: apt-get install -y python3-pip python3-setuptools';
+    if (process.env.CI === 'true') assert.fail(why);
+    return t.skip(why);
+  }
+  const s = server!;
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'inboxd-py-pkg-'));
+  try {
+    // a copy, so that the build writes nothing into the source tree
+    fs.cpSync(PKG, path.join(dir, 'src'), { recursive: true, filter: (f) => !f.includes('__pycache__') });
+    const install = await python(
+      ['-m', 'pip', 'install', '--no-index', '--no-build-isolation', '--quiet', '--target', path.join(dir, 'site'), path.join(dir, 'src')],
+      {
+        HOME: dir,
+        PIP_DISABLE_PIP_VERSION_CHECK: '1',
+      },
+    );
+    assert.equal(install.code, 0, install.out);
+    const r = await python(['-m', 'pytest', '-p', 'no:cacheprovider', '-v', path.join(dir, 'src/tests/test_example.py')], {
+      PYTHONPATH: path.join(dir, 'site'),
+      INBOXD_URL: s.base,
+      INBOXD_KEY: ADMIN_KEY,
+    });
+    assert.equal(r.code, 0, r.out);
+    assert.match(r.out, /test_signs_up_on_the_rehearsal_page PASSED/);
+    assert.match(r.out, /plugins: .*inboxd-client-0\.3\.0/, 'the pytest11 entry point registered the plugin');
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 });
