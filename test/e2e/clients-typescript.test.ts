@@ -278,6 +278,11 @@ describe('the package', () => {
         for (const m of imports) assert.match(m[1] ?? m[2]!, /^\.\/[\w.-]+\.js$/, `${f} imports only its own files`);
       }
       for (const d of ['index.d.ts', 'playwright.d.ts']) assert.ok(fs.existsSync(path.join(dest, 'dist', d)), d);
+      // the example spec against the client's types (@playwright/test: the stand-in's types, see examples/tsconfig.json)
+      const example = spawnSync(path.join(root, 'node_modules/.bin/tsc'), ['-p', path.join(pkgDir, 'examples/tsconfig.json')], {
+        encoding: 'utf8',
+      });
+      assert.equal(example.status, 0, example.stdout + example.stderr);
       const script = `import { InboxdClient, VERSION } from '@inboxd/client';
         import { inboxFixture } from '@inboxd/client/playwright';
         const c = new InboxdClient();

@@ -8,11 +8,17 @@ import assert from 'node:assert/strict';
 import module from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { Browser } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 
 type Use = (value: unknown) => Promise<void>;
 type Fixture = (deps: Record<string, unknown>, use: Use, info: StandinTestInfo) => Promise<void>;
 type Body = (fixtures: Record<string, any>, info: StandinTestInfo) => Promise<void>;
+/** Typed like @playwright/test's: the body sees the base fixtures and every extension's, each fixture a function
+ * `(deps, use, testInfo)` whose `use` takes the fixture's type. */
+type FixtureFns<T> = { [K in keyof T]: (deps: object, use: (value: T[K]) => Promise<void>, info: StandinTestInfo) => Promise<void> };
+export type StandinTest<F> = ((title: string, body: (fixtures: F, info: StandinTestInfo) => Promise<void>) => void) & {
+  extend<T>(fixtures: FixtureFns<T>): StandinTest<F & T>;
+};
 
 export interface StandinTestInfo {
   title: string;
@@ -31,15 +37,15 @@ export interface StandinResult {
 const registered: { title: string; fixtures: Record<string, Fixture>; body: Body }[] = [];
 let browser: Browser | null = null;
 
-function make(fixtures: Record<string, Fixture>) {
+function make<F>(fixtures: Record<string, Fixture>): StandinTest<F> {
   const t = (title: string, body: Body) => {
     registered.push({ title, fixtures, body });
   };
-  t.extend = <T>(more: { [K in keyof T]: unknown }) => make({ ...fixtures, ...(more as Record<string, Fixture>) });
-  return t;
+  t.extend = <T>(more: FixtureFns<T>) => make<F & T>({ ...fixtures, ...(more as unknown as Record<string, Fixture>) });
+  return t as unknown as StandinTest<F>;
 }
 
-export const test = make({
+export const test = make<{ page: Page }>({
   // biome-ignore lint/correctness/noEmptyPattern: the fixture shape of @playwright/test
   page: async ({}, use) => {
     assert.ok(browser, 'runStandin() sets the browser');

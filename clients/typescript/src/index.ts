@@ -1,7 +1,8 @@
 // @inboxd/client: the calls a test makes every day against an inboxd server — create an inbox, wait for mail, get the
 // code or link, simulate mail, send, search, delete — typed from inboxd's OpenAPI document (./openapi.gen.ts).
-// No runtime dependencies: the global fetch of Node ≥ 18, Deno, Bun or a browser. Every call takes a timeout and an
-// AbortSignal; every failure is an InboxdError saying what the server answered and what to do about it.
+// No runtime dependencies: the global fetch and AbortSignal.any of Node ≥ 20.3, Deno, Bun or a current browser.
+// Every call takes a timeout and an AbortSignal; every failure is an InboxdError saying what the server answered and
+// what to do about it.
 import { OPERATIONS, type OperationId, type Operations, type Problem } from './openapi.gen.ts';
 
 export type { OperationId, Operations, Problem } from './openapi.gen.ts';
@@ -137,7 +138,8 @@ export class InboxdClient {
     });
     const query = new URLSearchParams();
     for (const [k, v] of Object.entries((input.query ?? {}) as Record<string, unknown>)) if (v !== undefined) query.set(k, String(v));
-    if (query.size) target += `?${query}`;
+    const qs = query.toString();
+    if (qs) target += `?${qs}`;
     const request = `${method} ${target}`;
     const timeoutMs = options.timeoutMs ?? this.timeoutMs;
     const timer = AbortSignal.timeout(timeoutMs);
