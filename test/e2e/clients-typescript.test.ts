@@ -283,6 +283,29 @@ describe('the package', () => {
         encoding: 'utf8',
       });
       assert.equal(example.status, 0, example.stdout + example.stderr);
+      // a TypeScript project finds the declarations through the package's exports
+      fs.writeFileSync(path.join(project, 'package.json'), '{"type":"module"}');
+      fs.writeFileSync(
+        path.join(project, 'tsconfig.json'),
+        JSON.stringify({
+          compilerOptions: { module: 'nodenext', strict: true, noEmit: true, lib: ['es2024', 'dom'], types: [] },
+          files: ['use.ts'],
+        }),
+      );
+      fs.writeFileSync(
+        path.join(project, 'use.ts'),
+        `import { InboxdClient, type Verification } from '@inboxd/client';
+        import { inboxFixture, type InboxFixtures } from '@inboxd/client/playwright';
+        const c = new InboxdClient({ url: 'http://localhost:8025', key: 'ibx_x' });
+        export const v: Promise<Verification> = c.verify('inb_1', { timeoutSeconds: 5 });
+        export const a: InboxFixtures['inbox']['address'] = 'a@b.test';
+        export const f = inboxFixture({ labelPrefix: 'ci-' });
+        // @ts-expect-error: not an operation of the API (proves the declarations were found, not any)
+        c.call('no.such.operation');
+        `,
+      );
+      const consumer = spawnSync(path.join(root, 'node_modules/.bin/tsc'), ['-p', project], { encoding: 'utf8' });
+      assert.equal(consumer.status, 0, consumer.stdout + consumer.stderr);
       const script = `import { InboxdClient, VERSION } from '@inboxd/client';
         import { inboxFixture } from '@inboxd/client/playwright';
         const c = new InboxdClient();
