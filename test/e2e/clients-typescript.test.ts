@@ -222,6 +222,20 @@ describe('Playwright', () => {
     assert.equal((await failing).message, 'the test failed');
     assert.equal((await rejection(client.getInbox(seen!.id))).status, 404);
 
+    // keepOnFailure: a failed test's inbox stays for a look (Playwright sets status before the teardown)
+    const keep = inboxFixture({ url: server.base, key: ADMIN_KEY, keepOnFailure: true });
+    const info: { title: string; status?: string; expectedStatus: string } = { title: 'kept', expectedStatus: 'passed' };
+    await keep.inbox(
+      {},
+      async (inbox) => {
+        seen = inbox;
+        info.status = 'failed';
+      },
+      info,
+    );
+    assert.equal((await client.getInbox(seen!.id)).info.label, 'kept');
+    await client.deleteInbox(seen!.id);
+
     assert.equal(labelFor('ünïcode\ttitle'), '?n?code?title');
     assert.equal(labelFor('x'.repeat(300), 'ci-1/').length, 200);
   });

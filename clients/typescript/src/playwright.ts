@@ -7,6 +7,9 @@ import { type ClientOptions, type CreateInboxOptions, type Inbox, InboxdClient }
 export interface FixtureTestInfo {
   title: string;
   titlePath?: readonly string[];
+  /** Set by the runner when the test has ended (read at teardown for keepOnFailure). */
+  status?: string;
+  expectedStatus?: string;
 }
 
 export interface InboxFixtureOptions extends ClientOptions {
@@ -41,7 +44,7 @@ export function inboxFixture(options: InboxFixtureOptions = {}) {
   return {
     // Playwright reads the first parameter's destructuring to learn a fixture's dependencies: it must be `{}`.
     // biome-ignore lint/correctness/noEmptyPattern: the shape @playwright/test requires
-    inbox: async ({}: object, use: Use<Inbox>, testInfo: FixtureTestInfo & { status?: string; expectedStatus?: string }) => {
+    inbox: async ({}: object, use: Use<Inbox>, testInfo: FixtureTestInfo) => {
       client ??= new InboxdClient(clientOptions);
       const inbox = await client.createInbox({ ...create, label: labelFor(testInfo.title, labelPrefix) });
       try {
