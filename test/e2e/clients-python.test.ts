@@ -56,7 +56,7 @@ function python(args: string[], env: Record<string, string> = {}): Promise<{ cod
 
 test('python3 -m pytest: the client, the inbox fixture and the rehearsal signup example pass', { skip: missing ?? false }, async () => {
   const s = server!;
-  const r = await python(['-m', 'pytest', '-p', 'inboxd.pytest_plugin', '-p', 'no:cacheprovider', '-v', 'tests'], {
+  const r = await python(['-m', 'pytest', '-p', 'inboxd.pytest_plugin', '-p', 'pytester', '-p', 'no:cacheprovider', '-v', 'tests'], {
     INBOXD_URL: s.base,
     INBOXD_KEY: ADMIN_KEY,
   });
@@ -67,6 +67,8 @@ test('python3 -m pytest: the client, the inbox fixture and the rehearsal signup 
     'tests/test_client.py::test_errors_say_what_to_do',
     'tests/test_client.py::test_timeouts',
     'tests/test_client.py::test_the_fixture_labels_the_inbox_by_the_test_name',
+    'tests/test_plugin.py::test_failed_test_inbox[False]',
+    'tests/test_plugin.py::test_failed_test_inbox[True]',
   ])
     assert.match(r.out, new RegExp(`${name.replace(/[.[\]]/g, '\\$&')} PASSED`), r.out);
   // the fixture deleted every inbox it made, each labelled by its test's name
