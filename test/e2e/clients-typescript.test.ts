@@ -191,6 +191,10 @@ describe('generated types', () => {
   test('the served /v1/openapi.json regenerates the committed clients/typescript/src/openapi.gen.ts byte for byte', async () => {
     const served = (await (await fetch(`${server.base}/v1/openapi.json`)).json()) as OpenApiDocument;
     assert.ok(generateTypes(served) === fs.readFileSync(GENERATED, 'utf8'), 'stale: run npm run clients:types and commit the file');
+    const cli = spawnSync(process.execPath, [path.join(root, 'scripts/clients/generate-types.ts'), '--from', server.base, '--check'], {
+      encoding: 'utf8',
+    });
+    assert.equal(cli.status, 0, cli.stderr);
   });
 });
 
