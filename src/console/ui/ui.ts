@@ -81,6 +81,20 @@ export function useArrivals(f: (inboxId: string) => void): void {
   }, []);
 }
 
+/** A <dialog> shown modal when it mounts; `close` runs when it closes (Esc, a Cancel, a form with method=dialog). */
+export function useModal(close: () => void) {
+  const ref = useRef<HTMLDialogElement>(null);
+  useEffect(() => {
+    const d = ref.current;
+    if (!d) return;
+    d.showModal();
+    const back = () => close();
+    d.addEventListener('close', back);
+    return () => d.removeEventListener('close', back);
+  }, []);
+  return ref;
+}
+
 let announce: ((msg: string) => void) | null = null;
 export function setAnnouncer(f: (msg: string) => void): void {
   announce = f;
