@@ -112,6 +112,12 @@ describe('console: acting on mail', { skip: missing ?? false }, () => {
     await page.waitForSelector('#mark-seen >> text=Mark unread');
     assert.equal((await messages(inboxId)).find((m) => m.messageId === first.messageId)!.seen, true);
     assert.equal(await page.getAttribute(`[data-message-id="${first.messageId}"]`, 'data-seen'), 'true');
+    // The same from the keyboard: u toggles the read state.
+    await page.keyboard.press('u');
+    await page.waitForSelector('#mark-seen >> text=Mark read');
+    assert.equal((await messages(inboxId)).find((m) => m.messageId === first.messageId)!.seen, false);
+    await page.keyboard.press('u');
+    await page.waitForSelector('#mark-seen >> text=Mark unread');
 
     // Download the .eml from the message header.
     const [eml] = await Promise.all([page.waitForEvent('download'), page.click('#download-eml')]);
@@ -120,9 +126,12 @@ describe('console: acting on mail', { skip: missing ?? false }, () => {
     // Delete asks first: Cancel keeps the message, confirming deletes it.
     await page.click('#delete-message');
     await page.waitForSelector('dialog.form-dialog[open] >> text=Delete this message?');
-    await page.click('dialog.form-dialog >> text=Cancel');
+    // Focus starts on Cancel: Enter there destroys nothing.
+    assert.equal(await page.evaluate(() => document.activeElement?.textContent), 'Cancel');
+    await page.keyboard.press('Enter');
+    await page.waitForSelector('dialog.form-dialog', { state: 'detached' });
     assert.equal((await messages(inboxId)).length, 2);
-    await page.click('#delete-message');
+    await page.keyboard.press('Delete');
     await page.click('dialog.form-dialog button.danger');
     await page.waitForSelector(`[data-message-id="${first.messageId}"]`, { state: 'detached' });
     assert.deepEqual(

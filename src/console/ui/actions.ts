@@ -6,7 +6,7 @@ import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import { ApiError, api } from './api.ts';
 import type { Inbox, Me, Message } from './types.ts';
-import { html, say, useModal } from './ui.ts';
+import { html, notifyArrival, say, useModal } from './ui.ts';
 
 let me: Me | null = null;
 /** The key the console runs with (set at sign-in): decides what is offered. */
@@ -88,7 +88,7 @@ export function FormDialog({
       ${error ? html`<p class="error" role="alert">${error}</p>` : ''}
       <p class="dialog-buttons">
         <button type="submit" class=${danger ? 'danger' : 'primary'} disabled=${busy}>${busy ? 'Working…' : submitLabel}</button>
-        <button type="button" onClick=${() => ref.current?.close()}>Cancel</button>
+        <button type="button" autofocus=${!!danger} onClick=${() => ref.current?.close()}>Cancel</button>
       </p>
     </form>
   </dialog>`;
@@ -161,6 +161,7 @@ export function InboxActions({ inbox, changed, cleared }: { inbox: Inbox; change
               },
             });
             changed();
+            notifyArrival(inbox.inboxId);
             const relay = r.recipients.filter((x) => x.route === 'relay').length;
             return `Sent: ${r.recipients.length - relay} local, ${relay} through the relay`;
           }}>
@@ -198,6 +199,7 @@ export function InboxActions({ inbox, changed, cleared }: { inbox: Inbox; change
         ? html`<${FormDialog} title="Clear this inbox?" submitLabel="Delete all messages" danger close=${close} submit=${async () => {
             const r = await api<{ deleted: number }>(`${base}/messages`, { method: 'DELETE' });
             cleared();
+            notifyArrival(inbox.inboxId);
             return `Deleted ${r.deleted} message${r.deleted === 1 ? '' : 's'}`;
           }}>
           <p>Every message of <code>${inbox.address}</code> (received and sent) is deleted, with its files. The inbox stays.</p>
@@ -259,6 +261,7 @@ export function MessageActions({
                 body: { messageId: m.messageId, text: String(f.get('text') ?? ''), replyAll: f.get('replyAll') === 'on' },
               });
               changed();
+              notifyArrival(m.inboxId);
               return 'Reply sent';
             }}>
           <p class="muted">Subject: Re: ${m.subject}</p>
@@ -285,6 +288,7 @@ export function MessageActions({
         ? html`<${FormDialog} title="Delete this message?" submitLabel="Delete message" danger close=${close} submit=${async () => {
             await api(base, { method: 'DELETE' });
             deleted();
+            notifyArrival(m.inboxId);
             return 'Message deleted';
           }}>
           <p>“${m.subject || '(no subject)'}” is deleted with its raw file and attachments.</p>

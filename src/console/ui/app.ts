@@ -304,6 +304,9 @@ export const SHORTCUTS: Array<[string, string]> = [
   ['l', 'copy the extracted link'],
   ['1 … 6', 'message tabs: HTML, Text, Links, Headers, Raw, Attachments'],
   ['i', 'remote images in the HTML preview on / off'],
+  ['r', 'reply to the open message'],
+  ['u', 'mark the open message read / unread'],
+  ['Delete or #', 'delete the open message (asks first)'],
   ['t', 'dark / light mode'],
   ['g o', 'overview'],
   ['g i', 'inbox list'],
@@ -387,6 +390,16 @@ function useShortcuts(o: {
           break;
         case 'i':
           click('#toggle-images');
+          break;
+        case 'r':
+          click('.message #reply');
+          break;
+        case 'u':
+          click('.message #mark-seen');
+          break;
+        case 'Delete':
+        case '#':
+          click('.message #delete-message');
           break;
         case 't':
           s.toggleTheme();

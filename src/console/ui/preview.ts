@@ -148,8 +148,9 @@ export function htmlBytes(html: string): number {
 }
 
 /**
- * Where Gmail would cut the HTML: the index after the last complete tag before its byte 102 KB, or null when it fits.
- * The console marks that point in the preview.
+ * Where Gmail would cut the HTML: the character where its byte 102 KB ends (moved back to the start of a tag the
+ * threshold falls inside, so the mark never splits one, nor a surrogate pair), or null when it fits. The console
+ * marks that point in the preview.
  */
 export function clipIndex(html: string, limit = GMAIL_CLIP_BYTES): number | null {
   let bytes = 0;
@@ -160,8 +161,8 @@ export function clipIndex(html: string, limit = GMAIL_CLIP_BYTES): number | null
     if (bytes > limit) break;
   }
   if (i >= html.length) return null;
-  const tagEnd = html.lastIndexOf('>', i);
-  return tagEnd < 0 ? i : tagEnd + 1;
+  const open = html.lastIndexOf('<', i);
+  return open > html.lastIndexOf('>', i - 1) ? open : i;
 }
 
 /** The mark drawn where Gmail clips (our own markup, inside the sandboxed frame). */

@@ -57,6 +57,7 @@ const arrivalListeners = new Set<(inboxId: string) => void>();
 const pendingArrivals = new Set<string>();
 let arrivalTimer: ReturnType<typeof setTimeout> | null = null;
 
+/** Mail arrived in, or left, this inbox (a live arrival, a send, a delete, a clear): counts are read again. */
 export function notifyArrival(inboxId: string): void {
   pendingArrivals.add(inboxId);
   if (arrivalTimer !== null) return;
