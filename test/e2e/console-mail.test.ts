@@ -186,7 +186,7 @@ describe('console: acting on mail', { skip: missing ?? false }, () => {
     await gone.arrayBuffer();
   });
 
-  test('release sends the captured bytes to the recording relay; a target outside --release-allow is refused in the dialog', async () => {
+  test('release sends the captured bytes to the recording relay (a target outside --release-allow is refused in the dialog); send goes through it too', async () => {
     const inbox = await newInbox();
     await sendMail(server.smtpPort, { to: inbox.address, subject: 'Release me', text: 'the captured body 7781' });
     const [m] = await until('the mail', async () => {
@@ -207,6 +207,25 @@ describe('console: acting on mail', { skip: missing ?? false }, () => {
     assert.deepEqual(relay.received[0]!.to, ['dev@staging.example.com']);
     assert.match(relay.received[0]!.raw.toString(), /the captured body 7781/);
     await page.waitForSelector('.deliveries li[data-address="dev@staging.example.com"]');
+
+    // Send to an address inboxd does not serve: through the relay, and the sent copy shows the relay's acceptance.
+    await page.goto(`${server.base}/#/inbox/${inbox.inboxId}`);
+    await page.click('#send');
+    await page.fill('#send-to', 'partner@elsewhere.example');
+    await page.fill('#send-subject', 'Through the relay');
+    await page.fill('#send-text', 'relayed body 4410');
+    await page.click('dialog.form-dialog button[type="submit"]');
+    await relay.whenReceived(2);
+    assert.deepEqual(relay.received[1]!.to, ['partner@elsewhere.example']);
+    assert.match(relay.received[1]!.raw.toString(), /relayed body 4410/);
+    await (await page.waitForSelector('[data-direction="outbound"] >> text=Through the relay')).click();
+    await until('the relay state on the page', async () => {
+      const li = await page.$('.deliveries li[data-address="partner@elsewhere.example"]');
+      if ((await li?.getAttribute('data-state')) === 'sent') return true;
+      await page.reload();
+      return false;
+    });
+    assert.match((await page.textContent('.deliveries li[data-state="sent"]')) ?? '', /relay/);
   });
 
   test('Checks tab: run with options runs only the ticked checks; findings link to their source line', async () => {
