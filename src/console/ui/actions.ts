@@ -41,7 +41,7 @@ export function ActButton({
     aria-describedby=${why ? 'why-read-only' : undefined} data-action=${id} onClick=${onClick}>${children}</button>`;
 }
 
-/** The reason the actions above are off, once per view (the buttons point at it with aria-describedby). */
+/** The reason the actions are off, once on every page (in the side bar; the buttons point at it with aria-describedby). */
 export function ReadOnlyNote() {
   const why = writeBlocked();
   return why ? html`<p class="note read-only" id="why-read-only" role="note">${why}</p>` : null;

@@ -2,7 +2,7 @@
 // The console's frame: sign-in with a pasted key, the hash router, the header, keyboard shortcuts and their help,
 // and the colour theme.
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { InboxActions, ReadOnlyNote, setAccess } from './actions.ts';
+import { InboxActions, setAccess } from './actions.ts';
 import { Audit, Keys } from './admin.ts';
 import { ApiError, api, savedKey, setKey, whenUnauthorized } from './api.ts';
 import { FaultsPanel } from './faults.ts';
@@ -268,7 +268,6 @@ function InboxPage({
         ${sub('Faults', `#/inbox/${i.inboxId}/faults`, route.sub === 'faults')}
       </nav>
       <${InboxActions} inbox=${i} changed=${live.refresh} cleared=${() => (live.clear(), inbox.reload(), detail.reload())} />
-      <${ReadOnlyNote} />
     </header>
     ${
       route.sub === 'messages'

@@ -2,7 +2,7 @@
 // The side bar (inboxes with a label filter and the search box), the dashboard, threads, search results and the
 // callback delivery log.
 import { useEffect, useState } from 'preact/hooks';
-import { NewInbox } from './actions.ts';
+import { NewInbox, ReadOnlyNote } from './actions.ts';
 import { query } from './api.ts';
 import type { CallbackAttempt, Inbox, Page, SearchAnswer, Summary, Thread, ThreadDetail } from './types.ts';
 import { ago, Direction, ErrorNote, fullTime, html, party, Snippet, Time, useApi, useArrivals, who } from './ui.ts';
@@ -56,6 +56,7 @@ export function Sidebar({
       ${label ? html`<button type="button" class="link-button" onClick=${() => (setDraft(''), setLabel(''))}>clear</button>` : ''}
     </form>
     <h2 class="side-title">Inboxes${label ? html` <span class="muted">label ${label}</span>` : ''}</h2>
+    <${ReadOnlyNote} />
     <p class="side-actions"><${NewInbox} created=${(i: Inbox) => {
       reload();
       location.hash = `#/inbox/${i.inboxId}`;
