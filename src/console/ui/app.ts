@@ -255,7 +255,13 @@ function InboxPage({
   return html`<div class="inbox">
     <header class="inbox-head">
       <h2><code id="inbox-address">${i.address}</code> <${CopyButton} text=${i.address} what="address" /></h2>
-      <p class="muted">${i.label ? html`label <span class="badge">${i.label}</span> · ` : ''}${i.messagesReceived} message${i.messagesReceived === 1 ? '' : 's'}${counts ? ` · ${counts.verified} with a code or link` : ''}${
+      <p class="muted">${i.label ? html`label <span class="badge">${i.label}</span> · ` : ''}${
+        // The aggregate counts the received mail stored now (a delete or a clear lowers it); messagesReceived is the
+        // inbox's sequence (every message ever, sent copies too), the only figure from a server without the aggregate.
+        counts
+          ? `${counts.received} received · ${counts.verified} with a code or link`
+          : `${i.messagesReceived} message${i.messagesReceived === 1 ? '' : 's'}`
+      }${
         deliveries && (deliveries.failing || deliveries.delivered || deliveries.pending)
           ? ` · callbacks ${deliveries.delivered} delivered, ${deliveries.failing} failing`
           : ''
