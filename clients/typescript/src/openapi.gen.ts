@@ -413,6 +413,22 @@ export interface Operations {
       nextCursor: string | null;
     };
   };
+  /** Delete every message of an inbox — `DELETE /v1/inboxes/{id}/messages` */
+  "messages.clear": {
+    method: "DELETE";
+    path: "/v1/inboxes/{id}/messages";
+    status: 200;
+    pathParams: {
+      /** Inbox id (inb_…) */
+      id: string;
+    };
+    query: Record<string, never>;
+    body: undefined;
+    bodyRequired: false;
+    response: {
+      deleted: number;
+    };
+  };
   /** Get a message — `GET /v1/inboxes/{id}/messages/{messageId}` */
   "messages.get": {
     method: "GET";
@@ -528,6 +544,28 @@ export interface Operations {
     response: {
       deleted: true;
       messageId: string;
+    };
+  };
+  /** Mark a message read or unread — `PATCH /v1/inboxes/{id}/messages/{messageId}` */
+  "messages.mark": {
+    method: "PATCH";
+    path: "/v1/inboxes/{id}/messages/{messageId}";
+    status: 200;
+    pathParams: {
+      /** Inbox id (inb_…) */
+      id: string;
+      /** Message id (msg_…) */
+      messageId: string;
+    };
+    query: Record<string, never>;
+    body: {
+      /** true: read; false: unread */
+      seen: boolean;
+    };
+    bodyRequired: true;
+    response: {
+      messageId: string;
+      seen: boolean;
     };
   };
   /** Get the raw message (.eml) — `GET /v1/inboxes/{id}/messages/{messageId}/raw` */
@@ -6058,8 +6096,10 @@ export const OPERATIONS: { readonly [K in OperationId]: { readonly method: Opera
   "inboxes.delete": { method: "DELETE", path: "/v1/inboxes/{id}", status: 200 },
   "inboxes.wait": { method: "GET", path: "/v1/inboxes/{id}/wait", status: 200 },
   "messages.list": { method: "GET", path: "/v1/inboxes/{id}/messages", status: 200 },
+  "messages.clear": { method: "DELETE", path: "/v1/inboxes/{id}/messages", status: 200 },
   "messages.get": { method: "GET", path: "/v1/inboxes/{id}/messages/{messageId}", status: 200 },
   "messages.delete": { method: "DELETE", path: "/v1/inboxes/{id}/messages/{messageId}", status: 200 },
+  "messages.mark": { method: "PATCH", path: "/v1/inboxes/{id}/messages/{messageId}", status: 200 },
   "messages.raw": { method: "GET", path: "/v1/inboxes/{id}/messages/{messageId}/raw", status: 200 },
   "messages.attachments": { method: "GET", path: "/v1/inboxes/{id}/messages/{messageId}/attachments", status: 200 },
   "messages.attachment": { method: "GET", path: "/v1/inboxes/{id}/messages/{messageId}/attachments/{attachmentId}", status: 200 },
