@@ -10,6 +10,7 @@ import { createHttpServer } from '../http/listener.ts';
 import { type AccessListener, startImap } from '../imap/server.ts';
 import { MailAccess } from '../inboxes/mail-access.ts';
 import { sweepOrphans } from '../ingest/orphans.ts';
+import { TrustedProxies } from '../lib/proxy-protocol.ts';
 import type { Logger } from '../log.ts';
 import { metricsMiddleware } from '../metrics/route.ts';
 import { StoreSizer } from '../metrics/store-size.ts';
@@ -108,6 +109,7 @@ function httpComponent(config: Config, w: Omit<Wired, 'components'>, opts: Start
           maxConnectionsPerIp: config.maxHttpConnectionsPerIp,
           headerTimeoutMs: config.httpHeaderTimeoutSeconds * 1000,
           smtpMaxConnections: config.smtpMaxConnections,
+          trustedProxies: new TrustedProxies(config.trustedProxies),
         },
         opts.log,
       );
@@ -144,6 +146,7 @@ function smtpComponent(config: Config, w: Omit<Wired, 'components'>, log: Logger
           maxCommands: config.smtpMaxCommands,
           metrics: services.metrics.smtp,
           faults: services.faults,
+          trustedProxies: new TrustedProxies(config.trustedProxies),
           policy: {
             refusesMail: (address, tally) => inboxes.refusesMail(address, tally),
             auth: {
@@ -188,6 +191,7 @@ function mailAccessComponents(config: Config, w: Omit<Wired, 'components'>, log:
     tls: parts.tls ? { cert: parts.tls.cert, key: parts.tls.key } : null,
     maxConnections: config.smtpMaxConnections,
     maxConnectionsPerIp: config.smtpMaxConnectionsPerIp,
+    trustedProxies: new TrustedProxies(config.trustedProxies),
   };
   const list: Component[] = [];
   const pop3Port = config.pop3Port;
