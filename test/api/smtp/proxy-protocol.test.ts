@@ -1,0 +1,195 @@
+// PROXY protocol on real listeners (without a balancer: raw sockets bound to loopback aliases play it): a trusted
+// proxy's v1/v2 header names the client that SMTP session facts, per-address caps and the audit log see; a header
+// from an untrusted address, a trusted connection without one and a malformed one are refused and logged with the flag;
+// X-Forwarded-For counts from trusted proxies only. test/e2e/haproxy.test.ts does the same through a real HAProxy.
+// not @cluster: binds loopback source addresses and reads one instance's log and store
+import assert from 'node:assert/strict';
+import net from 'node:net';
+import { after, before, describe, test } from 'node:test';
+import { SessionFactsRepo } from '../../../src/store/session-facts.ts';
+import { json } from '../../helpers/http.ts';
+import { startTestServer, type TestServer } from '../../helpers/server.ts';
+
+const PROXY = '127.0.0.9';
+
+/** A v2 PROXY header for a TCP over IPv4 connection from `client`. */
+function v2Header(client: string, port = 40000): Buffer {
+  const b = Buffer.alloc(28);
+  Buffer.from([0x0d, 0x0a, 0x0d, 0x0a, 0x00, 0x0d, 0x0a, 0x51, 0x55, 0x49, 0x54, 0x0a, 0x21, 0x11, 0x00, 12]).copy(b);
+  Buffer.from(client.split('.').map(Number)).copy(b, 16);
+  Buffer.from([127, 0, 0, 1]).copy(b, 20);
+  b.writeUInt16BE(port, 24);
+  b.writeUInt16BE(25, 26);
+  return b;
+}
+
+interface Conn {
+  socket: net.Socket;
+  text(): string;
+  /** Resolves once the received text matches `re` (rejects after 5 s with what came). */
+  until(re: RegExp): Promise<string>;
+  closed: Promise<void>;
+  write(s: string | Buffer): void;
+}
+
+/** A raw connection from `from` to `port`, `first` written at once. */
+function connect(port: number, from: string, first?: Buffer | string): Promise<Conn> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect({ host: '127.0.0.1', port, localAddress: from }, () => {
+      if (first) socket.write(first);
+      resolve(conn);
+    });
+    let got = '';
+    const waiters: Array<() => void> = [];
+    socket.on('data', (d) => {
+      got += d.toString('latin1');
+      for (const w of waiters.splice(0)) w();
+    });
+    socket.on('error', () => undefined);
+    socket.once('error', reject);
+    const closed = new Promise<void>((r) => socket.once('close', () => r()));
+    const conn: Conn = {
+      socket,
+      text: () => got,
+      closed,
+      write: (s) => socket.write(s),
+      until(re) {
+        return new Promise((res, rej) => {
+          const timer = setTimeout(() => rej(new Error(`no ${re} within 5 s; got ${JSON.stringify(got)}`)), 5000);
+          const check = () => {
+            if (re.test(got)) {
+              clearTimeout(timer);
+              return res(got);
+            }
+            if (socket.destroyed) {
+              clearTimeout(timer);
+              return rej(new Error(`closed before ${re}; got ${JSON.stringify(got)}`));
+            }
+            waiters.push(check);
+          };
+          socket.once('close', () => waiters.splice(0).forEach((w) => w()));
+          check();
+        });
+      },
+    };
+  });
+}
+
+/** One SMTP message over a connection already past its banner; returns the stored message id. */
+async function deliver(c: Conn, to: string): Promise<string> {
+  c.write('EHLO client.test\r\n');
+  await c.until(/250 [^\r\n]*\r\n(?![\s\S]*250-)/);
+  c.write(`MAIL FROM:<a@client.test>\r\nRCPT TO:<${to}>\r\nDATA\r\n`);
+  await c.until(/354/);
+  c.write('Subject: via proxy\r\n\r\nhello\r\n.\r\n');
+  const text = await c.until(/stored as (msg_\w+)/);
+  c.write('QUIT\r\n');
+  return /stored as (msg_\w+)/.exec(text)![1]!;
+}
+
+function refusals(s: TestServer): Array<Record<string, unknown>> {
+  return s.logs
+    .filter((l) => l.includes('PROXY protocol'))
+    .map((l) => JSON.parse(l) as Record<string, unknown>)
+    .filter((l) => l.msg === 'connection refused: PROXY protocol');
+}
+
+async function waitFor<T>(what: string, fn: () => T | undefined): Promise<T> {
+  for (let i = 0; i < 200; i++) {
+    const v = fn();
+    if (v !== undefined) return v;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error(`never saw ${what}`);
+}
+
+describe('PROXY protocol with --trusted-proxies', () => {
+  let s: TestServer;
+  let smtpPort: number;
+  let httpPort: number;
+  before(async () => {
+    s = await startTestServer(['--trusted-proxies', `${PROXY},10.0.0.0/8`, '--smtp-max-connections-per-ip', '1']);
+    smtpPort = s.server.smtpPort;
+    httpPort = s.server.httpPort;
+  });
+  after(() => s.stop());
+
+  test('SMTP: the v2 and v1 headers name the client the session facts record', async () => {
+    const inbox = await json(await s.api('/v1/inboxes', { method: 'POST', json: {} }), 201);
+    const facts = new SessionFactsRepo(s.server.parts.store.db as never);
+    const c2 = await connect(smtpPort, PROXY, v2Header('203.0.113.7'));
+    await c2.until(/^220 /);
+    assert.equal((await facts.get(await deliver(c2, inbox.address)))?.clientIp, '203.0.113.7');
+    const c1 = await connect(smtpPort, PROXY, 'PROXY TCP4 198.51.100.4 127.0.0.1 5555 25\r\n');
+    await c1.until(/^220 /);
+    assert.equal((await facts.get(await deliver(c1, inbox.address)))?.clientIp, '198.51.100.4');
+  });
+
+  test('SMTP: the per-address cap counts the client named by the header, not the proxy', async () => {
+    const a = await connect(smtpPort, PROXY, v2Header('192.0.2.1'));
+    await a.until(/^220 /);
+    const b = await connect(smtpPort, PROXY, v2Header('192.0.2.2'));
+    await b.until(/^220 /);
+    const a2 = await connect(smtpPort, PROXY, v2Header('192.0.2.1'));
+    await a2.until(/^421 .*too many connections from 192\.0\.2\.1/);
+    for (const c of [a, b, a2]) c.socket.destroy();
+  });
+
+  test('a PROXY header from an untrusted address is refused: closed, logged with the flag', async () => {
+    const before = refusals(s).length;
+    const c = await connect(smtpPort, '127.0.0.1', 'PROXY TCP4 6.6.6.6 127.0.0.1 1 25\r\n');
+    await c.closed;
+    const h = await connect(
+      httpPort,
+      '127.0.0.1',
+      Buffer.concat([v2Header('6.6.6.6'), Buffer.from('GET /health HTTP/1.1\r\nHost: x\r\n\r\n')]),
+    );
+    await h.closed;
+    assert.doesNotMatch(h.text(), /200 OK/);
+    const lines = await waitFor('two refusals', () => (refusals(s).length >= before + 2 ? refusals(s).slice(before) : undefined));
+    assert.deepEqual(lines.map((l) => l.protocol).sort(), ['http', 'smtp']);
+    for (const l of lines) {
+      assert.equal(l.remote, '127.0.0.1');
+      assert.equal(l.flag, '--trusted-proxies');
+      assert.match(String(l.reason), /not a trusted proxy/);
+    }
+  });
+
+  test('a trusted proxy must send a header on SMTP; a malformed one is refused', async () => {
+    const before = refusals(s).length;
+    const plain = await connect(smtpPort, PROXY, 'EHLO direct.test\r\n');
+    await plain.closed;
+    assert.doesNotMatch(plain.text(), /220/, 'no banner for a trusted address without a header');
+    const bad = await connect(smtpPort, PROXY, 'PROXY TCP4 1.2.3.999 127.0.0.1 1 25\r\n');
+    await bad.closed;
+    const lines = await waitFor('two refusals', () => (refusals(s).length >= before + 2 ? refusals(s).slice(before) : undefined));
+    assert.match(String(lines[0]!.reason), /did not start with a PROXY header/);
+    assert.match(String(lines[1]!.reason), /not both TCP4 addresses/);
+  });
+
+  test('HTTP: the audit log records the client of the PROXY header, or the X-Forwarded-For of a trusted proxy', async () => {
+    const request = (label: string, extra = '') =>
+      `POST /v1/team/keys HTTP/1.1\r\nHost: 127.0.0.1:${httpPort}\r\nAuthorization: Bearer ${s.key}\r\nContent-Type: application/json\r\n` +
+      `Content-Length: ${JSON.stringify({ label }).length}\r\nConnection: close\r\n${extra}\r\n${JSON.stringify({ label })}`;
+    const viaHeader = await connect(httpPort, PROXY, Buffer.concat([v2Header('203.0.113.50'), Buffer.from(request('via-header'))]));
+    await viaHeader.closed;
+    assert.match(viaHeader.text(), /^HTTP\/1\.1 201/);
+    const viaXff = await connect(httpPort, PROXY, request('via-xff', 'X-Forwarded-For: 6.6.6.6, 203.0.113.51, 10.1.2.3\r\n'));
+    await viaXff.closed;
+    assert.match(viaXff.text(), /^HTTP\/1\.1 201/, 'a trusted proxy may send HTTP without a PROXY header');
+    const spoofed = await connect(httpPort, '127.0.0.1', request('spoofed', 'X-Forwarded-For: 203.0.113.52\r\n'));
+    await spoofed.closed;
+    const audit = await json(await s.api('/v1/audit?limit=50'));
+    const creates = (audit.items as Array<{ action: string; sourceIp: string }>).filter((e) => e.action.startsWith('key.'));
+    assert.ok(
+      creates.some((e) => e.sourceIp === '203.0.113.50'),
+      JSON.stringify(creates),
+    );
+    assert.ok(
+      creates.some((e) => e.sourceIp === '203.0.113.51'),
+      'rightmost untrusted hop of X-Forwarded-For',
+    );
+    assert.ok(!creates.some((e) => e.sourceIp === '203.0.113.52'), 'X-Forwarded-For from an untrusted client is ignored');
+    assert.ok(creates.some((e) => e.sourceIp === '127.0.0.1'));
+  });
+});
