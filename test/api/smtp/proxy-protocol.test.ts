@@ -4,104 +4,13 @@
 // X-Forwarded-For counts from trusted proxies only. test/e2e/haproxy.test.ts does the same through a real HAProxy.
 // not @cluster: binds loopback source addresses and reads one instance's log and store
 import assert from 'node:assert/strict';
-import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { SessionFactsRepo } from '../../../src/store/session-facts.ts';
 import { json } from '../../helpers/http.ts';
+import { connect, deliver, proxyRefusals as refusals, v2Header, waitFor } from '../../helpers/proxy.ts';
 import { startTestServer, type TestServer } from '../../helpers/server.ts';
 
 const PROXY = '127.0.0.9';
-
-/** A v2 PROXY header for a TCP over IPv4 connection from `client`. */
-function v2Header(client: string, port = 40000): Buffer {
-  const b = Buffer.alloc(28);
-  Buffer.from([0x0d, 0x0a, 0x0d, 0x0a, 0x00, 0x0d, 0x0a, 0x51, 0x55, 0x49, 0x54, 0x0a, 0x21, 0x11, 0x00, 12]).copy(b);
-  Buffer.from(client.split('.').map(Number)).copy(b, 16);
-  Buffer.from([127, 0, 0, 1]).copy(b, 20);
-  b.writeUInt16BE(port, 24);
-  b.writeUInt16BE(25, 26);
-  return b;
-}
-
-interface Conn {
-  socket: net.Socket;
-  text(): string;
-  /** Resolves once the received text matches `re` (rejects after 5 s with what came). */
-  until(re: RegExp): Promise<string>;
-  closed: Promise<void>;
-  write(s: string | Buffer): void;
-}
-
-/** A raw connection from `from` to `port`, `first` written at once. */
-function connect(port: number, from: string, first?: Buffer | string): Promise<Conn> {
-  return new Promise((resolve, reject) => {
-    const socket = net.connect({ host: '127.0.0.1', port, localAddress: from }, () => {
-      if (first) socket.write(first);
-      resolve(conn);
-    });
-    let got = '';
-    const waiters: Array<() => void> = [];
-    socket.on('data', (d) => {
-      got += d.toString('latin1');
-      for (const w of waiters.splice(0)) w();
-    });
-    socket.on('error', () => undefined);
-    socket.once('error', reject);
-    const closed = new Promise<void>((r) => socket.once('close', () => r()));
-    const conn: Conn = {
-      socket,
-      text: () => got,
-      closed,
-      write: (s) => socket.write(s),
-      until(re) {
-        return new Promise((res, rej) => {
-          const timer = setTimeout(() => rej(new Error(`no ${re} within 5 s; got ${JSON.stringify(got)}`)), 5000);
-          const check = () => {
-            if (re.test(got)) {
-              clearTimeout(timer);
-              return res(got);
-            }
-            if (socket.destroyed) {
-              clearTimeout(timer);
-              return rej(new Error(`closed before ${re}; got ${JSON.stringify(got)}`));
-            }
-            waiters.push(check);
-          };
-          socket.once('close', () => waiters.splice(0).forEach((w) => w()));
-          check();
-        });
-      },
-    };
-  });
-}
-
-/** One SMTP message over a connection already past its banner; returns the stored message id. */
-async function deliver(c: Conn, to: string): Promise<string> {
-  c.write('EHLO client.test\r\n');
-  await c.until(/250 [^\r\n]*\r\n(?![\s\S]*250-)/);
-  c.write(`MAIL FROM:<a@client.test>\r\nRCPT TO:<${to}>\r\nDATA\r\n`);
-  await c.until(/354/);
-  c.write('Subject: via proxy\r\n\r\nhello\r\n.\r\n');
-  const text = await c.until(/stored as (msg_\w+)/);
-  c.write('QUIT\r\n');
-  return /stored as (msg_\w+)/.exec(text)![1]!;
-}
-
-function refusals(s: TestServer): Array<Record<string, unknown>> {
-  return s.logs
-    .filter((l) => l.includes('PROXY protocol'))
-    .map((l) => JSON.parse(l) as Record<string, unknown>)
-    .filter((l) => l.msg === 'connection refused: PROXY protocol');
-}
-
-async function waitFor<T>(what: string, fn: () => T | undefined): Promise<T> {
-  for (let i = 0; i < 200; i++) {
-    const v = fn();
-    if (v !== undefined) return v;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  throw new Error(`never saw ${what}`);
-}
 
 describe('PROXY protocol with --trusted-proxies', () => {
   let s: TestServer;
