@@ -7,7 +7,7 @@ import net from 'node:net';
 import tls from 'node:tls';
 import type { InboxEvent } from '../events/bus.ts';
 import { type Folder, LOGIN_REFUSED, type MailAccess, type MailLogin } from '../inboxes/mail-access.ts';
-import { acceptProxied } from '../lib/proxied-connections.ts';
+import { acceptProxied, keepPeer } from '../lib/proxied-connections.ts';
 import { TrustedProxies } from '../lib/proxy-protocol.ts';
 import type { Logger } from '../log.ts';
 import { DELETED, flagBit, flagNames, SEEN } from '../mail/flags.ts';
@@ -443,7 +443,7 @@ class ImapSession {
     this.queue.length = 0;
     const plain = this.sock as net.Socket;
     plain.removeAllListeners('data');
-    const secure = new tls.TLSSocket(plain, { isServer: true, secureContext: this.secureContext });
+    const secure = keepPeer(plain, new tls.TLSSocket(plain, { isServer: true, secureContext: this.secureContext }));
     this.secure = true;
     this.sock = secure;
     this.attach(secure);

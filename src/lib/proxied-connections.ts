@@ -140,11 +140,21 @@ function readHeader(socket: net.Socket, timeoutMs: number, done: (o: HeaderOutco
 /** From now on the socket answers with the client's address, as if the client had connected itself. */
 function actAs(socket: net.Socket, h: ProxyHeader): void {
   const src = h.source!;
+  setPeer(socket, src.address, src.port);
+}
+
+function setPeer(socket: net.Socket, address: string, port: number | undefined): void {
   Object.defineProperties(socket, {
-    remoteAddress: { value: src.address, configurable: true },
-    remotePort: { value: src.port, configurable: true },
-    remoteFamily: { value: src.address.includes(':') ? 'IPv6' : 'IPv4', configurable: true },
+    remoteAddress: { value: address, configurable: true },
+    remotePort: { value: port, configurable: true },
+    remoteFamily: { value: address.includes(':') ? 'IPv6' : 'IPv4', configurable: true },
   });
+}
+
+/** A TLS socket made over a proxied one (STLS, STARTTLS) reads its peer from the handle: it keeps the client's. */
+export function keepPeer<T extends net.Socket>(plain: net.Socket, secure: T): T {
+  if (Object.hasOwn(plain, 'remoteAddress') && plain.remoteAddress) setPeer(secure, plain.remoteAddress, plain.remotePort);
+  return secure;
 }
 
 /** Refusals logged with the flag to set, at most one line per kind every 10 s (a flood does not fill the log). */

@@ -6,7 +6,7 @@
 import net from 'node:net';
 import tls from 'node:tls';
 import { LOGIN_REFUSED, type MailAccess, type MailLogin } from '../inboxes/mail-access.ts';
-import { acceptProxied } from '../lib/proxied-connections.ts';
+import { acceptProxied, keepPeer } from '../lib/proxied-connections.ts';
 import { TrustedProxies } from '../lib/proxy-protocol.ts';
 import type { Logger } from '../log.ts';
 import { SEEN } from '../mail/flags.ts';
@@ -316,7 +316,7 @@ class Pop3Session {
     this.lines.length = 0;
     const plain = this.sock as net.Socket;
     plain.removeAllListeners('data');
-    const secure = new tls.TLSSocket(plain, { isServer: true, secureContext: this.secureContext });
+    const secure = keepPeer(plain, new tls.TLSSocket(plain, { isServer: true, secureContext: this.secureContext }));
     this.secure = true;
     this.sock = secure;
     this.attach(secure);

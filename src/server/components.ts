@@ -3,6 +3,7 @@
 // queued), the workers stop, and the store closes last but for the worker threads.
 import type http from 'node:http';
 import { bootstrapAdminKey } from '../auth/keys.ts';
+import { HEARTBEAT_MS } from '../cluster/service.ts';
 import type { Config } from '../config.ts';
 import { consoleMiddleware } from '../console/serve.ts';
 import { createHttpApp } from '../http/app.ts';
@@ -309,6 +310,20 @@ function jobs(config: Config, w: Omit<Wired, 'components'>, log: Logger, cluster
       log,
       failure: 'pruning fault events failed',
       run: () => services.faults.prune(),
+    }),
+  );
+  // The cluster view (GET /v1/cluster): this instance's heartbeat row, after the jobs above started (its first beat
+  // names the ones it leads); the last one, at stop, marks it stopped.
+  const cluster = services.cluster;
+  list.push(
+    periodicJob({
+      name: 'heartbeat',
+      intervalMs: HEARTBEAT_MS,
+      log,
+      failure: 'instance heartbeat failed (GET /v1/cluster shows this instance stale)',
+      first: () => cluster.beat().catch((e: Error) => log.warn('instance heartbeat failed', { err: e })),
+      run: () => cluster.beat(),
+      idle: () => cluster.stop().catch((e: Error) => log.warn('could not mark this instance stopped', { err: e })),
     }),
   );
   return list;

@@ -17,7 +17,10 @@ describe('PROXY protocol with --trusted-proxies', () => {
   let smtpPort: number;
   let httpPort: number;
   before(async () => {
-    s = await startTestServer(['--trusted-proxies', `${PROXY},10.0.0.0/8`, '--smtp-max-connections-per-ip', '1']);
+    s = await startTestServer([
+      ...['--trusted-proxies', `${PROXY},10.0.0.0/8`, '--smtp-max-connections-per-ip', '1'],
+      ...['--pop3-port', '0', '--imap-port', '0'],
+    ]);
     smtpPort = s.server.smtpPort;
     httpPort = s.server.httpPort;
   });
@@ -42,6 +45,23 @@ describe('PROXY protocol with --trusted-proxies', () => {
     const a2 = await connect(smtpPort, PROXY, v2Header('192.0.2.1'));
     await a2.until(/^421 .*too many connections from 192\.0\.2\.1/);
     for (const c of [a, b, a2]) c.socket.destroy();
+  });
+
+  test('POP3 and IMAP: the per-address cap counts the client named by the header', async () => {
+    for (const [port, ok, full] of [
+      [s.server.pop3Port!, /^\+OK/, /^-ERR .*too many connections/],
+      [s.server.imapPort!, /^\* OK/, /^\* BYE .*too many connections/],
+    ] as const) {
+      const a = await connect(port, PROXY, v2Header('192.0.2.11'));
+      await a.until(ok);
+      const b = await connect(port, PROXY, v2Header('192.0.2.12'));
+      await b.until(ok);
+      const a2 = await connect(port, PROXY, v2Header('192.0.2.11'));
+      await a2.until(full);
+      const spoof = await connect(port, '127.0.0.1', v2Header('6.6.6.6'));
+      await spoof.closed;
+      for (const c of [a, b, a2]) c.socket.destroy();
+    }
   });
 
   test('a PROXY header from an untrusted address is refused: closed, logged with the flag', async () => {
