@@ -64,7 +64,7 @@ try {
   };
   const modes: Mode[] = ['direct', 'v1', 'v2'];
   const perConn: Record<string, number[]> = {};
-  for (const [proto, probe] of Object.entries(probes)) for (const m of modes) await probe(m); // warm-up
+  for (const probe of Object.values(probes)) for (const m of modes) await probe(m); // warm-up
   for (let b = 0; b < batches; b++)
     for (const [proto, probe] of Object.entries(probes))
       for (const m of modes) {
