@@ -12,6 +12,7 @@ export interface InstanceRow {
   stopped_at: number | null;
   roles_json: string;
   health_json: string;
+  models_json: string;
 }
 
 type ClusterTables = { instances: InstanceRow };
@@ -33,6 +34,7 @@ export class InstanceRepo {
           stopped_at: row.stopped_at,
           roles_json: row.roles_json,
           health_json: row.health_json,
+          models_json: row.models_json,
         }),
       )
       .execute();

@@ -18,6 +18,13 @@ export interface InstanceHealth {
   reason: string | null;
 }
 
+/** One link of the instance's model chain (src/ai/): ready, and its last probe on this instance. */
+export interface InstanceModel {
+  model: string;
+  ready: boolean;
+  lastProbe: { at: string; ok: boolean; latencyMs: number; error: string | null } | null;
+}
+
 export interface InstanceView {
   id: string;
   hostname: string;
@@ -29,6 +36,7 @@ export interface InstanceView {
   state: 'up' | 'stale' | 'stopped';
   roles: string[];
   health: InstanceHealth;
+  models: InstanceModel[];
   self: boolean;
 }
 
@@ -42,6 +50,8 @@ export interface ClusterDeps {
   leading: () => string[];
   /** This instance's storage health, as /health sees it. */
   storage: () => Promise<StorageReport>;
+  /** The model chain's readiness here (the built-in engine left out: always ready). */
+  models: () => InstanceModel[];
 }
 
 export class ClusterService {
@@ -70,10 +80,14 @@ export class ClusterService {
     await this.d.repo.beat(this.row(this.stopped, { status: 'down', reason: 'stopped' }));
   }
 
+  /** Every instance's row; the answering instance's roles, health and models are read live, not from its last beat. */
   async list(): Promise<{ instances: InstanceView[]; now: number }> {
     const now = this.d.now();
-    const rows = await this.d.repo.list();
-    return { now, instances: rows.map((r) => this.view(r, now)) };
+    const [rows, health] = await Promise.all([this.d.repo.list(), this.health()]);
+    const instances = rows.map((r) => this.view(r, now));
+    const self = instances.find((i) => i.self);
+    if (self && self.state !== 'stopped') Object.assign(self, { roles: this.d.leading(), models: this.d.models(), health });
+    return { now, instances };
   }
 
   /** What /health would answer here: ok, degraded (data dir short of space or read-only, bucket away) or down. */
@@ -98,6 +112,7 @@ export class ClusterService {
       stopped_at: this.stopped,
       roles_json: JSON.stringify(this.d.leading()),
       health_json: JSON.stringify(health),
+      models_json: JSON.stringify(this.d.models()),
     };
   }
 
@@ -115,6 +130,7 @@ export class ClusterService {
       state: stoppedAt !== null ? 'stopped' : now - heartbeatAt > STALE_AFTER_MS ? 'stale' : 'up',
       roles: parseJson<string[]>(r.roles_json, []),
       health: parseJson<InstanceHealth>(r.health_json, { status: 'down', reason: 'unreadable health' }),
+      models: parseJson<InstanceModel[]>(r.models_json, []),
       self: r.id === this.d.instanceId,
     };
   }

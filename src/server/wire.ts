@@ -301,6 +301,11 @@ export function wire(config: Config, storage: Storage, opts: StartOptions & { lo
     now: () => Date.now(),
     leading: () => store.leading(),
     storage: () => storageHealth.check(),
+    models: () =>
+      services.ai
+        .status()
+        .filter((m) => m.provider !== 'builtin')
+        .map((m) => ({ model: `${m.provider}/${m.model}@${m.host}`, ready: m.ready, lastProbe: m.lastProbe })),
   });
   // inboxes: long-poll waits share one set of waiter caps, one wake queue and one answer cache.
   const waits = new MailWaits({ messages, bus, limits: config, maxBodyChars: config.waitMaxBodyChars, shutdown: shutdown.signal });

@@ -19,6 +19,17 @@ const Instance = z.object({
   health: z
     .object({ status: z.enum(['ok', 'degraded', 'down']), reason: z.string().nullable() })
     .describe('as its /health saw it at its last heartbeat'),
+  models: z
+    .array(
+      z.object({
+        model: z.string().describe('provider/model@host'),
+        ready: z.boolean(),
+        lastProbe: z.object({ at: z.string(), ok: z.boolean(), latencyMs: z.number(), error: z.string().nullable() }).nullable(),
+      }),
+    )
+    .describe(
+      'its model chain for structured extraction (--models) as that instance sees it, with its last probe; the built-in engine is left out',
+    ),
   self: z.boolean().describe('the instance that answered this request'),
 });
 
@@ -56,6 +67,7 @@ export const cluster = op({
         state: i.state,
         roles: i.roles,
         health: i.health,
+        models: i.models,
         self: i.self,
       })),
     };

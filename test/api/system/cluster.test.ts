@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { after, before, describe, test } from 'node:test';
+import { startFakeModels } from '../../helpers/fake-models.ts';
 import { json } from '../../helpers/http.ts';
 import { postgresMissing, startPostgres } from '../../helpers/postgres.ts';
 import { parsePrometheus } from '../../helpers/prom.ts';
@@ -22,6 +23,7 @@ interface Instance {
   state: 'up' | 'stale' | 'stopped';
   roles: string[];
   health: { status: string; reason: string | null };
+  models: Array<{ model: string; ready: boolean; lastProbe: { ok: boolean; error: string | null } | null }>;
   self: boolean;
 }
 interface ClusterView {
@@ -86,14 +88,18 @@ describe('GET /v1/cluster', () => {
 const missing = postgresMissing();
 if (missing && process.env.CI === 'true') throw new Error(`CI=true and ${missing}`);
 
-test('two instances on one PostgreSQL: both listed, one leads each job, a late one is stale, a stopped one stopped', {
+test('two instances on one PostgreSQL: both listed, one leads each job, models per instance, stale, stopped', {
   skip: missing ?? false,
 }, async () => {
   const pg = await startPostgres();
+  const fake = await startFakeModels();
+  fake.script.set('up', { kind: 'ok', data: {} });
+  fake.script.set('down', { kind: 'status', status: 500 });
   const blobDir = tempDir('inboxd-blobs-');
   const database = await pg.createDatabase('cluster_view');
-  const a = await startTestServer([], {}, { database, blobDir });
-  const b = await startTestServer([], {}, { database, blobDir });
+  const models = (which: string) => ['--models', `ollama:llama3.2@${fake.base(which)}`, '--model-timeout-ms', '2000'];
+  const a = await startTestServer(models('up'), {}, { database, blobDir });
+  const b = await startTestServer(models('down'), {}, { database, blobDir });
   let bStopped = false;
   try {
     const fromA = await view(a, a.url);
@@ -108,6 +114,23 @@ test('two instances on one PostgreSQL: both listed, one leads each job, a late o
     const roles = fromA.instances.flatMap((i) => i.roles);
     assert.equal(roles.filter((r) => r === 'expiry-sweep').length, 1, JSON.stringify(fromA.instances));
     assert.equal(new Set(roles).size, roles.length);
+
+    // The model probe runs where it is asked; the view shows each instance's own answer (B's after its next beat).
+    const bBase = `http://127.0.0.1:${b.server.httpPort}`;
+    assert.equal((await a.api('/v1/workspace/models/probe', { method: 'POST', json: {} })).status, 200);
+    const probeB = await fetch(`${bBase}/v1/workspace/models/probe`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${a.key}`, 'content-type': 'application/json' },
+      body: '{}',
+    });
+    assert.equal(probeB.status, 200);
+    await b.server.services.cluster.beat();
+    const withModels = await view(a, a.url);
+    const modelOf = (id: string) => withModels.instances.find((i) => i.id === id)!.models;
+    assert.equal(modelOf(fromA.instance).length, 1);
+    assert.equal(modelOf(fromA.instance)[0]!.lastProbe?.ok, true);
+    assert.equal(modelOf(fromB.instance)[0]!.lastProbe?.ok, false, JSON.stringify(modelOf(fromB.instance)));
+    assert.equal(modelOf(fromB.instance)[0]!.ready, false);
 
     // A heartbeat 40 s late (the instance died or lost the database): stale.
     await a.server.parts.store.db
@@ -129,6 +152,7 @@ test('two instances on one PostgreSQL: both listed, one leads each job, a late o
     await a.stop();
     if (!bStopped) await b.stop();
     await pg.stop();
+    await fake.stop();
     fs.rmSync(blobDir, { recursive: true, force: true });
   }
 });
