@@ -38,6 +38,13 @@ export function acceptProxied(server: net.Server, opts: ProxiedOptions): void {
   const timeoutMs = opts.headerTimeoutMs ?? 5_000;
   server.on('connection', (socket: net.Socket) => {
     const peer = socket.remoteAddress ?? '';
+    // No peer address: the client reset the connection before it was accepted (a balancer's health check that gave up
+    // under load does): nothing to serve, nothing to say.
+    if (!peer) {
+      socket.on('error', () => undefined);
+      socket.destroy();
+      return;
+    }
     if (!opts.trusted.has(peer)) {
       handOff(socket);
       // HTTP parses from the socket's handle directly: its refusal is in the listener's clientError (refuseUntrusted).
@@ -74,8 +81,12 @@ export function acceptProxied(server: net.Server, opts: ProxiedOptions): void {
  */
 export function refuseUntrusted(socket: net.Socket, first: Buffer, log: RefusalLog): boolean {
   if (!isFullPrefix(first)) return false;
+  if (!socket.remoteAddress) {
+    socket.destroy();
+    return true;
+  }
   log.note('untrusted', {
-    remote: socket.remoteAddress ?? '',
+    remote: socket.remoteAddress,
     reason: 'a PROXY protocol header from an address that is not a trusted proxy',
     hint: `if this address is your load balancer, add it to ${FLAG} (INBOXD_TRUSTED_PROXIES); a client may not choose its own address`,
   });

@@ -37,8 +37,13 @@ test('HAProxy send-proxy-v2 in front of two instances: caps, session facts and a
     `  mode ${mode}`,
     `  bind 127.0.0.1:${front}`,
     '  balance roundrobin',
-    ...(mode === 'http' ? ['  option forwardfor'] : []),
-    ...ports.map((port, i) => `  server ${'ab'[i]} 127.0.0.1:${port}${proxy ? ' send-proxy-v2' : ''} source ${BALANCER}`),
+    // Health checks as a deployment would have them: SMTP's EHLO check and HTTP's /health, through the PROXY header.
+    ...(mode === 'http'
+      ? ['  option forwardfor', '  option httpchk GET /health']
+      : name === 'smtp'
+        ? ['  option smtpchk EHLO lb.test']
+        : []),
+    ...ports.map((port, i) => `  server ${'ab'[i]} 127.0.0.1:${port}${proxy ? ' send-proxy-v2' : ''} source ${BALANCER} check inter 250ms`),
   ];
   const haproxy = await startHaproxy(
     [
@@ -99,6 +104,9 @@ test('HAProxy send-proxy-v2 in front of two instances: caps, session facts and a
     assert.ok(ips.includes('127.0.0.3'), `PROXY v2 client in the audit log: ${ips.join(', ')}`);
     assert.ok(ips.includes('127.0.0.2'), `X-Forwarded-For client in the audit log: ${ips.join(', ')}`);
     assert.ok(!ips.includes(BALANCER), 'never the balancer');
+
+    // The balancer's health checks (every 250 ms on each instance, all along) were never refused.
+    assert.deepEqual([...proxyRefusals(a), ...proxyRefusals(b)], []);
 
     // Straight to an instance from an address that is not the balancer: a PROXY header is refused and logged.
     const before = proxyRefusals(a).length;
