@@ -57,6 +57,8 @@ export interface ClusterDeps {
 export class ClusterService {
   private readonly d: ClusterDeps;
   private stopped: number | null = null;
+  /** The beat being written: a slow database does not pile beats up. */
+  private inFlight: Promise<void> | null = null;
 
   constructor(d: ClusterDeps) {
     this.d = d;
@@ -66,18 +68,35 @@ export class ClusterService {
     return this.d.instanceId;
   }
 
-  /** Writes this instance's heartbeat (and prunes rows silent for a day). */
-  async beat(): Promise<void> {
-    const now = this.d.now();
-    const health = await this.health();
-    await this.d.repo.beat(this.row(now, health));
-    await this.d.repo.prune(now - PRUNE_AFTER_MS);
+  /** Writes this instance's heartbeat (and prunes rows silent for a day); a beat still being written is joined. */
+  beat(): Promise<void> {
+    this.inFlight ??= (async () => {
+      const now = this.d.now();
+      const health = await this.health();
+      await this.d.repo.beat(this.row(now, health));
+      await this.d.repo.prune(now - PRUNE_AFTER_MS);
+    })().finally(() => {
+      this.inFlight = null;
+    });
+    return this.inFlight;
   }
 
-  /** The last heartbeat, marking this instance stopped (the view shows it so until the row is pruned). */
-  async stop(): Promise<void> {
+  /**
+   * The last heartbeat, marking this instance stopped (the view shows it so until the row is pruned). Given up after
+   * `timeoutMs` (a database that does not answer must not hold the shutdown; the row then turns stale instead).
+   */
+  async stop(timeoutMs = 2_000): Promise<void> {
     this.stopped = this.d.now();
-    await this.d.repo.beat(this.row(this.stopped, { status: 'down', reason: 'stopped' }));
+    const write = this.d.repo.beat(this.row(this.stopped, { status: 'down', reason: 'stopped' }));
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`no answer from the database within ${timeoutMs} ms`)), timeoutMs);
+    });
+    try {
+      await Promise.race([write, late]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   /** Every instance's row; the answering instance's roles, health and models are read live, not from its last beat. */
