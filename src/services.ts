@@ -9,6 +9,7 @@ import type { AuditLog } from './auth/audit-log.ts';
 import type { KeyAuth } from './auth/keys.ts';
 import type { RateLimiter } from './auth/rate-limit.ts';
 import type { CheckService } from './checks/service.ts';
+import type { ClusterService } from './cluster/service.ts';
 import type { Config } from './config.ts';
 import type { ConsoleService } from './console/service.ts';
 import type { ServedDomains } from './domains/served.ts';
@@ -79,6 +80,8 @@ export interface Services {
   inboundWebhooks: InboundWebhooks;
   /** The browser console's aggregates: dashboard counts and an inbox's page (src/console/). */
   console: ConsoleService;
+  /** The cluster view (GET /v1/cluster): this instance's heartbeat and every instance's row (src/cluster/). */
+  cluster: ClusterService;
   /** Prometheus metrics of this server (GET /metrics). */
   metrics: Metrics;
   /** Send and reply: local delivery, the outbox and its relay worker (CONTRACT §9). */

@@ -4,6 +4,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import Router from '@koa/router';
 import Koa from 'koa';
 import { AppError, isAppError } from '../errors.ts';
+import { forwardedClient, TrustedProxies } from '../lib/proxy-protocol.ts';
 import { operationLabel } from '../metrics/metrics.ts';
 import type { Operation } from '../ops/op.ts';
 import type { Services } from '../services.ts';
@@ -34,9 +35,13 @@ export function createHttpApp(
   mountOperations(router, services, operations);
   const bodyIdleMs = limits.bodyIdleMs ?? 15_000;
   const bodyTotalMs = limits.bodyTotalMs ?? 120_000;
+  const trusted = new TrustedProxies(services.config.trustedProxies ?? []);
 
   app.use(async (ctx, next) => {
     const started = performance.now();
+    // The client's address (rate limits, the audit log, waits' owners): the socket's peer (the PROXY header's client
+    // when a balancer sent one), or, from a trusted proxy, the rightmost untrusted hop of X-Forwarded-For.
+    if (!trusted.empty) ctx.request.ip = forwardedClient(ctx.req.socket.remoteAddress ?? '', ctx.req.headers['x-forwarded-for'], trusted);
     const requestId = ctx.get('x-request-id') || crypto.randomUUID();
     ctx.set('X-Request-Id', requestId);
     const stopBodyClock = watchBody(ctx.req, ctx.res, bodyIdleMs, bodyTotalMs);

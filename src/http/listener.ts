@@ -5,6 +5,8 @@ import http from 'node:http';
 import type net from 'node:net';
 import { AppError, toProblem } from '../errors.ts';
 import { shareKey } from '../lib/client-address.ts';
+import { acceptProxied, RefusalLog, refuseUntrusted } from '../lib/proxied-connections.ts';
+import type { TrustedProxies } from '../lib/proxy-protocol.ts';
 import type { Logger } from '../log.ts';
 
 export interface HttpListenerOptions {
@@ -14,6 +16,8 @@ export interface HttpListenerOptions {
   headerTimeoutMs: number;
   /** Open SMTP connections the SMTP listener may hold; with the store's files, they share the open-file limit. */
   smtpMaxConnections: number;
+  /** --trusted-proxies: PROXY protocol headers (and X-Forwarded-For, in app.ts) are believed from these only. */
+  trustedProxies?: TrustedProxies;
 }
 
 /** Descriptors kept free of both listeners: SQLite, WAL, blob files, worker threads, logs. */
@@ -106,6 +110,15 @@ export function createHttpServer(handler: http.RequestListener, opts: HttpListen
     socket.once('close', () => shares.release(conn));
     for (const parse of parsers) parse.call(server, socket);
   });
+  if (opts.trustedProxies) {
+    // The PROXY header is read before the caps above count the connection, so they count the client, not the balancer.
+    acceptProxied(server, { trusted: opts.trustedProxies, protocol: 'http', log, headerTimeoutMs: opts.headerTimeoutMs });
+    const refusals = new RefusalLog(log, 'http');
+    server.on('clientError', (err: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: net.Socket) => {
+      if (err.rawPacket && refuseUntrusted(socket, err.rawPacket, refusals)) return;
+      answerClientError(err, socket);
+    });
+  }
 
   function refuse(socket: net.Socket, detail: string): void {
     socket.on('error', () => undefined);
@@ -126,6 +139,21 @@ export function createHttpServer(handler: http.RequestListener, opts: HttpListen
     setTimeout(() => socket.destroy(), 1000).unref();
   }
   return server;
+}
+
+/** What node's HTTP server answers a request it cannot parse when nobody listens to 'clientError'. */
+function answerClientError(err: NodeJS.ErrnoException, socket: net.Socket): void {
+  const status =
+    err.code === 'HPE_HEADER_OVERFLOW'
+      ? '431 Request Header Fields Too Large'
+      : err.code === 'HPE_CHUNK_EXTENSIONS_OVERFLOW'
+        ? '413 Payload Too Large'
+        : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+          ? '408 Request Timeout'
+          : '400 Bad Request';
+  const s = socket as net.Socket & { _httpMessage?: { _headerSent?: boolean } };
+  if (socket.writable && !s._httpMessage?._headerSent) socket.write(`HTTP/1.1 ${status}\r\nConnection: close\r\n\r\n`);
+  socket.destroy(err);
 }
 
 /** The connection cap, lowered when the open-file limit could not hold it next to SMTP and the store. */

@@ -7,6 +7,8 @@ import net from 'node:net';
 import tls from 'node:tls';
 import type { InboxEvent } from '../events/bus.ts';
 import { type Folder, LOGIN_REFUSED, type MailAccess, type MailLogin } from '../inboxes/mail-access.ts';
+import { acceptProxied, keepPeer } from '../lib/proxied-connections.ts';
+import { TrustedProxies } from '../lib/proxy-protocol.ts';
 import type { Logger } from '../log.ts';
 import { DELETED, flagBit, flagNames, SEEN } from '../mail/flags.ts';
 import { type MimePart, parseMime, partAt } from '../mail/mime-tree.ts';
@@ -24,6 +26,8 @@ import {
 } from './parser.ts';
 
 export interface ImapOptions {
+  /** --trusted-proxies: connections from these start with a PROXY header naming the client. */
+  trustedProxies?: TrustedProxies;
   host: string;
   port: number;
   /** TLS material for STARTTLS (the SMTP listener's); without it STARTTLS is not offered. */
@@ -81,6 +85,7 @@ export async function startImap(opts: ImapOptions, access: MailAccess, log: Logg
     sessions.add(session);
   });
   server.maxConnections = (opts.maxConnections ?? 1000) + 64;
+  acceptProxied(server, { trusted: opts.trustedProxies ?? new TrustedProxies([]), protocol: 'imap', log });
   const port = await new Promise<number>((resolve, reject) => {
     server.once('error', reject);
     server.listen(opts.port, opts.host, () => {
@@ -438,7 +443,7 @@ class ImapSession {
     this.queue.length = 0;
     const plain = this.sock as net.Socket;
     plain.removeAllListeners('data');
-    const secure = new tls.TLSSocket(plain, { isServer: true, secureContext: this.secureContext });
+    const secure = keepPeer(plain, new tls.TLSSocket(plain, { isServer: true, secureContext: this.secureContext }));
     this.secure = true;
     this.sock = secure;
     this.attach(secure);

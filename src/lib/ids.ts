@@ -55,7 +55,8 @@ export type IdPrefix =
   | 'flt'
   | 'fev'
   | 'lbr'
-  | 'chk';
+  | 'chk'
+  | 'ins';
 
 /**
  * Opaque identifier with a type prefix (CONTRACT §3), e.g. `inb_0Lq3xV2a…`: 8 characters of creation time, then 12

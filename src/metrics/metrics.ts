@@ -88,8 +88,14 @@ export class Metrics {
   /** `check severity` → findings reported by message checks (inboxd_check_findings_total). */
   private readonly checkFindings = new Map<string, number>();
 
-  constructor() {
+  /**
+   * `instance`: this process's instance id (the cluster view's, GET /v1/cluster), put on every series as the
+   * `inboxd_instance` label, so series of instances scraped through one address (a balancer) stay apart and
+   * `sum without (inboxd_instance)` gives the cluster's figure.
+   */
+  constructor(opts: { instance?: string } = {}) {
     const registers = [this.registry];
+    if (opts.instance) this.registry.setDefaultLabels({ inboxd_instance: opts.instance });
     const smtp = this.smtp;
     const sources = this.sources;
     const callbackOutcomes = this.callbackOutcomes;

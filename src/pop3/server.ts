@@ -6,11 +6,15 @@
 import net from 'node:net';
 import tls from 'node:tls';
 import { LOGIN_REFUSED, type MailAccess, type MailLogin } from '../inboxes/mail-access.ts';
+import { acceptProxied, keepPeer } from '../lib/proxied-connections.ts';
+import { TrustedProxies } from '../lib/proxy-protocol.ts';
 import type { Logger } from '../log.ts';
 import { SEEN } from '../mail/flags.ts';
 import type { MessageSummaryRow } from '../store/messages.ts';
 
 export interface Pop3Options {
+  /** --trusted-proxies: connections from these start with a PROXY header naming the client. */
+  trustedProxies?: TrustedProxies;
   host: string;
   port: number;
   tls?: { key: Buffer | string; cert: Buffer | string } | null | undefined;
@@ -56,6 +60,7 @@ export async function startPop3(opts: Pop3Options, access: MailAccess, log: Logg
     });
     sessions.add(session);
   });
+  acceptProxied(server, { trusted: opts.trustedProxies ?? new TrustedProxies([]), protocol: 'pop3', log });
   const port = await new Promise<number>((resolve, reject) => {
     server.once('error', reject);
     server.listen(opts.port, opts.host, () => {
@@ -311,7 +316,7 @@ class Pop3Session {
     this.lines.length = 0;
     const plain = this.sock as net.Socket;
     plain.removeAllListeners('data');
-    const secure = new tls.TLSSocket(plain, { isServer: true, secureContext: this.secureContext });
+    const secure = keepPeer(plain, new tls.TLSSocket(plain, { isServer: true, secureContext: this.secureContext }));
     this.secure = true;
     this.sock = secure;
     this.attach(secure);

@@ -3,6 +3,7 @@
 // queued), the workers stop, and the store closes last but for the worker threads.
 import type http from 'node:http';
 import { bootstrapAdminKey } from '../auth/keys.ts';
+import { HEARTBEAT_MS } from '../cluster/service.ts';
 import type { Config } from '../config.ts';
 import { consoleMiddleware } from '../console/serve.ts';
 import { createHttpApp } from '../http/app.ts';
@@ -10,6 +11,7 @@ import { createHttpServer } from '../http/listener.ts';
 import { type AccessListener, startImap } from '../imap/server.ts';
 import { MailAccess } from '../inboxes/mail-access.ts';
 import { sweepOrphans } from '../ingest/orphans.ts';
+import { TrustedProxies } from '../lib/proxy-protocol.ts';
 import type { Logger } from '../log.ts';
 import { metricsMiddleware } from '../metrics/route.ts';
 import { StoreSizer } from '../metrics/store-size.ts';
@@ -108,6 +110,7 @@ function httpComponent(config: Config, w: Omit<Wired, 'components'>, opts: Start
           maxConnectionsPerIp: config.maxHttpConnectionsPerIp,
           headerTimeoutMs: config.httpHeaderTimeoutSeconds * 1000,
           smtpMaxConnections: config.smtpMaxConnections,
+          trustedProxies: new TrustedProxies(config.trustedProxies),
         },
         opts.log,
       );
@@ -144,6 +147,7 @@ function smtpComponent(config: Config, w: Omit<Wired, 'components'>, log: Logger
           maxCommands: config.smtpMaxCommands,
           metrics: services.metrics.smtp,
           faults: services.faults,
+          trustedProxies: new TrustedProxies(config.trustedProxies),
           policy: {
             refusesMail: (address, tally) => inboxes.refusesMail(address, tally),
             auth: {
@@ -188,6 +192,7 @@ function mailAccessComponents(config: Config, w: Omit<Wired, 'components'>, log:
     tls: parts.tls ? { cert: parts.tls.cert, key: parts.tls.key } : null,
     maxConnections: config.smtpMaxConnections,
     maxConnectionsPerIp: config.smtpMaxConnectionsPerIp,
+    trustedProxies: new TrustedProxies(config.trustedProxies),
   };
   const list: Component[] = [];
   const pop3Port = config.pop3Port;
@@ -305,6 +310,20 @@ function jobs(config: Config, w: Omit<Wired, 'components'>, log: Logger, cluster
       log,
       failure: 'pruning fault events failed',
       run: () => services.faults.prune(),
+    }),
+  );
+  // The cluster view (GET /v1/cluster): this instance's heartbeat row, after the jobs above started (its first beat
+  // names the ones it leads); the last one, at stop, marks it stopped.
+  const cluster = services.cluster;
+  list.push(
+    periodicJob({
+      name: 'heartbeat',
+      intervalMs: HEARTBEAT_MS,
+      log,
+      failure: 'instance heartbeat failed (GET /v1/cluster shows this instance stale)',
+      first: () => cluster.beat().catch((e: Error) => log.warn('instance heartbeat failed', { err: e })),
+      run: () => cluster.beat(),
+      idle: () => cluster.stop().catch((e: Error) => log.warn('could not mark this instance stopped', { err: e })),
     }),
   );
   return list;

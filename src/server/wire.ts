@@ -9,6 +9,8 @@ import { CheckEngine } from '../checks/engine.ts';
 import { checkRegistry, PURE_CHECK_NAMES } from '../checks/registry.ts';
 import { CheckRepo } from '../checks/repo.ts';
 import { CheckService } from '../checks/service.ts';
+import { InstanceRepo } from '../cluster/repo.ts';
+import { ClusterService } from '../cluster/service.ts';
 import { type Config, dnsServerAddress } from '../config.ts';
 import { ConsoleService } from '../console/service.ts';
 import { ServedDomains } from '../domains/served.ts';
@@ -30,6 +32,7 @@ import { IngestWriter } from '../ingest/writer.ts';
 import { LabelRuleRepo } from '../labels/repo.ts';
 import { LabelRuleService } from '../labels/service.ts';
 import type { Clock } from '../lib/clock.ts';
+import { newId } from '../lib/ids.ts';
 import { Sealer } from '../lib/sealed.ts';
 import type { Logger } from '../log.ts';
 import { type McpEndpoint, mcpEndpoint } from '../mcp/endpoint.ts';
@@ -174,7 +177,9 @@ export function wire(config: Config, storage: Storage, opts: StartOptions & { lo
       : undefined,
   });
   const deliveries = new DeliveryRepo(store.db);
-  const metrics = new Metrics();
+  // cluster: this process's instance id names its heartbeat row (GET /v1/cluster) and labels its metrics.
+  const instanceId = newId('ins');
+  const metrics = new Metrics({ instance: instanceId });
   const callbacks = new CallbackService({
     repo: deliveries,
     bus,
@@ -289,6 +294,19 @@ export function wire(config: Config, storage: Storage, opts: StartOptions & { lo
     minFreeMb: config.healthMinFreeMb,
     now: () => Date.now(),
   });
+  const cluster = new ClusterService({
+    repo: new InstanceRepo(store.db),
+    instanceId,
+    startedAt: Date.now(),
+    now: () => Date.now(),
+    leading: () => store.leading(),
+    storage: () => storageHealth.check(),
+    models: () =>
+      services.ai
+        .status()
+        .filter((m) => m.provider !== 'builtin')
+        .map((m) => ({ model: `${m.provider}/${m.model}@${m.host}`, ready: m.ready, lastProbe: m.lastProbe })),
+  });
   // inboxes: long-poll waits share one set of waiter caps, one wake queue and one answer cache.
   const waits = new MailWaits({ messages, bus, limits: config, maxBodyChars: config.waitMaxBodyChars, shutdown: shutdown.signal });
   const inboxMessages = new MessageService({
@@ -370,6 +388,7 @@ export function wire(config: Config, storage: Storage, opts: StartOptions & { lo
     inboundWebhooks,
     console: consoleAggregates,
     metrics,
+    cluster,
     ai,
     baseUrl: () => site.baseUrl,
     smtpTls: tls

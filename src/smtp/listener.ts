@@ -7,6 +7,8 @@ import type { Principal } from '../auth/principal.ts';
 import type { ServedDomains } from '../domains/served.ts';
 import type { Ingest } from '../ingest/ingest.ts';
 import { isMailRefused, MAX_RECIPIENTS } from '../ingest/limits.ts';
+import { acceptProxied } from '../lib/proxied-connections.ts';
+import { TrustedProxies } from '../lib/proxy-protocol.ts';
 import type { Logger } from '../log.ts';
 import type { SmtpMetrics, SmtpRejection } from '../metrics/metrics.ts';
 import { dropSession, patchSmtpConnection, smtpError } from './patches.ts';
@@ -42,6 +44,8 @@ export interface SmtpOptions {
   policy?: SmtpPolicy;
   /** Fault rules (src/faults/): asked at each stage; absent or answering null, the session goes on untouched. */
   faults?: SmtpFaults;
+  /** --trusted-proxies: connections from these start with a PROXY header naming the client (src/lib/proxied-connections.ts). */
+  trustedProxies?: TrustedProxies;
 }
 
 export type SmtpStage = 'connect' | 'ehlo' | 'auth' | 'mail' | 'rcpt' | 'data' | 'end-of-data';
@@ -398,6 +402,7 @@ export async function startSmtp(opts: SmtpOptions, ingest: Ingest, log: Logger):
     },
   };
   server = new SMTPServer(options);
+  acceptProxied(server.server, { trusted: opts.trustedProxies ?? new TrustedProxies([]), protocol: 'smtp', log });
   server.on('error', (e: Error) => log.warn('smtp error', { err: e }));
 
   const srv = server;

@@ -36,6 +36,8 @@ export interface Store {
    * SQLite always (one data dir, one server). Resolves to whether it ran.
    */
   singleton(job: string, fn: () => Promise<unknown>): Promise<boolean>;
+  /** The jobs `singleton` runs here now (the cluster view): the advisory locks held on PostgreSQL, every job run on SQLite. */
+  leading(): string[];
   /** Bytes the database occupies (the file and its WAL; pg_database_size on PostgreSQL). */
   sizeBytes(): Promise<number>;
   /**
@@ -83,6 +85,7 @@ export async function openStore(file: string): Promise<SqliteStore> {
   await migrate(db);
   let closed = false;
   const wal = walSyncer(`${file}-wal`);
+  const ran = new Set<string>();
   // The WAL file (and a new database file) must be found again after a power loss: their folder entry is synced once.
   syncFolder(path.dirname(file));
   return {
@@ -90,10 +93,12 @@ export async function openStore(file: string): Promise<SqliteStore> {
     dialect: 'sqlite',
     sqlite,
     file,
-    singleton: async (_job, fn) => {
+    singleton: async (job, fn) => {
+      ran.add(job);
       await fn();
       return true;
     },
+    leading: () => [...ran].sort(),
     sizeBytes: async () => [file, `${file}-wal`].reduce((n, f) => n + (fs.statSync(f, { throwIfNoEntry: false })?.size ?? 0), 0),
     syncWal: wal.sync,
     async close() {
@@ -164,6 +169,7 @@ export async function openPgStore(target: PgTarget, o: PgOpenOptions & { warn?: 
     file: target.url,
     newPgClient: () => pgClient(target, o),
     singleton: (job, fn) => singletons.run(job, fn),
+    leading: () => singletons.leading(),
     async sizeBytes() {
       const r = await sql<{ n: number }>`select pg_database_size(current_database()) as n`.execute(db);
       return Number(r.rows[0]?.n ?? 0);

@@ -56,6 +56,11 @@ export class Singletons {
     }
   }
 
+  /** The jobs this instance leads now, by name. */
+  leading(): string[] {
+    return [...this.held].sort();
+  }
+
   async run(job: string, fn: () => Promise<unknown>): Promise<boolean> {
     if (!(await this.leads(job))) return false;
     await fn();

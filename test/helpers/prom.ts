@@ -154,12 +154,15 @@ function checkHistogram(f: Family): void {
   }
 }
 
-/** The value of one series; undefined when it is not there. */
+/**
+ * The value of one series; undefined when it is not there. The `inboxd_instance` label every series carries (the
+ * instance id, GET /v1/cluster) is matched only when `labels` names it.
+ */
 export function sampleValue(families: Map<string, Family>, name: string, labels: Record<string, string> = {}): number | undefined {
   for (const f of families.values()) {
     for (const s of f.samples) {
       if (s.name !== name) continue;
-      const keys = Object.keys(s.labels);
+      const keys = Object.keys(s.labels).filter((k) => k !== 'inboxd_instance' || 'inboxd_instance' in labels);
       if (keys.length === Object.keys(labels).length && keys.every((k) => s.labels[k] === labels[k])) return s.value;
     }
   }

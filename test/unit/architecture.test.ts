@@ -99,6 +99,7 @@ const ALLOWED: Record<string, string[]> = {
     'billing',
     'budget',
     'checks',
+    'cluster',
     'console',
     'domains',
     'events',
@@ -122,6 +123,8 @@ const ALLOWED: Record<string, string[]> = {
   billing: [],
   budget: [],
   client: ['checks'],
+  // the cluster view: heartbeat rows of the instances sharing the database (types of store only)
+  cluster: [],
   checks: ['budget', 'domains', 'errors', 'lib', 'log', 'mail', 'store'],
   config: ['ai', 'search', 'store'],
   console: ['store'],

@@ -1,6 +1,7 @@
 // Options, part 3 of 4 in --help order: connection caps, inbound webhooks, SMTP sessions, waits, MCP sessions.
 // One entry per option (src/config/define.ts says what an entry is); its Config field is typed from its schema.
 import { z } from 'zod';
+import { parseTrustedEntry } from '../../lib/proxy-protocol.ts';
 import { atLeast, commaList, flagBool, type OptionEntry, port } from '../define.ts';
 
 export const CONNECTION_OPTIONS = {
@@ -43,6 +44,21 @@ export const CONNECTION_OPTIONS = {
     help: 'a connection that has not sent a complete request header within this time is answered 408 and closed',
     schema: atLeast(1, 300),
     default: 10,
+  },
+  trustedProxies: {
+    flag: '--trusted-proxies',
+    env: 'INBOXD_TRUSTED_PROXIES',
+    arg: 'ADDR|CIDR[,…]',
+    help: 'load balancers whose connections must start with a PROXY protocol header (v1/v2; SMTP, HTTP, POP3, IMAP) and whose X-Forwarded-For is believed; a PROXY header from any other address is refused',
+    schema: commaList((e) => e.trim()).pipe(
+      z.array(z.string()).superRefine((list, ctx) => {
+        for (const e of list) {
+          const r = parseTrustedEntry(e);
+          if (typeof r === 'string') ctx.addIssue({ code: 'custom', message: r });
+        }
+      }),
+    ),
+    default: '',
   },
   inboundWebhooks: {
     flag: '--inbound-webhooks',

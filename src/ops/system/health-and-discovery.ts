@@ -6,6 +6,7 @@ import { PRESET_IDS } from '../../mail/presets.ts';
 import { NAME, VERSION } from '../../version.ts';
 import { op } from '../op.ts';
 import { buildOpenApi } from '../openapi.ts';
+import { cluster } from './cluster.ts';
 
 const NoInput = z.strictObject({});
 
@@ -157,4 +158,4 @@ export const openapi = op({
   },
 });
 
-export const systemOps = [health, discovery, openapi];
+export const systemOps = [health, discovery, openapi, cluster];
