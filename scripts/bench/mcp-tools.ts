@@ -9,8 +9,8 @@
 import { parseArgs } from 'node:util';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { listTools } from '../../src/mcp/tools.ts';
-import { TOOLSETS } from '../../src/mcp/toolsets.ts';
 import { OPERATIONS } from '../../src/ops/registry.ts';
+import { TOOLSETS } from '../../src/ops/toolsets.ts';
 
 const { values } = parseArgs({ options: { json: { type: 'boolean' }, tools: { type: 'boolean' } }, strict: true });
 

@@ -15,11 +15,12 @@ export interface McpConnection {
 
 /**
  * A client connected (initialized) to `${url}/mcp`, authenticated by a bearer key or token, or by an OAuth provider
- * (the SDK then follows 401 → discovery → token itself). Close it with `client.close()`.
+ * (the SDK then follows 401 → discovery → token itself). Close it with `client.close()`. `query` is appended to the
+ * URL (e.g. `?toolsets=verify`).
  */
-export async function connectMcp(url: string, auth: string | OAuthClientProvider): Promise<McpConnection> {
+export async function connectMcp(url: string, auth: string | OAuthClientProvider, query = ''): Promise<McpConnection> {
   const transport = new StreamableHTTPClientTransport(
-    new URL(`${url}/mcp`),
+    new URL(`${url}/mcp${query}`),
     typeof auth === 'string' ? { requestInit: { headers: { authorization: `Bearer ${auth}` } } } : { authProvider: auth },
   );
   const client = new Client({ name: 'inboxd-test', version: '1.0.0' });
@@ -28,8 +29,8 @@ export async function connectMcp(url: string, auth: string | OAuthClientProvider
 }
 
 /** `connectMcp` when only the client is needed. */
-export async function mcpClient(url: string, auth: string | OAuthClientProvider): Promise<Client> {
-  return (await connectMcp(url, auth)).client;
+export async function mcpClient(url: string, auth: string | OAuthClientProvider, query = ''): Promise<Client> {
+  return (await connectMcp(url, auth, query)).client;
 }
 
 export async function callOk(c: Client, name: string, args: Json = {}): Promise<Json> {
