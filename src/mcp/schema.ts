@@ -34,6 +34,10 @@ const DROPPED = new Set([
 /** The one string format every provider's subset has; others (uri, email, date) are said in the description. */
 const FORMATS = new Set(['date-time']);
 
+/** Keywords that say what a value is; a node with none of them accepts anything. */
+const TYPED = new Set(['type', 'enum', 'anyOf', 'allOf', '$ref', 'properties', 'items']);
+const ANY_TYPE = ['object', 'array', 'string', 'number', 'boolean', 'null'];
+
 type Node = Record<string, unknown>;
 const isNode = (v: unknown): v is Node => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -123,6 +127,10 @@ function rewrite(input: unknown, output: boolean): unknown {
     n.type ??= 'object';
   }
   if (output) delete n.additionalProperties;
+  if (!Object.keys(n).some((k) => TYPED.has(k))) {
+    // Any JSON value (z.unknown): said as the union of every type, which single-`type` dialects can carry.
+    return { ...n, anyOf: ANY_TYPE.map((type) => ({ type })) };
+  }
   return n;
 }
 
