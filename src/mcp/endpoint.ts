@@ -18,6 +18,7 @@ import { readJsonBody } from '../http/body.ts';
 import type { Operation } from '../ops/op.ts';
 import type { Services } from '../services.ts';
 import { NAME, VERSION } from '../version.ts';
+import { glossaryText } from './schema.ts';
 import { SessionTable, type Slot } from './sessions.ts';
 import { SharedResults } from './shared.ts';
 import { callTool, listTools, type ToolSurface } from './tools.ts';
@@ -27,7 +28,8 @@ const SESSION_IDLE_MS = 30 * 60_000;
 const BODY_LIMIT = 4 * 1024 * 1024;
 
 const INSTRUCTIONS = `inboxd gives you disposable e-mail inboxes and reads verification mail for you.
-Typical flow: svc_verify_signup with a service (e.g. "github") → type the returned address into the signup form → call svc_verify_signup again with the inboxId (or svc_wait_and_extract) → use agent.primaryAction (type the otp, or open the link). svc_simulate_message delivers test mail without any real sender.`;
+Typical flow: svc_verify_signup with a service (e.g. "github") → type the returned address into the signup form → call svc_verify_signup again with the inboxId (or svc_wait_and_extract) → use agent.primaryAction (type the otp, or open the link). svc_simulate_message delivers test mail without any real sender.
+${glossaryText()}`;
 
 function newServer(
   tools: ToolSurface,

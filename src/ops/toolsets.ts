@@ -4,6 +4,9 @@
 // list it; choosing the sets of a connection is src/mcp/toolsets.ts.
 import { z } from 'zod';
 
+/** The service presets, listed once in the MCP server's instructions instead of in each tool that takes `service`. */
+export { PRESET_IDS as SERVICE_PRESETS } from '../mail/presets.ts';
+
 export interface Toolset {
   name: string;
   /** One line for discovery (GET /v1, /mcp/auth). */

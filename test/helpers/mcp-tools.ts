@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { GLOSSARY, SELF_DESCRIBING } from '../../src/mcp/schema.ts';
 
 type Json = Record<string, any>;
 
@@ -43,4 +44,22 @@ export async function callErr(c: Client, name: string, args: Json = {}): Promise
   const r = (await c.callTool({ name, arguments: args })) as Json;
   assert.equal(r.isError, true, `${name} should fail: ${JSON.stringify(r.structuredContent ?? r.content)}`);
   return String(r.content[0].text);
+}
+
+/**
+ * The arguments of a tool's input schema (at any depth) that are described nowhere: not in the schema, not in the
+ * server instructions' glossary (arguments many tools share, src/mcp/schema.ts GLOSSARY) and not by their own name
+ * (SELF_DESCRIBING, a reviewed list).
+ */
+export function undescribedArgs(schema: Json, path: string): string[] {
+  const out: string[] = [];
+  for (const [k, v] of Object.entries((schema.properties ?? {}) as Record<string, Json>)) {
+    const described = typeof v.description === 'string' && v.description.trim().length >= 3;
+    if (!described && !(k in GLOSSARY) && !SELF_DESCRIBING.has(k)) out.push(`${path}.${k}`);
+    const items = v.items as Json | undefined;
+    if (v.properties) out.push(...undescribedArgs(v, `${path}.${k}`));
+    if (items?.properties) out.push(...undescribedArgs(items, `${path}.${k}[]`));
+    for (const alt of (v.anyOf ?? []) as Json[]) if (alt.properties) out.push(...undescribedArgs(alt, `${path}.${k}`));
+  }
+  return out;
 }

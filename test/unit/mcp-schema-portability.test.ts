@@ -190,7 +190,10 @@ const FREE_FORM = new Set([
   'svc_workspace_rules_evaluate.message.headers',
 ]);
 
-/** What OpenAI strict mode is sent: every property required, optional ones nullable (as strict clients rewrite). */
+/**
+ * What OpenAI strict mode is sent: every property required, optional ones nullable, objects with properties closed
+ * (as strict clients rewrite); a free-form map stays open (closing it would allow only {}).
+ */
 function strictForm(n: Node): Node {
   if (Array.isArray(n)) return n.map(strictForm) as unknown as Node;
   if (typeof n !== 'object' || n === null) return n;
@@ -201,6 +204,7 @@ function strictForm(n: Node): Node {
     for (const [k, v] of Object.entries<Node>(out.properties))
       if (!req.has(k)) out.properties[k] = { anyOf: [v, { type: 'null' }], ...(v.description ? { description: v.description } : {}) };
     out.required = Object.keys(out.properties);
+    out.additionalProperties ??= false;
   }
   return out;
 }
