@@ -124,4 +124,8 @@ describe('--mcp-toolsets', () => {
       await t.stop();
     }
   });
+
+  test('an unknown name stops the start with the known ones', async () => {
+    await assert.rejects(startTestServer(['--mcp-toolsets', 'verify,nope']), /--mcp-toolsets: unknown toolset nope; known: all, runs/);
+  });
 });
