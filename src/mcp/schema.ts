@@ -73,7 +73,7 @@ export const SELF_DESCRIBING: ReadonlySet<string> = new Set([
   ...'timeoutSeconds ttlMinutes durationMinutes bufferBeforeMinutes bufferAfterMinutes stepMinutes count'.split(' '),
   ...'workdayStart workdayEnd workDays enabled intervalSeconds goal dueAt dueBefore status kind category'.split(' '),
   ...'reason reasons maxResults maxMessages top type date subjectContains textContains expectFrom'.split(' '),
-  ...'ms n p seed code windowSeconds bytesPerSecond retryAfterSeconds permanent per recipient sender stage'.split(' '),
+  ...'ms n p seed windowSeconds bytesPerSecond retryAfterSeconds permanent per recipient sender stage'.split(' '),
   ...'withinMinutes localPart deleteAfter'.split(' '),
 ]);
 

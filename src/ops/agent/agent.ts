@@ -51,7 +51,7 @@ export const verify = op({
   tool: {
     name: 'svc_verify_signup',
     description:
-      'Signup helper: with service (runId labels it agent-<runId>) get an address to type; call again with inboxId for the code or link.',
+      'Signup: with service (and runId: label agent-<runId>) get an address; call again with inboxId for the code or link.',
   },
   input: z.strictObject({
     service: Service.optional(),

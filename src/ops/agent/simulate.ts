@@ -14,7 +14,7 @@ export const simulate = op({
   http: { method: 'POST', path: '/v1/inboxes/:id/simulate', status: 201, bodyLimit: (s) => s.config.maxMessageBytes + 64 * 1024 },
   tool: {
     name: 'svc_simulate_message',
-    description: 'Deliver a test message (scenario otp, magic_link, welcome…) to an inbox without a real sender.',
+    description: 'Deliver a test message (a code, a link, a welcome…) to an inbox without a real sender.',
     args: { inboxId: 'id' },
   },
   input: z.strictObject({

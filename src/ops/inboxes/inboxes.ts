@@ -36,7 +36,7 @@ export const createInbox = op({
   http: { method: 'POST', path: '/v1/inboxes', status: 201 },
   tool: {
     name: 'svc_create_inbox',
-    description: 'Create a disposable inbox; returns inboxId and address. For a signup, svc_verify_signup does create + wait + extract.',
+    description: 'Create a disposable inbox (inboxId, address). For signups, svc_verify_signup also waits and extracts.',
   },
   input: z.strictObject({
     label: Label.optional(),
