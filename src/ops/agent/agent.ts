@@ -50,8 +50,7 @@ export const verify = op({
   http: { method: 'POST', path: '/v1/agent/verify' },
   tool: {
     name: 'svc_verify_signup',
-    description:
-      'Signup: with service (and runId: label agent-<runId>) get an address; call again with inboxId for the code or link.',
+    description: 'Signup: with service (and runId: label agent-<runId>) get an address; call again with inboxId for the code or link.',
   },
   input: z.strictObject({
     service: Service.optional(),
