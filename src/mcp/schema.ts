@@ -64,6 +64,9 @@ export function glossaryText(): string {
     .join('\n')}`;
 }
 
+/** Ids in answers: their values say what they are. */
+export const OUTPUT_IDS: ReadonlySet<string> = new Set(['inboxId', 'messageId', 'threadId', 'runId', 'nextCursor']);
+
 /** Arguments whose name and type say what they are: no description. */
 export const SELF_DESCRIBING: ReadonlySet<string> = new Set([
   ...'subject text html to cc bcc replyTo from title description location start end timeMin timeMax attendees'.split(' '),
@@ -215,8 +218,11 @@ function pick(o: Node, keys: string[]): Node {
   return Object.fromEntries(keys.filter((k) => o[k] !== undefined).map((k) => [k, o[k]]));
 }
 
-/** Drops the descriptions of glossary and self-describing arguments (at any depth), after the tool's renames. */
-export function undescribeCommon(schema: JsonSchema): JsonSchema {
+/**
+ * Drops the descriptions of glossary and self-describing arguments (at any depth), after the tool's renames; in an
+ * output schema (`ids`) only those of the glossary's ids, whose values say what they are (inb_…, msg_…).
+ */
+export function undescribeCommon(schema: JsonSchema, only?: ReadonlySet<string>): JsonSchema {
   const walk = (n: unknown): unknown => {
     if (Array.isArray(n)) return n.map(walk);
     if (!isNode(n)) return n;
@@ -226,9 +232,9 @@ export function undescribeCommon(schema: JsonSchema): JsonSchema {
         out[k] = Object.fromEntries(
           Object.entries(v).map(([name, p]) => {
             const r = walk(p) as Node;
-            if (name in GLOSSARY || SELF_DESCRIBING.has(name)) delete r.description;
+            if (only ? only.has(name) : name in GLOSSARY || SELF_DESCRIBING.has(name)) delete r.description;
             // The glossary lists the values (the server still refuses any other).
-            if (name in GLOSSARY && r.type === 'string') delete r.enum;
+            if (!only && name in GLOSSARY && r.type === 'string') delete r.enum;
             return [name, r];
           }),
         );

@@ -10,7 +10,7 @@ import type { OpContext, Operation, RawResult } from '../ops/op.ts';
 import { isMutation, isRawResult, isSharedJson } from '../ops/op.ts';
 import { invokeOperation, prepareOperation } from '../ops/pipeline.ts';
 import type { Services } from '../services.ts';
-import { type JsonSchema, toolSchema, undescribeCommon } from './schema.ts';
+import { type JsonSchema, OUTPUT_IDS, toolSchema, undescribeCommon } from './schema.ts';
 import type { SharedResults } from './shared.ts';
 import { allows, outsideToolsets, visibleTo } from './toolsets.ts';
 
@@ -44,7 +44,7 @@ export function listTools(operations: readonly Operation[], view?: ToolView): To
   return ops.map((o) => {
     const t = o.tool!;
     const input = undescribeCommon(renamed(toolSchema(o.input, 'input'), t.args ?? {}));
-    const output = toolSchema(o.output, 'output');
+    const output = undescribeCommon(toolSchema(o.output, 'output'), OUTPUT_IDS);
     const readOnly = !isMutation(o);
     return {
       name: t.name,
