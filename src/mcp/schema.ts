@@ -103,9 +103,9 @@ function typeOfValue(v: unknown): string {
 /**
  * One schema node rewritten: `oneOf` → `anyOf`, `const` → a one-value `enum` (strings) or the bare type, a type
  * array → `anyOf` branches, an `anyOf` of literals → one `enum`, a free-form map → a plain object; server-only
- * constraints dropped. `output` also drops `additionalProperties` (an agent reads the fields it knows).
+ * constraints and `additionalProperties` dropped, descriptions cut to their first clause.
  */
-function rewrite(input: unknown, output: boolean): unknown {
+function rewrite(input: unknown): unknown {
   if (!isNode(input)) return input;
   let n: Node = {};
   for (const [k, v] of Object.entries(input)) {
@@ -152,7 +152,7 @@ function rewrite(input: unknown, output: boolean): unknown {
       if (n.type === 'string') n.enum = consts;
       else n = withValues(n, consts);
     } else {
-      const branches = raw.map((b) => rewrite(b, output)) as Node[];
+      const branches = raw.map((b) => rewrite(b)) as Node[];
       if (isListOrOne(branches)) {
         // "One value or a list" (a comma-separated string is accepted too): advertised as the list.
         delete n.anyOf;
@@ -165,21 +165,21 @@ function rewrite(input: unknown, output: boolean): unknown {
     delete n.enum;
     n = withValues(n, values);
   }
-  if (isNode(n.properties)) n.properties = Object.fromEntries(Object.entries(n.properties).map(([k, v]) => [k, rewrite(v, output)]));
+  if (isNode(n.properties)) n.properties = Object.fromEntries(Object.entries(n.properties).map(([k, v]) => [k, rewrite(v)]));
   if (Array.isArray(n.enum) && typeof n.description === 'string') {
     // "What to deliver: otp, magic_link, …" says the enum again: the part before the list is enough.
     const at = n.description.indexOf(': ');
     const rest = at < 0 ? '' : n.description.slice(at);
     if (at > 0 && (n.enum as string[]).every((v) => rest.includes(v))) n.description = n.description.slice(0, at);
   }
-  if (n.items !== undefined) n.items = rewrite(n.items, output);
+  if (n.items !== undefined) n.items = rewrite(n.items);
   if (Array.isArray(n.prefixItems)) {
-    const branches = (n.prefixItems as unknown[]).map((b) => rewrite(b, output)) as Node[];
+    const branches = (n.prefixItems as unknown[]).map((b) => rewrite(b)) as Node[];
     delete n.prefixItems;
     const distinct = [...new Map(branches.map((b) => [JSON.stringify(b), b])).values()];
     n.items = distinct.length === 1 ? distinct[0] : { anyOf: distinct };
   }
-  if (Array.isArray(n.allOf)) n.allOf = (n.allOf as unknown[]).map((b) => rewrite(b, output));
+  if (Array.isArray(n.allOf)) n.allOf = (n.allOf as unknown[]).map((b) => rewrite(b));
   if (isNode(n.additionalProperties)) {
     // A free-form map (z.record): an object whose keys the caller chooses. Said as a plain object.
     delete n.additionalProperties;
@@ -220,7 +220,7 @@ function pick(o: Node, keys: string[]): Node {
 
 /**
  * Drops the descriptions of glossary and self-describing arguments (at any depth), after the tool's renames; in an
- * output schema (`ids`) only those of the glossary's ids, whose values say what they are (inb_…, msg_…).
+ * output schema (`only`) only those of the glossary's ids, whose values say what they are (inb_…, msg_…).
  */
 export function undescribeCommon(schema: JsonSchema, only?: ReadonlySet<string>): JsonSchema {
   const walk = (n: unknown): unknown => {
@@ -248,5 +248,5 @@ export function undescribeCommon(schema: JsonSchema, only?: ReadonlySet<string>)
 /** The JSON Schema of a zod schema as a tool advertises it (see the top of this file). */
 export function toolSchema(t: z.ZodType, io: 'input' | 'output'): JsonSchema {
   const s = z.toJSONSchema(t, { io, unrepresentable: 'any', target: 'draft-2020-12' }) as JsonSchema;
-  return rewrite(s, io === 'output') as JsonSchema;
+  return rewrite(s) as JsonSchema;
 }
