@@ -5,19 +5,14 @@
 // @cluster
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { TOOLSET_BY_NAME } from '../../../src/ops/toolsets.ts';
 import { json } from '../../helpers/http.ts';
 import { callErr, callOk, connectMcp, mcpClient } from '../../helpers/mcp-tools.ts';
 import { ADMIN_KEY, startTestServer, type TestServer } from '../../helpers/server.ts';
 
 type Json = Record<string, any>;
-const VERIFY = [
-  'svc_verify_signup',
-  'svc_create_inbox',
-  'svc_wait_and_extract',
-  'svc_check_email',
-  'svc_simulate_message',
-  'svc_delete_inbox',
-];
+/** The six tools (test/unit/mcp-toolsets.test.ts pins the list). */
+const VERIFY = TOOLSET_BY_NAME.get('verify')!.tools;
 
 let s: TestServer;
 before(async () => {
