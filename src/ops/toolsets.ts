@@ -27,6 +27,7 @@ const INBOXES = [
   'svc_get_raw_message',
   'svc_list_attachments',
   'svc_get_attachment',
+  'svc_mark_message',
   'svc_diagnose_inbox',
   'svc_check_email',
 ];
