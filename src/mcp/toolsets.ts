@@ -1,9 +1,13 @@
-// The toolsets of an MCP connection (the sets themselves: src/ops/toolsets.ts). A connection chooses its sets (`/mcp?toolsets=verify,search`, else the server default
-// `--mcp-toolsets`, else every tool) and a key sees only tools its scope can call. Pure functions: the endpoint
-// decides a session's sets at initialize (`Session.toolsets`) and asks `allows` on each list and call.
+// The toolsets of an MCP connection (the sets themselves: src/ops/toolsets.ts). A connection chooses its sets
+// (`/mcp?toolsets=verify,search`, else the server default `--mcp-toolsets`, else every tool) and a key sees only
+// tools its scope can call. Pure functions: the endpoint decides a session's sets at initialize (`Session.toolsets`)
+// and asks `allows` on each list and call.
 import { isFullAdmin, type Principal } from '../auth/principal.ts';
 import { AppError } from '../errors.ts';
 import { ALL, TOOLSET_BY_NAME, toolsetOf } from '../ops/toolsets.ts';
+
+/** The sets that hold a tool, finest first (the data is src/ops/toolsets.ts, which discovery also reads). */
+export { toolsetOf };
 
 /** Parses a toolset list (`a,b`): null for `all` or nothing; a clear error naming the known sets otherwise. */
 export function parseToolsets(raw: string | readonly string[] | null | undefined, source: string): string[] | null {
