@@ -18,21 +18,25 @@ import { readJsonBody } from '../http/body.ts';
 import type { Operation } from '../ops/op.ts';
 import type { Services } from '../services.ts';
 import { NAME, VERSION } from '../version.ts';
+import { glossaryText } from './schema.ts';
 import { SessionTable, type Slot } from './sessions.ts';
 import { SharedResults } from './shared.ts';
 import { callTool, listTools, type ToolSurface } from './tools.ts';
+import { parseToolsets, resolveToolsets } from './toolsets.ts';
 
 const SESSION_IDLE_MS = 30 * 60_000;
 const BODY_LIMIT = 4 * 1024 * 1024;
 
 const INSTRUCTIONS = `inboxd gives you disposable e-mail inboxes and reads verification mail for you.
-Typical flow: svc_verify_signup with a service (e.g. "github") → type the returned address into the signup form → call svc_verify_signup again with the inboxId (or svc_wait_and_extract) → use agent.primaryAction (type the otp, or open the link). svc_simulate_message delivers test mail without any real sender.`;
+Typical flow: svc_verify_signup with a service (e.g. "github") → type the returned address into the signup form → call svc_verify_signup again with the inboxId (or svc_wait_and_extract) → use agent.primaryAction (type the otp, or open the link). svc_simulate_message delivers test mail without any real sender.
+${glossaryText()}`;
 
 function newServer(
   tools: ToolSurface,
   principal: Principal,
   request: { ip: string | null; userAgent: string | null },
   sessions: SessionTable,
+  toolsets: string[] | null,
 ): Server {
   const server = new Server(
     { name: NAME, version: VERSION },
@@ -40,7 +44,7 @@ function newServer(
   );
   // inboxd sends no log notifications of its own; the level is accepted so standard clients can set it.
   server.setRequestHandler(SetLevelRequestSchema, async () => ({}));
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listTools(tools.operations) }));
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listTools(tools.operations, { toolsets, principal }) }));
   server.setRequestHandler(CallToolRequestSchema, async (req, extra) => {
     const token = req.params._meta?.progressToken;
     const sessionId = extra.sessionId;
@@ -55,6 +59,7 @@ function newServer(
         name: req.params.name,
         args: (req.params.arguments ?? {}) as Record<string, unknown>,
         principal,
+        toolsets,
         signal: extra.signal,
         ip: request.ip,
         userAgent: request.userAgent,
@@ -103,6 +108,7 @@ export function mcpEndpoint(services: Services, operations: readonly Operation[]
   const shared = new SharedResults();
   const tools: ToolSurface = { services, operations, shared };
   const origins = allowedOrigins(services);
+  parseToolsets(services.config.mcpToolsets, '--mcp-toolsets'); // an unknown name fails at start, not per connection
   const sweep = setInterval(() => {
     const now = Date.now();
     for (const s of sessions.values()) if (now - s.lastSeen > SESSION_IDLE_MS) void s.transport.close();
@@ -162,6 +168,13 @@ export function mcpEndpoint(services: Services, operations: readonly Operation[]
       }
     }
     const request = { ip: ctx.ip || null, userAgent: ctx.get('user-agent') || null };
+    let toolsets: string[] | null;
+    try {
+      const q = ctx.query.toolsets;
+      toolsets = resolveToolsets(Array.isArray(q) ? q.join(',') : q, services.config.mcpToolsets, principal);
+    } catch (e) {
+      return rpcError(ctx, 400, -32602, (e as AppError).detail);
+    }
     ctx.respond = false;
     shared.attach(ctx.res);
     const req: IncomingMessage = ctx.req;
@@ -196,7 +209,7 @@ export function mcpEndpoint(services: Services, operations: readonly Operation[]
         sessionIdGenerator: () => crypto.randomUUID(),
         enableJsonResponse: jsonOnly,
         onsessioninitialized: (id) => {
-          slot.open({ id, keyId: principal.keyId, teamId: principal.teamId, jsonOnly, transport, server });
+          slot.open({ id, keyId: principal.keyId, teamId: principal.teamId, jsonOnly, toolsets, transport, server });
         },
         onsessionclosed: (id) => {
           sessions.delete(id);
@@ -206,7 +219,7 @@ export function mcpEndpoint(services: Services, operations: readonly Operation[]
         if (transport.sessionId) sessions.delete(transport.sessionId);
         else slot.release();
       };
-      server = newServer(tools, principal, request, sessions);
+      server = newServer(tools, principal, request, sessions, toolsets);
       try {
         await server.connect(transport);
         await transport.handleRequest(req, ctx.res, body);
@@ -220,7 +233,7 @@ export function mcpEndpoint(services: Services, operations: readonly Operation[]
       return rawError(ctx, 400, -32000, `${ctx.method} /mcp needs an Mcp-Session-Id header (from the initialize response)`);
     // Stateless: a fresh server and transport for this one request.
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !acceptsStream(ctx) });
-    const server = newServer(tools, principal, request, sessions);
+    const server = newServer(tools, principal, request, sessions, toolsets);
     ctx.res.on('close', () => {
       void transport.close();
       void server.close();

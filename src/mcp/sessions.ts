@@ -20,6 +20,8 @@ export interface Session extends SessionOwner {
   id: string;
   /** The client accepted only JSON at initialize: answers are JSON, and progress travels on the GET stream. */
   jsonOnly: boolean;
+  /** The toolsets chosen at initialize (src/mcp/toolsets.ts); null = every tool. */
+  toolsets: string[] | null;
   transport: StreamableHTTPServerTransport;
   server: Server;
   lastSeen: number;

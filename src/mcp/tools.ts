@@ -4,25 +4,18 @@
 
 import type { Readable } from 'node:stream';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
-import { z } from 'zod';
 import type { Principal } from '../auth/principal.ts';
 import { AppError, isAppError } from '../errors.ts';
 import type { OpContext, Operation, RawResult } from '../ops/op.ts';
 import { isMutation, isRawResult, isSharedJson } from '../ops/op.ts';
 import { invokeOperation, prepareOperation } from '../ops/pipeline.ts';
 import type { Services } from '../services.ts';
+import { type JsonSchema, OUTPUT_IDS, toolSchema, undescribeCommon } from './schema.ts';
 import type { SharedResults } from './shared.ts';
+import { allows, outsideToolsets, visibleTo } from './toolsets.ts';
 
 /** The largest raw message or attachment a tool returns inline; bigger ones point at the HTTP URL. */
 const INLINE_LIMIT = 5 * 1024 * 1024;
-
-type JsonSchema = Record<string, unknown> & { properties?: Record<string, unknown>; required?: string[] };
-
-function schemaOf(t: z.ZodType, io: 'input' | 'output'): JsonSchema {
-  const s = z.toJSONSchema(t, { io, unrepresentable: 'any', target: 'draft-2020-12' }) as JsonSchema;
-  delete s.$schema;
-  return s;
-}
 
 /** Tool argument names differ from operation input names where a model needs clarity (`inboxId`, not `id`). */
 function renamed(schema: JsonSchema, args: Record<string, string>): JsonSchema {
@@ -35,11 +28,23 @@ export function toolOps(operations: readonly Operation[]): Operation[] {
   return operations.filter((o) => o.tool);
 }
 
-export function listTools(operations: readonly Operation[]): Tool[] {
-  return toolOps(operations).map((o) => {
+/** Who lists: the connection's toolsets (null = every tool) and its key (tools its scope can never call are left out). */
+export interface ToolView {
+  toolsets: readonly string[] | null;
+  principal: Principal | null;
+}
+
+export function listTools(operations: readonly Operation[], view?: ToolView): Tool[] {
+  const ops = toolOps(operations).filter(
+    (o) =>
+      !view ||
+      (allows(view.toolsets, o.tool!.name) &&
+        (!view.principal || visibleTo(view.principal, { access: o.access, mutation: isMutation(o) }))),
+  );
+  return ops.map((o) => {
     const t = o.tool!;
-    const input = renamed(schemaOf(o.input, 'input'), t.args ?? {});
-    const output = schemaOf(o.output, 'output');
+    const input = undescribeCommon(renamed(toolSchema(o.input, 'input'), t.args ?? {}));
+    const output = undescribeCommon(toolSchema(o.output, 'output'), OUTPUT_IDS);
     const readOnly = !isMutation(o);
     return {
       name: t.name,
@@ -68,6 +73,8 @@ export interface ToolCall {
   progress?: (elapsedSeconds: number, totalSeconds: number) => void;
   ip: string | null;
   userAgent: string | null;
+  /** The connection's toolsets; a tool outside them answers which set has it. Absent or null: every tool. */
+  toolsets?: readonly string[] | null;
 }
 
 function errorResult(text: string): CallToolResult {
@@ -96,6 +103,7 @@ export interface ToolSurface {
 export async function callTool({ services, operations, shared }: ToolSurface, call: ToolCall): Promise<CallToolResult> {
   const o = toolOps(operations).find((x) => x.tool!.name === call.name);
   if (!o) return errorResult(`Unknown tool ${call.name}. Call tools/list for the available tools.`);
+  if (call.toolsets && !allows(call.toolsets, o.tool!.name)) return errorResult(outsideToolsets(call.toolsets, o.tool!.name));
   const args = Object.fromEntries(Object.entries(call.args ?? {}).map(([k, v]) => [o.tool!.args?.[k] ?? k, v]));
   const ctx: OpContext = {
     principal: call.principal,

@@ -7,12 +7,13 @@ import type { HttpLimits } from '../http/app.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { Logger } from '../log.ts';
 import { createLogger } from '../log.ts';
+import { parseToolsets } from '../mcp/toolsets.ts';
 import type { DkimFor } from '../outbound/relay.ts';
 import type { WorkerTuning } from '../outbound/worker.ts';
 import type { Services } from '../services.ts';
 import { VERSION } from '../version.ts';
 import { Lifecycle } from './lifecycle.ts';
-import { writePorts } from './listen.ts';
+import { StartError, writePorts } from './listen.ts';
 import { openStorage } from './storage.ts';
 import { type Parts, type Wired, wire } from './wire.ts';
 
@@ -51,6 +52,11 @@ export interface StartOptions {
 export async function startServer(config: Config, opts: StartOptions = {}): Promise<RunningServer> {
   const log = opts.log ?? createLogger({ level: config.logLevel, format: config.logFormat });
   const clock = opts.clock ?? { now: () => Date.now() };
+  try {
+    parseToolsets(config.mcpToolsets, '--mcp-toolsets'); // an unknown name is bad config, before anything opens
+  } catch (e) {
+    throw new StartError((e as Error).message, 2);
+  }
   const storage = await openStorage(config, log, opts.blobDir);
   let wired: Wired;
   try {

@@ -63,6 +63,14 @@ export interface Operations {
       }[];
       services: string[];
       tools: string[];
+      /** MCP toolsets: connect to /mcp?toolsets=a,b to be given only their tools */
+      toolsets: {
+        name: string;
+        /** group: one of the spec’s five tool groups (every tool is in one); set: a finer subset */
+        kind: "group" | "set";
+        description: string;
+        tools: string[];
+      }[];
       links: {
         openapi: string;
         agent: string;
@@ -3799,6 +3807,14 @@ export interface Operations {
       token_endpoint: string;
       header: string;
       accepts: string[];
+      /** Choose per connection: /mcp?toolsets=verify,search (default: --mcp-toolsets, else every tool) */
+      toolsets: {
+        name: string;
+        /** group: one of the spec’s five tool groups (every tool is in one); set: a finer subset */
+        kind: "group" | "set";
+        description: string;
+        tools: string[];
+      }[];
     };
   };
   /** Plan and limits of the calling key — `GET /v1/me` */

@@ -195,6 +195,16 @@ export const CONNECTION_OPTIONS = {
     schema: atLeast(0, 1_000_000),
     default: 500,
   },
+  mcpToolsets: {
+    flag: '--mcp-toolsets',
+    env: 'INBOXD_MCP_TOOLSETS',
+    arg: 'SETS',
+    help: 'toolsets an MCP connection gets when its URL names none (/mcp?toolsets=a,b), comma-separated: runs, mail, workspace, mailbox, calendar, verify, inboxes, search, send, checks, labels, faults, domains, reminders, monitors; empty or all = every tool',
+    schema: commaList((o) => o.trim().toLowerCase()).pipe(
+      z.array(z.string().regex(/^[a-z]+$/, 'a toolset name is lower-case letters (GET /mcp/auth lists them)')),
+    ),
+    default: '',
+  },
   mcpAllowedOrigins: {
     flag: '--mcp-allowed-origins',
     env: 'INBOXD_MCP_ALLOWED_ORIGINS',

@@ -50,8 +50,7 @@ export const verify = op({
   http: { method: 'POST', path: '/v1/agent/verify' },
   tool: {
     name: 'svc_verify_signup',
-    description:
-      'The signup helper. Call it with service (e.g. "github") and runId: you get a fresh address (primaryAction use_address) to type into the signup form. After submitting the form, call it again with the inboxId (and timeoutSeconds) to wait for the mail: you get status verified and agent.primaryAction — type "otp": type value into the code field; type "link": open value once in the browser; "manual": read the raw message; "retry": nothing arrived yet. With service + timeoutSeconds and no inboxId it creates and waits in one call (progress is streamed with a progress token). Each code is handed out once: calling again after "resend code" waits for the new mail (since overrides).',
+    description: 'Signup: with service (and runId: label agent-<runId>) get an address; call again with inboxId for the code or link.',
   },
   input: z.strictObject({
     service: Service.optional(),
@@ -139,8 +138,7 @@ export const extract = op({
   http: { method: 'GET', path: '/v1/inboxes/:id/extract' },
   tool: {
     name: 'svc_extract_verification',
-    description:
-      'Extract the one-time code and verification link from the newest message of an inbox (or a given messageId) without waiting, with the primary action to take. status awaiting_message when no mail has arrived yet.',
+    description: "Get the code, link and next action from an inbox's newest message (or messageId) without waiting.",
     args: { inboxId: 'id' },
   },
   input: z.strictObject({

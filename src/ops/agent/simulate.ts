@@ -14,8 +14,7 @@ export const simulate = op({
   http: { method: 'POST', path: '/v1/inboxes/:id/simulate', status: 201, bodyLimit: (s) => s.config.maxMessageBytes + 64 * 1024 },
   tool: {
     name: 'svc_simulate_message',
-    description:
-      'Deliver a test message to an inbox without any real sender: scenario otp, magic_link, otp_and_link, welcome, attachment_only or custom (your subject/text/html), optionally styled after a service. Use it to rehearse a flow or test an integration. Returns the messageId and what extraction should find (expected).',
+    description: 'Deliver a test message (a code, a link, a welcome…) to an inbox without a real sender.',
     args: { inboxId: 'id' },
   },
   input: z.strictObject({

@@ -21,8 +21,7 @@ export const waitAndExtractOp = op({
   streams: true,
   tool: {
     name: 'svc_wait_and_extract',
-    description:
-      'After you typed the inbox address into a form: waits (up to timeoutSeconds, default 60, max 120) for the verification mail and returns status plus agent.primaryAction (otp → type the value; link → open it once; manual → read the raw message; retry → nothing arrived). It uses the newest mail that has a code or link (a later welcome mail does not hide it) and hands each result out once: call it again after "resend code" and it waits for the new mail (pass since to look at older mail again). Streams progress with a progress token. Does not delete the inbox unless deleteAfter is true.',
+    description: 'After submitting a form: wait for the verification mail; agent.primaryAction says what to type or open.',
   },
   input: z.strictObject({
     inboxId: InboxId,
@@ -56,8 +55,7 @@ export const checkEmail = op({
   access: 'read',
   tool: {
     name: 'svc_check_email',
-    description:
-      'A quick look without waiting: how many messages the inbox holds, the newest few (sender, subject, code/link), and the primary action for the newest one.',
+    description: 'Quick look without waiting: message count, the newest few and the next action for the newest.',
   },
   input: z.strictObject({
     inboxId: InboxId,
@@ -78,8 +76,7 @@ export const diagnose = op({
   access: 'read',
   tool: {
     name: 'svc_diagnose_inbox',
-    description:
-      'When a verification mail does not show up: reports the inbox state (expiry, messages received, what they look like) and concrete hints — wrong address typed, mail that arrived without a code, filters that exclude it, the domain this server accepts mail for.',
+    description: "When a verification mail does not show up: the inbox's state and concrete hints on what went wrong.",
   },
   input: z.strictObject({ inboxId: InboxId }),
   output: z.object({
@@ -106,8 +103,7 @@ export const cleanup = op({
   http: { method: 'DELETE', path: '/v1/inboxes' },
   tool: {
     name: 'svc_cleanup_inboxes',
-    description:
-      'Delete all your inboxes with a given label (e.g. the label of a finished run, agent-<runId>), or all of them with all=true. Use at the end of a run.',
+    description: 'Delete every inbox with this label (e.g. agent-<runId>), or all of them with all=true. Use at the end of a run.',
   },
   input: z.strictObject({
     label: Label.optional().describe('Delete the inboxes with exactly this label'),
@@ -133,8 +129,7 @@ export const suggestPreset = op({
   access: 'read',
   tool: {
     name: 'svc_suggest_preset',
-    description:
-      'Given a website URL, a domain, a sender address or a service name (e.g. "https://github.com/signup", "noreply@slack.com", "X"), returns the matching service preset and its recipe (the steps to sign up), or null when none of the 25 presets fits.',
+    description: 'Find the service preset and its signup recipe for a URL, domain, sender address or service name.',
   },
   input: z.strictObject({ hint: singleLine(z.string().min(1).max(500)).describe('URL, domain, sender address or service name') }),
   output: z.object({
@@ -193,8 +188,7 @@ export const issueAccess = op({
   access: 'read',
   tool: {
     name: 'svc_issue_access',
-    description:
-      'Mint a short-lived (3600 s) access token with exactly your own scope, e.g. to hand to a sub-agent or a browser step instead of your API key. With runId the token sees only that run and its inboxes (label agent-<runId>). Returns access_token, expires_in and scope. Only an API key mints: called with an access token it fails (hand on that token instead).',
+    description: "Mint a 1-hour access token with your scope (with runId: only that run's inboxes), for a sub-agent.",
     // It creates a credential: not read-only, and every call makes a new one.
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   },

@@ -84,8 +84,7 @@ export const extractStructured = op({
   http: { method: 'POST', path: '/v1/inboxes/:id/messages/:messageId/extract' },
   tool: {
     name: 'svc_extract_structured',
-    description:
-      'Extract structured data from one received message: preset "invoice" (number, vendor, dates, total, currency, tax, line items, payment link), "receipt" (merchant, date, total, order number, items, payment method), "2fa" (code, link, service, expiry), or your own JSON Schema. Values the mail does not state come back null. Trust the answer only when `validated` is true: it also needs every entry of `checks` (line amounts, totals, dates, currency; for a model, its numbers and dates written in the mail) to pass; `sources` says where each value was read (a span of `sourceText`, a JSON-LD/XML path, a header).',
+    description: 'Extract data from a message: preset invoice, receipt or 2fa, or your own JSON Schema. Trust it when validated is true.',
     args: { inboxId: 'id' },
     annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   },
@@ -141,8 +140,7 @@ export const modelStatus = op({
   http: { method: 'GET', path: '/v1/workspace/models' },
   tool: {
     name: 'svc_workspace_model_status',
-    description:
-      'Show the model fallback chain used for structured extraction: each link (provider, model, host), whether credentials are set, readiness and the last probe. The built-in offline engine is always last. Never shows secrets.',
+    description: "The model fallback chain for extraction: each model's readiness and last probe; no secrets.",
     annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   },
   input: z.strictObject({}),

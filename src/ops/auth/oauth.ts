@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { oauthError, scopeOf, scopeString } from '../../auth/access.ts';
 import { principal, singleLine } from '../common.ts';
 import { op } from '../op.ts';
+import { ToolsetView, toolsetListing } from '../toolsets.ts';
 import { ScopeSchema, ScopeView } from './team.ts';
 
 export const SCOPES_SUPPORTED = ['inboxes:read', 'inboxes:write', 'admin'];
@@ -241,6 +242,9 @@ export const mcpAuth = op({
     token_endpoint: z.string(),
     header: z.string(),
     accepts: z.array(z.string()),
+    toolsets: z
+      .array(ToolsetView)
+      .describe('Choose per connection: /mcp?toolsets=verify,search (default: --mcp-toolsets, else every tool)'),
   }),
   audit: false,
   handler(ctx) {
@@ -252,6 +256,7 @@ export const mcpAuth = op({
       token_endpoint: `${base}/v1/oauth/token`,
       header: 'Authorization: Bearer <API key or access token>',
       accepts: ['API key (ibx_…)', 'access token (ibt_…) from POST /v1/oauth/token with grant_type=client_credentials'],
+      toolsets: toolsetListing(ctx.operations.flatMap((o) => (o.tool ? [o.tool.name] : []))),
     };
   },
 });

@@ -106,8 +106,7 @@ export const runChecks = op({
   http: { method: 'POST', path: '/v1/inboxes/:id/messages/:messageId/checks' },
   tool: {
     name: 'svc_check_message',
-    description:
-      'Check a received message for QA problems before customers see them: broken or risky HTML (Gmail clipping, scripts, missing cid: parts), accessibility (alt text, lang, contrast, link text), a text part that matches the HTML, and the other checks this server has. Returns a report with one entry per check (status passed/failed/skipped/error) and findings with rule, severity, line and column. Use svc_explain_finding for a rule’s fix.',
+    description: 'Check a received message for QA problems (HTML breaking in clients, accessibility, text part); findings per check.',
     args: { inboxId: 'id' },
     annotations: { readOnlyHint: true, openWorldHint: false },
   },
@@ -152,8 +151,7 @@ export const checkSupplied = op({
   http: { method: 'POST', path: '/v1/checks', body: 'raw', bodyLimit: () => SUPPLIED_LIMIT + 64 * 1024 },
   tool: {
     name: 'svc_check_html',
-    description:
-      'Check an e-mail you are writing before it is sent: give its HTML (and text part and subject if it has them) and get the same report as svc_check_message — HTML that breaks in mail clients, accessibility, a text part that matches, and the server’s other checks. Nothing is sent or stored.',
+    description: 'Check e-mail HTML you are about to send (client rendering, accessibility, text part); nothing is sent or stored.',
     annotations: { readOnlyHint: true, openWorldHint: false },
   },
   input: z.strictObject({
@@ -230,8 +228,7 @@ export const explainFinding = op({
   http: { method: 'GET', path: '/v1/checks/:check/rules/:rule' },
   tool: {
     name: 'svc_explain_finding',
-    description:
-      'Explain a finding from svc_check_message or svc_check_html: give its check and rule (e.g. check "html", rule "gmail-clipping") and get what the rule looks for, why it matters in real mail clients, and a suggested fix to apply to the template.',
+    description: 'Explain a finding of a check (its check and rule): what it looks for, why it matters, how to fix the template.',
     annotations: { readOnlyHint: true, openWorldHint: false },
   },
   input: z.strictObject({

@@ -64,8 +64,7 @@ export const addDomain = op({
   http: { method: 'POST', path: '/v1/domains', status: 201 },
   tool: {
     name: 'svc_add_domain',
-    description:
-      'Add a custom mail domain (admin key). Returns domainId and the DNS records to publish; after publishing them call svc_verify_domain. Once verified, inboxes can be created at the domain and its outbound mail is DKIM-signed.',
+    description: 'Add a custom mail domain (admin); returns the DNS records to publish, then call svc_verify_domain.',
   },
   input: z.strictObject({
     domain: z.string().min(1).max(1000).describe('The domain, e.g. mail.example.com (IDNs are stored as punycode; no IPs or wildcards)'),
@@ -90,7 +89,7 @@ export const listDomains = op({
   http: { method: 'GET', path: '/v1/domains' },
   tool: {
     name: 'svc_list_domains',
-    description: "List the team's custom mail domains (admin key) with status (pending/verified), signing state and DNS records.",
+    description: "List the team's custom domains (admin) with status, signing state and DNS records.",
     annotations: { readOnlyHint: true },
   },
   input: z.strictObject({ limit: Limit, cursor: Cursor }),
@@ -129,8 +128,7 @@ export const verifyDomain = op({
   http: { method: 'POST', path: '/v1/domains/:id/verify' },
   tool: {
     name: 'svc_verify_domain',
-    description:
-      'Check the DNS records of a custom domain now (admin key). Returns status and a per-record result with what DNS answered and what to fix. Call it again after changing DNS.',
+    description: "Check a custom domain's DNS records now (admin): status and what to fix per record.",
     args: { domainId: 'id' },
     annotations: { idempotentHint: true, openWorldHint: true },
   },

@@ -73,8 +73,7 @@ export const setFaults = op({
   http: { method: 'PUT', path: '/v1/faults' },
   tool: {
     name: 'svc_set_fault_rules',
-    description:
-      "Make the SMTP server misbehave on purpose so you can test that an app retries: set fault rules (reply codes such as 421/451/452/550 at a stage, disconnect, delay, throttle, a 421 rate limit, greylisting, mailbox full) for all mail (no labelPrefix, admin key) or for inboxes whose label starts with labelPrefix. Replaces that scope's rules; [] clears them.",
+    description: 'Make SMTP misbehave to test retries (reply codes, disconnect, delay, throttle, rate limit, greylist, mailbox full).',
     annotations: { readOnlyHint: false, idempotentHint: true },
   },
   input: z.strictObject({ labelPrefix: LabelPrefix.optional(), rules: Rules }),
@@ -94,8 +93,7 @@ export const listFaults = op({
   http: { method: 'GET', path: '/v1/faults' },
   tool: {
     name: 'svc_list_fault_rules',
-    description:
-      'List the SMTP fault rules in force for your team (global, per label prefix, per inbox): stage, match, action, mode, and how many times each fired. Use it to check what a test set up, or why mail was refused.',
+    description: 'List the SMTP fault rules in force (global, per label prefix, per inbox) and how often each fired.',
     annotations: { readOnlyHint: true },
   },
   input: z.strictObject({
@@ -158,8 +156,7 @@ export const setInboxFaults = op({
   http: { method: 'PUT', path: '/v1/inboxes/:id/faults' },
   tool: {
     name: 'svc_set_inbox_fault_rules',
-    description:
-      'Make SMTP delivery to one inbox fail on purpose to test retries: e.g. [{"action":{"type":"reply","code":451},"mode":{"type":"first","n":2}}] refuses the first two attempts with 451 at RCPT, then accepts. Also greylist, mailbox-full, rate-limit, delay, disconnect, throttle. Replaces the inbox\'s rules; [] clears.',
+    description: 'Make SMTP delivery to one inbox fail on purpose, e.g. 451 on the first two tries; [] clears.',
     args: { inboxId: 'id' },
     annotations: { readOnlyHint: false, idempotentHint: true },
   },
@@ -221,8 +218,7 @@ export const inboxTimeline = op({
   http: { method: 'GET', path: '/v1/inboxes/:id/timeline' },
   tool: {
     name: 'svc_get_inbox_timeline',
-    description:
-      'Show what happened to mail for an inbox, in time order: each SMTP fault injected by a fault rule (stage, reply code, client) and each message that arrived. Use it to check that an app retried after a 421/451/452 and when the retry got through.',
+    description: "An inbox's timeline: SMTP faults injected and messages that arrived, to see an app retry.",
     args: { inboxId: 'id' },
     annotations: { readOnlyHint: true },
   },

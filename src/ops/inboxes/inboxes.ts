@@ -36,8 +36,7 @@ export const createInbox = op({
   http: { method: 'POST', path: '/v1/inboxes', status: 201 },
   tool: {
     name: 'svc_create_inbox',
-    description:
-      'Create a disposable e-mail inbox and get its address. Use it when you need an address for a signup form and will wait for the mail yourself (svc_wait_for_message or svc_wait_and_extract). For the usual signup flow, svc_verify_signup does create + wait + extract for you. Returns inboxId and address.',
+    description: 'Create a disposable inbox (inboxId, address). For signups, svc_verify_signup also waits and extracts.',
   },
   input: z.strictObject({
     label: Label.optional(),
@@ -80,8 +79,7 @@ export const listInboxes = op({
   http: { method: 'GET', path: '/v1/inboxes' },
   tool: {
     name: 'svc_list_inboxes',
-    description:
-      'List your inboxes, newest first, optionally only those with an exact label (e.g. agent-<runId>). Returns items and nextCursor for the next page.',
+    description: 'List your inboxes, newest first, optionally only those with exactly this label (e.g. agent-<runId>).',
   },
   input: z.strictObject({
     label: singleLine(z.string().max(200)).optional().describe('Only inboxes with exactly this label'),
@@ -107,7 +105,7 @@ export const getInbox = op({
   http: { method: 'GET', path: '/v1/inboxes/:id' },
   tool: {
     name: 'svc_get_inbox',
-    description: 'Get one inbox: address, label, expiry and how many messages it received.',
+    description: 'Get one inbox: its address, label, expiry and how many messages it received.',
     args: { inboxId: 'id' },
   },
   input: z.strictObject({ id: InboxId }),
@@ -125,7 +123,7 @@ export const deleteInbox = op({
   http: { method: 'DELETE', path: '/v1/inboxes/:id' },
   tool: {
     name: 'svc_delete_inbox',
-    description: 'Delete an inbox with all its messages and attachments. Use it when a signup flow is finished.',
+    description: 'Delete an inbox with all its mail. Use it when a signup flow is finished.',
     args: { inboxId: 'id' },
   },
   input: z.strictObject({ id: InboxId }),
@@ -159,8 +157,7 @@ export const waitForMessageOp = op({
   http: { method: 'GET', path: '/v1/inboxes/:id/wait' },
   tool: {
     name: 'svc_wait_for_message',
-    description:
-      'Wait until a message arrives in the inbox (or return the newest matching one at once if it is already there) and return it in full: from, subject, text, html, and the extracted verification code and link. Filter with subjectContains / from; pass since=<last messageId> to wait for the next one. Fails with wait_timeout when nothing arrives in timeoutSeconds (max 120). Very long bodies come back cut (truncated: true; read rawUrl for all); includeBody=false leaves them out. Streams progress when you send a progress token.',
+    description: 'Wait for the next message matching the filters (or return a matching one already there), in full with its code and link.',
     args: { inboxId: 'id' },
   },
   input: z.strictObject({

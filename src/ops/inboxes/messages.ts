@@ -35,7 +35,7 @@ export const listMessages = op({
   http: { method: 'GET', path: '/v1/inboxes/:id/messages' },
   tool: {
     name: 'svc_list_messages',
-    description: 'List the messages of an inbox, newest first, each with sender, subject and the extracted code/link (verification).',
+    description: "List an inbox's messages, newest first, each with sender, subject and the extracted code and link.",
     args: { inboxId: 'id' },
   },
   input: z.strictObject({ id: InboxId, limit: Limit, cursor: Cursor }),
@@ -90,8 +90,7 @@ export const getRawMessage = op({
   http: { method: 'GET', path: '/v1/inboxes/:id/messages/:messageId/raw', raw: ['message/rfc822'] },
   tool: {
     name: 'svc_get_raw_message',
-    description:
-      'Get the raw message (.eml source: headers and MIME body) exactly as received. Use it when the extracted data is not enough (primaryAction type manual).',
+    description: "Get a message's raw .eml source, for when the extracted data is not enough (primaryAction manual).",
     args: { inboxId: 'id' },
     accept: 'message/rfc822',
   },
@@ -127,8 +126,7 @@ export const listAttachments = op({
   http: { method: 'GET', path: '/v1/inboxes/:id/messages/:messageId/attachments' },
   tool: {
     name: 'svc_list_attachments',
-    description:
-      'List the attachments of a message: file name, type, size, id, and inline (true for an image the HTML body draws with a cid: URL, not a file the sender attached).',
+    description: "List a message's attachments: file name, type, size, id, and whether the HTML shows it inline (cid:).",
     args: { inboxId: 'id' },
   },
   input: z.strictObject({ id: InboxId, messageId: MessageId }),
@@ -159,7 +157,7 @@ export const getAttachment = op({
   http: { method: 'GET', path: '/v1/inboxes/:id/messages/:messageId/attachments/:attachmentId', raw: ['application/octet-stream'] },
   tool: {
     name: 'svc_get_attachment',
-    description: 'Get the bytes of one attachment (as an embedded resource, base64), up to 5 MB.',
+    description: 'Get the bytes of one attachment (base64 resource, up to 5 MB).',
     args: { inboxId: 'id' },
     accept: '*/*',
   },
@@ -207,8 +205,7 @@ export const markMessage = op({
   http: { method: 'PATCH', path: '/v1/inboxes/:id/messages/:messageId' },
   tool: {
     name: 'svc_mark_message',
-    description:
-      'Mark a message of an inbox read (seen: true) or unread (seen: false). This is the read state IMAP and POP3 clients see as the \\Seen flag.',
+    description: 'Mark a message read (seen: true) or unread (seen: false), the \\Seen flag IMAP and POP3 clients see.',
     args: { inboxId: 'id' },
   },
   input: z.strictObject({

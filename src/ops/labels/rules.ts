@@ -46,8 +46,7 @@ export const createLabelRule = op({
   http: { method: 'POST', path: '/v1/label-rules', status: 201 },
   tool: {
     name: 'svc_create_label_rule',
-    description:
-      'Create a rule that labels arriving mail: a query in the search language (e.g. from:github.com subject:"pull request") and the labels to add. Applies to mail arriving after it is saved; labels show in message lists and reads.',
+    description: 'Create a rule that adds labels to arriving mail that matches a search query (e.g. from:github.com).',
   },
   input: z.strictObject({ name: Name, query: Query, labels: Labels }),
   output: RuleView,
@@ -65,7 +64,7 @@ export const listLabelRules = op({
   http: { method: 'GET', path: '/v1/label-rules' },
   tool: {
     name: 'svc_list_label_rules',
-    description: 'List the saved label rules (query and labels each adds to arriving mail) that this key can see, oldest first.',
+    description: 'List the label rules this key can see (query and labels), oldest first, for arriving mail.',
   },
   input: z.strictObject({}),
   output: z.object({ items: z.array(RuleView), nextCursor: z.null() }),
@@ -82,7 +81,7 @@ export const updateLabelRule = op({
   http: { method: 'PATCH', path: '/v1/label-rules/:id' },
   tool: {
     name: 'svc_update_label_rule',
-    description: 'Change the query, labels or name of a saved label rule; mail that arrives afterwards is labelled by the new version.',
+    description: "Change a label rule's query, labels or name; mail arriving afterwards gets the new version.",
     args: { ruleId: 'id' },
   },
   input: z.strictObject({ id: RuleId, name: Name, query: Query.optional(), labels: Labels.optional() }),
@@ -102,7 +101,7 @@ export const deleteLabelRule = op({
   http: { method: 'DELETE', path: '/v1/label-rules/:id' },
   tool: {
     name: 'svc_delete_label_rule',
-    description: 'Delete a saved label rule; labels it already added stay on their messages, new mail is no longer labelled by it.',
+    description: 'Delete a label rule; labels already added stay, new mail is no longer labelled by it.',
     args: { ruleId: 'id' },
     annotations: { destructiveHint: true },
   },

@@ -40,8 +40,7 @@ export const releaseMessage = op({
   http: { method: 'POST', path: '/v1/inboxes/:id/messages/:messageId/release', status: 202 },
   tool: {
     name: 'svc_release_message',
-    description:
-      "Release (forward unchanged) a message this inbox captured to real e-mail addresses through the operator's relay, e.g. to look at it in a real mail client. Only addresses the operator allowed (--release-allow) are accepted. Returns each target's delivery state (queued).",
+    description: 'Forward a captured message unchanged to real addresses the operator allowed (--release-allow), via its relay.',
     args: { inboxId: 'id' },
     annotations: { openWorldHint: true },
   },

@@ -219,8 +219,7 @@ export const sendTool = op({
   access: 'write',
   tool: {
     name: 'svc_send_message',
-    description:
-      "Send an e-mail from an inbox (its own address is the sender). With replyToMessageId it replies to that received message instead (recipients, Re: subject and threading headers are set for you; replyAll answers everyone). Mail to this server's own domains arrives at once (another inbox can wait for it); other addresses need the operator's relay. Returns the stored copy's messageId and each recipient's delivery state (queued, sent, failed).",
+    description: 'Send mail from an inbox, or reply to a received message with replyToMessageId (replyAll for everyone).',
     args: { inboxId: 'id' },
     annotations: { openWorldHint: true },
   },

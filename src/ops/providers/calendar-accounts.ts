@@ -33,8 +33,7 @@ export const calendarStatusOp = op({
   http: { method: 'GET', path: '/v1/providers/calendar' },
   tool: {
     name: 'svc_calendar_status',
-    description:
-      'Check what calendars the calendar tools can use: the built-in local calendar (fed by iCalendar invitations arriving in your inboxes; always available) and connected CalDAV / Google Calendar accounts with their health. Call first to see whether a remote calendar is connected.',
+    description: 'Which calendars the calendar tools can use: local (from invitations) and connected CalDAV/Google accounts.',
     annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   },
   input: z.strictObject({}),
@@ -69,8 +68,7 @@ export const calendarConnectOp = op({
   http: { method: 'POST', path: '/v1/providers/calendar/accounts', status: 201, headers: { 'Cache-Control': 'no-store' } },
   tool: {
     name: 'svc_calendar_connect',
-    description:
-      'Connect a calendar account (admin). provider "caldav": serverUrl, username, password (any CalDAV server: Radicale, Nextcloud, Baikal, SOGo, iCloud). provider "google": refreshToken, clientId, clientSecret (an OAuth client and a refresh token with a calendar scope). The login is checked before anything is stored; a wrong password is a clear error and stores nothing. Returns the account and its calendars, never the credentials.',
+    description: 'Connect a calendar (admin): provider caldav (serverUrl, username, password) or google (OAuth client + refreshToken).',
     annotations: { readOnlyHint: false, idempotentHint: true, openWorldHint: true },
   },
   input: z.strictObject({
@@ -101,8 +99,7 @@ export const calendarListAccountsOp = op({
   http: { method: 'GET', path: '/v1/providers/calendar/accounts' },
   tool: {
     name: 'svc_calendar_list_accounts',
-    description:
-      'List the calendars you can pass as accountIds: "local" (invitations received in inboxd, always there) and each connected CalDAV / Google account (pac_…) with its status and last error.',
+    description: 'List the calendar accounts to pass as accountIds: "local" and each connected account with its status.',
     annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   },
   input: z.strictObject({}),

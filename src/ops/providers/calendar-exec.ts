@@ -34,8 +34,7 @@ export const executeCalendarEventOp = op({
   http: { method: 'POST', path: '/v1/workspace/execute-calendar-event' },
   tool: {
     name: 'svc_workspace_execute_calendar_event',
-    description:
-      'Create a calendar event (e.g. a meeting agreed in a thread) under the workspace policy: title, start, end, attendees. Goes to accountId, or the only connected CalDAV/Google account, or the local calendar. Returns outcome created / drafted (draft_only: nothing created) / blocked (a check failed: conflict, past start, attendee refused) with every check. Pass an idempotencyKey so a retry never creates it twice.',
+    description: 'Create a calendar event under the workspace policy: created, drafted or blocked (conflict, past start), with checks.',
     annotations: { readOnlyHint: false, idempotentHint: true, openWorldHint: true },
   },
   input: z.strictObject({

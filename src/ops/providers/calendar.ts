@@ -47,8 +47,7 @@ export const calendarListEventsOp = op({
   http: { method: 'GET', path: '/v1/providers/calendar/events' },
   tool: {
     name: 'svc_calendar_list_events',
-    description:
-      'List calendar events between timeMin and timeMax across the local invitation calendar and connected accounts, recurring events expanded into their instances, sorted by start. Each event has start/end in UTC and in timeZone, allDay, organizer, attendees, location, status and the account it came from. Skipped or guessed data is listed in warnings.',
+    description: 'List events between timeMin and timeMax across calendars, recurring ones expanded, sorted by start.',
     annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: true },
   },
   input: z.strictObject({
@@ -82,8 +81,7 @@ export const calendarAvailabilityOp = op({
   http: { method: 'GET', path: '/v1/providers/calendar/availability' },
   tool: {
     name: 'svc_calendar_availability',
-    description:
-      'Free/busy across calendars between timeMin and timeMax: busy blocks merged over all accounts, and free slots of at least durationMinutes inside working hours (default 09:00-17:00 Mon-Fri in timeZone, DST-correct). Use to answer "when am I free?"; use svc_calendar_suggest_meeting for ranked proposals.',
+    description: 'Busy blocks and free slots of at least durationMinutes in working hours between timeMin and timeMax.',
     annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: true },
   },
   input: z.strictObject({
@@ -123,8 +121,7 @@ export const calendarCheckConflictsOp = op({
   http: { method: 'GET', path: '/v1/providers/calendar/conflicts' },
   tool: {
     name: 'svc_calendar_check_conflicts',
-    description:
-      'Check a proposed meeting slot (start, end) against every calendar: returns the overlapping events (an event ending exactly at start, back-to-back, is not a conflict; events marked free are ignored). Call before proposing or creating an event.',
+    description: 'Check a proposed slot (start, end) against every calendar: the overlapping events, if any.',
     annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: true },
   },
   input: z.strictObject({
@@ -161,8 +158,7 @@ export const calendarSuggestOp = op({
   http: { method: 'GET', path: '/v1/providers/calendar/suggest' },
   tool: {
     name: 'svc_calendar_suggest_meeting',
-    description:
-      'Suggest meeting times: slots of durationMinutes between timeMin and timeMax that are free in every calendar read, inside working hours (default 09:00-17:00 Mon-Fri in timeZone), keeping bufferBeforeMinutes/bufferAfterMinutes clear around other meetings. Returns up to count non-overlapping slots ranked best first (earlier days first, on the hour, room around them), each with its reasons.',
+    description: 'Suggest ranked free meeting slots of durationMinutes in working hours between timeMin and timeMax.',
     annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: true },
   },
   input: z.strictObject({
@@ -211,8 +207,7 @@ export const calendarAgendaOp = op({
   http: { method: 'GET', path: '/v1/providers/calendar/agenda' },
   tool: {
     name: 'svc_calendar_agenda',
-    description:
-      "A day's agenda in timeZone: every event of that local day (a DST day has 23 or 25 hours) in order across all calendars, and the free gaps between them inside working hours (workdayStart-workdayEnd). date defaults to today in timeZone.",
+    description: "A day's agenda: every event of that local day across calendars, and the free gaps in working hours.",
     annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: true },
   },
   input: z.strictObject({

@@ -20,8 +20,7 @@ export const executeGmailDraftOp = op({
   http: { method: 'POST', path: '/v1/workspace/execute-gmail-draft' },
   tool: {
     name: 'svc_workspace_execute_gmail_draft',
-    description:
-      'Put a draft into a mailbox for a person to review and send — never sends. In a thread: give threadId (from svc_gmail_list_threads) and text; the reply goes to the thread’s last sender with a Re: subject unless you give to/subject. New mail: to, subject, text. Works on the local mailbox without any account, or on a connected IMAP/Gmail account (accountId). Retrying with the same idempotencyKey is safe.',
+    description: 'Put a draft into a mailbox for a person to review; never sends. In a thread (threadId) or new mail (to, subject).',
     annotations: { readOnlyHint: false, idempotentHint: true, openWorldHint: true },
   },
   input: z.strictObject({

@@ -56,8 +56,7 @@ export const gmailListThreads = op({
   http: { method: 'GET', path: '/v1/providers/mailbox/threads' },
   tool: {
     name: 'svc_gmail_list_threads',
-    description:
-      'List conversations of a mailbox, newest first: the local mailbox (inboxd’s inboxes) or a connected IMAP/Gmail account. Filter with query and folder; page with cursor = nextCursor. Each item has threadId, subject, snippet, participants, lastMessageAt and unread. Read one with svc_gmail_read_thread.',
+    description: "List a mailbox's conversations, newest first, with query and folder filters; read one with svc_gmail_read_thread.",
     annotations: { readOnlyHint: true, openWorldHint: true },
   },
   input: z.strictObject({
@@ -84,8 +83,7 @@ export const gmailReadThread = op({
   http: { method: 'GET', path: '/v1/providers/mailbox/threads/:threadId' },
   tool: {
     name: 'svc_gmail_read_thread',
-    description:
-      'Read one conversation of a mailbox: its messages oldest first with sender, recipients, date, the body as plain text (HTML converted) and attachments listed by name, type and size (their content is not returned). Use a threadId from svc_gmail_list_threads with the same accountId.',
+    description: 'Read one conversation of a mailbox: messages oldest first, bodies as text, attachments by name.',
     annotations: { readOnlyHint: true, openWorldHint: true },
   },
   input: z.strictObject({
@@ -127,8 +125,7 @@ export const gmailTriage = op({
   http: { method: 'GET', path: '/v1/providers/mailbox/triage' },
   tool: {
     name: 'svc_gmail_triage',
-    description:
-      'Classify the newest threads of a mailbox: needs_reply (a question or request to you), waiting (you wrote last, no answer), fyi, newsletter (List-Unsubscribe/List-Id/bulk), verification (gives the one-time code or link), receipt, notification (automated senders). Each with a one-sentence reason and its evidence; the mailbox’s triage rules (svc_gmail_set_settings) decide first. Use it to decide what to answer first.',
+    description: "Classify a mailbox's newest threads: needs_reply, waiting, fyi, newsletter, verification, receipt, notification.",
     annotations: { readOnlyHint: true, openWorldHint: true },
   },
   input: z.strictObject({
@@ -152,8 +149,7 @@ export const gmailDigest = op({
   http: { method: 'GET', path: '/v1/providers/mailbox/digest' },
   tool: {
     name: 'svc_gmail_digest',
-    description:
-      'What happened in a mailbox since a time (default: the digest window of its settings, 24 h unless set): the threads with activity since then, triaged and grouped by category (needs_reply first) with counts and the newest few of each. Use it for a morning summary.',
+    description: 'What happened in a mailbox since a time: active threads triaged and grouped, needs_reply first.',
     annotations: { readOnlyHint: true, openWorldHint: true },
   },
   input: z.strictObject({

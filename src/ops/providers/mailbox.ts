@@ -34,8 +34,7 @@ export const gmailStatus = op({
   http: { method: 'GET', path: '/v1/providers/mailbox' },
   tool: {
     name: 'svc_gmail_status',
-    description:
-      'Which mailboxes the svc_gmail_* tools can use: the built-in local mailbox (inboxd’s own inboxes, always available) and the connected IMAP / Gmail accounts with their status and last error. Call it first to know which accountId to pass; no credentials are ever shown.',
+    description: "Which mailboxes the svc_gmail_* tools can use: local (inboxd's inboxes) and connected IMAP/Gmail accounts.",
     annotations: { readOnlyHint: true, openWorldHint: false },
   },
   input: z.strictObject({}),
@@ -70,8 +69,7 @@ export const gmailConnect = op({
   http: { method: 'POST', path: '/v1/providers/mailbox/accounts', status: 201, headers: { 'Cache-Control': 'no-store' } },
   tool: {
     name: 'svc_gmail_connect',
-    description:
-      'Connect a real mailbox for the svc_gmail_* tools (admin key). provider "imap": host, port (default 993), secure, user, password, optionally smtpHost/smtpPort/smtpUser/smtpPassword. provider "gmail": clientId, clientSecret and an OAuth refreshToken with a Gmail scope. The login is tested first: a wrong password answers an error and stores nothing. Returns the account (never its credentials).',
+    description: 'Connect a mailbox (admin): provider imap (host, port, user, password, smtp*) or gmail (OAuth client + refreshToken).',
     annotations: { readOnlyHint: false, idempotentHint: true, openWorldHint: true },
   },
   input: z.strictObject({
@@ -109,8 +107,7 @@ export const gmailListAccounts = op({
   http: { method: 'GET', path: '/v1/providers/mailbox/accounts' },
   tool: {
     name: 'svc_gmail_list_accounts',
-    description:
-      'The connected mailbox accounts (IMAP, Gmail) of this team with id, provider, address, label and status — never credentials. Pass an id as accountId to the other svc_gmail_* tools; "local" (inboxd’s own inboxes) is always available too.',
+    description: 'List connected mailbox accounts (id, provider, address, status); pass an id as accountId, or "local".',
     annotations: { readOnlyHint: true, openWorldHint: false },
   },
   input: z.strictObject({}),
@@ -147,8 +144,7 @@ export const gmailGetSettings = op({
   http: { method: 'GET', path: '/v1/providers/mailbox/settings' },
   tool: {
     name: 'svc_gmail_get_settings',
-    description:
-      'The settings of one mailbox (local or a connected account): triage rules (sender/domain/subject → category), the digest window in hours, the draft signature and the time zone. Defaults until set with svc_gmail_set_settings.',
+    description: "A mailbox's settings: triage rules, digest window, draft signature and time zone.",
     annotations: { readOnlyHint: true, openWorldHint: false },
   },
   input: z.strictObject({ accountId: AccountId.optional() }),
@@ -165,8 +161,7 @@ export const gmailSetSettings = op({
   http: { method: 'PUT', path: '/v1/providers/mailbox/settings' },
   tool: {
     name: 'svc_gmail_set_settings',
-    description:
-      'Change the settings of one mailbox; fields left out keep their value. triageRules replace the list (first match wins, checked before the built-in triage), e.g. [{"domain":"example.com","category":"needs_reply","reason":"customer"}]. digestWindowHours (1-744), signature (appended to drafts, null to remove), timezone (IANA, e.g. Europe/Berlin).',
+    description: "Change a mailbox's settings (triage rules, digest window, signature, timezone); omitted fields stay.",
     annotations: { readOnlyHint: false, idempotentHint: true, openWorldHint: false },
   },
   input: z.strictObject({

@@ -37,8 +37,7 @@ export const startRunOp = op({
   http: { method: 'POST', path: '/v1/agent/runs', status: 201 },
   tool: {
     name: 'svc_start_run',
-    description:
-      'Start a signup run when a task needs accounts at one or more services: give the goal and the services (presets like "github" or any name). Returns the run with its runId and steps. Then loop: svc_next_run (what to do now, with the address) → do it → svc_report_run; svc_plan_next tells you when the code or link arrived.',
+    description: 'Start a signup run for a goal needing accounts at services; then loop svc_next_run, do it, svc_report_run.',
   },
   input: z.strictObject({
     goal: z.string().trim().min(1).max(1000).describe('What the run is for, in a sentence'),
@@ -90,8 +89,7 @@ export const getRunSessionOp = op({
   http: { method: 'GET', path: '/v1/agent/runs/:id' },
   tool: {
     name: 'svc_get_run_session',
-    description:
-      'Read a run: goal, status, each service with its inbox and address, every step with status and notes, metadata, notes and version. Use it to resume a run or to review one.',
+    description: 'Read a run: goal, status, services with inboxes and addresses, steps, metadata, notes and version.',
     args: { runId: 'id' },
     annotations: { readOnlyHint: true },
   },
@@ -111,8 +109,7 @@ export const patchRunSessionOp = op({
   http: { method: 'PATCH', path: '/v1/agent/runs/:id' },
   tool: {
     name: 'svc_patch_run_session',
-    description:
-      'Update a run: set status (succeeded / failed / abandoned when you stop; active reopens a failed or abandoned run), merge metadata (JSON Merge Patch, null removes a key; never store passwords — such keys are saved as ***), or replace notes. Pass ifVersion from the last read to avoid overwriting a concurrent change.',
+    description: 'Update a run: status, metadata (merge patch; secrets masked), notes. Pass ifVersion to avoid lost updates.',
     args: { runId: 'id' },
   },
   input: z.strictObject({
@@ -141,8 +138,7 @@ export const nextRunOp = op({
   http: { method: 'POST', path: '/v1/agent/runs/:id/next' },
   tool: {
     name: 'svc_next_run',
-    description:
-      'What to do now in a run: the next step (get_address, submit_form, wait_for_mail, use_verification) with the service, the address to type, the recipe steps of the service, what mail to expect and an instruction. Do it, then report it with svc_report_run and call this again. step is null when the run is finished.',
+    description: 'The next step of a run (get_address, submit_form, wait_for_mail, use_verification) with what to do.',
     args: { runId: 'id' },
   },
   input: z.strictObject({ id: RunId }),
@@ -214,8 +210,7 @@ export const reportRunOp = op({
   http: { method: 'POST', path: '/v1/agent/runs/:id/report' },
   tool: {
     name: 'svc_report_run',
-    description:
-      'Record what happened in a step you did: outcome done, failed (with a note: "captcha", "code rejected" — a failed step comes back from svc_next_run for another try) or skipped. The run becomes succeeded when every step is done or skipped.',
+    description: "Report a step's outcome: done, failed (with a note; it is retried) or skipped.",
     args: { runId: 'id' },
   },
   input: z.strictObject({
@@ -243,8 +238,7 @@ export const planNextOp = op({
   http: { method: 'GET', path: '/v1/agent/runs/:id/plan' },
   tool: {
     name: 'svc_plan_next',
-    description:
-      'Ask what to do next in a run, from its steps and the mail received: e.g. action type_code with the code to type, open_link, read_message, wait, or resend ("no mail after 90 s: check the address on the form, then resend"). Pass waitSeconds (up to 120) to wait for the code first. Changes nothing; report with svc_report_run.',
+    description: 'What to do next in a run from its steps and mail (type_code, open_link, wait, resend). Changes nothing.',
     args: { runId: 'id' },
     annotations: { readOnlyHint: true },
   },
@@ -290,8 +284,7 @@ export const runTimelineOp = op({
   http: { method: 'GET', path: '/v1/agent/runs/:id/timeline' },
   tool: {
     name: 'svc_get_run_timeline',
-    description:
-      'The history of a run, oldest first: inboxes created, mail received, codes and links extracted (the code itself is masked), steps started and reported, session changes and access tokens issued. Use it to review a run or to see what happened before you resumed it.',
+    description: "A run's history, oldest first: inboxes, mail, extractions (codes masked), steps, changes, tokens.",
     args: { runId: 'id' },
     annotations: { readOnlyHint: true },
   },

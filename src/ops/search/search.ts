@@ -107,7 +107,7 @@ export const searchAll = op({
     name: 'svc_search_messages',
     args: { query: 'q' },
     description:
-      'Search received mail. Query language: words, "exact phrase", -exclude, a OR b, from:, to:, subject:, label:, has:attachment|code|link, before:/after: (2026-11-20, 14:00, 3d). Give inboxId to search one inbox, otherwise every inbox the key may see. mode=hybrid or semantic also matches by meaning when an embeddings model is configured (else keyword results, semantic:false). Each item has a snippet with matches marked «like this».',
+      'Search mail: words, "phrase", -not, OR, from: to: subject: label: has:code|link|attachment, before:/after:. One inbox or all.',
     annotations: { readOnlyHint: true, openWorldHint: false },
   },
   input: z.strictObject({

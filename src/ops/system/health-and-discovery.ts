@@ -6,6 +6,7 @@ import { PRESET_IDS } from '../../mail/presets.ts';
 import { NAME, VERSION } from '../../version.ts';
 import { op } from '../op.ts';
 import { buildOpenApi } from '../openapi.ts';
+import { ToolsetView, toolsetListing } from '../toolsets.ts';
 import { cluster } from './cluster.ts';
 
 const NoInput = z.strictObject({});
@@ -83,6 +84,7 @@ export const discovery = op({
     endpoints: z.array(Endpoint),
     services: z.array(z.string()),
     tools: z.array(z.string()),
+    toolsets: z.array(ToolsetView).describe('MCP toolsets: connect to /mcp?toolsets=a,b to be given only their tools'),
     links: z.object({ openapi: z.string(), agent: z.string(), health: z.string(), mcp: z.string() }),
     mail: z.object({
       domains: z.array(z.string()),
@@ -129,6 +131,7 @@ export const discovery = op({
       ),
       services: [...PRESET_IDS],
       tools: ctx.operations.flatMap((o) => (o.tool ? [o.tool.name] : [])),
+      toolsets: toolsetListing(ctx.operations.flatMap((o) => (o.tool ? [o.tool.name] : []))),
       links: { openapi: `${base}/v1/openapi.json`, agent: `${base}/v1/agent`, health: `${base}/health`, mcp: `${base}/mcp` },
       mail: {
         domains: s.served.list(),

@@ -109,8 +109,7 @@ export const threadsTool = op({
   access: 'read',
   tool: {
     name: 'svc_list_threads',
-    description:
-      'The conversations of an inbox, newest activity first (threadId, subject, messageCount, participants, snippet). With threadId it returns that one thread, with its messages oldest first, in `thread` (items is then empty). Use it to follow a back-and-forth exchange; every message also carries its threadId.',
+    description: "List an inbox's conversations, newest activity first; with threadId, that thread and its messages.",
     args: { inboxId: 'id' },
   },
   input: z.strictObject({

@@ -92,8 +92,7 @@ export const summarizeOp = op({
   http: { method: 'POST', path: '/v1/workspace/summarize' },
   tool: {
     name: 'svc_workspace_summarize',
-    description:
-      'Summarize an e-mail thread: give inboxId + threadId (stored), inboxId + messageId, or messages [{from,to,subject,text,date}]. Returns summary, keyPoints, questions (who asked what), dates (with resolved YYYY-MM-DD) and participants.',
+    description: 'Summarize a thread (stored or supplied messages): summary, key points, open questions, dates, people.',
     annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   },
   input: z.strictObject({ ...Source, engine: Engine }),
@@ -122,8 +121,7 @@ export const draftReplyOp = op({
   http: { method: 'POST', path: '/v1/workspace/draft-reply' },
   tool: {
     name: 'svc_workspace_draft_reply',
-    description:
-      'Draft a reply to a thread (inboxId + threadId or messageId, or supplied messages) without sending it. Give notes with facts to answer from. Returns to, subject, text, which questions were answered and which were not, and a draftId for stored mail (send it later with svc_workspace_execute_reply, subject to the policy).',
+    description: 'Draft a reply to a thread without sending; returns the draft and which questions it answered.',
     annotations: { readOnlyHint: false, idempotentHint: false, openWorldHint: false },
   },
   input: z.strictObject({
@@ -156,8 +154,7 @@ export const getPolicyOp = op({
   http: { method: 'GET', path: '/v1/workspace/policy' },
   tool: {
     name: 'svc_workspace_get_policy',
-    description:
-      'Read the team’s workspace policy: mode draft_only (default; replies become drafts), auto_send_safe (only replies passing every safety rule are sent) or full_auto, its limits, and the safety rules with the modes they bind.',
+    description: 'Read the workspace policy: mode (draft_only, auto_send_safe, full_auto), limits and safety rules.',
     annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   },
   input: z.strictObject({}),
@@ -175,8 +172,7 @@ export const setPolicyOp = op({
   http: { method: 'PUT', path: '/v1/workspace/policy' },
   tool: {
     name: 'svc_workspace_set_policy',
-    description:
-      'Set the workspace policy (needs an unscoped admin key): mode draft_only | auto_send_safe | full_auto, and optionally limits (maxPerThreadPerDay, maxPerDay, maxLength, allowRecipientDomains).',
+    description: 'Set the workspace policy mode and limits (unscoped admin key).',
     annotations: { readOnlyHint: false, idempotentHint: true, openWorldHint: false },
   },
   input: z.strictObject({
@@ -199,8 +195,7 @@ export const rulesStatusOp = op({
   http: { method: 'GET', path: '/v1/workspace/rules' },
   tool: {
     name: 'svc_workspace_rules_status',
-    description:
-      'List the safety rules that gate automatic replies (name, what each checks, which modes it binds) with the current policy mode and how many replies were sent, drafted and blocked in the last 24 hours.',
+    description: 'The safety rules gating automatic replies, the policy mode, and last-24-hour send counts.',
     annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   },
   input: z.strictObject({}),
@@ -226,8 +221,7 @@ export const rulesEvaluateOp = op({
   http: { method: 'POST', path: '/v1/workspace/rules/evaluate' },
   tool: {
     name: 'svc_workspace_rules_evaluate',
-    description:
-      'Dry-run the safety rules on a reply: inboxId + messageId (stored) or message {from,to,subject,text,date}, with the reply text (omit it to evaluate the built-in draft). Returns each rule passed/failed with the reason and the outcome under each policy mode. No side effect.',
+    description: "Dry-run the safety rules on a reply to a message: each rule's verdict and the outcome per mode.",
     annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   },
   input: z.strictObject({

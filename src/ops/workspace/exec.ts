@@ -40,8 +40,7 @@ export const executeReplyOp = op({
   http: { method: 'POST', path: '/v1/workspace/execute-reply' },
   tool: {
     name: 'svc_workspace_execute_reply',
-    description:
-      'Reply to a received message under the workspace policy: inboxId, messageId, text (or draftId, or neither for a generated draft) and an idempotencyKey. Returns outcome sent / drafted / blocked with every safety check and reason. Under draft_only nothing is ever sent. Retrying with the same key is safe.',
+    description: 'Reply to a received message under the workspace policy: sent, drafted or blocked, with every check.',
     annotations: { readOnlyHint: false, idempotentHint: true, openWorldHint: true },
   },
   input: z.strictObject({

@@ -74,8 +74,7 @@ export const createMonitorOp = op({
   http: { method: 'POST', path: '/v1/workspace/monitors', status: 201 },
   tool: {
     name: 'svc_workspace_create_monitor',
-    description:
-      'Save a check that runs every intervalSeconds: kind expect_mail ("mail from X to inbox Y matching Z within N minutes": from, subjectContains, textContains, withinMinutes) or no_reply_after (conversations of the inbox whose last message is theirs and older than hours). Each run is stored with its findings. A team may have at most --max-monitors-per-team monitors (409 beyond).',
+    description: 'Save a scheduled check: expect_mail (mail matching within N minutes) or no_reply_after (unanswered for hours).',
     annotations: { readOnlyHint: false, idempotentHint: false, openWorldHint: false },
   },
   input: z.strictObject({
@@ -110,7 +109,7 @@ export const listMonitorsOp = op({
   http: { method: 'GET', path: '/v1/workspace/monitors' },
   tool: {
     name: 'svc_workspace_list_monitors',
-    description: 'List saved monitors with their schedule, next run, last run and last status.',
+    description: 'List saved monitors with schedule, next and last run, and last status.',
     annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   },
   input: z.strictObject({}),
@@ -128,7 +127,7 @@ export const deleteMonitorOp = op({
   http: { method: 'DELETE', path: '/v1/workspace/monitors/:id' },
   tool: {
     name: 'svc_workspace_delete_monitor',
-    description: 'Delete a monitor and all of its stored runs; the scheduler stops running it at once.',
+    description: 'Delete a monitor and its stored runs; the scheduler stops running it at once.',
     args: { monitorId: 'id' },
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
   },
@@ -149,8 +148,7 @@ export const runMonitorOp = op({
   http: { method: 'POST', path: '/v1/workspace/monitors/:id/run' },
   tool: {
     name: 'svc_workspace_run_monitor',
-    description:
-      'Run a monitor now (does not move its schedule); returns the stored run with its status and findings. One run on demand per team at a time (429 with Retry-After otherwise).',
+    description: 'Run a monitor now (its schedule stays); returns the stored run with its findings.',
     args: { monitorId: 'id' },
     annotations: { readOnlyHint: false, idempotentHint: false, openWorldHint: false },
   },
@@ -168,7 +166,7 @@ export const listMonitorRunsOp = op({
   http: { method: 'GET', path: '/v1/workspace/monitors/:id/runs' },
   tool: {
     name: 'svc_workspace_list_monitor_runs',
-    description: 'List a monitor’s stored runs, newest first, each with trigger (schedule or manual), status and findings.',
+    description: "List a monitor's runs, newest first, with trigger, status and findings.",
     args: { monitorId: 'id' },
     annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   },

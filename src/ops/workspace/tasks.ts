@@ -55,8 +55,7 @@ export const suggestRemindersOp = op({
   http: { method: 'POST', path: '/v1/workspace/reminders/suggest' },
   tool: {
     name: 'svc_workspace_suggest_reminders',
-    description:
-      'Suggest reminders for mail that waits on someone: follow-ups where we wrote last, questions to us left open anywhere in the thread, promises by either side ("I will … tomorrow"), deadlines in the text (past ones marked overdue with their date). Give messages, inboxId + threadId/messageId, or just inboxId (recent conversations). Nothing is stored; save one with svc_workspace_create_reminder.',
+    description: 'Suggest follow-ups, open questions, promises and deadlines from mail. Stores nothing.',
     annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   },
   input: z.strictObject(Source),
@@ -89,8 +88,7 @@ export const createReminderOp = op({
   http: { method: 'POST', path: '/v1/workspace/reminders', status: 201 },
   tool: {
     name: 'svc_workspace_create_reminder',
-    description:
-      'Save a reminder or follow-up (rem_…): a note and a future dueAt (ISO 8601), optionally tied to an inbox, thread or message. It shows in the today view when due.',
+    description: 'Save a reminder with a note and a future dueAt, optionally tied to an inbox, thread or message.',
     annotations: { readOnlyHint: false, idempotentHint: false, openWorldHint: false },
   },
   input: z.strictObject({
@@ -120,8 +118,7 @@ export const listRemindersOp = op({
   http: { method: 'GET', path: '/v1/workspace/reminders' },
   tool: {
     name: 'svc_workspace_list_reminders',
-    description:
-      'List saved reminders, soonest due first. Filters: status (open, completed, dismissed, snoozed), kind, inboxId, threadId, dueBefore.',
+    description: 'List saved reminders, soonest due first, filtered by status, kind, inbox, thread or due time.',
     annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   },
   input: z.strictObject({
@@ -156,7 +153,7 @@ export const completeReminderOp = op({
   http: { method: 'PATCH', path: '/v1/workspace/reminders/:id/complete' },
   tool: {
     name: 'svc_workspace_complete_reminder',
-    description: 'Mark a reminder done (logs a completed action). Completing it again is harmless; an unknown id is not_found.',
+    description: 'Mark a reminder done (and log a completed action); completing twice is harmless.',
     args: { reminderId: 'id' },
     annotations: { readOnlyHint: false, idempotentHint: true, openWorldHint: false },
   },
@@ -177,8 +174,7 @@ export const logActionOp = op({
   http: { method: 'POST', path: '/v1/workspace/actions', status: 201 },
   tool: {
     name: 'svc_workspace_log_action',
-    description:
-      'Record what you did or decided about a thread or reminder: type draft, wait, completed or blocked, with a note. Sends are logged by svc_workspace_execute_reply itself.',
+    description: 'Log what you did about a thread or reminder: draft, wait, completed or blocked, with a note.',
     annotations: { readOnlyHint: false, idempotentHint: false, openWorldHint: false },
   },
   input: z.strictObject({
@@ -208,8 +204,7 @@ export const listActionsOp = op({
   http: { method: 'GET', path: '/v1/workspace/actions' },
   tool: {
     name: 'svc_workspace_list_actions',
-    description:
-      'List the action log (draft, wait, completed, blocked, sent — each with its reasons), newest first, by reminderId or threadId, or messageId or type.',
+    description: 'List the action log (draft, wait, completed, blocked, sent), newest first, by reminder, thread or message.',
     annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   },
   input: z.strictObject({

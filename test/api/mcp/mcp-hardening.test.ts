@@ -1,10 +1,13 @@
-// MCP hardening: every tool parameter is described (walked through tools/list with the official SDK client),
+// MCP hardening: every tool parameter is described — in its schema, or once in the server's instructions (the
+// glossary of arguments many tools share), or by its name (a reviewed list) — walked through tools/list with the
+// official SDK client;
 // svc_issue_access is not annotated read-only and only keys mint tokens, and progress is relayed on the session's
 // GET stream also when the tools/call itself streams.
 // @cluster
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { mcpClient } from '../../helpers/mcp-tools.ts';
+import { GLOSSARY } from '../../../src/mcp/schema.ts';
+import { mcpClient, undescribedArgs } from '../../helpers/mcp-tools.ts';
 import { ADMIN_KEY, startTestServer, type TestServer } from '../../helpers/server.ts';
 
 type Json = Record<string, any>;
@@ -22,17 +25,12 @@ const connect = (key = ADMIN_KEY) => mcpClient(s.url, key);
 const text = (r: Json) => (r.content as Array<{ text: string }>)[0]!.text;
 
 describe('tools/list', () => {
-  test('every parameter of every tool has a description', async () => {
+  test('every parameter of every tool is described: in its schema, in the instructions’ glossary, or by its name', async () => {
     const client = await connect();
     const { tools } = await client.listTools();
-    const missing: string[] = [];
-    const walk = (tool: string, schema: Json, path: string) => {
-      for (const [name, prop] of Object.entries<Json>(schema.properties ?? {})) {
-        if (typeof prop.description !== 'string' || prop.description.trim().length < 3) missing.push(`${tool}.${path}${name}`);
-        if (prop.type === 'object' && prop.properties) walk(tool, prop, `${path}${name}.`);
-      }
-    };
-    for (const t of tools) walk(t.name, t.inputSchema as Json, '');
+    const instructions = client.getInstructions() ?? '';
+    for (const [name, text] of Object.entries(GLOSSARY)) assert.ok(instructions.includes(`- ${name}: ${text}`), `glossary: ${name}`);
+    const missing = tools.flatMap((t) => undescribedArgs(t.inputSchema as Json, t.name));
     assert.deepEqual(missing, [], `parameters without a description: ${missing.join(', ')}`);
     await client.close();
   });

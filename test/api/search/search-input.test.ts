@@ -10,7 +10,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, SqliteDialect, sql } from 'kysely';
 import { MIGRATIONS } from '../../../src/store/migrations/index.ts';
 import { type Json, json } from '../../helpers/http.ts';
-import { mcpClient } from '../../helpers/mcp-tools.ts';
+import { mcpClient, undescribedArgs } from '../../helpers/mcp-tools.ts';
 import { ADMIN_KEY, startTestServer, type TestServer, tempDir } from '../../helpers/server.ts';
 import { sendMail } from '../../helpers/smtp.ts';
 
@@ -113,8 +113,8 @@ describe('MCP tool svc_search_messages', () => {
       const { tools } = await client.listTools();
       const tool = tools.find((t) => t.name === 'svc_search_messages');
       assert.ok(tool);
-      const props = tool.inputSchema.properties as Record<string, { description?: string }>;
-      for (const k of ['query', 'inboxId', 'mode', 'limit']) assert.ok(props[k]?.description, `${k} is described`);
+      for (const k of ['query', 'inboxId', 'mode', 'limit']) assert.ok(k in (tool.inputSchema.properties ?? {}), `${k} is an argument`);
+      assert.deepEqual(undescribedArgs(tool.inputSchema as Json, tool.name), []);
       const r = await client.callTool({
         name: 'svc_search_messages',
         arguments: { query: 'alpha', inboxId: inbox.inboxId, mode: 'hybrid' },

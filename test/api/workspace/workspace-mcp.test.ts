@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { mcpClient } from '../../helpers/mcp-tools.ts';
+import { mcpClient, undescribedArgs } from '../../helpers/mcp-tools.ts';
 import { ADMIN_KEY, startTestServer, type TestServer } from '../../helpers/server.ts';
 import { deliver, newInbox } from '../../helpers/workspace-mail.ts';
 
@@ -50,26 +50,13 @@ const call = async (name: string, args: Json = {}) => {
   return r.structuredContent as Json;
 };
 
-/** Every property, at any depth, of an input schema has a description. */
-function undescribed(schema: Json, path: string): string[] {
-  const out: string[] = [];
-  for (const [k, v] of Object.entries((schema.properties ?? {}) as Record<string, Json>)) {
-    if (!v.description) out.push(`${path}.${k}`);
-    const items = v.items as Json | undefined;
-    if (v.properties) out.push(...undescribed(v, `${path}.${k}`));
-    if (items?.properties) out.push(...undescribed(items, `${path}.${k}[]`));
-    for (const alt of (v.anyOf ?? []) as Json[]) if (alt.properties) out.push(...undescribed(alt, `${path}.${k}`));
-  }
-  return out;
-}
-
 test('tools/list: all 21 workspace tools, every argument described, descriptions written for a model', async () => {
   const { tools } = await client.listTools();
   const names = tools.map((t) => t.name).filter((n) => n.startsWith('svc_workspace_'));
   assert.deepEqual(names.sort(), [...TOOLS].sort());
   for (const t of tools.filter((x) => x.name.startsWith('svc_workspace_'))) {
     assert.ok((t.description ?? '').length > 40, t.name);
-    assert.deepEqual(undescribed(t.inputSchema as Json, t.name), []);
+    assert.deepEqual(undescribedArgs(t.inputSchema as Json, t.name), []);
   }
   const complete = tools.find((t) => t.name === 'svc_workspace_complete_reminder')!;
   assert.ok('reminderId' in (complete.inputSchema.properties ?? {}), 'reminderId, not id');
