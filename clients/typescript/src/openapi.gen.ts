@@ -111,6 +111,56 @@ export interface Operations {
     bodyRequired: false;
     response: Record<string, unknown>;
   };
+  /** Instances of the cluster — `GET /v1/cluster` */
+  "system.cluster": {
+    method: "GET";
+    path: "/v1/cluster";
+    status: 200;
+    pathParams: Record<string, never>;
+    query: Record<string, never>;
+    body: undefined;
+    bodyRequired: false;
+    response: {
+      /** the id of the instance that answered */
+      instance: string;
+      heartbeatSeconds: number;
+      staleAfterSeconds: number;
+      instances: {
+        /** the instance id (also the inboxd_instance label of its metrics) */
+        id: string;
+        hostname: string;
+        pid: number;
+        version: string;
+        startedAt: string;
+        uptimeSeconds: number;
+        lastHeartbeat: string;
+        heartbeatAgeSeconds: number;
+        /** up: heartbeat within 30 s; stale: late (died or lost the database); stopped: shut down cleanly */
+        state: "up" | "stale" | "stopped";
+        /** the once-per-cluster background jobs this instance leads (sweeps, schedulers) */
+        roles: string[];
+        /** as its /health saw it at its last heartbeat */
+        health: {
+          status: "ok" | "degraded" | "down";
+          reason: string | null;
+        };
+        /** its model chain for structured extraction (--models) as that instance sees it, with its last probe; the built-in engine is left out */
+        models: {
+          /** provider/model@host */
+          model: string;
+          ready: boolean;
+          lastProbe: {
+            at: string;
+            ok: boolean;
+            latencyMs: number;
+            error: string | null;
+          } | null;
+        }[];
+        /** the instance that answered this request */
+        self: boolean;
+      }[];
+    };
+  };
   /** List inboxes — `GET /v1/inboxes` */
   "inboxes.list": {
     method: "GET";
@@ -6105,6 +6155,7 @@ export const OPERATIONS: { readonly [K in OperationId]: { readonly method: Opera
   "system.health": { method: "GET", path: "/health", status: 200 },
   "system.discovery": { method: "GET", path: "/v1", status: 200 },
   "system.openapi": { method: "GET", path: "/v1/openapi.json", status: 200 },
+  "system.cluster": { method: "GET", path: "/v1/cluster", status: 200 },
   "inboxes.list": { method: "GET", path: "/v1/inboxes", status: 200 },
   "inboxes.create": { method: "POST", path: "/v1/inboxes", status: 201 },
   "inboxes.cleanup": { method: "DELETE", path: "/v1/inboxes", status: 200 },
