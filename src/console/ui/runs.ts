@@ -94,7 +94,7 @@ export function RunList() {
     ${list.data && runs.length === 0 ? html`<p class="empty">No runs${status ? ` with status ${status}` : ''} in this key’s scope.</p>` : ''}
     ${
       runs.length
-        ? html`<table class="grid runs-table"><thead><tr><th>Status</th><th>Goal</th><th>Services</th><th>Steps</th><th>Started</th></tr></thead>
+        ? html`<table class="grid runs-table"><thead><tr><th>Status</th><th>Goal</th><th>Service list</th><th>Steps</th><th>Started</th></tr></thead>
           <tbody>${runs.map(
             (r) => html`<tr key=${r.runId} data-run-id=${r.runId}>
               <td><${StatusBadge} status=${r.status} /></td>
