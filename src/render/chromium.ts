@@ -35,7 +35,7 @@ export interface Rendered {
 }
 
 interface Pending {
-  resolve: (v: any) => void;
+  resolve: (v: unknown) => void;
   reject: (e: Error) => void;
 }
 
@@ -73,7 +73,7 @@ export async function renderWithChromium(executable: string, job: RenderJob): Pr
   const toBrowser = child.stdio[3] as NodeJS.WritableStream;
   const fromBrowser = child.stdio[4] as NodeJS.ReadableStream;
   const pending = new Map<number, Pending>();
-  const listeners: Array<(method: string, params: any, sessionId?: string) => void> = [];
+  const listeners: Array<(method: string, params: unknown, sessionId?: string) => void> = [];
   let nextId = 1;
   let failed: Error | null = null;
   const fail = (e: Error) => {
@@ -115,11 +115,11 @@ export async function renderWithChromium(executable: string, job: RenderJob): Pr
   const onAbort = () => fail(new Error(String(job.signal.reason ?? 'aborted')));
   job.signal.addEventListener('abort', onAbort, { once: true });
 
-  const send = <T = any>(method: string, params: object = {}, sessionId?: string): Promise<T> => {
+  const send = <T = unknown>(method: string, params: object = {}, sessionId?: string): Promise<T> => {
     if (failed) return Promise.reject(failed);
     const id = nextId++;
     return new Promise<T>((resolve, reject) => {
-      pending.set(id, { resolve, reject });
+      pending.set(id, { resolve: resolve as (v: unknown) => void, reject });
       toBrowser.write(`${JSON.stringify({ id, method, params, ...(sessionId ? { sessionId } : {}) })}\0`);
     });
   };
@@ -128,13 +128,14 @@ export async function renderWithChromium(executable: string, job: RenderJob): Pr
     if (job.signal.aborted) onAbort();
     const { targetId } = await send<{ targetId: string }>('Target.createTarget', { url: 'about:blank' });
     const { sessionId } = await send<{ sessionId: string }>('Target.attachToTarget', { targetId, flatten: true });
-    const s = <T = any>(method: string, params: object = {}) => send<T>(method, params, sessionId);
+    const s = <T = unknown>(method: string, params: object = {}) => send<T>(method, params, sessionId);
     let blocked = 0;
     const loaded = new Promise<void>((resolve) => {
-      listeners.push((method, params: any, sid) => {
+      listeners.push((method, raw, sid) => {
         if (sid !== sessionId) return;
         if (method === 'Page.loadEventFired') resolve();
         if (method !== 'Fetch.requestPaused') return;
+        const params = raw as { requestId: string; request: { url: string } };
         const url = String(params.request.url);
         const part = url.startsWith(`${RENDER_ORIGIN}/`) ? url.slice(RENDER_ORIGIN.length) : null;
         const body =
