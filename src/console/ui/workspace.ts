@@ -12,6 +12,7 @@ import { ErrorNote, html, say, Time, useApi } from './ui.ts';
 
 type Decision = 'approve' | 'dismiss' | 'snooze';
 
+/** An item of GET /v1/workspace/today (the fields shown). */
 interface TodayItem {
   id: string;
   kind: 'reminder_due' | 'draft_awaiting_decision' | 'awaiting_reply';
@@ -19,7 +20,6 @@ interface TodayItem {
   why: string;
   dueAt: string | null;
   inboxId: string | null;
-  threadId: string | null;
   messageId: string | null;
   decisions: Decision[];
 }
