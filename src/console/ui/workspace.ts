@@ -278,8 +278,8 @@ function PolicyView({ me }: { me: Me }) {
       <button type="button" id="save-policy" onClick=${save} disabled=${mode === d.mode}>Save the mode</button>
     </fieldset>
     ${blocked ? html`<p class="reason" role="note">${blocked}.</p>` : ''}
-    <p class="muted">Limits: ${d.settings.maxPerThreadPerDay} per thread and ${d.settings.maxPerDay} per team in 24 h, at most
-      ${d.settings.maxLength} characters${d.settings.allowRecipientDomains.length ? `, only to ${d.settings.allowRecipientDomains.join(', ')}` : ''}.
+    <p class="muted">Limits: ${d.settings.maxPerThreadPerDay} per thread and ${d.settings.maxPerDay} per team in 24 h,
+      at most ${d.settings.maxLength} characters${d.settings.allowRecipientDomains.length ? `, only to ${d.settings.allowRecipientDomains.join(', ')}` : ''}.
       ${d.updatedAt ? html` Set <${Time} iso=${d.updatedAt} /> by <code>${d.updatedBy}</code>.` : ' Never changed (the default).'}</p>
     <h3>Safety rules</h3>
     <table class="grid"><thead><tr><th>Rule</th><th>Binds</th><th>A reply is refused when</th></tr></thead><tbody>

@@ -1,0 +1,273 @@
+// Every view of the browser console, light and dark, for the README and reviews: builds dist/inboxd (if needed),
+// starts it on free ports with sample data (inboxes, received and sent mail, a thread, a callback, agent runs,
+// workspace drafts and reminders), drives Debian's chromium and writes `<view>.png` and `<view>-dark.png`.
+// A view this build lacks (an older server, or a tab another change adds) is skipped and named at the end.
+//
+//   node scripts/console-screenshots.ts               → docs/console/*.png
+//   node scripts/console-screenshots.ts --out /tmp/x  → elsewhere
+//   node scripts/console-screenshots.ts --only run,workspace
+import fs from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import type { Page } from 'playwright-core';
+import { ADMIN_KEY, builtBinary, launchChromium, type Running, recorder, root, startServer } from '../test/helpers/console.ts';
+import { sendMail } from '../test/helpers/smtp.ts';
+
+interface View {
+  name: string;
+  hash: string | ((d: Sample) => string);
+  /** Waited for before the picture; a view whose selector never shows is skipped. */
+  ready: string;
+  /** Steps after the page is ready (open a tab, a dialog …). */
+  then?: (page: Page, d: Sample) => Promise<void>;
+  /** Not signed in (the sign-in page). */
+  signedOut?: boolean;
+}
+
+interface Sample {
+  inboxId: string;
+  messageId: string;
+  threadId: string | null;
+  runId: string;
+  activeRunId: string;
+  draftId: string;
+}
+
+const clickTab = (id: string, ready: string) => async (page: Page) => {
+  await page.click(`#tab-${id}`);
+  await page.waitForSelector(ready, { timeout: 5000 });
+};
+
+export const VIEWS: View[] = [
+  { name: 'sign-in', hash: '#/', ready: '#key', signedOut: true },
+  { name: 'overview', hash: '#/', ready: '.dashboard .tiles' },
+  { name: 'message', hash: (d) => `#/inbox/${d.inboxId}/m/${d.messageId}`, ready: 'iframe.preview-frame' },
+  { name: 'message-text', hash: (d) => `#/inbox/${d.inboxId}/m/${d.messageId}`, ready: '#tab-text', then: clickTab('text', 'pre.text') },
+  {
+    name: 'message-links',
+    hash: (d) => `#/inbox/${d.inboxId}/m/${d.messageId}`,
+    ready: '#tab-links',
+    then: clickTab('links', '#panel-links'),
+  },
+  {
+    name: 'message-headers',
+    hash: (d) => `#/inbox/${d.inboxId}/m/${d.messageId}`,
+    ready: '#tab-headers',
+    then: clickTab('headers', '#panel-headers'),
+  },
+  { name: 'message-raw', hash: (d) => `#/inbox/${d.inboxId}/m/${d.messageId}`, ready: '#tab-raw', then: clickTab('raw', 'pre.raw') },
+  {
+    name: 'message-attachments',
+    hash: (d) => `#/inbox/${d.inboxId}/m/${d.messageId}`,
+    ready: '#tab-attachments',
+    then: clickTab('attachments', '#panel-attachments'),
+  },
+  // Issue 32 part A (checks tab, render as clients): taken when the build has them.
+  {
+    name: 'message-checks',
+    hash: (d) => `#/inbox/${d.inboxId}/m/${d.messageId}`,
+    ready: '#tab-checks',
+    then: clickTab('checks', '#panel-checks'),
+  },
+  {
+    name: 'message-render',
+    hash: (d) => `#/inbox/${d.inboxId}/m/${d.messageId}`,
+    ready: '#tab-render',
+    then: clickTab('render', '#panel-render'),
+  },
+  { name: 'inbox-threads', hash: (d) => `#/inbox/${d.inboxId}/threads`, ready: '[data-thread-id]' },
+  { name: 'thread', hash: (d) => `#/inbox/${d.inboxId}/thread/${d.threadId}`, ready: '.thread, [data-thread-id]' },
+  { name: 'callbacks', hash: (d) => `#/inbox/${d.inboxId}/callbacks`, ready: 'main table.grid, main .empty' },
+  { name: 'threads', hash: '#/threads', ready: '[data-thread-id]' },
+  { name: 'search', hash: '#/search?q=code', ready: 'main [data-nav]' },
+  { name: 'keys', hash: '#/keys', ready: 'table.grid' },
+  { name: 'audit', hash: '#/audit', ready: 'table.grid' },
+  {
+    name: 'shortcuts',
+    hash: '#/',
+    ready: '.dashboard',
+    then: async (page) => {
+      await page.keyboard.press('?');
+      await page.waitForSelector('dialog.help[open]');
+    },
+  },
+  { name: 'runs', hash: '#/runs', ready: '.runs-table' },
+  { name: 'run', hash: (d) => `#/runs/${d.runId}`, ready: '.timeline [data-type="run.finished"]' },
+  { name: 'run-active', hash: (d) => `#/runs/${d.activeRunId}`, ready: '.timeline [data-type="inbox.created"]' },
+  {
+    name: 'workspace',
+    hash: '#/workspace',
+    ready: '.today-item',
+    then: async (page, d) => {
+      await page.click(`[data-review="${d.draftId}"]`);
+      await page.waitForSelector('.draft-review tr[data-rule]');
+    },
+  },
+  { name: 'workspace-policy', hash: '#/workspace/policy', ready: '.policy fieldset' },
+  { name: 'workspace-reminders', hash: '#/workspace/reminders', ready: '[data-reminder-id]' },
+  { name: 'workspace-actions', hash: '#/workspace/actions', ready: '[data-action-id]' },
+];
+
+/** Inboxes, mail both ways, a thread, a callback, a finished and an active run, drafts, a reminder. */
+async function seed(server: Running, hook: string): Promise<Sample> {
+  const inbox = await server.api('/v1/inboxes', { method: 'POST', body: { label: 'ci-run-4821', callbackUrl: `${hook}/hook` } });
+  const other = await server.api('/v1/inboxes', { method: 'POST', body: { label: 'ci-run-4822' } });
+  await server.api(`/v1/inboxes/${inbox.inboxId}/send`, {
+    method: 'POST',
+    body: { to: other.address, subject: 'Test order 4821', text: 'One test order, please.' },
+  });
+  await sendMail(server.smtpPort, {
+    from: 'Acme <no-reply@acme.example>',
+    to: inbox.address,
+    subject: 'Welcome to Acme',
+    text: 'Thanks for signing up. Nothing to do here.',
+  });
+  await sendMail(server.smtpPort, {
+    from: 'Acme Security <security@acme.example>',
+    to: inbox.address,
+    subject: 'Your Acme verification code',
+    text: 'Your verification code is 482913.\nIt expires in 10 minutes.\n\nOr confirm with https://acme.example/verify?t=Zx81',
+    html:
+      '<div style="font-family:sans-serif;max-width:480px;margin:auto;border:1px solid #ddd;padding:24px;border-radius:8px">' +
+      '<img src="cid:logo@acme.example" width="48" height="48" alt="Acme">' +
+      '<h2 style="color:#3b2bd1">Confirm your email</h2><p>Your verification code is</p>' +
+      '<p style="font-size:32px;letter-spacing:6px;font-weight:bold">482913</p>' +
+      '<p><a href="https://acme.example/verify?t=Zx81" style="background:#3b2bd1;color:#fff;padding:10px 16px;border-radius:4px;text-decoration:none">Confirm</a></p>' +
+      '<img src="https://tracker.example/open.gif" width="1" height="1" alt=""></div>',
+    attachments: [
+      { filename: 'logo.png', content: fs.readFileSync(path.join(root, 'docs/console/sign-in.png')), cid: 'logo@acme.example' },
+      { filename: 'receipt.txt', content: 'paid in full\n', contentType: 'text/plain' },
+    ],
+  });
+  const wait = await server.api(`/v1/inboxes/${inbox.inboxId}/wait?timeoutSeconds=10&subjectContains=verification`);
+  // A conversation waiting for a reply, with a draft, and a reminder.
+  await sendMail(server.smtpPort, {
+    from: 'Dana Lee <dana@partner.example>',
+    to: inbox.address,
+    subject: 'Meeting next week',
+    text: 'Hi,\n\ncould we meet on Tuesday to go through the test plan? Please confirm the time.\n\nDana',
+  });
+  const meeting = await server.api(`/v1/inboxes/${inbox.inboxId}/wait?timeoutSeconds=10&subjectContains=Meeting`);
+  await sendMail(server.smtpPort, {
+    from: 'Sam Ortiz <sam@vendor.example>',
+    to: inbox.address,
+    subject: 'Quote for 40 seats',
+    text: 'Hello,\n\nwhat is your budget for the 40 seats? Do you need the invoice by Friday?\n\nSam',
+  });
+  const draft = await server.api('/v1/workspace/draft-reply', {
+    method: 'POST',
+    body: { inboxId: inbox.inboxId, messageId: meeting.messageId, engine: 'builtin', notes: ['Tuesday at 10:00 works for the test plan'] },
+  });
+  await server.api('/v1/workspace/reminders', {
+    method: 'POST',
+    body: { note: 'Send the test plan to Dana', dueAt: new Date(Date.now() + 3 * 3600_000).toISOString(), kind: 'deadline' },
+  });
+  await server.api('/v1/workspace/actions', { method: 'POST', body: { type: 'wait', note: 'waiting for the vendor’s quote' } });
+
+  // A run from start to succeeded, and one still at work.
+  const run = await server.api('/v1/agent/runs', {
+    method: 'POST',
+    body: { goal: 'Create the GitHub test account', services: ['github'] },
+  });
+  const next = () => server.api(`/v1/agent/runs/${run.runId}/next`, { method: 'POST' });
+  const report = (stepId: string, note?: string) =>
+    server.api(`/v1/agent/runs/${run.runId}/report`, { method: 'POST', body: { stepId, outcome: 'done', ...(note ? { note } : {}) } });
+  const first = await next();
+  await report(first.step.stepId);
+  await report((await next()).step.stepId, 'form submitted');
+  const waitStep = await next();
+  await sendMail(server.smtpPort, {
+    from: 'GitHub <noreply@github.com>',
+    to: first.service.address,
+    subject: '[GitHub] Please verify your device',
+    text: 'Verification code: 731904\n\nIf you did not sign in, change your password.',
+  });
+  await server.api(`/v1/inboxes/${waitStep.service.inboxId}/wait?timeoutSeconds=10`);
+  await report(waitStep.step.stepId);
+  await report((await next()).step.stepId, 'code accepted');
+  const active = await server.api('/v1/agent/runs', {
+    method: 'POST',
+    body: { goal: 'Sign up to Slack and Linear for the onboarding test', services: ['slack', 'Linear'] },
+  });
+  await server.api(`/v1/agent/runs/${active.runId}/next`, { method: 'POST' });
+  return {
+    inboxId: inbox.inboxId,
+    messageId: wait.messageId,
+    threadId: meeting.threadId ?? null,
+    runId: run.runId,
+    activeRunId: active.runId,
+    draftId: draft.draftId,
+  };
+}
+
+export async function consoleScreenshots(
+  outDir: string,
+  only: string[] | null = null,
+  bin = builtBinary(),
+): Promise<{ written: string[]; skipped: string[] }> {
+  fs.mkdirSync(outDir, { recursive: true });
+  const hook = await recorder();
+  const server = await startServer(bin, ['--allow-http-callbacks', '--allow-private-callbacks']);
+  const browser = await launchChromium().catch(async (e: unknown) => {
+    await server.stop();
+    await hook.close();
+    throw e;
+  });
+  const written: string[] = [];
+  const skipped: string[] = [];
+  try {
+    const d = await seed(server, hook.url);
+    for (const scheme of ['light', 'dark'] as const) {
+      const ctx = await browser.newContext({ colorScheme: scheme, viewport: { width: 1360, height: 820 }, deviceScaleFactor: 1 });
+      try {
+        const page = await ctx.newPage();
+        for (const v of VIEWS) {
+          if (only && !only.includes(v.name)) continue;
+          const file = `${v.name}${scheme === 'dark' ? '-dark' : ''}.png`;
+          try {
+            await page.goto(`${server.base}/`);
+            if (!v.signedOut) {
+              await page.evaluate((key) => sessionStorage.setItem('inboxd.console.key', key), ADMIN_KEY);
+              await page.goto(`${server.base}/${typeof v.hash === 'string' ? v.hash : v.hash(d)}`);
+              await page.reload();
+              await page.waitForSelector('header.top');
+            } else {
+              await page.evaluate(() => sessionStorage.clear());
+              await page.reload();
+            }
+            await page.waitForSelector(v.ready, { timeout: 8000 });
+            await v.then?.(page, d);
+            // Fonts, the preview frame and a live stream's first answer settle.
+            await page.waitForTimeout(300);
+            await page.screenshot({ path: path.join(outDir, file) });
+            written.push(file);
+          } catch (e) {
+            skipped.push(`${file} (${((e as Error).message ?? String(e)).split('\n')[0]})`);
+          }
+        }
+      } finally {
+        await ctx.close();
+      }
+    }
+  } finally {
+    await browser.close();
+    await server.stop();
+    await hook.close();
+  }
+  return { written, skipped };
+}
+
+if (import.meta.main) {
+  const { values } = parseArgs({ options: { out: { type: 'string' }, only: { type: 'string' } } });
+  const out = path.resolve(values.out ?? path.join(root, 'docs/console'));
+  consoleScreenshots(out, values.only ? values.only.split(',') : null).then(
+    ({ written, skipped }) => {
+      console.log(`wrote ${written.length} pictures to ${path.relative(process.cwd(), out) || '.'}: ${written.join(', ')}`);
+      if (skipped.length) console.log(`skipped (the view is not in this build, or did not show):\n  ${skipped.join('\n  ')}`);
+    },
+    (e: unknown) => {
+      console.error(`screenshots failed: ${(e as Error)?.stack ?? String(e)}`);
+      process.exit(1);
+    },
+  );
+}
