@@ -43,6 +43,7 @@ try {
 
   const paint: number[] = [];
   const drawn: number[] = [];
+  const steps: Record<string, number[]> = {};
   for (let n = 0; n < LOADS + 1; n++) {
     const ctx = await browser.newContext({ viewport: { width: 1360, height: 900 } });
     await ctx.addInitScript((key) => {
@@ -60,14 +61,23 @@ try {
     await page.goto(`${server.base}/#/`);
     await page.waitForSelector('.tiles .tile');
     await page.waitForSelector('[data-nav="inboxes"]');
-    const t = await page.evaluate(() => ({
-      drawn: (window as unknown as { __drawn?: number }).__drawn ?? Number.NaN,
-      paint: performance.getEntriesByName('first-contentful-paint')[0]?.startTime ?? Number.NaN,
-    }));
+    const t = await page.evaluate(() => {
+      const end = (re: RegExp) =>
+        (performance.getEntriesByType('resource') as PerformanceResourceTiming[]).find((e) => re.test(e.name))?.responseEnd ?? Number.NaN;
+      return {
+        drawn: (window as unknown as { __drawn?: number }).__drawn ?? Number.NaN,
+        paint: performance.getEntriesByName('first-contentful-paint')[0]?.startTime ?? Number.NaN,
+        script: end(/console\.[0-9a-f]+\.js$/),
+        me: end(/\/v1\/me$/),
+        summary: end(/\/v1\/console\/summary/),
+        inboxes: end(/\/v1\/inboxes\?/),
+      };
+    });
     await ctx.close();
     if (n === 0) continue; // the first load warms the server's caches and chromium's
     paint.push(t.paint);
     drawn.push(t.drawn);
+    for (const k of ['script', 'me', 'summary', 'inboxes'] as const) (steps[k] ??= []).push(t[k]);
   }
   const load = os
     .loadavg()
