@@ -79,6 +79,10 @@ try {
     drawn.push(t.drawn);
     for (const k of ['script', 'me', 'summary', 'inboxes'] as const) (steps[k] ??= []).push(t[k]);
   }
+  const ms = (k: string) => Math.round(median(steps[k]!));
+  console.log(
+    `  on the way (median ms from navigation start to the response): script ${ms('script')}, GET /v1/me ${ms('me')}, GET /v1/console/summary ${ms('summary')}, GET /v1/inboxes ${ms('inboxes')}`,
+  );
   const load = os
     .loadavg()
     .map((x) => x.toFixed(2))
