@@ -3,12 +3,12 @@
 // and the colour theme.
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { Audit, Keys } from './admin.ts';
-import { ApiError, api, savedKey, setKey, whenUnauthorized } from './api.ts';
+import { ApiError, api, query, savedKey, setKey, whenUnauthorized } from './api.ts';
 import { AllThreads, Callbacks, Dashboard, InboxThreads, SearchView, Sidebar, ThreadView } from './lists.ts';
 import { MessageList, MessageView, useLiveMessages } from './mail.ts';
 import { RunList, RunPage } from './runs.ts';
 import type { Inbox, InboxDetail, Me } from './types.ts';
-import { ago, CopyButton, ErrorNote, fullTime, html, setAnnouncer, useApi, useArrivals } from './ui.ts';
+import { ago, CopyButton, ErrorNote, fullTime, html, prefetch, setAnnouncer, useApi, useArrivals } from './ui.ts';
 import { WorkspacePage } from './workspace.ts';
 
 type Route =
@@ -96,6 +96,8 @@ export function App() {
       setSignedOut('The server refused the key (unknown, revoked or expired). Paste a key again.');
     });
     if (savedKey() !== null) {
+      // The overview's two reads start with the key check rather than after it (one round trip less to first paint).
+      if (parseRoute(location.hash).view === 'home') prefetch(['v1/console/summary', `v1/inboxes${query({ limit: 100 })}`]);
       api<Me>('v1/me')
         .then(setMe, (e: Error) => setSignedOut(e.message))
         .finally(() => setChecking(false));
