@@ -32,6 +32,14 @@ export const renderMessageOp = op({
   access: 'read',
   audit: false,
   http: { method: 'GET', path: '/v1/inboxes/:id/messages/:messageId/render', raw: ['image/png'] },
+  tool: {
+    name: 'svc_render_message',
+    description:
+      'See an e-mail as a mail client would draw it: a PNG screenshot of the message’s HTML at a width (375 phone, 768 tablet, 1280 desktop), with its inline images or without, light or dark. Scripts never run and nothing remote is fetched. Needs the server started with --render-chromium.',
+    args: { inboxId: 'id' },
+    accept: 'image/png',
+    annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+  },
   input: z.strictObject({ id: InboxId, messageId: MessageId, ...Options }),
   output: z.object({}).describe('image/png'),
   async handler(ctx, input) {

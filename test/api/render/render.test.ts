@@ -12,6 +12,7 @@ import zlib from 'node:zlib';
 import { decodePng, type Pixels } from '../../../src/render/png.ts';
 import { CHROMIUM, chromiumMissing } from '../../helpers/console.ts';
 import { type Json, json } from '../../helpers/http.ts';
+import { mcpClient } from '../../helpers/mcp-tools.ts';
 import { startTestServer, type TestServer } from '../../helpers/server.ts';
 import { sendMail } from '../../helpers/smtp.ts';
 import { mintKey } from '../../helpers/workspace-mail.ts';
@@ -140,6 +141,25 @@ describe('PNG renderings by chromium', { skip: missing ?? false }, () => {
     assert.ok(Number(busy.headers.get('retry-after')) >= 1);
     assert.match(((await busy.json()) as Json).detail, /--render-queue/);
     await (a.status === 200 ? a : b).arrayBuffer();
+  });
+
+  test('the tool svc_render_message answers an image a model can look at', async () => {
+    const id = await mail('tool', '<div style="width:50px;height:50px;background:#00ff00"></div>');
+    const mcp = await mcpClient(s.url, s.key);
+    try {
+      const r = await mcp.callTool({ name: 'svc_render_message', arguments: { inboxId: inbox.inboxId, messageId: id, width: 320 } });
+      assert.equal(r.isError, undefined, JSON.stringify(r));
+      const [c] = r.content as Array<{ type: string; data: string; mimeType: string }>;
+      assert.equal(c!.type, 'image');
+      assert.equal(c!.mimeType, 'image/png');
+      const png = decodePng(Buffer.from(c!.data, 'base64'));
+      assert.equal(png.width, 320);
+      assert.deepEqual(pixel(png, 20, 20), [0, 255, 0]);
+      const cmp = await mcp.callTool({ name: 'svc_compare_renderings', arguments: { inboxId: inbox.inboxId, messageId: id, with: id } });
+      assert.equal((cmp.structuredContent as Json).differentPixels, 0);
+    } finally {
+      await mcp.close();
+    }
   });
 
   test('two messages compared: the same mail is 0 pixels apart, another is not', async () => {
