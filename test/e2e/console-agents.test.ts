@@ -157,6 +157,35 @@ describe('console: agent runs and the workspace', { skip: missing ?? false }, ()
     await server.api('/v1/workspace/policy', { method: 'PUT', body: { mode: 'draft_only' } });
   });
 
+  test('today: a reminder is snoozed and a conversation dismissed from the page; the reminders view follows', async () => {
+    const inbox = await server.api('/v1/inboxes', { method: 'POST', body: { label: 'today-e2e' } });
+    await sendMail(server.smtpPort, { from: 'cleo@partner.example', to: inbox.address, subject: 'Lunch?', text: 'Lunch on Friday?' });
+    const got = await server.api(`/v1/inboxes/${inbox.inboxId}/wait?timeoutSeconds=10`);
+    const reminder = await server.api('/v1/workspace/reminders', {
+      method: 'POST',
+      body: { note: 'Call the venue', dueAt: new Date(Date.now() + 3600_000).toISOString() },
+    });
+    const page = await open(ADMIN_KEY, '#/workspace');
+    await page.waitForSelector(`[data-today-id="${reminder.reminderId}"][data-kind="reminder_due"]`);
+    await page.waitForSelector(`[data-today-id="${got.messageId}"][data-kind="awaiting_reply"]`);
+    await page.selectOption(`[data-today-id="${reminder.reminderId}"] select`, 'week');
+    await page.click(`[data-today-id="${reminder.reminderId}"] button[data-decision="snooze"]`);
+    await page.waitForSelector(`[data-decided="${reminder.reminderId}"]`);
+    assert.match((await page.textContent(`[data-decided="${reminder.reminderId}"]`)) ?? '', /snoozed/);
+    await page.click(`[data-today-id="${got.messageId}"] button[data-decision="dismiss"]`);
+    await page.waitForSelector(`[data-decided="${got.messageId}"]`);
+    assert.match((await page.textContent(`[data-decided="${got.messageId}"]`)) ?? '', /dismissed/);
+    await page.waitForSelector(`[data-today-id="${got.messageId}"]`, { state: 'detached' });
+    await page.waitForSelector(`[data-today-id="${reminder.reminderId}"]`, { state: 'detached' });
+    const snoozed = (await server.api('/v1/workspace/reminders?status=snoozed')).items.find(
+      (r: { reminderId: string }) => r.reminderId === reminder.reminderId,
+    );
+    assert.ok(Date.parse(snoozed.snoozedUntil) > Date.now() + 5 * 86_400_000, `snoozed until next week: ${snoozed.snoozedUntil}`);
+    await page.click('a[href="#/workspace/reminders"]');
+    await page.selectOption('#rem-status', 'snoozed');
+    await page.waitForSelector(`tr[data-reminder-id="${reminder.reminderId}"]`);
+  });
+
   test('a read-only key sees the actions disabled with the reason; a label-scoped key sees only its prefix', async () => {
     const inbox = await server.api('/v1/inboxes', { method: 'POST', body: { label: 'ro-e2e' } });
     await sendMail(server.smtpPort, { from: 'bob@partner.example', to: inbox.address, subject: 'Question', text: 'Are you coming?' });
