@@ -19,7 +19,7 @@ interface View {
   /** Waited for before the picture; a view whose selector never shows is skipped. */
   ready: string;
   /** Steps after the page is ready (open a tab, a dialog …). */
-  then?: (page: Page, d: Sample) => Promise<void>;
+  act?: (page: Page, d: Sample) => Promise<void>;
   /** Not signed in (the sign-in page). */
   signedOut?: boolean;
 }
@@ -33,6 +33,7 @@ interface Sample {
   draftId: string;
 }
 
+const messageHash = (d: Sample) => `#/inbox/${d.inboxId}/m/${d.messageId}`;
 const clickTab = (id: string, ready: string) => async (page: Page) => {
   await page.click(`#tab-${id}`);
   await page.waitForSelector(ready, { timeout: 5000 });
@@ -41,40 +42,19 @@ const clickTab = (id: string, ready: string) => async (page: Page) => {
 export const VIEWS: View[] = [
   { name: 'sign-in', hash: '#/', ready: '#key', signedOut: true },
   { name: 'overview', hash: '#/', ready: '.dashboard .tiles' },
-  { name: 'message', hash: (d) => `#/inbox/${d.inboxId}/m/${d.messageId}`, ready: 'iframe.preview-frame' },
-  { name: 'message-text', hash: (d) => `#/inbox/${d.inboxId}/m/${d.messageId}`, ready: '#tab-text', then: clickTab('text', 'pre.text') },
-  {
-    name: 'message-links',
-    hash: (d) => `#/inbox/${d.inboxId}/m/${d.messageId}`,
-    ready: '#tab-links',
-    then: clickTab('links', '#panel-links'),
-  },
-  {
-    name: 'message-headers',
-    hash: (d) => `#/inbox/${d.inboxId}/m/${d.messageId}`,
-    ready: '#tab-headers',
-    then: clickTab('headers', '#panel-headers'),
-  },
-  { name: 'message-raw', hash: (d) => `#/inbox/${d.inboxId}/m/${d.messageId}`, ready: '#tab-raw', then: clickTab('raw', 'pre.raw') },
-  {
-    name: 'message-attachments',
-    hash: (d) => `#/inbox/${d.inboxId}/m/${d.messageId}`,
-    ready: '#tab-attachments',
-    then: clickTab('attachments', '#panel-attachments'),
-  },
-  // Issue 32 part A (checks tab, render as clients): taken when the build has them.
-  {
-    name: 'message-checks',
-    hash: (d) => `#/inbox/${d.inboxId}/m/${d.messageId}`,
-    ready: '#tab-checks',
-    then: clickTab('checks', '#panel-checks'),
-  },
-  {
-    name: 'message-render',
-    hash: (d) => `#/inbox/${d.inboxId}/m/${d.messageId}`,
-    ready: '#tab-render',
-    then: clickTab('render', '#panel-render'),
-  },
+  { name: 'message', hash: messageHash, ready: 'iframe.preview-frame' },
+  ...(
+    [
+      ['text', 'pre.text'],
+      ['links', '#panel-links'],
+      ['headers', '#panel-headers'],
+      ['raw', 'pre.raw'],
+      ['attachments', '#panel-attachments'],
+      // Issue 32 part A (checks tab, render as clients): taken when the build has them.
+      ['checks', '#panel-checks'],
+      ['render', '#panel-render'],
+    ] as const
+  ).map(([tab, shown]): View => ({ name: `message-${tab}`, hash: messageHash, ready: `#tab-${tab}`, act: clickTab(tab, shown) })),
   { name: 'inbox-threads', hash: (d) => `#/inbox/${d.inboxId}/threads`, ready: '[data-thread-id]' },
   { name: 'thread', hash: (d) => `#/inbox/${d.inboxId}/thread/${d.threadId}`, ready: '.thread, [data-thread-id]' },
   { name: 'callbacks', hash: (d) => `#/inbox/${d.inboxId}/callbacks`, ready: 'main table.grid, main .empty' },
@@ -86,7 +66,7 @@ export const VIEWS: View[] = [
     name: 'shortcuts',
     hash: '#/',
     ready: '.dashboard',
-    then: async (page) => {
+    act: async (page) => {
       await page.keyboard.press('?');
       await page.waitForSelector('dialog.help[open]');
     },
@@ -98,7 +78,7 @@ export const VIEWS: View[] = [
     name: 'workspace',
     hash: '#/workspace',
     ready: '.today-item',
-    then: async (page, d) => {
+    act: async (page, d) => {
       await page.click(`[data-review="${d.draftId}"]`);
       await page.waitForSelector('.draft-review tr[data-rule]');
     },
@@ -110,36 +90,40 @@ export const VIEWS: View[] = [
 
 /** Inboxes, mail both ways, a thread, a callback, a finished and an active run, drafts, a reminder. */
 async function seed(server: Running, hook: string): Promise<Sample> {
-  const inbox = await server.api('/v1/inboxes', { method: 'POST', body: { label: 'ci-run-4821', callbackUrl: `${hook}/hook` } });
-  const other = await server.api('/v1/inboxes', { method: 'POST', body: { label: 'ci-run-4822' } });
+  const inbox = await server.api('/v1/inboxes', { method: 'POST', body: { label: 'e2e-checkout', callbackUrl: `${hook}/hook` } });
+  const peer = await server.api('/v1/inboxes', { method: 'POST', body: { label: 'e2e-support' } });
   await server.api(`/v1/inboxes/${inbox.inboxId}/send`, {
     method: 'POST',
-    body: { to: other.address, subject: 'Test order 4821', text: 'One test order, please.' },
+    body: { to: peer.address, subject: 'Where is order 1207?', text: 'Hello support, order 1207 has not arrived yet.' },
   });
-  await sendMail(server.smtpPort, {
-    from: 'Acme <no-reply@acme.example>',
-    to: inbox.address,
-    subject: 'Welcome to Acme',
-    text: 'Thanks for signing up. Nothing to do here.',
-  });
-  await sendMail(server.smtpPort, {
-    from: 'Acme Security <security@acme.example>',
-    to: inbox.address,
-    subject: 'Your Acme verification code',
-    text: 'Your verification code is 482913.\nIt expires in 10 minutes.\n\nOr confirm with https://acme.example/verify?t=Zx81',
-    html:
-      '<div style="font-family:sans-serif;max-width:480px;margin:auto;border:1px solid #ddd;padding:24px;border-radius:8px">' +
-      '<img src="cid:logo@acme.example" width="48" height="48" alt="Acme">' +
-      '<h2 style="color:#3b2bd1">Confirm your email</h2><p>Your verification code is</p>' +
-      '<p style="font-size:32px;letter-spacing:6px;font-weight:bold">482913</p>' +
-      '<p><a href="https://acme.example/verify?t=Zx81" style="background:#3b2bd1;color:#fff;padding:10px 16px;border-radius:4px;text-decoration:none">Confirm</a></p>' +
-      '<img src="https://tracker.example/open.gif" width="1" height="1" alt=""></div>',
-    attachments: [
-      { filename: 'logo.png', content: fs.readFileSync(path.join(root, 'docs/console/sign-in.png')), cid: 'logo@acme.example' },
-      { filename: 'receipt.txt', content: 'paid in full\n', contentType: 'text/plain' },
-    ],
-  });
-  const wait = await server.api(`/v1/inboxes/${inbox.inboxId}/wait?timeoutSeconds=10&subjectContains=verification`);
+  const brand = 'font-family:Helvetica,Arial,sans-serif';
+  const button = 'display:inline-block;background:#0b7a5c;color:#fff;padding:12px 20px;border-radius:6px;text-decoration:none';
+  for (const m of [
+    {
+      from: 'Northwind <hello@northwind.example>',
+      subject: 'Your Northwind account is ready',
+      text: 'Welcome aboard. Your first order ships free.',
+    },
+    {
+      from: 'Northwind Accounts <accounts@northwind.example>',
+      subject: 'Northwind sign-in: verification code',
+      text: 'Use 482913 to finish signing in (valid 10 minutes).\nOr open https://northwind.example/login/confirm?c=Qe7m',
+      html:
+        `<table role="presentation" width="100%" style="${brand};background:#f4f7f6;padding:24px"><tr><td align="center">` +
+        '<table role="presentation" width="460" style="background:#fff;border-radius:10px;padding:28px">' +
+        '<tr><td><img src="cid:logo@northwind.example" width="40" height="40" alt="Northwind"></td></tr>' +
+        '<tr><td><h1 style="font-size:22px;color:#0b7a5c">Finish signing in</h1><p>Use this code:</p>' +
+        '<p style="font-size:30px;font-weight:700;letter-spacing:8px">482913</p>' +
+        `<p><a href="https://northwind.example/login/confirm?c=Qe7m" style="${button}">Sign in</a></p>` +
+        '<img src="https://pixel.northwind.example/o.gif" width="1" height="1" alt=""></td></tr></table></td></tr></table>',
+      attachments: [
+        { filename: 'logo.png', content: fs.readFileSync(path.join(root, 'docs/console/sign-in.png')), cid: 'logo@northwind.example' },
+        { filename: 'terms.txt', content: 'Terms of service, version 4.\n', contentType: 'text/plain' },
+      ],
+    },
+  ])
+    await sendMail(server.smtpPort, { to: inbox.address, ...m });
+  const wait = await server.api(`/v1/inboxes/${inbox.inboxId}/wait?timeoutSeconds=10&subjectContains=verification%20code`);
   // A conversation waiting for a reply, with a draft, and a reminder.
   await sendMail(server.smtpPort, {
     from: 'Dana Lee <dana@partner.example>',
@@ -236,7 +220,7 @@ export async function consoleScreenshots(
               await page.reload();
             }
             await page.waitForSelector(v.ready, { timeout: 8000 });
-            await v.then?.(page, d);
+            await v.act?.(page, d);
             // Fonts, the preview frame and a live stream's first answer settle.
             await page.waitForTimeout(300);
             await page.screenshot({ path: path.join(outDir, file) });
