@@ -184,9 +184,11 @@ export function RunPage({ runId, me }: { runId: string; me: Me }) {
   return html`<section class="run" aria-labelledby="run-title" data-run-id=${r.runId}>
     <p><a href="#/runs">← Agent runs</a></p>
     <h2 id="run-title">${r.goal} <${StatusBadge} status=${r.status} /></h2>
-    <p class="muted">${r.runId} · label <span class="badge">${r.label}</span> · started <${Time} iso=${r.createdAt} />
-      · updated <span title=${fullTime(r.updatedAt)}>${ago(r.updatedAt)}</span> · expires <span title=${fullTime(r.expiresAt)}>${ago(r.expiresAt)}</span>
-      ${active ? html` · <span class=${`live live-${live || 'polling'}`}>${live === 'live' ? 'live' : 'following'}</span>` : ''}</p>
+    <p class="muted"><span>${r.runId}</span><span> · label <span class="badge">${r.label}</span></span>
+      <span> · started <${Time} iso=${r.createdAt} /></span>
+      <span> · updated <span title=${fullTime(r.updatedAt)}>${ago(r.updatedAt)}</span></span>
+      <span> · expires <span title=${fullTime(r.expiresAt)}>${ago(r.expiresAt)}</span></span>
+      ${active ? html`<span> · <span class=${`live live-${live || 'polling'}`}>${live === 'live' ? 'live' : 'following'}</span></span>` : ''}</p>
     ${r.notes ? html`<p class="notes">${r.notes}</p>` : ''}
     ${
       r.status === 'active'
