@@ -260,7 +260,7 @@ function PolicyView({ me }: { me: Me }) {
     try {
       await api('v1/workspace/policy', { method: 'PUT', body: { mode } });
       say(`Policy mode set to ${mode}`);
-      setChoice(null);
+      // The choice stays shown until the policy is read again with it.
       p.reload();
     } catch (e) {
       say(`Could not set the policy: ${(e as Error).message}`);
