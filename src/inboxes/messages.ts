@@ -5,6 +5,7 @@
 import { AppError } from '../errors.ts';
 import type { IngestWriter } from '../ingest/writer.ts';
 import type { Logger } from '../log.ts';
+import { SEEN } from '../mail/flags.ts';
 import { parseMessage } from '../mail/parse.ts';
 import type { ParsedMessage } from '../mail/types.ts';
 import type { RecipientState } from '../outbound/service.ts';
@@ -123,6 +124,38 @@ export class MessageService {
   async parsed(inbox: InboxRow, id: string): Promise<{ row: MessageRow; parsed: ParsedMessage }> {
     const row = await this.get(inbox, id);
     return { row, parsed: await parseMessage(await this.blobs.get(row.raw_sha256)) };
+  }
+
+  /**
+   * PATCH …/messages/:messageId: sets or clears the read state (`\\Seen`, the flag POP3 and IMAP set, migration 023)
+   * of this inbox's message (404 when it is not there); answers the state now stored.
+   */
+  async markSeen(inbox: InboxRow, id: string, seen: boolean): Promise<boolean> {
+    const msg = await this.get(inbox, id);
+    await this.writer.run(() => this.messages.setFlags(inbox.id, [msg.id], seen ? SEEN : 0, seen ? 0 : SEEN));
+    return seen;
+  }
+
+  /**
+   * DELETE …/messages: every message of the inbox, as deleting each one does (threads recounted, blobs nothing else
+   * uses collected), 500 per transaction so a large inbox never holds the writer long; answers how many went.
+   */
+  async clear(inbox: InboxRow): Promise<number> {
+    let n = 0;
+    for (;;) {
+      const rows = await this.messages.list(inbox.id, 500);
+      if (rows.length === 0) return n;
+      const ids = rows.map((r) => r.id);
+      const shas = await this.messages.blobsOf({ messageIds: ids });
+      await this.writer.run(() =>
+        this.threads.removing(
+          rows.map((r) => r.thread_id),
+          (trx) => new MessageRepo(trx).deleteByIds(ids),
+        ),
+      );
+      await this.writer.collect(shas);
+      n += ids.length;
+    }
   }
 
   /** Removes the message and its blobs nothing else references; its thread is recounted in the same transaction. */

@@ -1,30 +1,47 @@
 /// <reference lib="dom" />
 // The console's only way to the server: the public API, with the pasted key in an Authorization header. The key
-// lives in sessionStorage (gone when the tab closes), never in a URL, never logged, never sent anywhere but here.
+// lives in sessionStorage (gone when the tab closes) — in localStorage too only when the user ticks "Remember this key
+// on this device" — never in a URL, never logged, never sent anywhere but here.
 
 const KEY_ITEM = 'inboxd.console.key';
 
+/** The key in this tab (sessionStorage), else one remembered on this device (localStorage, only when asked to). */
 export function savedKey(): string | null {
   try {
-    return sessionStorage.getItem(KEY_ITEM);
+    return sessionStorage.getItem(KEY_ITEM) ?? localStorage.getItem(KEY_ITEM);
   } catch {
     return null;
   }
 }
 
-export function saveKey(key: string | null): void {
+/** Whether a key is remembered on this device (the sign-in form's "Remember this key on this device"). */
+export function rememberedKey(): boolean {
   try {
-    if (key === null) sessionStorage.removeItem(KEY_ITEM);
-    else sessionStorage.setItem(KEY_ITEM, key);
+    return localStorage.getItem(KEY_ITEM) !== null;
+  } catch {
+    return false;
+  }
+}
+
+export function saveKey(key: string | null, remember = false): void {
+  try {
+    if (key === null) {
+      sessionStorage.removeItem(KEY_ITEM);
+      localStorage.removeItem(KEY_ITEM);
+    } else {
+      sessionStorage.setItem(KEY_ITEM, key);
+      if (remember) localStorage.setItem(KEY_ITEM, key);
+    }
   } catch {
     // Storage disabled: the key lives only as long as this page.
   }
 }
 
 let currentKey: string | null = savedKey();
-export function setKey(key: string | null): void {
+/** null forgets the key everywhere (this tab and this device). */
+export function setKey(key: string | null, remember = false): void {
   currentKey = key;
-  saveKey(key);
+  saveKey(key, remember);
 }
 
 export class ApiError extends Error {

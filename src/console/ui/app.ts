@@ -2,18 +2,26 @@
 // The console's frame: sign-in with a pasted key, the hash router, the header, keyboard shortcuts and their help,
 // and the colour theme.
 import { useEffect, useRef, useState } from 'preact/hooks';
+import { InboxActions, setAccess } from './actions.ts';
 import { Audit, Keys } from './admin.ts';
 import { ApiError, api, query, savedKey, setKey, whenUnauthorized } from './api.ts';
+import { FaultsPanel } from './faults.ts';
 import { AllThreads, Callbacks, Dashboard, InboxThreads, SearchView, Sidebar, ThreadView } from './lists.ts';
 import { MessageList, MessageView, useLiveMessages } from './mail.ts';
 import { RunList, RunPage } from './runs.ts';
 import type { Inbox, InboxDetail, Me } from './types.ts';
-import { ago, CopyButton, ErrorNote, fullTime, html, prefetch, setAnnouncer, useApi, useArrivals } from './ui.ts';
+import { ago, CopyButton, ErrorNote, fullTime, html, prefetch, setAnnouncer, useApi, useArrivals, useModal } from './ui.ts';
 import { WorkspacePage } from './workspace.ts';
 
 type Route =
   | { view: 'home' }
-  | { view: 'inbox'; inboxId: string; sub: 'messages' | 'threads' | 'callbacks'; messageId: string | null; threadId: string | null }
+  | {
+      view: 'inbox';
+      inboxId: string;
+      sub: 'messages' | 'threads' | 'callbacks' | 'faults';
+      messageId: string | null;
+      threadId: string | null;
+    }
   | { view: 'threads' }
   | { view: 'search'; q: string; inboxId: string | null }
   | { view: 'keys' }
@@ -26,11 +34,17 @@ const ID = '([A-Za-z0-9_-]{1,64})';
 export function parseRoute(hash: string): Route {
   const [path = '', qs = ''] = hash.replace(/^#/, '').split('?');
   let m: RegExpExecArray | null;
-  if ((m = new RegExp(`^/inbox/${ID}(?:/(m|thread)/${ID}|/(threads|callbacks))?$`).exec(path))) {
+  if ((m = new RegExp(`^/inbox/${ID}(?:/(m|thread)/${ID}|/(threads|callbacks|faults))?$`).exec(path))) {
     const inboxId = m[1]!;
     if (m[2] === 'm') return { view: 'inbox', inboxId, sub: 'messages', messageId: m[3]!, threadId: null };
     if (m[2] === 'thread') return { view: 'inbox', inboxId, sub: 'threads', messageId: null, threadId: m[3]! };
-    return { view: 'inbox', inboxId, sub: (m[4] as 'threads' | 'callbacks' | undefined) ?? 'messages', messageId: null, threadId: null };
+    return {
+      view: 'inbox',
+      inboxId,
+      sub: (m[4] as 'threads' | 'callbacks' | 'faults' | undefined) ?? 'messages',
+      messageId: null,
+      threadId: null,
+    };
   }
   if (path === '/threads') return { view: 'threads' };
   if (path === '/keys') return { view: 'keys' };
@@ -104,8 +118,8 @@ export function App() {
     }
   }, []);
 
-  const signIn = async (key: string) => {
-    setKey(key);
+  const signIn = async (key: string, remember: boolean) => {
+    setKey(key, remember);
     try {
       setMe(await api<Me>('v1/me'));
       setSignedOut(null);
@@ -140,24 +154,28 @@ function Login({
   theme,
   toggleTheme,
 }: {
-  onKey: (k: string) => void;
+  onKey: (k: string, remember: boolean) => void;
   note: string | null;
   theme: string;
   toggleTheme: () => void;
 }) {
   const [key, setKeyText] = useState('');
+  const [remember, setRemember] = useState(false);
   const ref = useRef<HTMLInputElement>(null);
   useEffect(() => ref.current?.focus(), []);
   return html`<main id="main" class="login">
     <h1>inboxd console</h1>
-    <form onSubmit=${(e: Event) => (e.preventDefault(), key.trim() && onKey(key.trim()))}>
+    <form onSubmit=${(e: Event) => (e.preventDefault(), key.trim() && onKey(key.trim(), remember))}>
       <label for="key">API key</label>
       <input id="key" ref=${ref} type="password" autocomplete="off" spellcheck="false" required value=${key}
         onInput=${(e: Event) => setKeyText((e.target as HTMLInputElement).value)} placeholder="ibx_…" />
       <button type="submit">Open</button>
+      <label class="tick remember"><input type="checkbox" id="remember" checked=${remember}
+        onChange=${(e: Event) => setRemember((e.target as HTMLInputElement).checked)} /> Remember this key on this device</label>
     </form>
     ${note ? html`<p class="error" role="alert">${note}</p>` : ''}
     <p class="muted">The key stays in this tab (session storage) and goes only to this server, as an Authorization header.
+      Remembered on this device, it is kept in local storage (any tab, after a restart) until "Forget key".
       The admin key is printed at first start and kept in <code>${'<data-dir>/admin.key'}</code>.</p>
     <p><button type="button" class="link-button" onClick=${toggleTheme}>${theme === 'dark' ? 'Light' : 'Dark'} mode</button></p>
   </main>`;
@@ -170,6 +188,7 @@ function Console({ me, theme, toggleTheme, signOut }: { me: Me; theme: string; t
   const [tab, setTab] = useState('html');
   const [remote, setRemote] = useState(false);
   const admin = me.role === 'admin' && !me.scope?.labelPrefix;
+  setAccess(me);
   const inboxId = route.view === 'inbox' ? route.inboxId : null;
   const messageId = route.view === 'inbox' ? route.messageId : null;
   // Remote images are a per-message decision: opening another message starts blocked again.
@@ -248,7 +267,13 @@ function InboxPage({
   return html`<div class="inbox">
     <header class="inbox-head">
       <h2><code id="inbox-address">${i.address}</code> <${CopyButton} text=${i.address} what="address" /></h2>
-      <p class="muted">${i.label ? html`label <span class="badge">${i.label}</span> · ` : ''}${i.messagesReceived} message${i.messagesReceived === 1 ? '' : 's'}${counts ? ` · ${counts.verified} with a code or link` : ''}${
+      <p class="muted">${i.label ? html`label <span class="badge">${i.label}</span> · ` : ''}${
+        // The aggregate counts the received mail stored now (a delete or a clear lowers it); messagesReceived is the
+        // inbox's sequence (every message ever, sent copies too), the only figure from a server without the aggregate.
+        counts
+          ? `${counts.received} received · ${counts.verified} with a code or link`
+          : `${i.messagesReceived} message${i.messagesReceived === 1 ? '' : 's'}`
+      }${
         deliveries && (deliveries.failing || deliveries.delivered || deliveries.pending)
           ? ` · callbacks ${deliveries.delivered} delivered, ${deliveries.failing} failing`
           : ''
@@ -258,7 +283,9 @@ function InboxPage({
         ${sub(`Messages (${live.items.length})`, `#/inbox/${i.inboxId}`, route.sub === 'messages')}
         ${sub('Threads', `#/inbox/${i.inboxId}/threads`, route.sub === 'threads')}
         ${sub('Callbacks', `#/inbox/${i.inboxId}/callbacks`, route.sub === 'callbacks')}
+        ${sub('Faults', `#/inbox/${i.inboxId}/faults`, route.sub === 'faults')}
       </nav>
+      <${InboxActions} inbox=${i} changed=${live.refresh} cleared=${() => (live.clear(), inbox.reload(), detail.reload())} />
     </header>
     ${
       route.sub === 'messages'
@@ -266,7 +293,7 @@ function InboxPage({
           <${MessageList} inbox=${i} list=${live} selected=${route.messageId} />
           ${
             route.messageId
-              ? html`<${MessageView} key=${route.messageId} inboxId=${i.inboxId} messageId=${route.messageId} tab=${tab} setTab=${setTab}
+              ? html`<${MessageView} key=${route.messageId} inboxId=${i.inboxId} messageId=${route.messageId} tab=${tab} setTab=${setTab} list=${live}
                   remote=${remote} setRemote=${setRemote} />`
               : html`<section class="message empty-pane"><p class="empty">Select a message (<kbd>j</kbd>/<kbd>k</kbd>, <kbd>Enter</kbd>).</p></section>`
           }
@@ -280,6 +307,7 @@ function InboxPage({
         : ''
     }
     ${route.sub === 'callbacks' ? html`<${Callbacks} inboxId=${i.inboxId} />` : ''}
+    ${route.sub === 'faults' ? html`<${FaultsPanel} inbox=${i} />` : ''}
   </div>`;
 }
 
@@ -293,6 +321,9 @@ export const SHORTCUTS: Array<[string, string]> = [
   ['l', 'copy the extracted link'],
   ['1 … 6', 'message tabs: HTML, Text, Links, Headers, Raw, Attachments'],
   ['i', 'remote images in the HTML preview on / off'],
+  ['r', 'reply to the open message'],
+  ['u', 'mark the open message read / unread'],
+  ['Delete or #', 'delete the open message (asks first)'],
   ['t', 'dark / light mode'],
   ['g o', 'overview'],
   ['g i', 'inbox list'],
@@ -304,15 +335,7 @@ export const SHORTCUTS: Array<[string, string]> = [
 ];
 
 function Help({ close }: { close: () => void }) {
-  const ref = useRef<HTMLDialogElement>(null);
-  useEffect(() => {
-    const d = ref.current;
-    if (!d) return;
-    d.showModal();
-    const back = () => close();
-    d.addEventListener('close', back);
-    return () => d.removeEventListener('close', back);
-  }, []);
+  const ref = useModal(close);
   return html`<dialog ref=${ref} class="help" aria-labelledby="help-title">
     <h2 id="help-title">Keyboard shortcuts</h2>
     <table><tbody>${SHORTCUTS.map(([k, what]) => html`<tr><th scope="row"><kbd>${k}</kbd></th><td>${what}</td></tr>`)}</tbody></table>
@@ -386,6 +409,16 @@ function useShortcuts(o: {
           break;
         case 'i':
           click('#toggle-images');
+          break;
+        case 'r':
+          click('.message #reply');
+          break;
+        case 'u':
+          click('.message #mark-seen');
+          break;
+        case 'Delete':
+        case '#':
+          click('.message #delete-message');
           break;
         case 't':
           s.toggleTheme();

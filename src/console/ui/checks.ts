@@ -3,9 +3,10 @@
 // section per check, and each finding linking to its line in the Source tab — the decoded HTML (or text) with line
 // numbers, the same lines and columns the checks report.
 import { useEffect, useRef, useState } from 'preact/hooks';
+import { writeBlocked } from './actions.ts';
 import { ApiError, api } from './api.ts';
 import type { CheckFinding, CheckReport, Message } from './types.ts';
-import { ErrorNote, html, say, Time } from './ui.ts';
+import { ErrorNote, html, say, Time, useApi } from './ui.ts';
 
 /** A line the Source tab shows highlighted and scrolled to. */
 export interface SourceLine {
@@ -38,11 +39,11 @@ export function ChecksPart({ m, jump }: { m: Message; jump: (at: SourceLine) => 
     );
     return () => ctrl.abort();
   }, [base]);
-  const run = async () => {
+  const run = async (options: Record<string, unknown> = {}) => {
     setState('running');
     setError(null);
     try {
-      const r = await api<CheckReport>(base, { method: 'POST', body: {} });
+      const r = await api<CheckReport>(base, { method: 'POST', body: options });
       setReport(r);
       setState('ready');
       say(`Checks ${r.summary.status}: ${r.summary.errors} errors, ${r.summary.warnings} warnings`);
@@ -51,8 +52,11 @@ export function ChecksPart({ m, jump }: { m: Message; jump: (at: SourceLine) => 
       setState(report ? 'ready' : 'none');
     }
   };
-  const runButton = html`<button type="button" id="run-checks" onClick=${() => void run()} disabled=${state === 'running'}>
-    ${state === 'running' ? 'Checking…' : report ? 'Run again' : 'Run checks'}</button>`;
+  const blocked = writeBlocked();
+  const runButton = html`<button type="button" id="run-checks" onClick=${() => void run()} disabled=${state === 'running' || !!blocked}
+    title=${blocked ?? undefined}>
+    ${state === 'running' ? 'Checking…' : report ? 'Run again' : 'Run checks'}</button>
+    <${CheckOptions} run=${run} busy=${state === 'running'} />`;
   if (state === 'loading') return html`<p class="empty">Loading…</p>`;
   if (!report)
     return html`<div class="checks">
@@ -91,6 +95,42 @@ export function ChecksPart({ m, jump }: { m: Message; jump: (at: SourceLine) => 
       </section>`,
     )}
   </div>`;
+}
+
+/** "Run with options": which checks, which clients (globs), links static or reach. POST …/checks with them. */
+function CheckOptions({ run, busy }: { run: (o: Record<string, unknown>) => Promise<void>; busy: boolean }) {
+  const list = useApi<{ items: Array<{ name: string; description: string }> }>('v1/checks');
+  const blocked = writeBlocked();
+  return html`<details class="check-options">
+    <summary>Run with options…</summary>
+    <form class="stack" onSubmit=${(e: Event) => {
+      e.preventDefault();
+      const f = new FormData(e.target as HTMLFormElement);
+      const checks = f.getAll('check').map(String);
+      const clients = String(f.get('clients') ?? '')
+        .split(',')
+        .map((c) => c.trim())
+        .filter(Boolean);
+      const mode = String(f.get('linkMode') ?? 'static');
+      void run({
+        ...(checks.length ? { checks } : {}),
+        ...(clients.length ? { clients } : {}),
+        links: { mode, includeVerificationLinks: f.get('includeVerificationLinks') === 'on' },
+      });
+    }}>
+      <fieldset><legend>Checks (none ticked: the default set)</legend>
+        ${(list.data?.items ?? []).map(
+          (c) => html`<label class="tick" title=${c.description}><input type="checkbox" name="check" value=${c.name} /> ${c.name}</label>`,
+        )}
+      </fieldset>
+      <label for="check-clients">Clients (globs, comma-separated)</label>
+      <input id="check-clients" name="clients" placeholder="gmail.*, outlook.windows" autocomplete="off" />
+      <label for="check-links">Links</label>
+      <select id="check-links" name="linkMode"><option value="static">static (no network)</option><option value="reach">reach (allowed hosts only)</option></select>
+      <label class="tick"><input type="checkbox" name="includeVerificationLinks" /> reach: follow verification links too (may spend a token)</label>
+      <p><button type="submit" id="run-checks-options" disabled=${busy || !!blocked} title=${blocked ?? undefined}>Run with these options</button></p>
+    </form>
+  </details>`;
 }
 
 function FindingItem({ f, jump }: { f: CheckFinding; jump: (at: SourceLine) => void }) {

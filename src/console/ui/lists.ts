@@ -2,6 +2,7 @@
 // The side bar (inboxes with a label filter and the search box), the dashboard, threads, search results and the
 // callback delivery log.
 import { useEffect, useState } from 'preact/hooks';
+import { NewInbox, ReadOnlyNote } from './actions.ts';
 import { query } from './api.ts';
 import type { CallbackAttempt, Inbox, Page, SearchAnswer, Summary, Thread, ThreadDetail } from './types.ts';
 import { ago, Direction, ErrorNote, fullTime, html, party, Snippet, Time, useApi, useArrivals, who } from './ui.ts';
@@ -55,6 +56,11 @@ export function Sidebar({
       ${label ? html`<button type="button" class="link-button" onClick=${() => (setDraft(''), setLabel(''))}>clear</button>` : ''}
     </form>
     <h2 class="side-title">Inboxes${label ? html` <span class="muted">label ${label}</span>` : ''}</h2>
+    <${ReadOnlyNote} />
+    <p class="side-actions"><${NewInbox} created=${(i: Inbox) => {
+      reload();
+      location.hash = `#/inbox/${i.inboxId}`;
+    }} /></p>
     <${ErrorNote} error=${page.error} what="the inboxes" />
     ${page.data && page.data.items.length === 0 ? html`<p class="empty">No inboxes${label ? ' with this label' : ''}.</p>` : ''}
     <ul class="items" data-list="inboxes">

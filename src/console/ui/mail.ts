@@ -2,10 +2,12 @@
 // One inbox: its live message list (SSE), and the message view (verification panel, HTML preview, text, links,
 // headers, raw, attachments).
 import { useEffect, useMemo, useState } from 'preact/hooks';
+import { MessageActions } from './actions.ts';
 import { ApiError, api, apiBlob, pathOf, query, streamEvents } from './api.ts';
 import { ChecksPart, type SourceLine, SourcePart } from './checks.ts';
 import {
   cidRefs,
+  htmlBytes,
   INLINE_IMAGE_MAX,
   INLINE_IMAGE_TYPES,
   isInlinePart,
@@ -14,6 +16,8 @@ import {
   previewCsp,
   previewDocument,
   remoteImageCount,
+  WIDTHS,
+  withClipMark,
   withInlineImages,
 } from './preview.ts';
 import type { Attachment, Delivery, Inbox, Message, MessageSummary, Page } from './types.ts';
@@ -29,6 +33,11 @@ export interface LiveMessages {
   error: Error | null;
   /** Loads the next page of older messages; null when there is none. */
   more: (() => void) | null;
+  /** After an action of this page: a message deleted, the inbox cleared, a field changed, the first page read again. */
+  remove: (id: string) => void;
+  clear: () => void;
+  patch: (id: string, fields: Partial<MessageSummary>) => void;
+  refresh: () => void;
 }
 
 export function useLiveMessages(inbox: Inbox | null): LiveMessages {
@@ -95,7 +104,22 @@ export function useLiveMessages(inbox: Inbox | null): LiveMessages {
           );
         }
       : null;
-  return { items, live, why, error, more };
+  const remove = (id: string) => setItems((cur) => cur.filter((m) => m.messageId !== id));
+  const clear = () => {
+    setItems([]);
+    setNext(null);
+  };
+  const patch = (id: string, fields: Partial<MessageSummary>) =>
+    setItems((cur) => cur.map((m) => (m.messageId === id ? { ...m, ...fields } : m)));
+  // A sent copy is not on the inbox's event stream: after a send the first page is read again.
+  const refresh = () => {
+    if (!inbox) return;
+    api<Page<MessageSummary>>(`v1/inboxes/${inbox.inboxId}/messages?limit=100`).then(
+      (page) => setItems((cur) => merge(cur, page.items)),
+      (e: Error) => setError(e),
+    );
+  };
+  return { items, live, why, error, more, remove, clear, patch, refresh };
 }
 
 function merge(cur: MessageSummary[], add: MessageSummary[]): MessageSummary[] {
@@ -121,8 +145,9 @@ export function MessageList({ inbox, list, selected }: { inbox: Inbox; list: Liv
             (m) => html`<li key=${m.messageId}>
               <a href=${`#/inbox/${inbox.inboxId}/m/${m.messageId}`} class=${`item${m.messageId === selected ? ' current' : ''}`}
                 data-nav="messages" data-message-id=${m.messageId} data-direction=${m.direction ?? 'inbound'}
+                data-seen=${m.seen === undefined ? undefined : String(m.seen)}
                 aria-current=${m.messageId === selected ? 'page' : undefined}>
-                <span class="row1"><span class="from">${party(m)}</span><${Time} iso=${m.receivedAt} /></span>
+                <span class="row1"><span class="from">${m.seen === false ? html`<span class="unread" title="Unread">●</span> ` : ''}${party(m)}</span><${Time} iso=${m.receivedAt} /></span>
                 <span class="subject">${m.subject || '(no subject)'}</span>
                 <span class="row3">
                   <${Direction} m=${m} />
@@ -147,6 +172,7 @@ export function MessageView({
   setTab,
   remote,
   setRemote,
+  list,
 }: {
   inboxId: string;
   messageId: string;
@@ -154,9 +180,11 @@ export function MessageView({
   setTab: (t: string) => void;
   remote: boolean;
   setRemote: (r: boolean) => void;
+  list: LiveMessages;
 }) {
   const msg = useApi<Message>(`v1/inboxes/${inboxId}/messages/${messageId}`);
   const [line, setLine] = useState<SourceLine | null>(null);
+  const [seen, setSeen] = useState<boolean | null>(null);
   const m = msg.data;
   if (!m) {
     return html`<section class="message" aria-label="Message">
@@ -189,9 +217,18 @@ export function MessageView({
           sent
             ? html`<dt>Sent</dt><dd><${Time} iso=${m.receivedAt} /> · ${bytes(m.size)} · <${Direction} m=${m} /> ${deliverySummary(m.deliveries)}</dd>
               <dt>Delivery</dt><dd><${Deliveries} items=${m.deliveries} /></dd>`
-            : html`<dt>Received</dt><dd><${Time} iso=${m.receivedAt} /> · ${bytes(m.size)} · via ${m.via} <${Direction} m=${m} /></dd>`
+            : html`<dt>Received</dt><dd><${Time} iso=${m.receivedAt} /> · ${bytes(m.size)} · via ${m.via} <${Direction} m=${m} /></dd>
+              ${m.deliveries?.length ? html`<dt>Released</dt><dd>${deliverySummary(m.deliveries)} <${Deliveries} items=${m.deliveries} /></dd>` : ''}`
         }
       </dl>
+      <${MessageActions} m=${m} seen=${seen ?? m.seen ?? false}
+        setSeen=${(v: boolean) => (setSeen(v), list.patch(m.messageId, { seen: v }))}
+        deleted=${() => {
+          list.remove(m.messageId);
+          location.hash = `#/inbox/${inboxId}`;
+        }}
+        changed=${() => (msg.reload(), list.refresh())} />
+      <button type="button" id="download-eml" class="download-eml" onClick=${() => void download(pathOf(m.rawUrl), `${m.messageId}.eml`)}>Download .eml</button>
     </header>
     ${sent ? '' : html`<${VerificationPanel} m=${m} />`}
     <${Tabs} tabs=${tabs} current=${current} onSelect=${setTab} label="Message parts">
@@ -275,6 +312,8 @@ function useInlineImages(parts: Attachment[]): Map<string, string> | null {
   return images?.key === key ? images.map : null;
 }
 
+type Width = keyof typeof WIDTHS;
+
 function HtmlPreview({
   html: body,
   inline,
@@ -287,17 +326,44 @@ function HtmlPreview({
   setRemote: (r: boolean) => void;
 }) {
   const images = useInlineImages(inline);
+  const [width, setWidth] = useState<Width>('desktop');
+  const [showImages, setShowImages] = useState(true);
+  const [dark, setDark] = useState(false);
   const blocked = useMemo(() => remoteImageCount(body), [body]);
-  const doc = useMemo(() => (images ? previewDocument(withInlineImages(body, images), remote) : ''), [body, remote, images]);
+  const size = useMemo(() => htmlBytes(body), [body]);
+  // The clip mark goes into the mail's own HTML before the cid: images (which grow it) are put in.
+  const clipped = useMemo(() => withClipMark(body), [body]);
+  const doc = useMemo(
+    () => (images ? previewDocument(withInlineImages(clipped.html, images), remote, { images: showImages, dark }) : ''),
+    [clipped, remote, images, showImages, dark],
+  );
   if (!images) return html`<div class="preview"><p class="empty">Loading the inline images…</p></div>`;
+  const px = WIDTHS[width];
   return html`<div class="preview">
     <div class="preview-bar">
       <span>Sandboxed preview: scripts, forms and links inside it are off.</span>
       <button type="button" aria-pressed=${remote ? 'true' : 'false'} onClick=${() => setRemote(!remote)} id="toggle-images"
         title="Load remote images (i)">${remote ? 'Remote images on' : `Remote images off${blocked ? ` (${blocked} blocked)` : ''}`} <kbd>i</kbd></button>
     </div>
-    <iframe key=${remote ? 'remote' : 'local'} title="Message HTML (sandboxed)" sandbox="" csp=${previewCsp(remote)}
-      referrerpolicy="no-referrer" srcdoc=${doc} class="preview-frame"></iframe>
+    <div class="preview-bar client-view" role="group" aria-label="Render as clients would">
+      <span role="radiogroup" aria-label="Width">${(Object.keys(WIDTHS) as Width[]).map(
+        (w) => html`<button type="button" role="radio" aria-checked=${w === width ? 'true' : 'false'} data-width=${w}
+          onClick=${() => setWidth(w)}>${w}${WIDTHS[w] ? ` ${WIDTHS[w]}px` : ''}</button>`,
+      )}</span>
+      <button type="button" id="preview-images" aria-pressed=${showImages ? 'true' : 'false'} onClick=${() => setShowImages(!showImages)}
+        title="A client with images off shows alt text">Images ${showImages ? 'on' : 'off'}</button>
+      <button type="button" id="preview-dark" aria-pressed=${dark ? 'true' : 'false'} onClick=${() => setDark(!dark)}
+        title="The mail's own dark-mode CSS applies (prefers-color-scheme: dark)">${dark ? 'Dark' : 'Light'}</button>
+      <span class=${`clip${clipped.at !== null ? ' over' : ''}`} id="clip-size"
+        title="Gmail clips HTML over 102 KB and hides the rest behind “View entire message”">HTML ${bytes(size)} of Gmail's 102 KB${
+          clipped.at !== null ? ': clipped, the cut is marked in the preview' : ''
+        }</span>
+    </div>
+    <div class=${`preview-stage width-${width}`}>
+      <iframe key=${`${remote}-${showImages}-${dark}`} title="Message HTML (sandboxed)" sandbox="" csp=${previewCsp(remote, showImages)}
+        referrerpolicy="no-referrer" srcdoc=${doc} class="preview-frame" data-width=${width}
+        style=${`${px ? `width:${px}px;` : ''}color-scheme:${dark ? 'dark' : 'light'}`}></iframe>
+    </div>
   </div>`;
 }
 

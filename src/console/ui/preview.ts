@@ -8,12 +8,12 @@
 //     images, unless the user turns remote images on;
 //   - it is a fixed box under a header the mail cannot reach, so it cannot draw over the console's own controls.
 
-/** The policy inside the frame; `remote` lets images (only images) load from the network. */
-export function previewCsp(remote: boolean): string {
+/** The policy inside the frame; `remote` lets images (only images) load from the network; `images: false` none at all. */
+export function previewCsp(remote: boolean, images = true): string {
   return [
     "default-src 'none'",
     "style-src 'unsafe-inline'",
-    `img-src data:${remote ? ' https: http:' : ''}`,
+    images ? `img-src data:${remote ? ' https: http:' : ''}` : "img-src 'none'",
     'font-src data:',
     "form-action 'none'",
     "base-uri 'none'",
@@ -24,15 +24,38 @@ function escapeAttr(s: string): string {
   return s.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
 }
 
-/** The srcdoc: our CSP, then the mail's HTML untouched. */
-export function previewDocument(html: string, remote: boolean): string {
+/** How the preview shows the mail, as a client would (issue 32: widths, images, light or dark). */
+export interface ClientView {
+  /** false: every image blocked (a client with images off shows alt text). */
+  images: boolean;
+  dark: boolean;
+}
+
+/** Preview widths in CSS pixels (null: the pane's width). */
+export const WIDTHS = { phone: 375, tablet: 768, desktop: null } as const;
+
+/**
+ * The mail's own dark-mode CSS switched on or off: `@media (prefers-color-scheme: dark)` rules apply in the dark view
+ * and `light` ones in the light view, whatever the system says (a sandboxed srcdoc frame follows the console's
+ * preference, not a per-frame choice).
+ */
+export function forceScheme(html: string, dark: boolean): string {
+  return html.replace(/\(\s*prefers-color-scheme\s*:\s*(dark|light)\s*\)/gi, (_all, want: string) =>
+    (want.toLowerCase() === 'dark') === dark ? '(min-width:0px)' : '(max-width:-1px)',
+  );
+}
+
+/** The srcdoc: our CSP, then the mail's HTML (untouched but for the colour-scheme queries of the chosen view). */
+export function previewDocument(html: string, remote: boolean, view: ClientView = { images: true, dark: false }): string {
   return (
     '<!doctype html><html><head><meta charset="utf-8">' +
-    `<meta http-equiv="Content-Security-Policy" content="${escapeAttr(previewCsp(remote))}">` +
+    `<meta http-equiv="Content-Security-Policy" content="${escapeAttr(previewCsp(remote, view.images))}">` +
     '<meta name="referrer" content="no-referrer">' +
-    '<style>html{color-scheme:light}body{margin:8px;background:#fff;color:#111}</style>' +
+    (view.dark
+      ? '<style>html{color-scheme:dark}body{margin:8px;background:#121212;color:#e8e8e8}</style>'
+      : '<style>html{color-scheme:light}body{margin:8px;background:#fff;color:#111}</style>') +
     '</head><body>' +
-    html +
+    forceScheme(html, view.dark) +
     '</body></html>'
   );
 }
@@ -114,4 +137,41 @@ export const INLINE_IMAGE_MAX = 5 * 1024 * 1024;
 export function isInlinePart(a: { inline?: boolean; contentId?: string | null }, refs: Set<string>): boolean {
   if (typeof a.inline === 'boolean') return a.inline;
   return !!a.contentId && refs.has(normalizeCid(a.contentId));
+}
+
+/** Gmail clips a message whose HTML is over 102 KB ("[Message clipped] View entire message"); checks/html says the same. */
+export const GMAIL_CLIP_BYTES = 102 * 1024;
+
+/** The HTML's size in UTF-8 bytes. */
+export function htmlBytes(html: string): number {
+  return new TextEncoder().encode(html).length;
+}
+
+/**
+ * Where Gmail would cut the HTML: the character where its byte 102 KB ends (moved back to the start of a tag the
+ * threshold falls inside, so the mark never splits one, nor a surrogate pair), or null when it fits. The console
+ * marks that point in the preview.
+ */
+export function clipIndex(html: string, limit = GMAIL_CLIP_BYTES): number | null {
+  let bytes = 0;
+  let i = 0;
+  for (; i < html.length; i++) {
+    const c = html.charCodeAt(i);
+    bytes += c < 0x80 ? 1 : c < 0x800 ? 2 : c >= 0xd800 && c < 0xdc00 ? 4 : c >= 0xdc00 && c < 0xe000 ? 0 : 3;
+    if (bytes > limit) break;
+  }
+  if (i >= html.length) return null;
+  const open = html.lastIndexOf('<', i);
+  return open > html.lastIndexOf('>', i - 1) ? open : i;
+}
+
+/** The mark drawn where Gmail clips (our own markup, inside the sandboxed frame). */
+export const CLIP_MARK =
+  '<div id="inboxd-gmail-clip" style="all:initial;display:block;margin:12px 0;padding:6px 8px;border-top:3px dashed #d93025;' +
+  'font:13px sans-serif;color:#d93025;background:#fff4f2">[Message clipped] Gmail cuts the message here (102 KB of HTML)</div>';
+
+/** The HTML with the clipping mark inserted at Gmail's cut, and where it went (null: the HTML fits). */
+export function withClipMark(html: string): { html: string; at: number | null } {
+  const at = clipIndex(html);
+  return at === null ? { html, at } : { html: html.slice(0, at) + CLIP_MARK + html.slice(at), at };
 }

@@ -36,6 +36,8 @@ export interface MessageSummary {
   threadId?: string | null;
   /** "outbound": the copy of a message this inbox sent; absent on servers before sending existed (all received). */
   direction?: 'inbound' | 'outbound';
+  /** The read state POP3/IMAP use (\\Seen); absent on servers before it existed. */
+  seen?: boolean;
 }
 
 export interface Attachment {

@@ -71,6 +71,7 @@ const arrivalListeners = new Set<(inboxId: string) => void>();
 const pendingArrivals = new Set<string>();
 let arrivalTimer: ReturnType<typeof setTimeout> | null = null;
 
+/** Mail arrived in, or left, this inbox (a live arrival, a send, a delete, a clear): counts are read again. */
 export function notifyArrival(inboxId: string): void {
   pendingArrivals.add(inboxId);
   if (arrivalTimer !== null) return;
@@ -93,6 +94,20 @@ export function useArrivals(f: (inboxId: string) => void): void {
       arrivalListeners.delete(g);
     };
   }, []);
+}
+
+/** A <dialog> shown modal when it mounts; `close` runs when it closes (Esc, a Cancel, a form with method=dialog). */
+export function useModal(close: () => void) {
+  const ref = useRef<HTMLDialogElement>(null);
+  useEffect(() => {
+    const d = ref.current;
+    if (!d) return;
+    d.showModal();
+    const back = () => close();
+    d.addEventListener('close', back);
+    return () => d.removeEventListener('close', back);
+  }, []);
+  return ref;
 }
 
 let announce: ((msg: string) => void) | null = null;

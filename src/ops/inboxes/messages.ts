@@ -198,4 +198,54 @@ export const deleteMessage = op({
   },
 });
 
-export const messageOps = [listMessages, getMessage, getRawMessage, listAttachments, getAttachment, deleteMessage];
+export const markMessage = op({
+  name: 'messages.mark',
+  summary: 'Mark a message read or unread',
+  description:
+    'Sets the read state (`seen`) of a message: the IMAP \\Seen flag that POP3 RETR and IMAP fetches set, shown as `seen` in every message answer.',
+  access: 'write',
+  http: { method: 'PATCH', path: '/v1/inboxes/:id/messages/:messageId' },
+  tool: {
+    name: 'svc_mark_message',
+    description:
+      'Mark a message of an inbox read (seen: true) or unread (seen: false). This is the read state IMAP and POP3 clients see as the \\Seen flag.',
+    args: { inboxId: 'id' },
+  },
+  input: z.strictObject({
+    id: InboxId,
+    messageId: MessageId,
+    seen: z.boolean({ error: () => 'seen must be true (read) or false (unread)' }).describe('true: read; false: unread'),
+  }),
+  output: z.object({ messageId: z.string(), seen: z.boolean() }),
+  audit: false,
+  async handler(ctx, input) {
+    const inbox = await inboxOf(ctx, input.id);
+    return { messageId: input.messageId, seen: await ctx.services.inboxMessages.markSeen(inbox, input.messageId, input.seen) };
+  },
+});
+
+export const clearMessages = op({
+  name: 'messages.clear',
+  summary: 'Delete every message of an inbox',
+  description:
+    'Empties the inbox (received mail and sent copies, their raw files and attachments) and keeps the inbox itself, its address and settings.',
+  access: 'write',
+  http: { method: 'DELETE', path: '/v1/inboxes/:id/messages' },
+  input: z.strictObject({ id: InboxId }),
+  output: z.object({ deleted: z.number().int() }),
+  async handler(ctx, input) {
+    const inbox = await inboxOf(ctx, input.id);
+    return { deleted: await ctx.services.inboxMessages.clear(inbox) };
+  },
+});
+
+export const messageOps = [
+  listMessages,
+  getMessage,
+  getRawMessage,
+  listAttachments,
+  getAttachment,
+  deleteMessage,
+  markMessage,
+  clearMessages,
+];
