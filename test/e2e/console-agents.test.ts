@@ -4,47 +4,24 @@
 // mode, with the send observed on a recording SMTP relay; a read-only key sees every action disabled with the reason
 // and a label-scoped key sees only its prefix's runs and today items.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { ADMIN_KEY, builtBinary, chromiumMissing, launchChromium, type Running, startServer } from '../helpers/console.ts';
-import { startRelay, type TestRelay } from '../helpers/relay.ts';
+import { describe, test } from 'node:test';
+import type { Page } from 'playwright-core';
+import { ADMIN_KEY, browserSuite, chromiumMissing } from '../helpers/console.ts';
 import { sendMail } from '../helpers/smtp.ts';
 
 const missing = chromiumMissing();
 
 describe('console: agent runs and the workspace', { skip: missing ?? false }, () => {
-  let server: Running;
-  let browser: Browser;
-  let relay: TestRelay;
-  const contexts: BrowserContext[] = [];
-
-  before(async () => {
-    relay = await startRelay();
-    server = await startServer(builtBinary(), ['--smtp-relay', relay.url, '--smtp-relay-tls-insecure']);
-    browser = await launchChromium();
-  });
-
-  after(async () => {
-    for (const c of contexts) await c.close().catch(() => undefined);
-    await browser?.close().catch(() => undefined);
-    await server?.stop();
-    await relay?.close();
-  });
+  const suite = browserSuite((relay) => ['--smtp-relay', relay.url, '--smtp-relay-tls-insecure']);
 
   async function open(key = ADMIN_KEY, hash = '#/'): Promise<Page> {
-    const ctx = await browser.newContext({ viewport: { width: 1360, height: 900 } });
-    contexts.push(ctx);
-    const page = await ctx.newPage();
-    await page.goto(`${server.base}/`);
-    await page.fill('#key', key);
-    await page.press('#key', 'Enter');
-    await page.waitForSelector('header.top');
+    const page = await suite.open(key);
     await page.evaluate((h) => (location.hash = h), hash);
     return page;
   }
 
   const as = async <T = any>(key: string, p: string, init: { method?: string; body?: unknown } = {}): Promise<T> => {
-    const res = await fetch(server.base + p, {
+    const res = await fetch(suite.server.base + p, {
       method: init.method ?? 'GET',
       headers: { authorization: `Bearer ${key}`, ...(init.body ? { 'content-type': 'application/json' } : {}) },
       body: init.body ? JSON.stringify(init.body) : null,
@@ -53,10 +30,10 @@ describe('console: agent runs and the workspace', { skip: missing ?? false }, ()
     assert.ok(res.ok, `${init.method ?? 'GET'} ${p} → ${res.status} ${text}`);
     return JSON.parse(text) as T;
   };
-  const mint = async (body: unknown): Promise<string> => (await server.api('/v1/team/keys', { method: 'POST', body })).key;
+  const mint = async (body: unknown): Promise<string> => (await suite.server.api('/v1/team/keys', { method: 'POST', body })).key;
 
   test('an agent run is followed from start to succeeded; its timeline fills live and links to the message', async () => {
-    const run = await server.api('/v1/agent/runs', { method: 'POST', body: { goal: 'Sign up to Acme', services: ['Acme'] } });
+    const run = await suite.server.api('/v1/agent/runs', { method: 'POST', body: { goal: 'Sign up to Acme', services: ['Acme'] } });
     const page = await open(ADMIN_KEY, '#/runs');
     const row = await page.waitForSelector(`tr[data-run-id="${run.runId}"]`);
     assert.match((await row.textContent()) ?? '', /active.*Sign up to Acme.*Acme.*0 \/ 4/s);
@@ -65,8 +42,11 @@ describe('console: agent runs and the workspace', { skip: missing ?? false }, ()
     await page.waitForSelector('.timeline [data-type="run.started"]');
 
     const report = (stepId: string, note?: string) =>
-      server.api(`/v1/agent/runs/${run.runId}/report`, { method: 'POST', body: { stepId, outcome: 'done', ...(note ? { note } : {}) } });
-    const next = () => server.api(`/v1/agent/runs/${run.runId}/next`, { method: 'POST' });
+      suite.server.api(`/v1/agent/runs/${run.runId}/report`, {
+        method: 'POST',
+        body: { stepId, outcome: 'done', ...(note ? { note } : {}) },
+      });
+    const next = () => suite.server.api(`/v1/agent/runs/${run.runId}/next`, { method: 'POST' });
     const first = await next();
     assert.equal(first.step.kind, 'get_address');
     const address: string = first.service.address;
@@ -79,7 +59,7 @@ describe('console: agent runs and the workspace', { skip: missing ?? false }, ()
     assert.match((await page.textContent('tr[data-step-id="1.submit_form"]')) ?? '', /form submitted/);
 
     // Mail arrives while the page is open: the timeline shows it without a reload.
-    await sendMail(server.smtpPort, {
+    await sendMail(suite.server.smtpPort, {
       from: 'Acme <no-reply@acme.example>',
       to: address,
       subject: 'Your Acme code',
@@ -110,16 +90,16 @@ describe('console: agent runs and the workspace', { skip: missing ?? false }, ()
   });
 
   test('a draft is reviewed (each rule’s verdict) and approved under full_auto set by the admin: the relay gets the reply', async () => {
-    const inbox = await server.api('/v1/inboxes', { method: 'POST', body: { label: 'ws-e2e' } });
-    await sendMail(server.smtpPort, {
+    const inbox = await suite.server.api('/v1/inboxes', { method: 'POST', body: { label: 'ws-e2e' } });
+    await sendMail(suite.server.smtpPort, {
       from: 'Amy <amy@partner.example>',
       to: inbox.address,
       subject: 'Meeting',
       text: 'Can we meet on Tuesday?',
     });
-    const got = await server.api(`/v1/inboxes/${inbox.inboxId}/wait?timeoutSeconds=10`);
+    const got = await suite.server.api(`/v1/inboxes/${inbox.inboxId}/wait?timeoutSeconds=10`);
     const messageId: string = got.messageId ?? got.message?.messageId;
-    const draft = await server.api('/v1/workspace/draft-reply', {
+    const draft = await suite.server.api('/v1/workspace/draft-reply', {
       method: 'POST',
       body: { inboxId: inbox.inboxId, messageId, engine: 'builtin', notes: ['Tuesday at 10 works for me'] },
     });
@@ -130,7 +110,7 @@ describe('console: agent runs and the workspace', { skip: missing ?? false }, ()
     await page.check('input[name="mode"][value="full_auto"]');
     await page.click('#save-policy');
     await page.waitForSelector('#save-policy:disabled');
-    assert.equal((await server.api('/v1/workspace/policy')).mode, 'full_auto');
+    assert.equal((await suite.server.api('/v1/workspace/policy')).mode, 'full_auto');
 
     await page.click('a[href="#/workspace"]');
     const item = await page.waitForSelector(`[data-today-id="${draft.draftId}"]`);
@@ -148,20 +128,20 @@ describe('console: agent runs and the workspace', { skip: missing ?? false }, ()
     await page.click(`[data-today-id="${draft.draftId}"] button[data-decision="approve"]`);
     await page.waitForSelector(`[data-decided="${draft.draftId}"]`);
     assert.match((await page.textContent(`[data-decided="${draft.draftId}"]`)) ?? '', /sent/);
-    await relay.whenReceived(1);
-    assert.deepEqual(relay.received[0]!.to, ['amy@partner.example']);
-    assert.match(relay.received[0]!.raw.toString(), /^Subject: Re: Meeting/m);
+    await suite.relay.whenReceived(1);
+    assert.deepEqual(suite.relay.received[0]!.to, ['amy@partner.example']);
+    assert.match(suite.relay.received[0]!.raw.toString(), /^Subject: Re: Meeting/m);
     // The decision is in the actions log.
     await page.click('a[href="#/workspace/actions"]');
     await page.waitForSelector('tr[data-type="sent"]');
-    await server.api('/v1/workspace/policy', { method: 'PUT', body: { mode: 'draft_only' } });
+    await suite.server.api('/v1/workspace/policy', { method: 'PUT', body: { mode: 'draft_only' } });
   });
 
   test('today: a reminder is snoozed and a conversation dismissed from the page; the reminders view follows', async () => {
-    const inbox = await server.api('/v1/inboxes', { method: 'POST', body: { label: 'today-e2e' } });
-    await sendMail(server.smtpPort, { from: 'cleo@partner.example', to: inbox.address, subject: 'Lunch?', text: 'Lunch on Friday?' });
-    const got = await server.api(`/v1/inboxes/${inbox.inboxId}/wait?timeoutSeconds=10`);
-    const reminder = await server.api('/v1/workspace/reminders', {
+    const inbox = await suite.server.api('/v1/inboxes', { method: 'POST', body: { label: 'today-e2e' } });
+    await sendMail(suite.server.smtpPort, { from: 'cleo@partner.example', to: inbox.address, subject: 'Lunch?', text: 'Lunch on Friday?' });
+    const got = await suite.server.api(`/v1/inboxes/${inbox.inboxId}/wait?timeoutSeconds=10`);
+    const reminder = await suite.server.api('/v1/workspace/reminders', {
       method: 'POST',
       body: { note: 'Call the venue', dueAt: new Date(Date.now() + 3600_000).toISOString() },
     });
@@ -177,7 +157,7 @@ describe('console: agent runs and the workspace', { skip: missing ?? false }, ()
     assert.match((await page.textContent(`[data-decided="${got.messageId}"]`)) ?? '', /dismissed/);
     await page.waitForSelector(`[data-today-id="${got.messageId}"]`, { state: 'detached' });
     await page.waitForSelector(`[data-today-id="${reminder.reminderId}"]`, { state: 'detached' });
-    const snoozed = (await server.api('/v1/workspace/reminders?status=snoozed')).items.find(
+    const snoozed = (await suite.server.api('/v1/workspace/reminders?status=snoozed')).items.find(
       (r: { reminderId: string }) => r.reminderId === reminder.reminderId,
     );
     assert.ok(Date.parse(snoozed.snoozedUntil) > Date.now() + 5 * 86_400_000, `snoozed until next week: ${snoozed.snoozedUntil}`);
@@ -187,10 +167,10 @@ describe('console: agent runs and the workspace', { skip: missing ?? false }, ()
   });
 
   test('a read-only key sees the actions disabled with the reason; a label-scoped key sees only its prefix', async () => {
-    const inbox = await server.api('/v1/inboxes', { method: 'POST', body: { label: 'ro-e2e' } });
-    await sendMail(server.smtpPort, { from: 'bob@partner.example', to: inbox.address, subject: 'Question', text: 'Are you coming?' });
-    await server.api(`/v1/inboxes/${inbox.inboxId}/wait?timeoutSeconds=10`);
-    const adminRun = await server.api('/v1/agent/runs', { method: 'POST', body: { goal: 'admin run', services: ['github'] } });
+    const inbox = await suite.server.api('/v1/inboxes', { method: 'POST', body: { label: 'ro-e2e' } });
+    await sendMail(suite.server.smtpPort, { from: 'bob@partner.example', to: inbox.address, subject: 'Question', text: 'Are you coming?' });
+    await suite.server.api(`/v1/inboxes/${inbox.inboxId}/wait?timeoutSeconds=10`);
+    const adminRun = await suite.server.api('/v1/agent/runs', { method: 'POST', body: { goal: 'admin run', services: ['github'] } });
 
     const readOnly = await mint({ label: 'ro', role: 'admin', scope: { readOnly: true } });
     const page = await open(readOnly, '#/workspace');
