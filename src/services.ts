@@ -28,6 +28,7 @@ import type { Metrics } from './metrics/metrics.ts';
 import type { OutboundService } from './outbound/service.ts';
 import type { CalendarService } from './providers/calendar/service.ts';
 import type { MailboxService } from './providers/mailbox/service.ts';
+import type { RenderService } from './render/service.ts';
 import type { RunService } from './runs/service.ts';
 import type { SearchService } from './search/service.ts';
 import type { StorageHealth } from './store/health.ts';
@@ -74,6 +75,8 @@ export interface Services {
   eventStreams: EventStreams;
   /** Message checks (issue 28): the engine over stored and supplied mail, reports, on-arrival checks (src/checks/). */
   checks: CheckService;
+  /** PNG renderings of mail by chromium under a budget (src/render/). */
+  render: RenderService;
   /** Callback delivery worker. */
   callbacks: CallbackService;
   /** Mail from providers' inbound webhooks (POST /webhooks/:provider), with its replay tokens. */

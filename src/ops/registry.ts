@@ -15,6 +15,7 @@ import { labelRuleOps } from './labels/index.ts';
 import type { Operation } from './op.ts';
 import { outboundOps } from './outbound/index.ts';
 import { calendarExecOps, calendarOps, gmailDraftOps, gmailOps } from './providers/index.ts';
+import { renderOps } from './render/index.ts';
 import { runOps } from './runs/index.ts';
 import { searchOps } from './search/index.ts';
 import { systemOps } from './system/index.ts';
@@ -26,6 +27,7 @@ export const OPERATIONS: readonly Operation[] = [
   ...inboxOps,
   ...messageOps,
   ...checkOps,
+  ...renderOps,
   ...outboundOps,
   ...labelRuleOps,
   ...threadOps,

@@ -42,6 +42,7 @@ import { OutboxRepo } from '../outbound/outbox.ts';
 import { Relay } from '../outbound/relay.ts';
 import { OutboundService } from '../outbound/service.ts';
 import type { ProviderAccounts } from '../providers/accounts.ts';
+import { RenderService } from '../render/service.ts';
 import { parseEmbeddings } from '../search/embeddings.ts';
 import { SearchService } from '../search/service.ts';
 import type { Services } from '../services.ts';
@@ -385,6 +386,15 @@ export function wire(config: Config, storage: Storage, opts: StartOptions & { lo
     eventStreams: new EventStreams({ db: store.db, bus, log, tuning: opts.events?.sse }),
     callbacks,
     checks,
+    render: new RenderService({
+      chromium: config.renderChromium,
+      timeoutMs: config.renderTimeoutMs,
+      queue: config.renderQueue,
+      messages,
+      blobs,
+      log,
+      compare: (a, b) => sandbox.run('render.compare', { a, b }, { owner: 'render', timeoutMs: 10_000 }),
+    }),
     inboundWebhooks,
     console: consoleAggregates,
     metrics,

@@ -9,6 +9,7 @@ import { runVerifyJob } from '../ai/review.ts';
 import { runSchemaJob } from '../ai/schema.ts';
 import type { PureCheckJob } from '../checks/engine.ts';
 import { calendarChanges, calendarUids, expandMany } from '../providers/calendar/tasks.ts';
+import { comparePng } from '../render/png.ts';
 import { sqliteSearch } from '../search/worker-task.ts';
 
 /** Tests one caller pattern (JavaScript syntax, backtracking engine) against values; the sandbox bounds its time. */
@@ -35,6 +36,8 @@ export const TASKS = {
   /** One pure message check (html, a11y, text, …) over a stranger's mail (src/checks/engine.ts). */
   'checks.pure': async (job: PureCheckJob) => (await import('../checks/pure-task.ts')).runPureJob(job),
   'checks.parse': async (raw: Uint8Array) => (await import('../checks/pure-task.ts')).parseForChecks(raw),
+  /** Two PNG renderings of mail compared pixel by pixel (src/render/png.ts): up to 1920 × 10,000 pixels each. */
+  'render.compare': (input: { a: Uint8Array; b: Uint8Array }) => comparePng(Buffer.from(input.a), Buffer.from(input.b)),
 } satisfies Record<string, (input: never) => unknown>;
 
 export type TaskName = keyof typeof TASKS;

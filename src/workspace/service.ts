@@ -217,9 +217,40 @@ export class WorkspaceService {
         errors: [{ path: 'messageId', message: 'give inboxId + messageId or message' }],
       });
     }
-    const d = decide(policy.mode, checks);
-    const outcomes = Object.fromEntries(POLICY_MODES.map((m) => [m, decide(m, checks).outcome])) as Record<PolicyMode, string>;
-    return { mode: policy.mode, outcome: d.outcome, outcomes, reasons: d.reasons, checks, reply };
+    return { ...judge(policy.mode, checks), reply };
+  }
+
+  /**
+   * A stored draft as a person reviews it (the console's today view): its text and recipient, and — for a draft of
+   * a stored message — every rule's verdict on it and what each mode would do, as `rules/evaluate` with the draft.
+   * A draft of an inbox outside the key's scope is 404 like the inbox.
+   */
+  async reviewDraft(p: Principal, id: string, signal: AbortSignal) {
+    const d = await this.repo.draft(p.teamId, id);
+    const hidden =
+      !d ||
+      (d.inbox_id !== null &&
+        (await this.d.inboxes.get(p, d.inbox_id).then(
+          () => false,
+          () => true,
+        )));
+    if (!d || hidden) throw new AppError('not_found', `no draft ${id} (GET /v1/workspace/today lists the drafts awaiting a decision)`);
+    const draft = {
+      draftId: d.id,
+      status: d.status,
+      inboxId: d.inbox_id,
+      messageId: d.message_id,
+      threadId: d.thread_id,
+      to: d.to_address,
+      subject: d.subject,
+      text: d.text,
+      reasons: JSON.parse(d.reasons_json) as string[],
+      createdAt: d.created_at,
+    };
+    if (!d.inbox_id || !d.message_id) return { draft, evaluation: null };
+    const policy = await this.repo.policy(p.teamId);
+    const r = await this.replies.resolve(p, { inboxId: d.inbox_id, messageId: d.message_id, draftId: d.id }, signal);
+    return { draft, evaluation: judge(policy.mode, evaluateRules(r.ctx)) };
   }
 
   /** execute-reply: the reply decided by the policy, sent or kept as a draft, always logged. */
@@ -241,4 +272,11 @@ export class WorkspaceService {
   storeDraft(p: Principal, d: NewDraft): Promise<DraftRow> {
     return this.repo.storeDraft(p, d, this.d.now());
   }
+}
+
+/** The verdict of the rules on a reply: what the current mode does with it, and what each mode would do. */
+function judge(mode: PolicyMode, checks: Check[]) {
+  const d = decide(mode, checks);
+  const outcomes = Object.fromEntries(POLICY_MODES.map((m) => [m, decide(m, checks).outcome])) as Record<PolicyMode, string>;
+  return { mode, outcome: d.outcome, outcomes, reasons: d.reasons, checks };
 }

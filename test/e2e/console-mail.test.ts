@@ -3,71 +3,39 @@
 // where it destroys), release a message to a recording SMTP relay, the Checks tab's run-with-options, the Faults view,
 // render-as-clients controls, "remember this key on this device", and what read-only and label-scoped keys see.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { ADMIN_KEY, builtBinary, chromiumMissing, launchChromium, type Running, startServer } from '../helpers/console.ts';
-import { startRelay, type TestRelay } from '../helpers/relay.ts';
+import { describe, test } from 'node:test';
+import { ADMIN_KEY, browserSuite, chromiumMissing } from '../helpers/console.ts';
 import { sendMail } from '../helpers/smtp.ts';
 
 const missing = chromiumMissing();
 
 describe('console: acting on mail', { skip: missing ?? false }, () => {
-  let server: Running;
-  let browser: Browser;
-  let relay: TestRelay;
-  const contexts: BrowserContext[] = [];
-
-  before(async () => {
-    relay = await startRelay();
-    server = await startServer(builtBinary(), [
-      '--smtp-relay',
-      relay.url,
-      '--smtp-relay-tls-insecure',
-      '--release-allow',
-      '*@staging.example.com',
-      '--allow-http-callbacks',
-      '--allow-private-callbacks',
-    ]);
-    browser = await launchChromium();
-  });
-
-  after(async () => {
-    for (const c of contexts) await c.close().catch(() => undefined);
-    await browser?.close().catch(() => undefined);
-    await server?.stop();
-    await relay?.close();
-  });
-
-  async function context(): Promise<BrowserContext> {
-    const ctx = await browser.newContext({ colorScheme: 'light', viewport: { width: 1360, height: 900 } });
-    contexts.push(ctx);
-    return ctx;
-  }
-
-  async function open(key = ADMIN_KEY, ctx?: BrowserContext): Promise<Page> {
-    const page = await (ctx ?? (await context())).newPage();
-    await page.goto(`${server.base}/`);
-    await page.fill('#key', key);
-    await page.press('#key', 'Enter');
-    await page.waitForSelector('header.top');
-    return page;
-  }
+  const suite = browserSuite((relay) => [
+    '--smtp-relay',
+    relay.url,
+    '--smtp-relay-tls-insecure',
+    '--release-allow',
+    '*@staging.example.com',
+    '--allow-http-callbacks',
+    '--allow-private-callbacks',
+  ]);
+  const { context, open } = suite;
 
   async function newInbox(label = 'mail-e2e'): Promise<{ inboxId: string; address: string }> {
-    return server.api('/v1/inboxes', { method: 'POST', body: { label } });
+    return suite.server.api('/v1/inboxes', { method: 'POST', body: { label } });
   }
 
   async function mintKey(scope: { labelPrefix?: string; readOnly?: boolean }): Promise<string> {
-    return (await server.api<{ key: string }>('/v1/team/keys', { method: 'POST', body: { label: 'console-mail', scope } })).key;
+    return (await suite.server.api<{ key: string }>('/v1/team/keys', { method: 'POST', body: { label: 'console-mail', scope } })).key;
   }
 
   /** A label prefix's one rule: a short delay at DATA (fires on every message, harmless). */
   const prefixRule = (labelPrefix: string, ms: number) =>
-    server.api('/v1/faults', { method: 'PUT', body: { labelPrefix, rules: [{ stage: 'data', action: { type: 'delay', ms } }] } });
+    suite.server.api('/v1/faults', { method: 'PUT', body: { labelPrefix, rules: [{ stage: 'data', action: { type: 'delay', ms } }] } });
 
   const messages = async (inboxId: string) =>
     (
-      await server.api<{ items: Array<{ messageId: string; subject: string; seen: boolean; direction: string }> }>(
+      await suite.server.api<{ items: Array<{ messageId: string; subject: string; seen: boolean; direction: string }> }>(
         `/v1/inboxes/${inboxId}/messages`,
       )
     ).items;
@@ -91,7 +59,9 @@ describe('console: acting on mail', { skip: missing ?? false }, () => {
     await page.click('dialog.form-dialog button[type="submit"]');
     await page.waitForFunction(() => /^#\/inbox\/inb_/.test(location.hash));
     const inboxId = (await page.evaluate(() => location.hash)).split('/')[2]!;
-    const made = await server.api<{ address: string; label: string; ttlMinutes: number; callbackUrl: string }>(`/v1/inboxes/${inboxId}`);
+    const made = await suite.server.api<{ address: string; label: string; ttlMinutes: number; callbackUrl: string }>(
+      `/v1/inboxes/${inboxId}`,
+    );
     assert.equal(made.label, 'console-made');
     assert.equal(made.ttlMinutes, 90);
     assert.equal(made.callbackUrl, 'http://127.0.0.1:9/hook');
@@ -99,8 +69,8 @@ describe('console: acting on mail', { skip: missing ?? false }, () => {
     await page.waitForSelector(`[data-inbox-id="${inboxId}"]`);
 
     // Mail arrives live; it is unread, and "Mark read" sets the read state IMAP and POP3 use.
-    await sendMail(server.smtpPort, { to: made.address, subject: 'First live one', text: 'code 551234' });
-    await sendMail(server.smtpPort, { to: made.address, subject: 'Second live one', text: 'hello' });
+    await sendMail(suite.server.smtpPort, { to: made.address, subject: 'First live one', text: 'code 551234' });
+    await sendMail(suite.server.smtpPort, { to: made.address, subject: 'Second live one', text: 'hello' });
     await page.waitForSelector('[data-nav="messages"] >> text=First live one');
     await page.waitForSelector('[data-nav="messages"] >> text=Second live one');
     await page.waitForFunction(() => document.querySelector('.subnav a')?.textContent === 'Messages (2)');
@@ -162,7 +132,7 @@ describe('console: acting on mail', { skip: missing ?? false }, () => {
     assert.equal(got.direction, 'inbound');
 
     // Reply from the peer inbox to that message, in the console: it arrives back in ours.
-    await page.goto(`${server.base}/#/inbox/${peer.inboxId}/m/${got.messageId}`);
+    await page.goto(`${suite.server.base}/#/inbox/${peer.inboxId}/m/${got.messageId}`);
     await page.click('#reply');
     await page.fill('#reply-text', 'Got it, thanks');
     await page.click('dialog.form-dialog button[type="submit"]');
@@ -171,7 +141,7 @@ describe('console: acting on mail', { skip: missing ?? false }, () => {
     );
 
     // Clear asks first, then empties the inbox; delete inbox asks first and goes back to the overview.
-    await page.goto(`${server.base}/#/inbox/${inboxId}`);
+    await page.goto(`${suite.server.base}/#/inbox/${inboxId}`);
     await page.waitForSelector('[data-nav="messages"]');
     await page.click('#clear-inbox');
     await page.waitForSelector('dialog.form-dialog[open] >> text=Clear this inbox?');
@@ -183,43 +153,43 @@ describe('console: acting on mail', { skip: missing ?? false }, () => {
     await page.click('#delete-inbox');
     await page.click('dialog.form-dialog button.danger');
     await page.waitForFunction(() => location.hash === '#/');
-    const gone = await fetch(`${server.base}/v1/inboxes/${inboxId}`, { headers: { authorization: `Bearer ${ADMIN_KEY}` } });
+    const gone = await fetch(`${suite.server.base}/v1/inboxes/${inboxId}`, { headers: { authorization: `Bearer ${ADMIN_KEY}` } });
     assert.equal(gone.status, 404);
     await gone.arrayBuffer();
   });
 
   test('release sends the captured bytes to the recording relay (a target outside --release-allow is refused in the dialog); send goes through it too', async () => {
     const inbox = await newInbox();
-    await sendMail(server.smtpPort, { to: inbox.address, subject: 'Release me', text: 'the captured body 7781' });
+    await sendMail(suite.server.smtpPort, { to: inbox.address, subject: 'Release me', text: 'the captured body 7781' });
     const [m] = await until('the mail', async () => {
       const l = await messages(inbox.inboxId);
       return l.length ? l : null;
     });
     const page = await open();
-    await page.goto(`${server.base}/#/inbox/${inbox.inboxId}/m/${m!.messageId}`);
+    await page.goto(`${suite.server.base}/#/inbox/${inbox.inboxId}/m/${m!.messageId}`);
     await page.click('#release');
     await page.fill('#release-to', 'someone@elsewhere.example');
     await page.click('dialog.form-dialog button[type="submit"]');
     const refusal = await page.waitForSelector('dialog.form-dialog [role="alert"]');
     assert.match((await refusal.textContent()) ?? '', /^403: .*staging\.example\.com/);
-    assert.equal(relay.received.length, 0);
+    assert.equal(suite.relay.received.length, 0);
     await page.fill('#release-to', 'dev@staging.example.com');
     await page.click('dialog.form-dialog button[type="submit"]');
-    await relay.whenReceived(1);
-    assert.deepEqual(relay.received[0]!.to, ['dev@staging.example.com']);
-    assert.match(relay.received[0]!.raw.toString(), /the captured body 7781/);
+    await suite.relay.whenReceived(1);
+    assert.deepEqual(suite.relay.received[0]!.to, ['dev@staging.example.com']);
+    assert.match(suite.relay.received[0]!.raw.toString(), /the captured body 7781/);
     await page.waitForSelector('.deliveries li[data-address="dev@staging.example.com"]');
 
     // Send to an address inboxd does not serve: through the relay, and the sent copy shows the relay's acceptance.
-    await page.goto(`${server.base}/#/inbox/${inbox.inboxId}`);
+    await page.goto(`${suite.server.base}/#/inbox/${inbox.inboxId}`);
     await page.click('#send');
     await page.fill('#send-to', 'partner@elsewhere.example');
     await page.fill('#send-subject', 'Through the relay');
     await page.fill('#send-text', 'relayed body 4410');
     await page.click('dialog.form-dialog button[type="submit"]');
-    await relay.whenReceived(2);
-    assert.deepEqual(relay.received[1]!.to, ['partner@elsewhere.example']);
-    assert.match(relay.received[1]!.raw.toString(), /relayed body 4410/);
+    await suite.relay.whenReceived(2);
+    assert.deepEqual(suite.relay.received[1]!.to, ['partner@elsewhere.example']);
+    assert.match(suite.relay.received[1]!.raw.toString(), /relayed body 4410/);
     await (await page.waitForSelector('[data-direction="outbound"] >> text=Through the relay')).click();
     await until('the relay state on the page', async () => {
       const li = await page.$('.deliveries li[data-address="partner@elsewhere.example"]');
@@ -239,10 +209,10 @@ describe('console: acting on mail', { skip: missing ?? false }, () => {
       '<script>y()</script>',
       '</body></html>',
     ].join('\n');
-    await sendMail(server.smtpPort, { to: inbox.address, subject: 'Check options', html: body, text: 'x' });
+    await sendMail(suite.server.smtpPort, { to: inbox.address, subject: 'Check options', html: body, text: 'x' });
     await until('the mail', async () => (await messages(inbox.inboxId)).length === 1);
     const page = await open();
-    await page.goto(`${server.base}/#/inbox/${inbox.inboxId}`);
+    await page.goto(`${suite.server.base}/#/inbox/${inbox.inboxId}`);
     await (await page.waitForSelector('[data-nav="messages"]')).click();
     await page.click('[role="tab"]#tab-checks');
     await page.click('.check-options summary');
@@ -261,16 +231,16 @@ describe('console: acting on mail', { skip: missing ?? false }, () => {
 
   test('Faults view: the rules in force for the inbox and its label, how often each fired, and the faults that fired', async () => {
     const inbox = await newInbox('faulty-1');
-    await server.api(`/v1/inboxes/${inbox.inboxId}/faults`, {
+    await suite.server.api(`/v1/inboxes/${inbox.inboxId}/faults`, {
       method: 'PUT',
       body: { rules: [{ name: 'one 451', stage: 'rcpt', action: { type: 'reply', code: 451 }, mode: { type: 'first', n: 1 } }] },
     });
     await prefixRule('faulty-', 1);
     await prefixRule('other-', 1);
-    await assert.rejects(sendMail(server.smtpPort, { to: inbox.address, subject: 'refused once', text: 'x' }), /451/);
-    await sendMail(server.smtpPort, { to: inbox.address, subject: 'accepted', text: 'x' });
+    await assert.rejects(sendMail(suite.server.smtpPort, { to: inbox.address, subject: 'refused once', text: 'x' }), /451/);
+    await sendMail(suite.server.smtpPort, { to: inbox.address, subject: 'accepted', text: 'x' });
     const page = await open();
-    await page.goto(`${server.base}/#/inbox/${inbox.inboxId}/faults`);
+    await page.goto(`${suite.server.base}/#/inbox/${inbox.inboxId}/faults`);
     await page.waitForSelector('table.fault-rules');
     const rows = await page.$$eval('table.fault-rules tbody tr', (trs) =>
       trs.map((tr) => [tr.getAttribute('data-scope'), ...Array.from(tr.querySelectorAll('td')).map((td) => td.textContent?.trim())]),
@@ -285,18 +255,18 @@ describe('console: acting on mail', { skip: missing ?? false }, () => {
     assert.equal(events.length, 2, events.join(' | '));
     assert.match(events[0]!, /data\s*delay/);
     assert.match(events[1]!, /rcpt\s*reply\s*451/);
-    await server.api('/v1/faults?labelPrefix=faulty-', { method: 'DELETE' });
-    await server.api('/v1/faults?labelPrefix=other-', { method: 'DELETE' });
+    await suite.server.api('/v1/faults?labelPrefix=faulty-', { method: 'DELETE' });
+    await suite.server.api('/v1/faults?labelPrefix=other-', { method: 'DELETE' });
   });
 
   test('render as clients: widths, images off, dark, and the Gmail clipping point marked', async () => {
     const inbox = await newInbox();
     const filler = '<p>' + 'Lorem ipsum dolor sit amet. '.repeat(40) + '</p>\n';
     const big = `<html><head><style>@media (prefers-color-scheme: dark) { #top { color: rgb(1, 2, 3) } }</style></head><body><p id="top">Top</p><img id="logo" alt="Logo" src="data:image/gif;base64,R0lGODlhAQABAIAAAP///wAAACH5BAEAAAAALAAAAAABAAEAAAICRAEAOw==">${filler.repeat(110)}<p id="end">End</p></body></html>`;
-    await sendMail(server.smtpPort, { to: inbox.address, subject: 'Big newsletter', html: big, text: 'x' });
+    await sendMail(suite.server.smtpPort, { to: inbox.address, subject: 'Big newsletter', html: big, text: 'x' });
     await until('the mail', async () => (await messages(inbox.inboxId)).length === 1);
     const page = await open();
-    await page.goto(`${server.base}/#/inbox/${inbox.inboxId}`);
+    await page.goto(`${suite.server.base}/#/inbox/${inbox.inboxId}`);
     await (await page.waitForSelector('[data-nav="messages"]')).click();
     await page.waitForSelector('iframe.preview-frame');
     assert.match((await page.textContent('#clip-size')) ?? '', /of Gmail's 102 KB: clipped/);
@@ -339,7 +309,7 @@ describe('console: acting on mail', { skip: missing ?? false }, () => {
   test('"Remember this key on this device" is off by default; ticked, a new tab is signed in; Forget key removes it', async () => {
     const ctx = await context();
     const page = await ctx.newPage();
-    await page.goto(`${server.base}/`);
+    await page.goto(`${suite.server.base}/`);
     assert.equal(await page.isChecked('#remember'), false);
     await page.fill('#key', ADMIN_KEY);
     await page.check('#remember');
@@ -347,7 +317,7 @@ describe('console: acting on mail', { skip: missing ?? false }, () => {
     await page.waitForSelector('header.top');
     assert.deepEqual(await page.evaluate(() => Object.values(localStorage).filter((v) => v.startsWith('ibx_'))), [ADMIN_KEY]);
     const tab = await ctx.newPage();
-    await tab.goto(`${server.base}/`);
+    await tab.goto(`${suite.server.base}/`);
     await tab.waitForSelector('header.top');
     await tab.click('text=Forget key');
     await tab.waitForSelector('#key');
@@ -356,13 +326,13 @@ describe('console: acting on mail', { skip: missing ?? false }, () => {
 
   test('a read-only key sees every action that changes mail disabled, with the reason', async () => {
     const inbox = await newInbox();
-    await sendMail(server.smtpPort, { to: inbox.address, subject: 'Read only', text: 'x' });
+    await sendMail(suite.server.smtpPort, { to: inbox.address, subject: 'Read only', text: 'x' });
     const [m] = await until('the mail', async () => {
       const l = await messages(inbox.inboxId);
       return l.length ? l : null;
     });
     const page = await open(await mintKey({ readOnly: true }));
-    await page.goto(`${server.base}/#/inbox/${inbox.inboxId}/m/${m!.messageId}`);
+    await page.goto(`${suite.server.base}/#/inbox/${inbox.inboxId}/m/${m!.messageId}`);
     await page.waitForSelector('#delete-message');
     const actions = await page.$$eval('button[data-action]', (bs) =>
       bs.map((b) => ({ id: b.id, disabled: (b as HTMLButtonElement).disabled, title: b.getAttribute('title') })),
@@ -392,8 +362,8 @@ describe('console: acting on mail', { skip: missing ?? false }, () => {
   test('a label-scoped key sees only its prefix: inbox list, search hits, faults, and new inboxes start with it', async () => {
     const a = await newInbox('team-a-1');
     const b = await newInbox('team-b-1');
-    await sendMail(server.smtpPort, { to: a.address, subject: 'scoped zebra A', text: 'zebra' });
-    await sendMail(server.smtpPort, { to: b.address, subject: 'scoped zebra B', text: 'zebra' });
+    await sendMail(suite.server.smtpPort, { to: a.address, subject: 'scoped zebra A', text: 'zebra' });
+    await sendMail(suite.server.smtpPort, { to: b.address, subject: 'scoped zebra B', text: 'zebra' });
     await until('both', async () => (await messages(a.inboxId)).length === 1 && (await messages(b.inboxId)).length === 1);
     await prefixRule('team-b-', 1);
     await prefixRule('team-a-', 2);
@@ -405,11 +375,11 @@ describe('console: acting on mail', { skip: missing ?? false }, () => {
     await page.press('#search', 'Enter');
     await page.waitForSelector('text=scoped zebra A');
     assert.equal(await page.$('text=scoped zebra B'), null);
-    await page.goto(`${server.base}/#/inbox/${a.inboxId}/faults`);
+    await page.goto(`${suite.server.base}/#/inbox/${a.inboxId}/faults`);
     await page.waitForSelector('table.fault-rules');
     const scopes = await page.$$eval('table.fault-rules td:first-child', (tds) => tds.map((td) => td.textContent));
     assert.deepEqual(scopes, ['label team-a-*']);
-    await page.goto(`${server.base}/#/inbox/${b.inboxId}`);
+    await page.goto(`${suite.server.base}/#/inbox/${b.inboxId}`);
     await page.waitForSelector('.error, .note');
     assert.equal(await page.$('#inbox-address'), null, 'an inbox outside the scope does not open');
     await page.click('#new-inbox');
@@ -417,7 +387,7 @@ describe('console: acting on mail', { skip: missing ?? false }, () => {
     await page.fill('#ni-label', 'team-a-new');
     await page.click('dialog.form-dialog button[type="submit"]');
     await page.waitForFunction(() => /^#\/inbox\/inb_/.test(location.hash));
-    await server.api('/v1/faults?labelPrefix=team-a-', { method: 'DELETE' });
-    await server.api('/v1/faults?labelPrefix=team-b-', { method: 'DELETE' });
+    await suite.server.api('/v1/faults?labelPrefix=team-a-', { method: 'DELETE' });
+    await suite.server.api('/v1/faults?labelPrefix=team-b-', { method: 'DELETE' });
   });
 });

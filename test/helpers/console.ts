@@ -7,8 +7,10 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { after, before } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { type Browser, chromium } from 'playwright-core';
+import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { startRelay, type TestRelay } from './relay.ts';
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -134,4 +136,43 @@ export async function recorder(): Promise<{ url: string; paths: string[]; close:
         server.close(() => r());
       }),
   };
+}
+
+/**
+ * The shared life of a browser test suite (call it inside `describe`): a recording SMTP relay, the built server
+ * started with `args(relay)`, chromium, and browser contexts; all stopped after the suite. `open(key)` is a page
+ * signed in with the key.
+ */
+export function browserSuite(args: (relay: TestRelay) => string[]) {
+  const s = {
+    server: null as unknown as Running,
+    browser: null as unknown as Browser,
+    relay: null as unknown as TestRelay,
+    contexts: [] as BrowserContext[],
+    async context(): Promise<BrowserContext> {
+      const ctx = await s.browser.newContext({ colorScheme: 'light', viewport: { width: 1360, height: 900 } });
+      s.contexts.push(ctx);
+      return ctx;
+    },
+    async open(key = ADMIN_KEY, ctx?: BrowserContext): Promise<Page> {
+      const page = await (ctx ?? (await s.context())).newPage();
+      await page.goto(`${s.server.base}/`);
+      await page.fill('#key', key);
+      await page.press('#key', 'Enter');
+      await page.waitForSelector('header.top');
+      return page;
+    },
+  };
+  before(async () => {
+    s.relay = await startRelay();
+    s.server = await startServer(builtBinary(), args(s.relay));
+    s.browser = await launchChromium();
+  });
+  after(async () => {
+    for (const c of s.contexts) await c.close().catch(() => undefined);
+    await s.browser?.close().catch(() => undefined);
+    await s.server?.stop();
+    await s.relay?.close();
+  });
+  return s;
 }

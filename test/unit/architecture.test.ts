@@ -82,7 +82,7 @@ const ALLOWED: Record<string, string[]> = {
   // entries
   main: ['cli', 'config', 'server'],
   cli: ['ai', 'budget', 'client', 'config', 'mail'],
-  workers: ['ai', 'budget', 'checks', 'providers', 'search'],
+  workers: ['ai', 'budget', 'checks', 'providers', 'render', 'search'],
   server: ['*'],
   // edges
   http: ['auth', 'events', 'metrics', 'ops'],
@@ -110,6 +110,7 @@ const ALLOWED: Record<string, string[]> = {
     'mail',
     'outbound',
     'providers',
+    'render',
     'runs',
     'search',
     'store',
@@ -128,6 +129,8 @@ const ALLOWED: Record<string, string[]> = {
   checks: ['budget', 'domains', 'errors', 'lib', 'log', 'mail', 'store'],
   config: ['ai', 'search', 'store'],
   console: ['store'],
+  // PNG renderings of stored mail by chromium, under a budget (src/render/)
+  render: ['errors', 'lib', 'log', 'store'],
   'data-dir': [],
   domains: ['store'],
   events: ['ingest', 'mail', 'store'],

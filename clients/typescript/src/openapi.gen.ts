@@ -980,6 +980,75 @@ export interface Operations {
       };
     };
   };
+  /** Render a message to PNG (chromium) — `GET /v1/inboxes/{id}/messages/{messageId}/render` */
+  "messages.render": {
+    method: "GET";
+    path: "/v1/inboxes/{id}/messages/{messageId}/render";
+    status: 200;
+    pathParams: {
+      /** Inbox id (inb_…) */
+      id: string;
+      /** Message id (msg_…) */
+      messageId: string;
+    };
+    query: {
+      /** Viewport width in CSS pixels (240-1920, default 800): 375 phone, 768 tablet, 1280 desktop */
+      width?: number;
+      /** on (default): the mail’s inline cid: images; off: none. Remote images are never fetched */
+      images?: "on" | "off";
+      /** light or dark: the prefers-color-scheme the mail sees */
+      theme?: "light" | "dark";
+    };
+    body: undefined;
+    bodyRequired: false;
+    response: Record<string, never>;
+  };
+  /** Compare the renderings of two messages — `GET /v1/inboxes/{id}/messages/{messageId}/render/compare` */
+  "messages.render_compare": {
+    method: "GET";
+    path: "/v1/inboxes/{id}/messages/{messageId}/render/compare";
+    status: 200;
+    pathParams: {
+      /** Inbox id (inb_…) */
+      id: string;
+      /** Message id (msg_…) */
+      messageId: string;
+    };
+    query: {
+      /** The other message (msg_…) */
+      with: string;
+      /** The other message’s inbox, when it is not this one */
+      withInbox?: string;
+      /** Viewport width in CSS pixels (240-1920, default 800): 375 phone, 768 tablet, 1280 desktop */
+      width?: number;
+      /** on (default): the mail’s inline cid: images; off: none. Remote images are never fetched */
+      images?: "on" | "off";
+      /** light or dark: the prefers-color-scheme the mail sees */
+      theme?: "light" | "dark";
+    };
+    body: undefined;
+    bodyRequired: false;
+    response: {
+      a: {
+        messageId: string;
+        width: number;
+        height: number;
+        truncated: boolean;
+        blocked: number;
+      };
+      b: {
+        messageId: string;
+        width: number;
+        height: number;
+        truncated: boolean;
+        blocked: number;
+      };
+      differentPixels: number;
+      totalPixels: number;
+      /** differentPixels / totalPixels */
+      ratio: number;
+    };
+  };
   /** Send a message from an inbox — `POST /v1/inboxes/{id}/send` */
   "messages.send": {
     method: "POST";
@@ -3463,6 +3532,52 @@ export interface Operations {
       state: string;
       /** With approve of a reply: the execute-reply result */
       reply?: unknown;
+    };
+  };
+  /** A draft with each safety rule’s verdict — `GET /v1/workspace/drafts/{id}` */
+  "workspace.draft_review": {
+    method: "GET";
+    path: "/v1/workspace/drafts/{id}";
+    status: 200;
+    pathParams: {
+      /** Draft id (drf_…) */
+      id: string;
+    };
+    query: Record<string, never>;
+    body: undefined;
+    bodyRequired: false;
+    response: {
+      /** The workspace is a preview: autonomy_preview */
+      status: "autonomy_preview";
+      draft: {
+        draftId: string;
+        /** pending, sent, dismissed or snoozed */
+        status: string;
+        inboxId: string | null;
+        messageId: string | null;
+        threadId: string | null;
+        to: string | null;
+        subject: string;
+        text: string;
+        reasons: string[];
+        createdAt: string;
+      };
+      /** null for a draft that answers no stored message */
+      evaluation: {
+        mode: string;
+        outcome: "sent" | "drafted" | "blocked";
+        outcomes: {
+          draft_only: string;
+          auto_send_safe: string;
+          full_auto: string;
+        };
+        reasons: string[];
+        checks: {
+          rule: string;
+          passed: boolean;
+          detail: string;
+        }[];
+      } | null;
     };
   };
   /** List monitors — `GET /v1/workspace/monitors` */
@@ -6175,6 +6290,8 @@ export const OPERATIONS: { readonly [K in OperationId]: { readonly method: Opera
   "checks.explain": { method: "GET", path: "/v1/checks/{check}/rules/{rule}", status: 200 },
   "checks.last": { method: "GET", path: "/v1/inboxes/{id}/messages/{messageId}/checks", status: 200 },
   "checks.run": { method: "POST", path: "/v1/inboxes/{id}/messages/{messageId}/checks", status: 200 },
+  "messages.render": { method: "GET", path: "/v1/inboxes/{id}/messages/{messageId}/render", status: 200 },
+  "messages.render_compare": { method: "GET", path: "/v1/inboxes/{id}/messages/{messageId}/render/compare", status: 200 },
   "messages.send": { method: "POST", path: "/v1/inboxes/{id}/send", status: 202 },
   "messages.reply": { method: "POST", path: "/v1/inboxes/{id}/reply", status: 202 },
   "messages.release": { method: "POST", path: "/v1/inboxes/{id}/messages/{messageId}/release", status: 202 },
@@ -6232,6 +6349,7 @@ export const OPERATIONS: { readonly [K in OperationId]: { readonly method: Opera
   "workspace.execute_calendar_event": { method: "POST", path: "/v1/workspace/execute-calendar-event", status: 200 },
   "workspace.today": { method: "GET", path: "/v1/workspace/today", status: 200 },
   "workspace.today_decision": { method: "POST", path: "/v1/workspace/today/{id}/decision", status: 200 },
+  "workspace.draft_review": { method: "GET", path: "/v1/workspace/drafts/{id}", status: 200 },
   "workspace.list_monitors": { method: "GET", path: "/v1/workspace/monitors", status: 200 },
   "workspace.create_monitor": { method: "POST", path: "/v1/workspace/monitors", status: 201 },
   "workspace.delete_monitor": { method: "DELETE", path: "/v1/workspace/monitors/{id}", status: 200 },

@@ -174,4 +174,27 @@ export const WORKER_OPTIONS = {
     schema: between(10, 600_000),
     default: 2000,
   },
+  renderChromium: {
+    flag: '--render-chromium',
+    env: 'INBOXD_RENDER_CHROMIUM',
+    arg: 'PATH',
+    help: 'chromium executable for PNG renderings of mail (GET …/messages/:id/render), e.g. /usr/bin/chromium; unset = the route answers 501 not_configured',
+    schema: z.string().min(1).optional(),
+  },
+  renderTimeoutMs: {
+    flag: '--render-timeout-ms',
+    env: 'INBOXD_RENDER_TIMEOUT_MS',
+    arg: 'MS',
+    help: 'time budget of one PNG rendering, chromium start included; the browser is killed when it runs over (422)',
+    schema: between(1000, 120_000),
+    default: 15_000,
+  },
+  renderQueue: {
+    flag: '--render-queue',
+    env: 'INBOXD_RENDER_QUEUE',
+    arg: 'N',
+    help: 'renderings that may wait while one chromium runs (one at a time); one more is 503 with Retry-After',
+    schema: between(0, 100),
+    default: 4,
+  },
 } satisfies Record<string, OptionEntry>;

@@ -4,12 +4,14 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { InboxActions, setAccess } from './actions.ts';
 import { Audit, Keys } from './admin.ts';
-import { ApiError, api, savedKey, setKey, whenUnauthorized } from './api.ts';
+import { ApiError, api, query, savedKey, setKey, whenUnauthorized } from './api.ts';
 import { FaultsPanel } from './faults.ts';
 import { AllThreads, Callbacks, Dashboard, InboxThreads, SearchView, Sidebar, ThreadView } from './lists.ts';
 import { MessageList, MessageView, useLiveMessages } from './mail.ts';
+import { RunList, RunPage } from './runs.ts';
 import type { Inbox, InboxDetail, Me } from './types.ts';
-import { ago, CopyButton, ErrorNote, fullTime, html, setAnnouncer, useApi, useArrivals, useModal } from './ui.ts';
+import { ago, CopyButton, ErrorNote, fullTime, html, prefetch, setAnnouncer, useApi, useArrivals, useModal } from './ui.ts';
+import { WorkspacePage } from './workspace.ts';
 
 type Route =
   | { view: 'home' }
@@ -23,7 +25,9 @@ type Route =
   | { view: 'threads' }
   | { view: 'search'; q: string; inboxId: string | null }
   | { view: 'keys' }
-  | { view: 'audit' };
+  | { view: 'audit' }
+  | { view: 'runs'; runId: string | null }
+  | { view: 'workspace'; sub: string };
 
 const ID = '([A-Za-z0-9_-]{1,64})';
 
@@ -45,6 +49,8 @@ export function parseRoute(hash: string): Route {
   if (path === '/threads') return { view: 'threads' };
   if (path === '/keys') return { view: 'keys' };
   if (path === '/audit') return { view: 'audit' };
+  if ((m = new RegExp(`^/runs(?:/${ID})?$`).exec(path))) return { view: 'runs', runId: m[1] ?? null };
+  if ((m = /^\/workspace(?:\/(policy|reminders|actions))?$/.exec(path))) return { view: 'workspace', sub: m[1] ?? 'today' };
   if (path === '/search') {
     const p = new URLSearchParams(qs);
     return { view: 'search', q: p.get('q') ?? '', inboxId: p.get('inbox') };
@@ -104,6 +110,8 @@ export function App() {
       setSignedOut('The server refused the key (unknown, revoked or expired). Paste a key again.');
     });
     if (savedKey() !== null) {
+      // The overview's two reads start with the key check rather than after it (one round trip less to first paint).
+      if (parseRoute(location.hash).view === 'home') prefetch(['v1/console/summary', `v1/inboxes${query({ limit: 100 })}`]);
       api<Me>('v1/me')
         .then(setMe, (e: Error) => setSignedOut(e.message))
         .finally(() => setChecking(false));
@@ -197,6 +205,8 @@ function Console({ me, theme, toggleTheme, signOut }: { me: Me; theme: string; t
       <nav aria-label="Views">
         ${nav('#/', 'Overview', route.view === 'home')}
         ${nav('#/threads', 'Threads', route.view === 'threads')}
+        ${nav('#/runs', 'Runs', route.view === 'runs')}
+        ${nav('#/workspace', 'Workspace', route.view === 'workspace')}
         ${admin ? nav('#/keys', 'Keys', route.view === 'keys') : ''}
         ${admin ? nav('#/audit', 'Audit', route.view === 'audit') : ''}
       </nav>
@@ -214,6 +224,8 @@ function Console({ me, theme, toggleTheme, signOut }: { me: Me; theme: string; t
         ${route.view === 'search' ? html`<${SearchView} q=${route.q} inboxId=${route.inboxId} />` : ''}
         ${route.view === 'keys' ? html`<${Keys} />` : ''}
         ${route.view === 'audit' ? html`<${Audit} />` : ''}
+        ${route.view === 'runs' ? (route.runId ? html`<${RunPage} key=${route.runId} runId=${route.runId} me=${me} />` : html`<${RunList} />`) : ''}
+        ${route.view === 'workspace' ? html`<${WorkspacePage} me=${me} sub=${route.sub} />` : ''}
         ${route.view === 'inbox' ? html`<${InboxPage} key=${route.inboxId} route=${route} tab=${tab} setTab=${setTab} remote=${remote} setRemote=${setRemote} />` : ''}
       </main>
     </div>
@@ -316,6 +328,8 @@ export const SHORTCUTS: Array<[string, string]> = [
   ['g o', 'overview'],
   ['g i', 'inbox list'],
   ['g t', 'recent threads'],
+  ['g r', 'agent runs'],
+  ['g w', 'workspace (today)'],
   ['g k', 'keys (admin)'],
   ['g a', 'audit log (admin)'],
 ];
@@ -358,7 +372,7 @@ function useShortcuts(o: {
       const click = (sel: string) => document.querySelector<HTMLElement>(sel)?.click();
       if (pendingG) {
         pendingG = false;
-        const to: Record<string, string> = { o: '#/', t: '#/threads', k: '#/keys', a: '#/audit' };
+        const to: Record<string, string> = { o: '#/', t: '#/threads', k: '#/keys', a: '#/audit', r: '#/runs', w: '#/workspace' };
         if (e.key === 'i') document.querySelector<HTMLElement>('[data-nav="inboxes"]')?.focus();
         else if (to[e.key]) location.hash = to[e.key]!;
         else return;

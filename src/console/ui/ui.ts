@@ -15,6 +15,18 @@ export interface Loaded<T> {
   reload: () => void;
 }
 
+// Reads started before the view that needs them is drawn (the overview's, while the saved key is checked): the view's
+// first read of that path takes the answer already on its way instead of asking again.
+// An answer not taken within 5 s is dropped (a later view reads afresh).
+const early = new Map<string, { answer: Promise<unknown>; at: number }>();
+export function prefetch(paths: string[]): void {
+  for (const p of paths) {
+    const answer = api(p);
+    answer.catch(() => undefined); // a refusal is the view's to show, when it reads
+    early.set(p, { answer, at: Date.now() });
+  }
+}
+
 /** GETs `path` (null: nothing) whenever it changes; the answer of an older path is dropped. */
 export function useApi<T>(path: string | null): Loaded<T> {
   const [state, setState] = useState<{ path: string | null; data: T | null; error: Error | null; loading: boolean }>({
@@ -28,7 +40,9 @@ export function useApi<T>(path: string | null): Loaded<T> {
     if (path === null) return;
     const ctrl = new AbortController();
     setState((s) => ({ path, data: s.path === path ? s.data : null, error: null, loading: true }));
-    api<T>(path, { signal: ctrl.signal }).then(
+    const ahead = early.get(path);
+    early.delete(path);
+    (ahead && Date.now() - ahead.at < 5000 ? (ahead.answer as Promise<T>) : api<T>(path, { signal: ctrl.signal })).then(
       (data) => setState({ path, data, error: null, loading: false }),
       (error: Error) => {
         if (!ctrl.signal.aborted) setState({ path, data: null, error, loading: false });

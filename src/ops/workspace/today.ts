@@ -63,4 +63,46 @@ export const decisionOp = op({
   },
 });
 
-export const workspaceTodayOps = [todayOp, decisionOp];
+const CheckView = z.object({ rule: z.string(), passed: z.boolean(), detail: z.string() });
+
+export const draftReviewOp = op({
+  name: 'workspace.draft_review',
+  summary: 'A draft with each safety rule’s verdict',
+  description:
+    'A stored draft (drf_… from the today view): recipient, subject, text and status, and for a draft of a stored message every safety rule on it (passed or failed, why) with the outcome under the current mode and under each mode. Stores, sends and logs nothing.',
+  access: 'read',
+  audit: false,
+  http: { method: 'GET', path: '/v1/workspace/drafts/:id' },
+  input: z.strictObject({ id: z.string().min(1).max(64).describe('Draft id (drf_…)') }),
+  output: z.object({
+    status: PreviewStatus,
+    draft: z.object({
+      draftId: z.string(),
+      status: z.string().describe('pending, sent, dismissed or snoozed'),
+      inboxId: z.string().nullable(),
+      messageId: z.string().nullable(),
+      threadId: z.string().nullable(),
+      to: z.string().nullable(),
+      subject: z.string(),
+      text: z.string(),
+      reasons: z.array(z.string()),
+      createdAt: z.string(),
+    }),
+    evaluation: z
+      .object({
+        mode: z.string(),
+        outcome: z.enum(['sent', 'drafted', 'blocked']),
+        outcomes: z.object({ draft_only: z.string(), auto_send_safe: z.string(), full_auto: z.string() }),
+        reasons: z.array(z.string()),
+        checks: z.array(CheckView),
+      })
+      .nullable()
+      .describe('null for a draft that answers no stored message'),
+  }),
+  async handler(ctx, input) {
+    const r = await ctx.services.workspace.reviewDraft(principal(ctx), input.id, ctx.signal);
+    return { status: STATUS, draft: { ...r.draft, createdAt: iso(r.draft.createdAt) }, evaluation: r.evaluation };
+  },
+});
+
+export const workspaceTodayOps = [todayOp, decisionOp, draftReviewOp];

@@ -59,6 +59,7 @@ const SAMPLES: Record<string, (f: Fixture) => Sample> = {
   'messages.reply': (f) => ({ body: { messageId: f.messageId, text: 'hello' } }),
   'messages.release': () => ({ body: { to: 'matrix-release@example.com' } }),
   'messages.mark': () => ({ body: { seen: true } }),
+  'messages.render_compare': (f) => ({ query: { with: f.messageId }, inbox: true }),
   'labels.create_rule': () => ({ body: { query: 'matrix', labels: ['matrix'] } }),
   'messages.search': () => ({ query: { q: 'hello' }, inbox: true }),
   'messages.search_all': () => ({ query: { q: 'hello' } }),
