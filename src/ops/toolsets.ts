@@ -41,7 +41,7 @@ const VERIFY = [
 ];
 const SEARCH = ['svc_search_messages', 'svc_list_threads', 'svc_extract_structured', 'svc_extract_verification'];
 const SEND = ['svc_send_message', 'svc_release_message'];
-const CHECKS = ['svc_check_html', 'svc_check_message', 'svc_explain_finding'];
+const CHECKS = ['svc_check_html', 'svc_check_message', 'svc_explain_finding', 'svc_render_message', 'svc_compare_renderings'];
 const LABELS = ['svc_create_label_rule', 'svc_list_label_rules', 'svc_update_label_rule', 'svc_delete_label_rule'];
 const FAULTS = ['svc_set_fault_rules', 'svc_set_inbox_fault_rules', 'svc_list_fault_rules', 'svc_get_inbox_timeline'];
 const DOMAINS = ['svc_add_domain', 'svc_list_domains', 'svc_verify_domain'];
@@ -143,7 +143,12 @@ export const TOOLSETS: readonly Toolset[] = [
   { name: 'inboxes', kind: 'set', description: 'Create, read, wait on and delete inboxes and their messages', tools: INBOXES },
   { name: 'search', kind: 'set', description: 'Search mail, list threads, extract fields and codes', tools: SEARCH },
   { name: 'send', kind: 'set', description: 'Send mail from an inbox and release held mail', tools: SEND },
-  { name: 'checks', kind: 'set', description: 'Check a message or HTML for client compatibility and problems', tools: CHECKS },
+  {
+    name: 'checks',
+    kind: 'set',
+    description: 'Check a message or HTML for client compatibility and problems; render it to PNG',
+    tools: CHECKS,
+  },
   { name: 'labels', kind: 'set', description: 'Rules that label arriving mail', tools: LABELS },
   { name: 'faults', kind: 'set', description: 'Make the SMTP server misbehave on purpose, and see what fired', tools: FAULTS },
   { name: 'domains', kind: 'set', description: 'Custom sending domains (unscoped admin key)', tools: DOMAINS },
