@@ -57,6 +57,17 @@ export const VIEWS: View[] = [
       ['checks', '#panel-checks'],
     ] as const
   ).map(([tab, shown]): View => ({ name: `message-${tab}`, hash: messageHash, ready: `#tab-${tab}`, act: clickTab(tab, shown) })),
+  // The checks tab with a report: the offline checks run on the sample message first.
+  {
+    name: 'message-checks-report',
+    hash: messageHash,
+    ready: '#tab-checks',
+    act: async (page) => {
+      await clickTab('checks', '#run-checks')(page);
+      await page.click('#run-checks');
+      await page.waitForSelector('ul.check-counts', { timeout: 30_000 });
+    },
+  },
   // Render as clients (phone width), and the dialogs of acting on mail: taken when the build has them.
   { name: 'message-phone', hash: messageHash, ready: '[data-width="phone"]', act: click('[data-width="phone"]', 'iframe.preview-frame') },
   { name: 'message-release', hash: messageHash, ready: '#release', act: click('#release', 'dialog[open]') },
