@@ -44,8 +44,8 @@ function run(step: string, cmd: string, args: string[], cwd = root): string {
   return r.stdout;
 }
 
-function mb(bytes: number): string {
-  return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+function size(bytes: number): string {
+  return bytes < 1024 * 1024 ? `${(bytes / 1024).toFixed(1)} KB` : `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 }
 
 interface Pkg {
@@ -344,10 +344,10 @@ async function main(): Promise<void> {
     fs.writeFileSync(path.join(out, `${base}.cdx.json`), bom);
     const tarballs = stageNpm(manifest, exe, licenses.text, tmp, out);
     console.log(
-      `release ${manifest.release} (commit ${manifest.commit}, built ${manifest.date}), ${pkgs.length} bundled packages, in ${path.relative(process.cwd(), out) || '.'}/:`,
+      `release ${manifest.release} (commit ${manifest.commit}, built ${manifest.date}), ${pkgs.length} bundled packages, in ${out}:`,
     );
     for (const f of [path.basename(archive), `${path.basename(archive)}.sha256`, `${base}.cdx.json`, ...tarballs]) {
-      console.log(`  ${f}  ${mb(fs.statSync(path.join(out, f)).size)}`);
+      console.log(`  ${f}  ${size(fs.statSync(path.join(out, f)).size)}`);
     }
     console.log(`in ${((performance.now() - started) / 1000).toFixed(1)} s`);
   } finally {

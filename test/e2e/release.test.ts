@@ -114,9 +114,17 @@ describe('release archive', () => {
         .digest('hex'),
       sum,
     );
-    assert.match(sh('sha256sum', ['-c', `${BASE}.tar.gz.sha256`], { cwd: dl, env }), /: OK$/m);
-
-    sh('tar', ['-xzf', `${BASE}.tar.gz`], { cwd: dl, env });
+    // README "Releases and installing": the install lines, exactly as written.
+    const readmeSrc = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+    const section = readmeSrc.slice(readmeSrc.indexOf('\n### Releases and installing'));
+    const install = [...section.slice(0, section.indexOf('\n### ', 5)).matchAll(/```text\n([\s\S]*?)```/g)]
+      .map((m) => m[1]!)
+      .find((b) => b.includes('sha256sum -c'));
+    assert.ok(install?.includes(`${BASE}.tar.gz`), `the README's install lines name ${BASE}.tar.gz`);
+    assert.ok(install);
+    const steps = sh('sh', ['-e', '-c', install], { cwd: dl, env });
+    assert.match(steps, new RegExp(`^${BASE}\\.tar\\.gz: OK$`, 'm'));
+    assert.match(steps, new RegExp(`^inboxd ${RELEASE.replaceAll('.', '\\.')}$`, 'm'));
     const files = fs.readdirSync(path.join(dl, BASE)).sort();
     const expected = ['CHANGELOG.md', 'README.md', 'THIRD-PARTY-LICENSES.txt', 'inboxd', 'inboxd.cdx.json'];
     if (fs.existsSync(path.join(ROOT, 'LICENSE'))) expected.unshift('LICENSE');
