@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
+import http from 'node:http';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -29,6 +30,24 @@ function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) if (!/^(NODE_|npm_|INBOXD_)/i.test(k)) env[k] = v;
   return { ...env, ...extra };
+}
+
+/** As sh(), without blocking this process (it serves the test registry meanwhile). */
+function shAsync(cmd: string, args: string[], opts: { cwd: string; env: NodeJS.ProcessEnv }): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { ...opts, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 120_000);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      if (code === 0) resolve(stdout);
+      else reject(new Error(`${cmd} ${args.join(' ')}: exit ${code}\n${stdout}${stderr}`));
+    });
+  });
 }
 
 function sh(cmd: string, args: string[], opts: { cwd: string; env: NodeJS.ProcessEnv }): string {
@@ -271,6 +290,69 @@ describe('npm packages', () => {
     direct.child.kill('SIGTERM');
     assert.equal(await exited(direct.child, 15_000), 0, direct.log());
     await gone(pid2);
+  });
+  test('from a registry mirror, `npm install inboxd` brings the platform package as its optional dependency; then offline by name from the cache', async () => {
+    // A registry of two packages, as a mirror serves them: the packument (with the tarball's integrity) and the tarball.
+    const packages = new Map<string, { doc: object; tarballPath: string; tgz: Buffer }>();
+    const registry = http.createServer((req, res) => {
+      const url = decodeURIComponent(req.url ?? '');
+      const tarball = [...packages.values()].find((p) => url === p.tarballPath);
+      if (tarball) return res.writeHead(200, { 'content-type': 'application/octet-stream' }).end(tarball.tgz);
+      const p = packages.get(url.slice(1));
+      if (!p) return res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"not found"}');
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(p.doc));
+    });
+    await new Promise<void>((r) => registry.listen(0, '127.0.0.1', r));
+    const base = `http://127.0.0.1:${(registry.address() as import('node:net').AddressInfo).port}`;
+    try {
+      for (const file of [`inboxd-linux-x64-${RELEASE}.tgz`, `inboxd-${RELEASE}.tgz`]) {
+        const tgz = fs.readFileSync(path.join(out, file));
+        const manifestText = sh('tar', ['-xzOf', path.join(out, file), 'package/package.json'], { cwd: work, env: cleanEnv({}) });
+        const pkg = JSON.parse(manifestText) as { name: string; version: string };
+        const tarballPath = `/tarballs/${file}`;
+        const dist = {
+          tarball: `${base}${tarballPath}`,
+          integrity: `sha512-${crypto.createHash('sha512').update(tgz).digest('base64')}`,
+          shasum: crypto.createHash('sha1').update(tgz).digest('hex'),
+        };
+        const doc = {
+          name: pkg.name,
+          'dist-tags': { latest: pkg.version },
+          versions: { [pkg.version]: { ...pkg, _id: `${pkg.name}@${pkg.version}`, dist } },
+        };
+        packages.set(pkg.name, { doc, tarballPath, tgz });
+      }
+      const cache = path.join(work, 'mirror-cache');
+      const online = path.join(work, 'mirror-project');
+      fs.mkdirSync(online);
+      fs.writeFileSync(path.join(online, 'package.json'), '{ "name": "app-tests", "version": "1.0.0", "private": true }\n');
+      const env = cleanEnv({ HOME: online, npm_config_update_notifier: 'false' });
+      await shAsync('npm', ['install', '--registry', `${base}/`, '--cache', cache, '--no-audit', '--no-fund', 'inboxd'], {
+        cwd: online,
+        env,
+      });
+      assert.ok(
+        fs.existsSync(path.join(online, 'node_modules/@inboxd/linux-x64/bin/inboxd')),
+        'npm chose the platform package for linux-x64',
+      );
+      assert.equal(
+        (await shAsync('npx', ['--registry', `${base}/`, '--cache', cache, 'inboxd', '--version'], { cwd: online, env })).trim(),
+        RELEASE,
+      );
+    } finally {
+      await new Promise((r) => registry.close(r));
+    }
+    // The registry is gone: the cache the mirror filled serves an install by name.
+    const offline = path.join(work, 'offline-by-name');
+    fs.mkdirSync(offline);
+    fs.writeFileSync(path.join(offline, 'package.json'), '{ "name": "app-tests", "version": "1.0.0", "private": true }\n');
+    const env = cleanEnv({ HOME: offline, npm_config_update_notifier: 'false' });
+    const cache = path.join(work, 'mirror-cache');
+    sh('npm', ['install', '--offline', '--registry', `${base}/`, '--cache', cache, '--no-audit', '--no-fund', `inboxd@${RELEASE}`], {
+      cwd: offline,
+      env,
+    });
+    assert.equal(sh('npx', ['--offline', '--cache', cache, 'inboxd', '--version'], { cwd: offline, env }).trim(), RELEASE);
   });
 });
 
