@@ -16,7 +16,7 @@
 // SQLite addon carried beside them), so the SBOM and the licences list exactly the packages inside the executable —
 // not the dev tools, not a dependency whose code esbuild left out.
 
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
@@ -42,6 +42,27 @@ function run(step: string, cmd: string, args: string[], cwd = root): string {
   if (r.status !== 0)
     fail(step, `${path.basename(cmd)} ${args.join(' ')} exited with ${r.status ?? r.signal}:\n${`${r.stdout}${r.stderr}`.trim()}`);
   return r.stdout;
+}
+
+/** As run(), in the background: the archive and the two npm packs each gzip the executable, side by side. */
+function runAsync(step: string, cmd: string, args: string[], cwd = root): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.on('error', (err) => reject(new ReleaseError(`release failed at ${step}: ${cmd}: ${err.message}`)));
+    child.on('close', (code, signal) => {
+      if (code === 0) resolve(stdout);
+      else
+        reject(
+          new ReleaseError(
+            `release failed at ${step}: ${path.basename(cmd)} ${args.join(' ')} exited with ${code ?? signal}:\n${`${stdout}${stderr}`.trim()}`,
+          ),
+        );
+    });
+  });
 }
 
 function size(bytes: number): string {
@@ -267,13 +288,14 @@ function tarGz(step: string, dir: string, entry: string, out: string, date: stri
 }
 
 /** `npm pack` of a staged package directory into out; returns the tarball's file name. */
-function npmPack(dir: string, out: string): string {
-  const json = run(`npm pack (${path.basename(dir)})`, 'npm', ['pack', '--json', '--pack-destination', out], dir);
+async function npmPack(dir: string, out: string): Promise<string> {
+  const json = await runAsync(`npm pack (${path.basename(dir)})`, 'npm', ['pack', '--json', '--pack-destination', out], dir);
   const [info] = JSON.parse(json) as { filename: string }[];
   return info!.filename;
 }
 
-function stageNpm(manifest: BuildManifest, exe: string, licenses: string, tmp: string, out: string): string[] {
+/** Stages the two npm packages; returns their directories (platform package first). */
+function stageNpm(manifest: BuildManifest, exe: string, licenses: string, tmp: string): string[] {
   const version = manifest.release;
   const src = path.join(root, 'packaging/npm');
   // @inboxd/linux-x64: the executable
@@ -297,7 +319,7 @@ function stageNpm(manifest: BuildManifest, exe: string, licenses: string, tmp: s
   for (const d of [plat, main]) {
     if (fs.existsSync(path.join(root, 'LICENSE'))) fs.copyFileSync(path.join(root, 'LICENSE'), path.join(d, 'LICENSE'));
   }
-  return [npmPack(plat, out), npmPack(main, out)];
+  return [plat, main];
 }
 
 async function main(): Promise<void> {
@@ -339,14 +361,17 @@ async function main(): Promise<void> {
     fs.writeFileSync(path.join(stage, 'THIRD-PARTY-LICENSES.txt'), licenses.text);
     fs.writeFileSync(path.join(stage, 'inboxd.cdx.json'), bom);
     const archive = path.join(out, `${base}.tar.gz`);
-    tarGz('archive (tar)', tmp, base, archive, manifest.date ?? new Date().toISOString());
+    const npmDirs = stageNpm(manifest, exe, licenses.text, tmp);
+    const [, ...tarballs] = await Promise.all([
+      tarGz('archive (tar)', tmp, base, archive, manifest.date ?? new Date().toISOString()),
+      ...npmDirs.map((d) => npmPack(d, out)),
+    ]);
     fs.writeFileSync(`${archive}.sha256`, `${sha256(archive)}  ${path.basename(archive)}\n`);
     fs.writeFileSync(path.join(out, `${base}.cdx.json`), bom);
-    const tarballs = stageNpm(manifest, exe, licenses.text, tmp, out);
     console.log(
       `release ${manifest.release} (commit ${manifest.commit}, built ${manifest.date}), ${pkgs.length} bundled packages, in ${out}:`,
     );
-    for (const f of [path.basename(archive), `${path.basename(archive)}.sha256`, `${base}.cdx.json`, ...tarballs]) {
+    for (const f of [path.basename(archive), `${path.basename(archive)}.sha256`, `${base}.cdx.json`, ...(tarballs as string[])]) {
       console.log(`  ${f}  ${size(fs.statSync(path.join(out, f)).size)}`);
     }
     console.log(`in ${((performance.now() - started) / 1000).toFixed(1)} s`);
