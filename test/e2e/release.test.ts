@@ -224,6 +224,10 @@ describe('release archive', () => {
       assert.ok(licences.includes(fs.readFileSync(path.join(ROOT, f), 'utf8').trim()), `the text of ${f}`);
     }
     assert.match(licences, /^Node\.js 24\.\d+\.\d+ \(runtime\)/m);
+    // pgpass ships no licence file: the licence section of its README stands in (its copyright line included).
+    const pgpass = fs.readFileSync(path.join(ROOT, 'node_modules/pgpass/README.md'), 'utf8');
+    const copyright = /^## License\n\n(Copyright .+)$/m.exec(pgpass)?.[1];
+    assert.ok(copyright && licences.includes(`--- README.md, its licence section`) && licences.includes(copyright));
   });
 });
 
