@@ -13,7 +13,7 @@ import http from 'node:http';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { ROOT } from '../helpers/cli.ts';
+import { ROOT, runCommand } from '../helpers/cli.ts';
 import { builtBinary } from '../helpers/console.ts';
 import { tempDir } from '../helpers/server.ts';
 
@@ -33,21 +33,10 @@ function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
 }
 
 /** As sh(), without blocking this process (it serves the test registry meanwhile). */
-function shAsync(cmd: string, args: string[], opts: { cwd: string; env: NodeJS.ProcessEnv }): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { ...opts, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 120_000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      if (code === 0) resolve(stdout);
-      else reject(new Error(`${cmd} ${args.join(' ')}: exit ${code}\n${stdout}${stderr}`));
-    });
-  });
+async function shAsync(cmd: string, args: string[], opts: { cwd: string; env: NodeJS.ProcessEnv }): Promise<string> {
+  const r = await runCommand(cmd, args, { ...opts, timeoutMs: 120_000 });
+  assert.equal(r.code, 0, `${cmd} ${args.join(' ')}: exit ${r.code}\n${r.stdout}${r.stderr}`);
+  return r.stdout;
 }
 
 function sh(cmd: string, args: string[], opts: { cwd: string; env: NodeJS.ProcessEnv }): string {
