@@ -253,7 +253,7 @@ async function sbom(manifest: BuildManifest, pkgs: Pkg[], tmp: string): Promise<
     'bom-ref': nodeRef,
     description: 'Node.js runtime inside the single executable application',
     licenses: [{ license: { id: 'MIT', acknowledgement: 'concluded' } }],
-    purl: `pkg:generic/nodejs/node@${manifest.node}?download_url=https://nodejs.org/dist/v${manifest.node}/node-v${manifest.node}-linux-x64.tar.xz`,
+    purl: `pkg:github/nodejs/node@v${manifest.node}`,
     externalReferences: [{ type: 'website', url: 'https://nodejs.org/' }],
   });
   const kept = new Set([rootRef, ...bom.components.map((c) => c['bom-ref']!)]);
