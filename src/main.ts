@@ -87,7 +87,7 @@ async function main(argv: string[]): Promise<number> {
   if (first === 'version') {
     const b = buildInfo();
     process.stdout.write(
-      `${NAME} ${b.release}\ncommit ${b.commit ?? 'unknown'}\nbuilt ${b.date ?? 'not built (running from source)'}\n` +
+      `${NAME} ${b.release}\ncommit ${b.commit ?? 'unknown'}\nbuilt ${b.date ?? '- (running from source)'}\n` +
         `api ${VERSION}\nnode ${process.version} ${process.platform}-${process.arch}\n`,
     );
     return 0;

@@ -20,7 +20,7 @@ describe('usage', () => {
     assert.match(
       v.stdout,
       new RegExp(
-        `^inboxd ${release.replaceAll('.', '\\.')}\ncommit [0-9a-f]{12}\nbuilt not built \\(running from source\\)\napi 0\\.2\\.0\n`,
+        `^inboxd ${release.replaceAll('.', '\\.')}\ncommit [0-9a-f]{12}\nbuilt - \\(running from source\\)\napi 0\\.2\\.0\n`,
       ),
     );
   });
