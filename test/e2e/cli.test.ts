@@ -19,9 +19,7 @@ describe('usage', () => {
     assert.equal(v.code, 0, v.stderr);
     assert.match(
       v.stdout,
-      new RegExp(
-        `^inboxd ${release.replaceAll('.', '\\.')}\ncommit [0-9a-f]{12}\nbuilt - \\(running from source\\)\napi 0\\.2\\.0\n`,
-      ),
+      new RegExp(`^inboxd ${release.replaceAll('.', '\\.')}\ncommit [0-9a-f]{12}\nbuilt - \\(running from source\\)\napi 0\\.2\\.0\n`),
     );
   });
 
