@@ -152,6 +152,13 @@ function nodeLicense(version: string): { text: string; found: boolean } {
   };
 }
 
+/** Folders of src/ with bundled files and a licence of their own: third-party data vendored there (caniemail). */
+function vendoredDirs(manifest: BuildManifest): string[] {
+  const dirs = new Set<string>();
+  for (const f of manifest.inputs) if (!packageDirOf(f) && f.startsWith('src/')) dirs.add(path.dirname(f));
+  return [...dirs].filter((d) => licenseFiles(path.join(root, d)).length > 0).sort();
+}
+
 /** THIRD-PARTY-LICENSES.txt: the runtime, every bundled package and vendored data, each with its licence texts. */
 function thirdPartyLicenses(manifest: BuildManifest, pkgs: Pkg[]): { text: string; missing: string[] } {
   const rule = '='.repeat(100);
@@ -181,10 +188,7 @@ function thirdPartyLicenses(manifest: BuildManifest, pkgs: Pkg[]): { text: strin
     }
     for (const f of files) out.push(`--- ${f}`, fs.readFileSync(path.join(root, p.dir, f), 'utf8').trimEnd(), '');
   }
-  // Data vendored into src/ (e.g. src/checks/compat/data: caniemail) carries its licence beside it.
-  const vendored = new Set<string>();
-  for (const f of manifest.inputs) if (!packageDirOf(f) && f.startsWith('src/')) vendored.add(path.dirname(f));
-  for (const d of [...vendored].sort()) {
+  for (const d of vendoredDirs(manifest)) {
     for (const f of licenseFiles(path.join(root, d))) {
       out.push(
         rule,
@@ -256,6 +260,16 @@ async function sbom(manifest: BuildManifest, pkgs: Pkg[], tmp: string): Promise<
     purl: `pkg:github/nodejs/node@v${manifest.node}`,
     externalReferences: [{ type: 'website', url: 'https://nodejs.org/' }],
   });
+  for (const d of vendoredDirs(manifest)) {
+    const licence = fs.readFileSync(path.join(root, d, licenseFiles(path.join(root, d))[0]!), 'utf8');
+    bom.components.push({
+      type: 'data',
+      name: d,
+      'bom-ref': `vendored:${d}`,
+      description: 'third-party data vendored in the source tree and bundled into the executable',
+      licenses: [{ license: { name: licence.trim().split('\n')[0]!.trim(), acknowledgement: 'declared' } }],
+    });
+  }
   const kept = new Set([rootRef, ...bom.components.map((c) => c['bom-ref']!)]);
   const deps = (bom.dependencies ?? [])
     .filter((d) => kept.has(d.ref))

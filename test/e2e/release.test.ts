@@ -201,6 +201,10 @@ describe('release archive', () => {
       comps.some((c) => c.type === 'platform' && c.name === 'node' && /^24\./.test(c.version)),
       'the Node.js runtime',
     );
+    assert.ok(
+      comps.some((c) => c.type === 'data' && c.name === 'src/checks/compat/data'),
+      'the vendored caniemail data',
+    );
 
     const licences = fs.readFileSync(path.join(dl, BASE, 'THIRD-PARTY-LICENSES.txt'), 'utf8');
     for (const c of comps) {
