@@ -63,7 +63,12 @@ test('systemd-analyze verify accepts the unit without a warning', (t) => {
 test('the Dockerfile: slim Debian, the single executable, a non-root user with cap_net_bind_service for SMTP 25, /data, a health check', () => {
   assert.match(dockerfile, /^ARG BASE_IMAGE=debian:[a-z]+-slim$/m);
   assert.match(dockerfile, /^FROM \$\{BASE_IMAGE\}$/m);
-  assert.match(dockerfile, /^COPY --chmod=0755 dist\/inboxd \/usr\/local\/bin\/inboxd$/m);
+  // The executable arrives through a bind mount and gets its capability in the same RUN (one copy in the image).
+  const run = /^RUN --mount=type=bind,source=dist\/inboxd,target=(\S+) \\\n(?:.*\\\n)*.*$/m.exec(dockerfile);
+  assert.ok(run, 'RUN --mount=type=bind,source=dist/inboxd,…');
+  assert.ok(run[0].includes(`install -m 0755 ${run[1]} /usr/local/bin/inboxd`), 'installed from the mount, mode 0755');
+  assert.ok(run[0].includes('setcap cap_net_bind_service=+ep /usr/local/bin/inboxd'), 'the capability in the same layer');
+  assert.doesNotMatch(dockerfile, /^(COPY|ADD) /m, 'no second copy of the executable in another layer');
   const user = /^USER (\S+)$/m.exec(dockerfile)?.[1];
   assert.ok(user && !/^(root|0)(:|$)/.test(user), `USER ${user}`);
   assert.ok(dockerfile.indexOf('\nUSER ') > dockerfile.indexOf('setcap '), 'setcap runs as root, before USER');
