@@ -19,6 +19,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 // The browser console's script and stylesheet (src/console/bundle.ts makes the bundle and names the assets).
 import { bundleConsole, CONSOLE_CSS_ASSET, CONSOLE_JS_ASSET } from '../src/console/bundle.ts';
+import type { BuildInfo } from '../src/version.ts';
 // The compat check's caniemail data goes into the bundle compacted (latest version per client, cited notes only).
 import { caniemailCompact } from './caniemail-plugin.ts';
 
@@ -32,6 +33,28 @@ const require = createRequire(import.meta.url);
 const started = performance.now();
 
 class BuildError extends Error {}
+
+/** dist/inboxd.build.json: what scripts/release.ts needs to know about the executable beside it. */
+export interface BuildManifest extends BuildInfo {
+  /** Node version of the runtime inside the executable. */
+  node: string;
+  /** Every source file esbuild put into the bundles (main, workers, console), relative to the repository. */
+  inputs: string[];
+  /** Files carried as SEA assets outside the bundles (the SQLite addon). */
+  assets: string[];
+}
+
+/** Release version (package.json), commit (git) and build date (SOURCE_DATE_EPOCH for reproducible builds). */
+function buildInfo(startMs: number): BuildInfo {
+  const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { version: string };
+  const git = (args: string[]) => spawnSync('git', args, { cwd: root, encoding: 'utf8' });
+  const head = git(['rev-parse', '--short=12', 'HEAD']);
+  const dirty = git(['status', '--porcelain', '--untracked-files=no']);
+  const commit = head.status === 0 ? `${head.stdout.trim()}${dirty.stdout.trim() ? '-dirty' : ''}` : null;
+  const epoch = Number(process.env.SOURCE_DATE_EPOCH);
+  const date = new Date(Number.isFinite(epoch) && process.env.SOURCE_DATE_EPOCH ? epoch * 1000 : startMs).toISOString();
+  return { release: pkg.version, commit, date };
+}
 
 function fail(step: string, detail: string): never {
   throw new BuildError(`build failed at ${step}: ${detail}`);
@@ -168,6 +191,7 @@ async function main(): Promise<void> {
     }
   }
   const buildStartMs = Date.now();
+  const info = buildInfo(buildStartMs);
 
   const node24 = findNode24();
   fs.mkdirSync(work, { recursive: true });
@@ -197,6 +221,8 @@ async function main(): Promise<void> {
         'import.meta.url': '__inboxd_import_meta_url',
         'import.meta.filename': '__filename',
         'import.meta.dirname': '__dirname',
+        // `inboxd version`: release, commit and build date (src/version.ts).
+        __INBOXD_BUILD_INFO__: JSON.stringify(info),
       },
       banner: { js: 'var __inboxd_import_meta_url = require("node:url").pathToFileURL(__filename).href;' },
       minifySyntax: true,
@@ -216,6 +242,20 @@ async function main(): Promise<void> {
     ]);
     fs.writeFileSync(consoleJsFile, ui.js);
     fs.writeFileSync(consoleCssFile, ui.css);
+    // What went into the executable, for scripts/release.ts (SBOM and third-party licences of the bundled packages).
+    // A package's files are named from the first node_modules/ on (node_modules/koa/node_modules/accepts/…), the
+    // package's place in the tree whatever the checkout's node_modules resolves to; our own files from the root.
+    const named = (f: string): string => {
+      const abs = path.resolve(f);
+      const at = abs.indexOf(`${path.sep}node_modules${path.sep}`);
+      return at >= 0 ? abs.slice(at + 1) : path.relative(root, abs);
+    };
+    const inputs = new Set<string>((ui.inputs ?? []).map(named));
+    for (const r of [result, workerResult, sandboxResult]) {
+      for (const f of Object.keys(r.metafile.inputs)) if (!f.startsWith('<')) inputs.add(named(f));
+    }
+    const manifest: BuildManifest = { ...info, node: process.versions.node, inputs: [...inputs].sort(), assets: [named(addon)] };
+    fs.writeFileSync(`${out}.build.json`, `${JSON.stringify(manifest, null, 2)}\n`);
     for (const w of [...result.warnings, ...workerResult.warnings, ...sandboxResult.warnings]) {
       const loc = w.location ? `${w.location.file}:${w.location.line}: ` : '';
       console.warn(`esbuild warning: ${loc}${w.text}`);

@@ -3,9 +3,9 @@ import path from 'node:path';
 import { loadConfig, optionsHelp, UsageError } from './config.ts';
 import { didYouMean } from './lib/suggest.ts';
 import { StartError, startServer } from './server/start.ts';
-import { NAME, VERSION } from './version.ts';
+import { buildInfo, NAME, RELEASE, VERSION } from './version.ts';
 
-const HELP = `${NAME} ${VERSION} — disposable inboxes for AI agents and CI runs
+const HELP = `${NAME} ${RELEASE} (API ${VERSION}) — disposable inboxes for AI agents and CI runs
 
 Usage:
   ${NAME} [serve] [options]            run the SMTP listener and the HTTP API (the default)
@@ -37,7 +37,8 @@ Usage:
                                      smtp port in <data-dir>/ports.json); also runs as a symlink named sendmail;
                                      exit 0 ok · 64 usage · 69 refused · 75 try again later (sysexits)
   ${NAME} --help | help                this text
-  ${NAME} --version                    the version
+  ${NAME} --version                    the release version (one line)
+  ${NAME} version                      release version, commit, build date, API version and runtime
 
 Options for serve (flag > environment variable > default):
 ${optionsHelp()}
@@ -79,8 +80,16 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(HELP + '\n');
     return 0;
   }
-  if (first === '--version' || first === '-v' || first === 'version') {
-    process.stdout.write(VERSION + '\n');
+  if (first === '--version' || first === '-v') {
+    process.stdout.write(RELEASE + '\n');
+    return 0;
+  }
+  if (first === 'version') {
+    const b = buildInfo();
+    process.stdout.write(
+      `${NAME} ${b.release}\ncommit ${b.commit ?? 'unknown'}\nbuilt ${b.date ?? '- (running from source)'}\n` +
+        `api ${VERSION}\nnode ${process.version} ${process.platform}-${process.arch}\n`,
+    );
     return 0;
   }
   if (first === 'wait' || first === 'verify' || first === 'simulate' || first === 'send' || first === 'faults' || first === 'check') {

@@ -8,6 +8,8 @@ import { fileURLToPath } from 'node:url';
 export interface ConsoleBundle {
   js: string;
   css: string;
+  /** The source files in the bundle, absolute (scripts/build.ts lists the bundled packages for the release). */
+  inputs?: string[];
 }
 
 /** SEA asset keys (scripts/build.ts embeds dist/console.js and dist/console.css under these). */
@@ -34,6 +36,7 @@ export async function bundleConsole(): Promise<ConsoleBundle> {
     legalComments: 'none',
     logLevel: 'silent',
     charset: 'utf8',
+    metafile: true,
   });
   let js = '';
   let css = '';
@@ -42,5 +45,5 @@ export async function bundleConsole(): Promise<ConsoleBundle> {
     else if (f.path.endsWith('.css')) css = f.text;
   }
   if (!js) throw new Error('bundling the console produced no script');
-  return { js, css };
+  return { js, css, inputs: Object.keys(result.metafile.inputs).map((f) => path.resolve(f)) };
 }

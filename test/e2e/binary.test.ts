@@ -15,11 +15,13 @@ import { fileURLToPath } from 'node:url';
 import SwaggerParser from '@apidevtools/swagger-parser';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const VERSION = '0.2.0';
+const VERSION = '0.2.0'; // the service's API version (the spec); the product's release version is package.json's
+const RELEASE: string = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')).version;
 
 const children = new Set<ChildProcess>();
 const tempDirs: string[] = [];
 let bin = '';
+let built = 0; // mtime of the executable as built (the copy under test gets a new one)
 let workDir = '';
 
 /** Environment for the binary: no Node knobs from the test runner leak in. */
@@ -89,6 +91,7 @@ before(async () => {
     if (path.dirname(d) === d) break;
   }
   bin = path.join(workDir, 'inboxd');
+  built = fs.statSync(source).mtimeMs;
   fs.copyFileSync(source, bin);
   fs.chmodSync(bin, 0o755);
 });
@@ -99,11 +102,22 @@ after(() => {
 });
 
 describe('inboxd single executable', () => {
-  test('--version prints the version and exits 0', async () => {
+  test('--version prints the release version and exits 0; `version` the commit and build date stamped by the build', async () => {
     const r = await run(['--version']);
     assert.equal(r.code, 0, r.stderr);
-    assert.equal(r.stdout.trim(), VERSION);
+    assert.equal(r.stdout.trim(), RELEASE);
     assertNoNodeWarnings(r.stderr);
+    const v = await run(['version']);
+    assert.equal(v.code, 0, v.stderr);
+    const lines = v.stdout.trim().split('\n');
+    assert.equal(lines[0], `inboxd ${RELEASE}`);
+    assert.match(lines[1]!, /^commit [0-9a-f]{12}(-dirty)?$/);
+    // The build dates the file at its start, as it dates the stamp (unless SOURCE_DATE_EPOCH fixes the stamp).
+    if (!process.env.SOURCE_DATE_EPOCH) {
+      assert.ok(Math.abs(Date.parse(lines[2]!.replace(/^built /, '')) - built) < 5_000, `${lines[2]} is the build time`);
+    }
+    assert.equal(lines[3], `api ${VERSION}`);
+    assert.match(lines[4]!, /^node v24\.\d+\.\d+ linux-x64$/);
   });
 
   test('--help exits 0 and documents the flags', async () => {
@@ -117,7 +131,7 @@ describe('inboxd single executable', () => {
   test('NODE_OPTIONS from the environment cannot change the binary', async () => {
     const r = await run(['--version'], { env: { NODE_OPTIONS: '--require /nonexistent/inboxd-e2e-preload.cjs' } });
     assert.equal(r.code, 0, r.stderr);
-    assert.equal(r.stdout.trim(), VERSION);
+    assert.equal(r.stdout.trim(), RELEASE);
   });
 
   test('extract FILE.eml works offline (no server, no data dir)', async () => {

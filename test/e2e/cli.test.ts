@@ -5,14 +5,22 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import { runCli, spawnServe } from '../helpers/cli.ts';
+import { ROOT, runCli, spawnServe } from '../helpers/cli.ts';
 import { tempDir } from '../helpers/server.ts';
 
 describe('usage', () => {
-  test('--version prints 0.2.0', async () => {
+  test('--version prints the release version of package.json; `version` adds the commit and the API version', async () => {
+    const release = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).version;
+    assert.match(release, /^\d+\.\d+\.\d+/);
     const r = await runCli(['--version']);
     assert.equal(r.code, 0);
-    assert.equal(r.stdout.trim(), '0.2.0');
+    assert.equal(r.stdout.trim(), release);
+    const v = await runCli(['version']);
+    assert.equal(v.code, 0, v.stderr);
+    assert.match(
+      v.stdout,
+      new RegExp(`^inboxd ${release.replaceAll('.', '\\.')}\ncommit [0-9a-f]{12}\nbuilt - \\(running from source\\)\napi 0\\.2\\.0\n`),
+    );
   });
 
   test('--help lists every flag and its environment variable', async () => {

@@ -12,20 +12,30 @@ export interface CliResult {
 }
 
 export function runCli(args: string[], opts: { env?: NodeJS.ProcessEnv; timeoutMs?: number; cwd?: string } = {}): Promise<CliResult> {
+  return runCommand(process.execPath, [MAIN, ...args], {
+    cwd: opts.cwd ?? ROOT,
+    env: { ...process.env, ...opts.env },
+    timeoutMs: opts.timeoutMs,
+  });
+}
+
+/** Runs a command to its end without blocking this process (a test may serve HTTP meanwhile); rejects on timeout. */
+export function runCommand(
+  cmd: string,
+  args: string[],
+  opts: { env?: NodeJS.ProcessEnv; timeoutMs?: number; cwd?: string } = {},
+): Promise<CliResult> {
+  const timeoutMs = opts.timeoutMs ?? 15000;
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [MAIN, ...args], {
-      cwd: opts.cwd ?? ROOT,
-      env: { ...process.env, ...opts.env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(cmd, args, { cwd: opts.cwd, env: opts.env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
     child.stderr.on('data', (d) => (stderr += d));
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`inboxd ${args.join(' ')} did not exit within ${opts.timeoutMs ?? 15000} ms\n${stderr}`));
-    }, opts.timeoutMs ?? 15000);
+      reject(new Error(`${path.basename(cmd)} ${args.join(' ')} did not exit within ${timeoutMs} ms\n${stderr}`));
+    }, timeoutMs);
     child.on('error', reject);
     child.on('close', (code) => {
       clearTimeout(timer);
