@@ -1,8 +1,7 @@
 // `npm run release`: the files a release publishes, from the single executable dist/inboxd (README "Releases and
 // installing"):
 //
-//   release/inboxd-<version>-linux-x64.tar.gz         inboxd, README.md, CHANGELOG.md, LICENSE (when the repository
-//                                                     has one), THIRD-PARTY-LICENSES.txt, inboxd.cdx.json
+//   release/inboxd-<version>-linux-x64.tar.gz         inboxd, README.md, CHANGELOG.md, LICENSE, THIRD-PARTY-LICENSES.txt, inboxd.cdx.json
 //   release/inboxd-<version>-linux-x64.tar.gz.sha256  `sha256sum -c` format
 //   release/inboxd-<version>-linux-x64.cdx.json       CycloneDX 1.6 SBOM (JSON) of what the executable contains
 //   release/inboxd-<version>.tgz                      npm package `inboxd`: a launcher whose bin starts …
@@ -352,9 +351,7 @@ function stageNpm(manifest: BuildManifest, exe: string, licenses: string, tmp: s
   fs.copyFileSync(path.join(src, 'inboxd/README.md'), path.join(main, 'README.md'));
   fs.copyFileSync(path.join(src, 'inboxd/bin/inboxd.js'), path.join(main, 'bin/inboxd.js'));
   fs.chmodSync(path.join(main, 'bin/inboxd.js'), 0o755);
-  for (const d of [plat, main]) {
-    if (fs.existsSync(path.join(root, 'LICENSE'))) fs.copyFileSync(path.join(root, 'LICENSE'), path.join(d, 'LICENSE'));
-  }
+  for (const d of [plat, main]) fs.copyFileSync(path.join(root, 'LICENSE'), path.join(d, 'LICENSE'));
   return [plat, main];
 }
 
@@ -391,8 +388,7 @@ async function main(): Promise<void> {
     fs.chmodSync(path.join(stage, 'inboxd'), 0o755);
     for (const f of ['README.md', 'CHANGELOG.md', 'LICENSE']) {
       if (fs.existsSync(path.join(root, f))) fs.copyFileSync(path.join(root, f), path.join(stage, f));
-      else if (f !== 'LICENSE') fail('preflight', `${f} is missing`);
-      else console.warn('warning: the repository has no LICENSE file; the archive and the npm packages go without one');
+      else fail('preflight', `${f} is missing`);
     }
     fs.writeFileSync(path.join(stage, 'THIRD-PARTY-LICENSES.txt'), licenses.text);
     fs.writeFileSync(path.join(stage, 'inboxd.cdx.json'), bom);
