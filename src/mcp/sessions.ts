@@ -20,16 +20,20 @@ export interface Session extends SessionOwner {
   id: string;
   /** The client accepted only JSON at initialize: answers are JSON, and progress travels on the GET stream. */
   jsonOnly: boolean;
+  /** The tool sets the session sees, decided at initialize (null: every tool). Persisted on PostgreSQL. */
+  toolsets: string[] | null;
   transport: StreamableHTTPServerTransport;
   server: Server;
   lastSeen: number;
   /** POST requests in flight (a call that is waiting keeps its session from being reclaimed). */
   busy: number;
+  /** GET streams of the session open on this instance (where progress relayed from other instances goes). */
+  streams: number;
 }
 
 /** Room taken for a session while its initialize runs; `open` files the session under it, `release` gives it back. */
 export interface Slot {
-  open(s: Omit<Session, 'busy' | 'lastSeen'>): void;
+  open(s: Omit<Session, 'busy' | 'lastSeen' | 'streams'>): void;
   release(): void;
 }
 
@@ -111,7 +115,7 @@ export class SessionTable {
     return {
       open: (s) => {
         if (released) return void s.transport.close();
-        this.sessions.set(s.id, { ...s, busy: 0, lastSeen: Date.now() });
+        this.sessions.set(s.id, { ...s, busy: 0, streams: 0, lastSeen: Date.now() });
         this.releases.set(s.id, release);
       },
       release,

@@ -2,6 +2,7 @@ import { AccessService } from '../auth/access.ts';
 import { AccountService } from '../auth/account.ts';
 import { AuditLog } from '../auth/audit-log.ts';
 import { KeyAuth } from '../auth/keys.ts';
+import { McpSessionRepo } from '../auth/mcp-session-repo.ts';
 import { RateLimiter } from '../auth/rate-limit.ts';
 import { BillingClient } from '../billing/stripe.ts';
 import { Sandbox } from '../budget/sandbox.ts';
@@ -399,6 +400,7 @@ export function wire(config: Config, storage: Storage, opts: StartOptions & { lo
     providers,
     tls,
   };
-  const mcp = mcpEndpoint(services, OPERATIONS);
+  // On PostgreSQL the MCP sessions are the cluster's (the database and the bus's signals), not this process's.
+  const mcp = mcpEndpoint(services, OPERATIONS, pgBus ? { repo: new McpSessionRepo(store.db), signals: pgBus } : undefined);
   return { services, parts, site, shutdown, mcp, components: components(config, { services, parts, site, shutdown, mcp }, opts) };
 }
