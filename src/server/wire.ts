@@ -1,7 +1,9 @@
 import { AccessService } from '../auth/access.ts';
 import { AccountService } from '../auth/account.ts';
 import { AuditLog } from '../auth/audit-log.ts';
+import { SharedHolds, SharedWindows } from '../auth/cluster-limits.ts';
 import { KeyAuth } from '../auth/keys.ts';
+import { LimitRepo } from '../auth/limit-repo.ts';
 import { McpSessionRepo } from '../auth/mcp-session-repo.ts';
 import { RateLimiter } from '../auth/rate-limit.ts';
 import { BillingClient } from '../billing/stripe.ts';
@@ -158,6 +160,14 @@ export function wire(config: Config, storage: Storage, opts: StartOptions & { lo
     threads: threads.upkeep,
   });
   const shutdown = new AbortController();
+  // On PostgreSQL the limits hold across the instances of a cluster (src/auth/cluster-limits.ts, README "Scaling out").
+  const limitRepo = pgBus ? new LimitRepo(store.db) : null;
+  const windows = limitRepo ? new SharedWindows({ repo: limitRepo, log, now: () => clock.now() }) : null;
+  const holds = limitRepo ? new SharedHolds({ repo: limitRepo, log }) : null;
+  if (holds) {
+    holds.start();
+    shutdown.signal.addEventListener('abort', () => void holds.stop().catch(() => undefined));
+  }
   const search = new SearchService({
     db: store.db,
     writer,
@@ -240,6 +250,7 @@ export function wire(config: Config, storage: Storage, opts: StartOptions & { lo
   });
   const outbox = new OutboxRepo(store.db);
   const outbound = new OutboundService({
+    sendCount: windows ? { windows, scope: 'send' } : null,
     ingest,
     outbox,
     blobs,
@@ -291,7 +302,14 @@ export function wire(config: Config, storage: Storage, opts: StartOptions & { lo
     now: () => Date.now(),
   });
   // inboxes: long-poll waits share one set of waiter caps, one wake queue and one answer cache.
-  const waits = new MailWaits({ messages, bus, limits: config, maxBodyChars: config.waitMaxBodyChars, shutdown: shutdown.signal });
+  const waits = new MailWaits({
+    messages,
+    bus,
+    limits: config,
+    shared: holds,
+    maxBodyChars: config.waitMaxBodyChars,
+    shutdown: shutdown.signal,
+  });
   const inboxMessages = new MessageService({
     messages,
     blobs,
@@ -355,7 +373,7 @@ export function wire(config: Config, storage: Storage, opts: StartOptions & { lo
     access,
     account,
     auditLog,
-    rateLimiter: new RateLimiter(config.rateLimit, () => clock.now()),
+    rateLimiter: new RateLimiter(config.rateLimit, () => clock.now(), undefined, windows ? { windows, scope: 'rate' } : null),
     rehearsals,
     agent,
     runs,
