@@ -319,6 +319,7 @@ export function wire(config: Config, storage: Storage, opts: StartOptions & { lo
     deliveriesOf: (messageId) => outbound.deliveriesOf(messageId),
   });
   const agents = wireAgents(config, {
+    windows,
     db: store.db,
     dialect: store.dialect,
     blobs,

@@ -1,9 +1,12 @@
 // Limits that hold across a cluster (issue 33, README "Scaling out"): through a proxy that alternates every request
 // between the two instances, a key limited to N requests per minute gets exactly N, not N per instance — one by one
-// and in a concurrent burst — and the per-key waiter cap counts the waits the other instance holds.
+// and in a concurrent burst — the per-key waiter cap counts the waits the other instance holds, and the rehearsal
+// page's signup is confirmed on either instance, its wrong-code lock-out and the client address's allowance counting
+// the attempts made on both.
 // @cluster
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { IP_LIMITS, MAX_WRONG_CODES } from '../../../src/agent/rehearsal.ts';
 import { json } from '../../helpers/http.ts';
 import { type RoundRobin, roundRobin } from '../../helpers/round-robin.ts';
 import { startTestServer, TEST_CLUSTER, type TestServer } from '../../helpers/server.ts';
@@ -100,5 +103,43 @@ describe('limits over the cluster', () => {
     const again = await get(urlB, key, `/v1/inboxes/${inbox.inboxId}/wait?timeoutSeconds=1`);
     await again.arrayBuffer();
     assert.equal(again.status, 408, 'the wait was taken (and timed out: no mail)');
+  });
+
+  test('the rehearsal page: a signup on A is checked on B; wrong codes and the address allowance count both', async () => {
+    offset = 30 * 60_000;
+    const bases = [s.url, urlB];
+    const form = (base: string, p: string, fields: Record<string, string>) =>
+      fetch(base + p, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams(fields).toString(),
+      });
+    const inbox = await json(await s.api('/v1/inboxes', { method: 'POST', json: {} }), 201);
+    const page = await (await form(s.url, '/v1/agent/test/signup', { email: inbox.address })).text();
+    const session = /name="session" value="([^"]+)"/.exec(page)![1]!;
+    const verified = await json(await s.api('/v1/agent/verify', { method: 'POST', json: { inboxId: inbox.inboxId, timeoutSeconds: 5 } }));
+    const code = verified.verification.otp as string;
+    const wrong = code === '000000' ? '111111' : '000000';
+    for (let i = 1; i < MAX_WRONG_CODES; i++) {
+      const text = await (await form(bases[i % 2]!, '/v1/agent/test/confirm', { session, code: wrong })).text();
+      assert.match(text, /is not the code we sent/, `attempt ${i} on instance ${i % 2}`);
+    }
+    const locking = await form(bases[MAX_WRONG_CODES % 2]!, '/v1/agent/test/confirm', { session, code: wrong });
+    assert.equal(locking.headers.get('x-inboxd-result'), '423');
+    await locking.arrayBuffer();
+    for (const base of bases)
+      assert.match(await (await form(base, '/v1/agent/test/confirm', { session, code })).text(), /locked after 5 wrong codes/);
+    // The address's allowance of wrong attempts, spent on both instances: refused within one attempt per other
+    // instance of the limit (README "Scaling out").
+    let used = MAX_WRONG_CODES + 2;
+    let allowed = used;
+    for (let i = 0; used < IP_LIMITS.wrong + 4; i++, used++) {
+      const r = await form(bases[i % 2]!, '/v1/agent/test/confirm', { session: `nosuchsession${i}`, code: wrong });
+      await r.arrayBuffer();
+      if (r.status === 429) continue;
+      assert.equal(r.status, 200);
+      allowed++;
+    }
+    assert.ok(allowed <= IP_LIMITS.wrong + 1, `wrong attempts allowed over both instances: ${allowed}`);
   });
 });
