@@ -7,9 +7,8 @@
 // its transport and its GET stream. Caps are counted over the cluster when a session opens.
 import type { JSONRPCNotification } from '@modelcontextprotocol/sdk/types.js';
 import type { McpSessionRepo, McpSessionRow, SessionCaps } from '../auth/mcp-session-repo.ts';
-import { AppError } from '../errors.ts';
 import type { Logger } from '../log.ts';
-import type { Session, SessionOwner } from './sessions.ts';
+import { capRefusal, type Session, type SessionOwner } from './sessions.ts';
 
 /** The bus's side channel (PgEventBus.signal / onSignal). */
 export interface Signals {
@@ -19,7 +18,6 @@ export interface Signals {
 
 type Signal = { t: 'end'; s: string } | { t: 'note'; s: string; n: Omit<JSONRPCNotification, 'jsonrpc'> };
 
-const RETRY_AFTER_SECONDS = 5;
 /** A transport unused here this long (no call, no GET stream) is dropped from the cache; the session lives on. */
 const CACHE_IDLE_MS = 5 * 60_000;
 
@@ -56,27 +54,7 @@ export class ClusterSessions {
   /** Files a new session over the cluster, or throws 429 (a share is full) / 503 (every session is busy). */
   async open(row: McpSessionRow): Promise<void> {
     const r = await this.repo.open(row, this.caps);
-    const headers = { 'Retry-After': String(RETRY_AFTER_SECONDS) };
-    const advice =
-      'end sessions you no longer use (DELETE /mcp with their Mcp-Session-Id) or call tools statelessly (POST /mcp without a session)';
-    if (!r.ok && r.cap === 'key')
-      throw new AppError(
-        'rate_limited',
-        `this key already holds ${r.held} open MCP sessions (the per-key cap, --mcp-max-sessions-per-key, is ${this.caps.mcpMaxSessionsPerKey}); ${advice}`,
-        { headers },
-      );
-    if (!r.ok && r.cap === 'team')
-      throw new AppError(
-        'rate_limited',
-        `the keys of this team already hold ${r.held} open MCP sessions (the per-team share, --mcp-max-sessions-per-team, is ${this.caps.mcpMaxSessionsPerTeam}); ${advice}`,
-        { headers },
-      );
-    if (!r.ok)
-      throw new AppError(
-        'unavailable',
-        `all ${r.held} MCP sessions (--mcp-max-sessions) have a call in flight; retry in ${RETRY_AFTER_SECONDS} s, or call tools statelessly (POST /mcp without a session)`,
-        { headers },
-      );
+    if (!r.ok) throw capRefusal(r.cap, r.held, this.caps);
     if (r.reclaimed) {
       this.reclaimed++;
       this.ended(r.reclaimed);
