@@ -107,6 +107,8 @@ export interface McpEndpoint {
   pendingShared(): number;
   /** Open MCP sessions: this process's, or the cluster's on PostgreSQL (tests, diagnostics). */
   openSessions(): Promise<number>;
+  /** Runs the idle sweep now (it runs every minute; tests). */
+  sweepIdle(): Promise<void>;
 }
 
 /** What a cluster (PostgreSQL) gives the endpoint: the sessions' table and the bus's side channel. */
@@ -137,11 +139,13 @@ export function mcpEndpoint(services: Services, operations: readonly Operation[]
         const s = sessions.get(id);
         return s && { jsonOnly: s.jsonOnly, notify: (n) => void s.server.notification(n as never).catch(() => undefined) };
       };
-  const sweep = setInterval(() => {
-    if (everywhere) return void everywhere.sweep(SESSION_IDLE_MS);
+  /** Ends the sessions unused for SESSION_IDLE_MS (on a cluster: of every instance). */
+  const sweepIdle = async (): Promise<void> => {
+    if (everywhere) return everywhere.sweep(SESSION_IDLE_MS);
     const t = Date.now();
     for (const s of sessions.values()) if (t - s.lastSeen > SESSION_IDLE_MS) void s.transport.close();
-  }, 60_000);
+  };
+  const sweep = setInterval(() => void sweepIdle(), 60_000);
   sweep.unref();
   services.shutdown.addEventListener('abort', () => {
     clearInterval(sweep);
@@ -366,6 +370,7 @@ export function mcpEndpoint(services: Services, operations: readonly Operation[]
     middleware,
     pendingShared: () => shared.size(),
     openSessions: async () => (everywhere ? everywhere.count() : sessions.size),
+    sweepIdle,
   };
 }
 

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { sql } from 'kysely';
 import { ROOT } from '../../helpers/cli.ts';
 import { json } from '../../helpers/http.ts';
 import { connectMcp } from '../../helpers/mcp-tools.ts';
@@ -161,6 +162,31 @@ describe('no sticky balancer', () => {
     ac.abort();
     await reading;
     assert.equal(ended, true, "B closed the session's GET stream when A ended it");
+  });
+
+  test('the idle sweep of one instance ends a session everywhere, its GET stream on the other included', {
+    skip: !TEST_CLUSTER && 'needs two instances (INBOXD_TEST_CLUSTER=1)',
+  }, async () => {
+    const sid = await initialize(urlA);
+    const ac = new AbortController();
+    const stream = await fetch(`${urlA}/mcp`, { headers: headersFor(sid, 'text/event-stream'), signal: ac.signal });
+    assert.equal(stream.status, 200);
+    const reading = readStream(stream, { text: '' });
+    // Unused for 31 minutes (the sweep ends sessions idle for 30), as the database sees it.
+    await sql`update mcp_sessions set last_seen = last_seen - ${31 * 60_000} where id = ${sid}`.execute(s.server.parts.store.db);
+    await s.peer!.mcpSweepIdle();
+    const ended = await Promise.race([reading.then(() => true), new Promise((r) => setTimeout(() => r(false), 3000))]);
+    ac.abort();
+    await reading;
+    assert.equal(ended, true, "A closed the session's GET stream when B's sweep ended it");
+    for (const base of [urlA, urlB]) {
+      const res = await fetch(`${base}/mcp`, {
+        method: 'POST',
+        headers: headersFor(sid),
+        body: '{"jsonrpc":"2.0","id":3,"method":"ping"}',
+      });
+      assert.equal(res.status, 404, await res.text());
+    }
   });
 
   test('the per-key session cap counts the sessions of both instances', async () => {
