@@ -79,26 +79,24 @@ export class McpSessionRepo {
   }
 
   /**
-   * The session `id` of `keyId`, its last use set to `now` (and one more call in flight when `call`): one statement
-   * per request. Undefined when there is no such session (ended, swept, or another key's).
+   * The sessions asked for, each marked used at `now` with `calls` more calls in flight, in one statement (the
+   * requests of one tick share it); a session that is gone, or is another key's, is not in the answer.
    */
-  touch(id: string, keyId: string, now: number, call: boolean): Promise<McpSessionRow | undefined> {
-    return this.db
-      .updateTable('mcp_sessions')
-      .set((eb) => ({ last_seen: now, busy: call ? eb('busy', '+', 1) : eb.ref('busy') }))
-      .where('id', '=', id)
-      .where('key_id', '=', keyId)
-      .returningAll()
-      .executeTakeFirst();
+  async touch(asks: ReadonlyArray<{ id: string; keyId: string; calls: number }>, now: number): Promise<McpSessionRow[]> {
+    const r = await sql<McpSessionRow>`
+      update mcp_sessions as m set last_seen = ${now}, busy = m.busy + v.calls
+      from unnest(${asks.map((a) => a.id)}::text[], ${asks.map((a) => a.keyId)}::text[], ${asks.map((a) => a.calls)}::int[]) as v(id, key_id, calls)
+      where m.id = v.id and m.key_id = v.key_id
+      returning m.*`.execute(this.db);
+    return r.rows;
   }
 
-  /** A call of the session finished. */
-  async done(id: string, now: number): Promise<void> {
-    await this.db
-      .updateTable('mcp_sessions')
-      .set((eb) => ({ last_seen: now, busy: sql<number>`greatest(${eb.ref('busy')} - 1, 0)` }))
-      .where('id', '=', id)
-      .execute();
+  /** Calls of these sessions finished (`calls` each), in one statement. */
+  async done(ends: ReadonlyArray<{ id: string; calls: number }>, now: number): Promise<void> {
+    await sql`
+      update mcp_sessions as m set last_seen = ${now}, busy = greatest(m.busy - v.calls, 0)
+      from unnest(${ends.map((e) => e.id)}::text[], ${ends.map((e) => e.calls)}::int[]) as v(id, calls)
+      where m.id = v.id`.execute(this.db);
   }
 
   /** Ends a session; true when it was still open. */

@@ -30,6 +30,16 @@ export class ClusterSessions {
   /** Transports of sessions served on this instance (any instance may serve any session). */
   private readonly live = new Map<string, Session>();
   private readonly off: () => void;
+  private touches: Array<{
+    id: string;
+    keyId: string;
+    call: boolean;
+    resolve: (r: McpSessionRow | undefined) => void;
+    reject: (e: unknown) => void;
+  }> = [];
+  /** Session id → calls finished since the last statement. */
+  private readonly ends = new Map<string, number>();
+  private stopped = false;
   /** Sessions closed to make room (diagnostics, tests). */
   reclaimed = 0;
 
@@ -73,14 +83,51 @@ export class ClusterSessions {
     if (this.live.get(id) === s) this.live.delete(id);
   }
 
-  /** The row of session `id` of `owner`, marked used (and busy when `call`), or undefined: one statement. */
+  /**
+   * The row of session `id` of `owner`, marked used (and one more call in flight when `call`), or undefined: one
+   * statement for all the requests of a tick.
+   */
   touch(id: string, owner: SessionOwner, call: boolean): Promise<McpSessionRow | undefined> {
-    return this.repo.touch(id, owner.keyId, this.now(), call);
+    return new Promise((resolve, reject) => {
+      this.touches.push({ id, keyId: owner.keyId, call, resolve, reject });
+      if (this.touches.length === 1) setImmediate(() => void this.flushTouches());
+    });
   }
 
-  /** A call of the session is over (off the answer's path). */
+  /** A call of the session is over (off the answer's path; the ends of a tick share one statement). */
   done(id: string): void {
-    this.repo.done(id, this.now()).catch((e) => this.log.warn('could not mark an MCP call finished', { err: e as Error }));
+    if (this.stopped) return;
+    this.ends.set(id, (this.ends.get(id) ?? 0) + 1);
+    if (this.ends.size === 1 && this.ends.get(id) === 1) setImmediate(() => void this.flushEnds());
+  }
+
+  private async flushTouches(): Promise<void> {
+    const batch = this.touches;
+    this.touches = [];
+    // One row per session and key: concurrent requests of one session add their calls up.
+    const asks = new Map<string, { id: string; keyId: string; calls: number }>();
+    for (const t of batch) {
+      const k = `${t.id}\0${t.keyId}`;
+      const a = asks.get(k) ?? { id: t.id, keyId: t.keyId, calls: 0 };
+      a.calls += t.call ? 1 : 0;
+      asks.set(k, a);
+    }
+    try {
+      const rows = new Map((await this.repo.touch([...asks.values()], this.now())).map((r) => [r.id, r]));
+      for (const t of batch) {
+        const r = rows.get(t.id);
+        t.resolve(r && r.key_id === t.keyId ? r : undefined);
+      }
+    } catch (e) {
+      for (const t of batch) t.reject(e);
+    }
+  }
+
+  private async flushEnds(): Promise<void> {
+    const ends = [...this.ends].map(([id, calls]) => ({ id, calls }));
+    this.ends.clear();
+    if (this.stopped) return;
+    await this.repo.done(ends, this.now()).catch((e) => this.log.warn('could not mark MCP calls finished', { err: e as Error }));
   }
 
   /** Ends a session everywhere (DELETE). */
@@ -116,6 +163,7 @@ export class ClusterSessions {
 
   /** Closes every transport here (shutdown); the sessions stay open for the other instances. */
   closeAll(): void {
+    this.stopped = true;
     this.off();
     for (const s of [...this.live.values()]) void s.transport.close();
     this.live.clear();

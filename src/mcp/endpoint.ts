@@ -240,14 +240,16 @@ export function mcpEndpoint(services: Services, operations: readonly Operation[]
     if (sessionId) {
       // A call in flight keeps its session from being reclaimed when the table is full; a GET stream does not.
       const call = ctx.method === 'POST';
+      // On a cluster only tool calls are counted in flight (a ping or a notification needs no second statement).
+      const toolCall = call && isToolCall(body);
       let s: Session | undefined;
       if (everywhere) {
         let row: McpSessionRow | undefined;
         try {
-          row = await everywhere.touch(sessionId, principal, call);
+          row = await everywhere.touch(sessionId, principal, toolCall);
           if (row) s = everywhere.get(sessionId) ?? (await adopt(everywhere, row, principal, request));
         } catch (e) {
-          if (row && call) everywhere.done(sessionId);
+          if (row && toolCall) everywhere.done(sessionId);
           services.log.warn('could not read an MCP session from the database', { err: e as Error });
           return rawError(ctx, 503, -32000, 'the MCP session store (the database) did not answer; retry in a few seconds', {
             'Retry-After': '5',
@@ -268,10 +270,8 @@ export function mcpEndpoint(services: Services, operations: readonly Operation[]
       try {
         await session.transport.handleRequest(req, ctx.res, body);
       } finally {
-        if (call) {
-          session.busy--;
-          everywhere?.done(sessionId);
-        }
+        if (call) session.busy--;
+        if (toolCall) everywhere?.done(sessionId);
         session.lastSeen = Date.now();
       }
       return;
@@ -388,6 +388,10 @@ export function restoreSession(transport: StreamableHTTPServerTransport, server:
   inner._initialized = true;
   srv._clientCapabilities = JSON.parse(row.capabilities_json);
   srv._clientVersion = JSON.parse(row.client_json);
+}
+
+function isToolCall(body: unknown): boolean {
+  return Array.isArray(body) ? body.some(isToolCall) : (body as { method?: unknown } | null)?.method === 'tools/call';
 }
 
 function acceptsStream(ctx: Context): boolean {
