@@ -57,7 +57,9 @@ try {
               accept: 'application/json',
               'mcp-session-id': sid,
             },
-            body: '{"jsonrpc":"2.0","id":2,"method":"ping"}',
+            // A request id of its own for each (two requests with one id in one session answer only one of them).
+            body: '{"jsonrpc":"2.0","id":"[<id>]","method":"ping"}',
+            idReplacement: true,
           });
           Object.assign(cell, {
             pingRps: Math.round(ping.requests.average),
