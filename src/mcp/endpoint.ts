@@ -278,7 +278,10 @@ export function mcpEndpoint(services: Services, operations: readonly Operation[]
     }
     if (ctx.method === 'POST' && isInitializeRequest(body)) {
       const jsonOnly = !acceptsStream(ctx);
-      if (everywhere) return initializeShared(everywhere, body, jsonOnly);
+      // The tool sets the session sees, decided at initialize (lane of issue 34: ?toolsets=, --mcp-toolsets); null is
+      // every tool. Kept with the session, and on a cluster in its row, so every instance serves the same set.
+      const toolsets: string[] | null = null;
+      if (everywhere) return initializeShared(everywhere, body, jsonOnly, toolsets);
       let slot: Slot;
       try {
         slot = sessions.reserve({ keyId: principal.keyId, teamId: principal.teamId });
@@ -291,7 +294,7 @@ export function mcpEndpoint(services: Services, operations: readonly Operation[]
         sessionIdGenerator: () => crypto.randomUUID(),
         enableJsonResponse: jsonOnly,
         onsessioninitialized: (id) => {
-          slot.open({ id, keyId: principal.keyId, teamId: principal.teamId, jsonOnly, toolsets: null, transport, server });
+          slot.open({ id, keyId: principal.keyId, teamId: principal.teamId, jsonOnly, toolsets, transport, server });
         },
         onsessionclosed: (id) => {
           sessions.delete(id);
@@ -324,7 +327,12 @@ export function mcpEndpoint(services: Services, operations: readonly Operation[]
     await transport.handleRequest(req, ctx.res, body);
 
     /** initialize on a cluster: the session's row is filed (caps counted over every instance) before the answer. */
-    async function initializeShared(c: ClusterSessions, init: InitializeRequest, jsonOnly: boolean): Promise<void> {
+    async function initializeShared(
+      c: ClusterSessions,
+      init: InitializeRequest,
+      jsonOnly: boolean,
+      toolsets: string[] | null,
+    ): Promise<void> {
       const id = crypto.randomUUID();
       const t = now();
       const asked = init.params.protocolVersion;
@@ -336,7 +344,7 @@ export function mcpEndpoint(services: Services, operations: readonly Operation[]
         client_json: JSON.stringify(init.params.clientInfo ?? {}),
         capabilities_json: JSON.stringify(init.params.capabilities ?? {}),
         subscriptions_json: '[]',
-        toolsets_json: null,
+        toolsets_json: toolsets === null ? null : JSON.stringify(toolsets),
         json_only: jsonOnly ? 1 : 0,
         busy: 0,
         created_at: t,
@@ -352,7 +360,7 @@ export function mcpEndpoint(services: Services, operations: readonly Operation[]
         });
       }
       const { transport, server } = build(id, jsonOnly, principal, request, (sid) => c.end(sid));
-      const s = c.keep({ id, keyId: principal.keyId, teamId: principal.teamId, jsonOnly, toolsets: null, transport, server });
+      const s = c.keep({ id, keyId: principal.keyId, teamId: principal.teamId, jsonOnly, toolsets, transport, server });
       transport.onclose = () => c.forget(id, s);
       try {
         await server.connect(transport);
