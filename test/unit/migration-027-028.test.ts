@@ -7,6 +7,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import { Migrator } from 'kysely/migration';
 import pg from 'pg';
+import { PostgresTypesPlugin } from '../../src/store/dialect.ts';
 import { MIGRATIONS } from '../../src/store/migrations/index.ts';
 import { freshDatabase, TEST_ON_POSTGRES, tempDir } from '../helpers/server.ts';
 
@@ -47,7 +48,10 @@ test('027 and 028 go down and up again on SQLite', async () => {
 });
 
 test('027 and 028 go down and up again on PostgreSQL', { skip: !TEST_ON_POSTGRES && 'INBOXD_TEST_DATABASE=postgres' }, async () => {
-  const db = new Kysely<any>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: await freshDatabase(), max: 1 }) }) });
+  const db = new Kysely<any>({
+    dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: await freshDatabase(), max: 1 }) }),
+    plugins: [new PostgresTypesPlugin()],
+  });
   try {
     await downAndUp(db, true);
   } finally {
