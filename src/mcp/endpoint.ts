@@ -169,7 +169,12 @@ export function mcpEndpoint(services: Services, operations: readonly Operation[]
     const jsonOnly = row.json_only === 1;
     const { transport, server } = build(row.id, jsonOnly, principal, request, (id) => c.end(id));
     restoreSession(transport, server, row);
-    const s = c.keep({
+    let s: Session | undefined;
+    transport.onclose = () => {
+      if (s) c.forget(row.id, s);
+    };
+    await server.connect(transport);
+    s = c.keep({
       id: row.id,
       keyId: row.key_id,
       teamId: row.team_id,
@@ -178,9 +183,17 @@ export function mcpEndpoint(services: Services, operations: readonly Operation[]
       transport,
       server,
     });
-    transport.onclose = () => c.forget(row.id, s);
-    await server.connect(transport);
     return s;
+  };
+  /** Requests of one session arriving together share one rebuilt transport (and so its GET stream's progress). */
+  const adopting = new Map<string, Promise<Session>>();
+  const adoptOnce = (c: ClusterSessions, row: McpSessionRow, principal: Principal, request: RequestFacts): Promise<Session> => {
+    let p = adopting.get(row.id);
+    if (!p) {
+      p = adopt(c, row, principal, request).finally(() => adopting.delete(row.id));
+      adopting.set(row.id, p);
+    }
+    return p;
   };
 
   const middleware: Middleware = async (ctx: Context, next) => {
@@ -247,7 +260,7 @@ export function mcpEndpoint(services: Services, operations: readonly Operation[]
         let row: McpSessionRow | undefined;
         try {
           row = await everywhere.touch(sessionId, principal, toolCall);
-          if (row) s = everywhere.get(sessionId) ?? (await adopt(everywhere, row, principal, request));
+          if (row) s = everywhere.get(sessionId) ?? (await adoptOnce(everywhere, row, principal, request));
         } catch (e) {
           if (row && toolCall) everywhere.done(sessionId);
           services.log.warn('could not read an MCP session from the database', { err: e as Error });
