@@ -4,8 +4,8 @@
 // sampling, …) are listed in test/fixtures/mcp-conformance-expected-failures.yml.
 //   node scripts/mcp-conformance.ts [--source] [--scenario NAME]
 //   node scripts/mcp-conformance.ts --upstream http://127.0.0.1:A,http://127.0.0.1:B --key ibx_…
-// With several upstreams (instances of one cluster) the proxy is the load balancer of README "Scaling out": requests
-// go round-robin, and a request carrying an Mcp-Session-Id goes to the instance that issued that session.
+// With several upstreams (instances of one cluster) the proxy is the load balancer of README "Scaling out", with no
+// stickiness: every request goes to the next instance, whatever MCP session it belongs to.
 import { spawn } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -24,11 +24,13 @@ const { values } = parseArgs({
 const srv = values.upstream ? null : await startInboxd([], { source: values.source });
 const upstreams = values.upstream ? values.upstream.split(',').map((u) => new URL(u)) : [new URL(`http://127.0.0.1:${srv!.http}`)];
 const key = values.key ?? BENCH_KEY;
-const sessions = new Map<string, URL>();
+/** Session id → the instances that served its requests. */
+const sessions = new Map<string, Set<string>>();
 let turn = 0;
 const proxy = http.createServer((req, res) => {
   const sid = req.headers['mcp-session-id'];
-  const target = (typeof sid === 'string' && sessions.get(sid)) || (upstreams[turn++ % upstreams.length] as URL);
+  const target = upstreams[turn++ % upstreams.length] as URL;
+  if (typeof sid === 'string') sessions.get(sid)?.add(target.host);
   const upstream = http.request(
     {
       host: target.hostname,
@@ -39,7 +41,7 @@ const proxy = http.createServer((req, res) => {
     },
     (up) => {
       const issued = up.headers['mcp-session-id'];
-      if (typeof issued === 'string') sessions.set(issued, target);
+      if (typeof issued === 'string' && !sessions.has(issued)) sessions.set(issued, new Set([target.host]));
       res.writeHead(up.statusCode ?? 502, up.headers);
       up.pipe(res);
     },
@@ -63,8 +65,9 @@ try {
   const child = spawn(process.execPath, args, { stdio: 'inherit', cwd: ROOT });
   process.exitCode = await new Promise<number>((resolve) => child.on('exit', (code) => resolve(code ?? 1)));
   if (upstreams.length > 1) {
-    const used = new Set([...sessions.values()].map((u) => u.host));
-    console.log(`sessions: ${sessions.size} over ${used.size} of ${upstreams.length} instances`);
+    const used = new Set([...sessions.values()].flatMap((u) => [...u]));
+    const spread = [...sessions.values()].filter((u) => u.size > 1).length;
+    console.log(`sessions: ${sessions.size} over ${used.size} of ${upstreams.length} instances; ${spread} served by more than one`);
   }
 } finally {
   proxy.close();

@@ -1,7 +1,12 @@
 // The rehearsal signup page behind testUrl: an agent types an inboxd address, inboxd mails it a code and a magic
-// link through the simulate path, and the page checks what the agent types or clicks back. Sessions live in memory.
+// link through the simulate path, and the page checks what the agent types or clicks back. Sessions live in memory
+// on one instance; on a cluster (PostgreSQL) in the database (src/agent/rehearsal-repo.ts), so the signup, the code
+// and the link may each reach another instance, and the lock-outs (wrong codes per signup, attempts per client
+// address) count every instance's (README "Scaling out").
 import crypto from 'node:crypto';
+import type { SharedWindows } from '../auth/cluster-limits.ts';
 import { safeEqual } from '../auth/secrets.ts';
+import type { RehearsalRepo } from './rehearsal-repo.ts';
 
 export interface RehearsalSession {
   id: string;
@@ -26,17 +31,41 @@ const MAX_TRACKED_IPS = 10_000;
 
 type IpCounter = { windowStart: number; signup: number; wrong: number };
 
+/** Where a cluster keeps them: the sessions' table and the shared windows of the per-address counts. */
+export interface SharedRehearsals {
+  repo: RehearsalRepo;
+  windows: SharedWindows;
+}
+
 export class RehearsalStore {
   private readonly sessions = new Map<string, RehearsalSession>();
   private readonly perIp = new Map<string, IpCounter>();
   private readonly now: () => number;
+  private readonly shared: SharedRehearsals | null;
+  private lastPrune = 0;
 
-  constructor(now: () => number) {
+  constructor(now: () => number, shared: SharedRehearsals | null = null) {
     this.now = now;
+    this.shared = shared;
   }
 
-  start(address: string, inboxId: string): RehearsalSession {
+  async start(address: string, inboxId: string): Promise<RehearsalSession> {
+    if (this.shared) {
+      const s = this.newSession(address, inboxId);
+      await this.shared.repo.insert(s);
+      if (this.now() - this.lastPrune > 60_000) {
+        this.lastPrune = this.now();
+        void this.shared.repo.prune(this.now()).catch(() => undefined);
+      }
+      return s;
+    }
     this.prune();
+    const s = this.newSession(address, inboxId);
+    this.sessions.set(s.id, s);
+    return s;
+  }
+
+  private newSession(address: string, inboxId: string): RehearsalSession {
     const s: RehearsalSession = {
       id: crypto.randomBytes(12).toString('hex'),
       address,
@@ -47,32 +76,34 @@ export class RehearsalStore {
       done: false,
       wrongCodes: 0,
     };
-    this.sessions.set(s.id, s);
     return s;
   }
 
-  get(id: string): RehearsalSession | undefined {
-    const s = this.sessions.get(id);
+  async get(id: string): Promise<RehearsalSession | undefined> {
+    const s = this.shared ? await this.shared.repo.get(id) : this.sessions.get(id);
     return s && s.expiresAt > this.now() ? s : undefined;
   }
 
-  checkCode(id: string, code: string): 'ok' | 'wrong' | 'unknown' | 'locked' {
-    const s = this.get(id);
+  async checkCode(id: string, code: string): Promise<'ok' | 'wrong' | 'unknown' | 'locked'> {
+    const s = await this.get(id);
     if (!s) return 'unknown';
     if (s.wrongCodes >= MAX_WRONG_CODES) return 'locked';
     if (!safeEqual(code.replace(/[\s-]/g, ''), s.code)) {
-      s.wrongCodes++;
+      // Counted where the session is, so guesses sent to several instances add up.
+      s.wrongCodes = this.shared ? await this.shared.repo.wrong(id) : s.wrongCodes + 1;
       return s.wrongCodes >= MAX_WRONG_CODES ? 'locked' : 'wrong';
     }
+    if (this.shared) return (await this.shared.repo.done(id, MAX_WRONG_CODES)) ? 'ok' : 'locked';
     s.done = true;
     return 'ok';
   }
 
-  checkLink(id: string, token: string): 'ok' | 'wrong' | 'unknown' | 'locked' {
-    const s = this.get(id);
+  async checkLink(id: string, token: string): Promise<'ok' | 'wrong' | 'unknown' | 'locked'> {
+    const s = await this.get(id);
     if (!s) return 'unknown';
     if (s.wrongCodes >= MAX_WRONG_CODES) return 'locked';
     if (!safeEqual(token, s.linkToken)) return 'wrong';
+    if (this.shared) return (await this.shared.repo.done(id, MAX_WRONG_CODES)) ? 'ok' : 'locked';
     s.done = true;
     return 'ok';
   }
@@ -86,8 +117,16 @@ export class RehearsalStore {
     return c[kind] >= IP_LIMITS[kind] ? c.windowStart + IP_WINDOW_MS - this.now() : 0;
   }
 
-  count(ip: string | null, kind: 'signup' | 'wrong'): void {
-    this.counter(ip)[kind]++;
+  /**
+   * Counts one `kind` of this client. On a cluster the count is the database's, over every instance (fixed windows;
+   * what other instances counted since this one last counted is seen at its next count: README "Scaling out").
+   */
+  async count(ip: string | null, kind: 'signup' | 'wrong'): Promise<void> {
+    const c = this.counter(ip);
+    c[kind]++;
+    if (!this.shared) return;
+    const n = await this.shared.windows.add(`rehearsal-${kind}`, ip ?? 'unknown', c.windowStart);
+    if (n !== null && n > c[kind]) c[kind] = n;
   }
 
   private counter(ip: string | null): IpCounter {
@@ -95,11 +134,13 @@ export class RehearsalStore {
     const now = this.now();
     let c = this.perIp.get(key);
     if (!c || c.windowStart + IP_WINDOW_MS <= now) {
+      // On a cluster every instance must agree on the windows: fixed ones, not from this client's first attempt.
+      const windowStart = this.shared ? Math.floor(now / IP_WINDOW_MS) * IP_WINDOW_MS : now;
       if (!c && this.perIp.size >= MAX_TRACKED_IPS) {
         for (const [k, v] of this.perIp) if (v.windowStart + IP_WINDOW_MS <= now) this.perIp.delete(k);
         if (this.perIp.size >= MAX_TRACKED_IPS) this.perIp.delete(this.perIp.keys().next().value!);
       }
-      c = { windowStart: now, signup: 0, wrong: 0 };
+      c = { windowStart, signup: 0, wrong: 0 };
       this.perIp.set(key, c);
     }
     return c;

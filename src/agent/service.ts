@@ -269,7 +269,7 @@ export class AgentService {
    */
   async rehearse(address: string): Promise<RehearsalSession> {
     const inbox = await this.inboxes.byAddress(address);
-    const session = this.rehearsals.start(inbox?.address ?? address, inbox?.id ?? '');
+    const session = await this.rehearsals.start(inbox?.address ?? address, inbox?.id ?? '');
     if (!inbox) return session;
     const link = `${this.baseUrl()}/v1/agent/test/magic?session=${session.id}&token=${session.linkToken}`;
     await this.simulate(inbox, {

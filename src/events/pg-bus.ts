@@ -16,6 +16,8 @@ import type { Database } from '../store/schema.ts';
 import { type EventBus, type InboxEvent, type Listener, LocalEventBus } from './bus.ts';
 
 export const CHANNEL = 'inboxd_events';
+/** Short messages of the other parts of a cluster (MCP sessions: progress relays, ends), on the same connection. */
+export const SIGNAL_CHANNEL = 'inboxd_signals';
 const BASELINE_MARGIN = 50;
 
 /** What travels in a notification: ids only. */
@@ -46,7 +48,9 @@ export class PgEventBus implements EventBus {
   private readonly reconnectMs: number;
   private client: pg.Client | null = null;
   private stopped = false;
-  private outgoing: string[] = [];
+  /** Channel and payload of each notification queued for the next statement. */
+  private outgoing: Array<[string, string]> = [];
+  private readonly signalListeners = new Set<(payload: string) => void>();
   private sending: Promise<void> | null = null;
   /** Inbox id → the highest seq handed to its subscribers (or the max in the store when the first one came). */
   private readonly lastSeq = new Map<string, number>();
@@ -106,7 +110,25 @@ export class PgEventBus implements EventBus {
       event.type === 'message.received'
         ? { o: this.instance, t: 'm', i: event.inboxId, tm: event.teamId, m: event.message.id, s: event.message.seq }
         : { o: this.instance, t: 'd', i: event.inboxId, tm: event.teamId };
-    this.outgoing.push(JSON.stringify(note));
+    this.queue(CHANNEL, JSON.stringify(note));
+  }
+
+  /**
+   * Sends `payload` (under 8000 bytes) to the signal listeners of the other instances, batched with the events of
+   * the same tick; this instance's own listeners are not called. A lost signal is logged, not retried.
+   */
+  signal(payload: string): void {
+    this.queue(SIGNAL_CHANNEL, JSON.stringify({ o: this.instance, p: payload }));
+  }
+
+  /** Hears the signals of the other instances. */
+  onSignal(listener: (payload: string) => void): () => void {
+    this.signalListeners.add(listener);
+    return () => this.signalListeners.delete(listener);
+  }
+
+  private queue(channel: string, payload: string): void {
+    this.outgoing.push([channel, payload]);
     this.sending ??= new Promise<void>((r) => setImmediate(r)).then(() => this.send());
   }
 
@@ -114,8 +136,10 @@ export class PgEventBus implements EventBus {
   private async send(): Promise<void> {
     while (this.outgoing.length > 0) {
       const batch = this.outgoing.splice(0, 500);
+      const channels = batch.map((b) => b[0]);
+      const payloads = batch.map((b) => b[1]);
       try {
-        await sql`select pg_notify(${CHANNEL}, n) from unnest(${batch}::text[]) as n`.execute(this.db);
+        await sql`select pg_notify(c, n) from unnest(${channels}::text[], ${payloads}::text[]) as t(c, n)`.execute(this.db);
       } catch (e) {
         this.log.warn('could not announce events to the other instances (they catch up by polling)', { err: e as Error });
       }
@@ -149,6 +173,7 @@ export class PgEventBus implements EventBus {
     const c = this.connect();
     c.on('notification', (n) => {
       if (n.channel === CHANNEL && n.payload) this.onNote(n.payload);
+      else if (n.channel === SIGNAL_CHANNEL && n.payload) this.onSignalNote(n.payload);
     });
     const lost = () => {
       if (this.client !== c) return;
@@ -162,7 +187,7 @@ export class PgEventBus implements EventBus {
     });
     c.on('end', lost);
     await c.connect();
-    await c.query(`listen ${CHANNEL}`);
+    await c.query(`listen ${CHANNEL}; listen ${SIGNAL_CHANNEL}`);
     this.client = c;
   }
 
@@ -179,6 +204,23 @@ export class PgEventBus implements EventBus {
       );
     }, delay);
     this.reconnectTimer.unref();
+  }
+
+  private onSignalNote(payload: string): void {
+    let n: { o: string; p: string };
+    try {
+      n = JSON.parse(payload) as { o: string; p: string };
+    } catch {
+      return;
+    }
+    if (n.o === this.instance) return;
+    for (const l of this.signalListeners) {
+      try {
+        l(n.p);
+      } catch (e) {
+        this.log.error('signal listener failed', { err: e as Error });
+      }
+    }
   }
 
   private onNote(payload: string): void {

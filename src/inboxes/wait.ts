@@ -3,6 +3,8 @@
 // The server's one MailWaits (built in src/server/wire.ts) holds what all waits share: the waiter caps, the queue that
 // wakes them a batch at a time, and the cache that reads and encodes a woken message once for all its waiters.
 // GET …/wait's answer is made here (`next`); the operation only gives its shape. Verify waits through `forMessage`.
+
+import type { SharedHolds } from '../auth/cluster-limits.ts';
 import { AppError } from '../errors.ts';
 import type { EventBus } from '../events/bus.ts';
 import type { InboxRow } from '../store/inboxes.ts';
@@ -105,6 +107,8 @@ export class MailWaits {
     bus: EventBus;
     /** --max-waiters-per-key, --max-waiters-per-team, --max-waiters. */
     limits: WaiterLimits;
+    /** On a cluster: the waits the other instances hold, so the caps count them too. */
+    shared?: SharedHolds | null;
     /** --wait-max-body-chars. */
     maxBodyChars: number;
     /** Aborted when the server begins to stop: a wait then ends with 503 instead of a timeout. */
@@ -112,7 +116,7 @@ export class MailWaits {
   }) {
     this.messages = d.messages;
     this.bus = d.bus;
-    this.gate = new WaiterGate(d.limits);
+    this.gate = new WaiterGate(d.limits, d.shared ?? null);
     this.maxBodyChars = d.maxBodyChars;
     this.shutdown = d.shutdown;
   }

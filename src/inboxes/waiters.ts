@@ -2,6 +2,7 @@
 // listener, and all of them answer at once when mail lands, so an unbounded number is a memory attack. Also the
 // per-wake-up cache that builds a waited-for message's JSON once, however many waiters want it. Both are held by the
 // server's one MailWaits (src/inboxes/wait.ts); nothing here is module state.
+import type { SharedHolds } from '../auth/cluster-limits.ts';
 import type { Principal } from '../auth/principal.ts';
 import { AppError } from '../errors.ts';
 
@@ -33,16 +34,21 @@ export class WaiterGate {
   private readonly byKey = new Map<string, number>();
   private readonly byTeam = new Map<string, number>();
   private total = 0;
+  /** On a cluster: what the other instances hold (README "Scaling out"); null on one instance. */
+  private readonly shared: SharedHolds | null;
 
-  constructor(limits: WaiterLimits) {
+  constructor(limits: WaiterLimits, shared: SharedHolds | null = null) {
     this.limits = limits;
+    this.shared = shared;
   }
 
   /** Takes a waiter slot for `owner` or throws 429 naming the share that is full; returns the release function. */
   acquire(owner: WaiterOwner): () => void {
     const { maxWaitersPerKey, maxWaitersPerTeam, maxWaiters } = this.limits;
-    const mine = this.byKey.get(owner.key) ?? 0;
-    const team = this.byTeam.get(owner.team) ?? 0;
+    const sh = this.shared;
+    const mine = (this.byKey.get(owner.key) ?? 0) + (sh ? sh.others('wait-key', owner.key) : 0);
+    const team = (this.byTeam.get(owner.team) ?? 0) + (sh ? sh.others('wait-team', owner.team) : 0);
+    const total = this.total + (sh ? sh.others('wait-all', '') : 0);
     const headers = { 'Retry-After': String(RETRY_AFTER_SECONDS) };
     if (maxWaitersPerKey > 0 && mine >= maxWaitersPerKey)
       throw new AppError(
@@ -56,15 +62,16 @@ export class WaiterGate {
         `the keys of this team already hold ${team} open waits (the per-team share, --max-waiters-per-team, is ${maxWaitersPerTeam}); let some of the team's waits finish, then retry in ${RETRY_AFTER_SECONDS} s`,
         { headers },
       );
-    if (maxWaiters > 0 && this.total >= maxWaiters)
+    if (maxWaiters > 0 && total >= maxWaiters)
       throw new AppError(
         'rate_limited',
-        `the server already holds ${this.total} open waits (the server-wide cap, --max-waiters, is ${maxWaiters}); retry in ${RETRY_AFTER_SECONDS} s`,
+        `the server already holds ${total} open waits (the server-wide cap, --max-waiters, is ${maxWaiters}); retry in ${RETRY_AFTER_SECONDS} s`,
         { headers },
       );
-    this.byKey.set(owner.key, mine + 1);
-    this.byTeam.set(owner.team, team + 1);
+    this.byKey.set(owner.key, (this.byKey.get(owner.key) ?? 0) + 1);
+    this.byTeam.set(owner.team, (this.byTeam.get(owner.team) ?? 0) + 1);
     this.total++;
+    this.share(owner);
     let released = false;
     return () => {
       if (released) return;
@@ -72,7 +79,16 @@ export class WaiterGate {
       this.total--;
       drop(this.byKey, owner.key);
       drop(this.byTeam, owner.team);
+      this.share(owner);
     };
+  }
+
+  /** Tells the other instances (at the next exchange) what this one holds of `owner`'s shares. */
+  private share(owner: WaiterOwner): void {
+    if (!this.shared) return;
+    this.shared.set('wait-key', owner.key, this.byKey.get(owner.key) ?? 0);
+    this.shared.set('wait-team', owner.team, this.byTeam.get(owner.team) ?? 0);
+    this.shared.set('wait-all', '', this.total);
   }
 
   count(key?: string): number {

@@ -20,18 +20,20 @@ export interface Session extends SessionOwner {
   id: string;
   /** The client accepted only JSON at initialize: answers are JSON, and progress travels on the GET stream. */
   jsonOnly: boolean;
-  /** The toolsets chosen at initialize (src/mcp/toolsets.ts); null = every tool. */
+  /** The tool sets the session sees, decided at initialize (null: every tool). Persisted on PostgreSQL. */
   toolsets: string[] | null;
   transport: StreamableHTTPServerTransport;
   server: Server;
   lastSeen: number;
   /** POST requests in flight (a call that is waiting keeps its session from being reclaimed). */
   busy: number;
+  /** GET streams of the session open on this instance (where progress relayed from other instances goes). */
+  streams: number;
 }
 
 /** Room taken for a session while its initialize runs; `open` files the session under it, `release` gives it back. */
 export interface Slot {
-  open(s: Omit<Session, 'busy' | 'lastSeen'>): void;
+  open(s: Omit<Session, 'busy' | 'lastSeen' | 'streams'>): void;
   release(): void;
 }
 
@@ -78,27 +80,9 @@ export class SessionTable {
     const { mcpMaxSessions, mcpMaxSessionsPerKey, mcpMaxSessionsPerTeam } = this.limits;
     const mine = this.byKey.get(owner.keyId) ?? 0;
     const team = this.byTeam.get(owner.teamId) ?? 0;
-    const headers = { 'Retry-After': String(RETRY_AFTER_SECONDS) };
-    const advice =
-      'end sessions you no longer use (DELETE /mcp with their Mcp-Session-Id) or call tools statelessly (POST /mcp without a session)';
-    if (mcpMaxSessionsPerKey > 0 && mine >= mcpMaxSessionsPerKey)
-      throw new AppError(
-        'rate_limited',
-        `this key already holds ${mine} open MCP sessions (the per-key cap, --mcp-max-sessions-per-key, is ${mcpMaxSessionsPerKey}); ${advice}`,
-        { headers },
-      );
-    if (mcpMaxSessionsPerTeam > 0 && team >= mcpMaxSessionsPerTeam)
-      throw new AppError(
-        'rate_limited',
-        `the keys of this team already hold ${team} open MCP sessions (the per-team share, --mcp-max-sessions-per-team, is ${mcpMaxSessionsPerTeam}); ${advice}`,
-        { headers },
-      );
-    if (this.total >= mcpMaxSessions && !this.reclaimOne())
-      throw new AppError(
-        'unavailable',
-        `all ${this.total} MCP sessions (--mcp-max-sessions) have a call in flight; retry in ${RETRY_AFTER_SECONDS} s, or call tools statelessly (POST /mcp without a session)`,
-        { headers },
-      );
+    if (mcpMaxSessionsPerKey > 0 && mine >= mcpMaxSessionsPerKey) throw capRefusal('key', mine, this.limits);
+    if (mcpMaxSessionsPerTeam > 0 && team >= mcpMaxSessionsPerTeam) throw capRefusal('team', team, this.limits);
+    if (this.total >= mcpMaxSessions && !this.reclaimOne()) throw capRefusal('total', this.total, this.limits);
     this.byKey.set(owner.keyId, mine + 1);
     this.byTeam.set(owner.teamId, team + 1);
     this.total++;
@@ -113,7 +97,7 @@ export class SessionTable {
     return {
       open: (s) => {
         if (released) return void s.transport.close();
-        this.sessions.set(s.id, { ...s, busy: 0, lastSeen: Date.now() });
+        this.sessions.set(s.id, { ...s, busy: 0, streams: 0, lastSeen: Date.now() });
         this.releases.set(s.id, release);
       },
       release,
@@ -130,6 +114,30 @@ export class SessionTable {
     void lru.transport.close();
     return true;
   }
+}
+
+/** The answer when a cap is full (`held` sessions): 429 for a key's or team's share, 503 when every session is busy. */
+export function capRefusal(cap: 'key' | 'team' | 'total', held: number, limits: SessionLimits): AppError {
+  const headers = { 'Retry-After': String(RETRY_AFTER_SECONDS) };
+  const advice =
+    'end sessions you no longer use (DELETE /mcp with their Mcp-Session-Id) or call tools statelessly (POST /mcp without a session)';
+  if (cap === 'key')
+    return new AppError(
+      'rate_limited',
+      `this key already holds ${held} open MCP sessions (the per-key cap, --mcp-max-sessions-per-key, is ${limits.mcpMaxSessionsPerKey}); ${advice}`,
+      { headers },
+    );
+  if (cap === 'team')
+    return new AppError(
+      'rate_limited',
+      `the keys of this team already hold ${held} open MCP sessions (the per-team share, --mcp-max-sessions-per-team, is ${limits.mcpMaxSessionsPerTeam}); ${advice}`,
+      { headers },
+    );
+  return new AppError(
+    'unavailable',
+    `all ${held} MCP sessions (--mcp-max-sessions) have a call in flight; retry in ${RETRY_AFTER_SECONDS} s, or call tools statelessly (POST /mcp without a session)`,
+    { headers },
+  );
 }
 
 function drop(m: Map<string, number>, k: string): void {

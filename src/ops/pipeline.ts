@@ -67,7 +67,7 @@ export function authorise(o: Operation, principal: Principal | null): void {
 export async function prepareOperation(o: Operation, ctx: OpContext, rawInput: unknown, source: InputSource = 'body'): Promise<unknown> {
   try {
     authorise(o, ctx.principal);
-    if (ctx.principal) ctx.services.rateLimiter.hit(ctx.principal.keyId);
+    if (ctx.principal) await ctx.services.rateLimiter.hit(ctx.principal.keyId);
     return parseInput(o.input, rawInput, source);
   } catch (e) {
     throw await failure(o, ctx, e);

@@ -8,7 +8,7 @@
 
 import type { Transaction } from 'kysely';
 import { labelInScope } from '../auth/principal.ts';
-import { RateLimiter } from '../auth/rate-limit.ts';
+import { RateLimiter, type SharedCount } from '../auth/rate-limit.ts';
 import type { ServedDomains } from '../domains/served.ts';
 import { AppError } from '../errors.ts';
 import { RETRY_DELAYS_MS } from '../events/retry.ts';
@@ -101,6 +101,8 @@ export class OutboundService {
     now: () => number;
     maxMessageBytes: () => number;
     maxSendsPerMinute: number;
+    /** On a cluster: sends are counted in the database, over every instance. */
+    sendCount?: SharedCount | null;
     /** --relay-from-domains: domains beyond the served ones and the team's own that may send through the relay. */
     relayFromDomains?: readonly string[];
     /** --release-allow: the globs of addresses a captured message may be released to (empty: release is off). */
@@ -121,6 +123,7 @@ export class OutboundService {
       d.maxSendsPerMinute,
       d.now,
       (n) => `this team sent more than ${n} messages this minute (--max-sends-per-minute)`,
+      d.sendCount ?? null,
     );
     this.worker = new OutboundWorker({
       outbox: d.outbox,
@@ -175,7 +178,7 @@ export class OutboundService {
         `outbound mail to ${external[0]!.address}${external.length > 1 ? ` (and ${external.length - 1} more)` : ''} needs a relay: this server delivers only to ${this.served.describe()} without one; the operator sets --smtp-relay (INBOXD_SMTP_RELAY). Nothing was sent.`,
       );
     await this.refuseSender(req.inbox, external.length > 0);
-    this.sends.hit(req.inbox.team_id);
+    await this.sends.hit(req.inbox.team_id);
 
     const composed = await composeMail({
       from: req.inbox.address,
@@ -325,7 +328,7 @@ export class OutboundService {
     const msg = await this.outbox.captured(req.inbox.id, req.messageId);
     if (!msg) throw new AppError('not_found', `no message ${req.messageId} in inbox ${req.inbox.id}`);
     await this.refuseSender(req.inbox, true);
-    this.sends.hit(req.inbox.team_id);
+    await this.sends.hit(req.inbox.team_id);
     const now = this.now();
     const self = req.inbox.address.toLowerCase();
     const rows: NewOutbound[] = targets.map((rcpt) => ({

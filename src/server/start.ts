@@ -30,6 +30,8 @@ export interface RunningServer {
   parts: Parts;
   /** The MCP endpoint's shared tool results not written out yet (tests). */
   mcpPendingShared(): number;
+  /** The MCP endpoint's idle sweep, run now (tests). */
+  mcpSweepIdle(): Promise<void>;
   /** Stops accepting, finishes in-flight work, closes the store. Idempotent. */
   stop(): Promise<void>;
 }
@@ -99,6 +101,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     services,
     parts,
     mcpPendingShared: wired.mcp.pendingShared,
+    mcpSweepIdle: wired.mcp.sweepIdle,
     stop() {
       stopping ??= (async () => {
         log.info('inboxd stopping');

@@ -3,10 +3,12 @@
 // dependencies, everything built once here.
 import type { Kysely } from 'kysely';
 import { RehearsalStore } from '../agent/rehearsal.ts';
+import { RehearsalRepo } from '../agent/rehearsal-repo.ts';
 import { AgentService } from '../agent/service.ts';
 import { AiService } from '../ai/service.ts';
 import type { AccessService } from '../auth/access.ts';
 import type { AuditLog } from '../auth/audit-log.ts';
+import type { SharedWindows } from '../auth/cluster-limits.ts';
 import type { Sandbox } from '../budget/sandbox.ts';
 import type { Config } from '../config.ts';
 import type { ServedDomains } from '../domains/served.ts';
@@ -39,6 +41,8 @@ export interface AgentLayerDeps {
   db: Kysely<Database>;
   dialect: Dialect;
   blobs: BlobStore;
+  /** On a cluster (PostgreSQL): the shared limit windows, so the rehearsal page's signups live in the database. */
+  windows: SharedWindows | null;
   messages: MessageRepo;
   writer: IngestWriter;
   ingest: Ingest;
@@ -61,7 +65,7 @@ export interface AgentLayerDeps {
 
 export function wireAgents(config: Config, d: AgentLayerDeps) {
   // agent: verify and open, extraction, simulated mail, the rehearsal page, the self-test.
-  const rehearsals = new RehearsalStore(() => d.clock.now());
+  const rehearsals = new RehearsalStore(() => d.clock.now(), d.windows ? { repo: new RehearsalRepo(d.db), windows: d.windows } : null);
   const agent = new AgentService({
     db: d.db,
     messages: d.messages,

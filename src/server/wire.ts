@@ -1,7 +1,10 @@
 import { AccessService } from '../auth/access.ts';
 import { AccountService } from '../auth/account.ts';
 import { AuditLog } from '../auth/audit-log.ts';
+import { SharedHolds, SharedWindows } from '../auth/cluster-limits.ts';
 import { KeyAuth } from '../auth/keys.ts';
+import { LimitRepo } from '../auth/limit-repo.ts';
+import { McpSessionRepo } from '../auth/mcp-session-repo.ts';
 import { RateLimiter } from '../auth/rate-limit.ts';
 import { BillingClient } from '../billing/stripe.ts';
 import { Sandbox } from '../budget/sandbox.ts';
@@ -161,6 +164,14 @@ export function wire(config: Config, storage: Storage, opts: StartOptions & { lo
     threads: threads.upkeep,
   });
   const shutdown = new AbortController();
+  // On PostgreSQL the limits hold across the instances of a cluster (src/auth/cluster-limits.ts, README "Scaling out").
+  const limitRepo = pgBus ? new LimitRepo(store.db) : null;
+  const windows = limitRepo ? new SharedWindows({ repo: limitRepo, log, now: () => clock.now() }) : null;
+  const holds = limitRepo ? new SharedHolds({ repo: limitRepo, log }) : null;
+  if (holds) {
+    holds.start();
+    shutdown.signal.addEventListener('abort', () => void holds.stop().catch(() => undefined));
+  }
   const search = new SearchService({
     db: store.db,
     writer,
@@ -245,6 +256,7 @@ export function wire(config: Config, storage: Storage, opts: StartOptions & { lo
   });
   const outbox = new OutboxRepo(store.db);
   const outbound = new OutboundService({
+    sendCount: windows ? { windows, scope: 'send' } : null,
     ingest,
     outbox,
     blobs,
@@ -309,7 +321,14 @@ export function wire(config: Config, storage: Storage, opts: StartOptions & { lo
         .map((m) => ({ model: `${m.provider}/${m.model}@${m.host}`, ready: m.ready, lastProbe: m.lastProbe })),
   });
   // inboxes: long-poll waits share one set of waiter caps, one wake queue and one answer cache.
-  const waits = new MailWaits({ messages, bus, limits: config, maxBodyChars: config.waitMaxBodyChars, shutdown: shutdown.signal });
+  const waits = new MailWaits({
+    messages,
+    bus,
+    limits: config,
+    shared: holds,
+    maxBodyChars: config.waitMaxBodyChars,
+    shutdown: shutdown.signal,
+  });
   const inboxMessages = new MessageService({
     messages,
     blobs,
@@ -319,6 +338,7 @@ export function wire(config: Config, storage: Storage, opts: StartOptions & { lo
     deliveriesOf: (messageId) => outbound.deliveriesOf(messageId),
   });
   const agents = wireAgents(config, {
+    windows,
     db: store.db,
     dialect: store.dialect,
     blobs,
@@ -373,7 +393,7 @@ export function wire(config: Config, storage: Storage, opts: StartOptions & { lo
     access,
     account,
     auditLog,
-    rateLimiter: new RateLimiter(config.rateLimit, () => clock.now()),
+    rateLimiter: new RateLimiter(config.rateLimit, () => clock.now(), undefined, windows ? { windows, scope: 'rate' } : null),
     rehearsals,
     agent,
     runs,
@@ -428,6 +448,7 @@ export function wire(config: Config, storage: Storage, opts: StartOptions & { lo
     providers,
     tls,
   };
-  const mcp = mcpEndpoint(services, OPERATIONS);
+  // On PostgreSQL the MCP sessions are the cluster's (the database and the bus's signals), not this process's.
+  const mcp = mcpEndpoint(services, OPERATIONS, pgBus ? { repo: new McpSessionRepo(store.db), signals: pgBus } : undefined);
   return { services, parts, site, shutdown, mcp, components: components(config, { services, parts, site, shutdown, mcp }, opts) };
 }

@@ -62,7 +62,7 @@ export const testSignup = op({
     const address = input.email.trim().toLowerCase();
     if (address === '' || address.length > 320 || !address.includes('@'))
       return html(signupForm(`${input.email || 'That'} is not an e-mail address. Use the address of an inbox on this server.`));
-    s.rehearsals.count(ctx.request.ip, 'signup');
+    await s.rehearsals.count(ctx.request.ip, 'signup');
     return html(codeForm(await s.agent.rehearse(address)));
   },
 });
@@ -75,14 +75,14 @@ export const testConfirm = op({
   input: z.object({ session: z.string().max(64).default(''), code: z.string().max(64).default('') }),
   output: Html,
   audit: false,
-  handler(ctx, input) {
+  async handler(ctx, input) {
     const store = ctx.services.rehearsals;
     limitIp(store, ctx.request.ip, 'wrong');
-    const r = store.checkCode(input.session, input.code);
-    if (r !== 'ok') store.count(ctx.request.ip, 'wrong');
+    const r = await store.checkCode(input.session, input.code);
+    if (r !== 'ok') await store.count(ctx.request.ip, 'wrong');
     if (r === 'unknown') return html(failure('This rehearsal session is unknown or expired.'));
     if (r === 'locked') return html(failure(LOCKED), 423);
-    const session = store.get(input.session)!;
+    const session = (await store.get(input.session))!;
     return html(
       r === 'ok'
         ? success(session, 'code')
@@ -99,15 +99,15 @@ export const testMagic = op({
   input: z.object({ session: z.string().max(64).default(''), token: z.string().max(128).default('') }),
   output: Html,
   audit: false,
-  handler(ctx, input) {
+  async handler(ctx, input) {
     const store = ctx.services.rehearsals;
     limitIp(store, ctx.request.ip, 'wrong');
-    const r = store.checkLink(input.session, input.token);
-    if (r !== 'ok') store.count(ctx.request.ip, 'wrong');
+    const r = await store.checkLink(input.session, input.token);
+    if (r !== 'ok') await store.count(ctx.request.ip, 'wrong');
     if (r === 'locked') return html(failure(LOCKED), 423);
     if (r !== 'ok')
       return html(failure(r === 'unknown' ? 'This rehearsal session is unknown or expired.' : 'This link is not the one we sent.'));
-    return html(success(store.get(input.session)!, 'magic link'));
+    return html(success((await store.get(input.session))!, 'magic link'));
   },
 });
 

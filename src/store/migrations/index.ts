@@ -30,6 +30,8 @@ import * as m023 from './023_seen.ts';
 import * as m024 from './024_label_rules.ts';
 import * as m025 from './025_check_reports.ts';
 import * as m026 from './026_session_facts.ts';
+import * as m027 from './027_mcp_sessions.ts';
+import * as m028 from './028_cluster_limits.ts';
 import * as m029 from './029_instances.ts';
 
 export const MIGRATIONS: Record<string, Migration> = {
@@ -59,5 +61,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '024_label_rules': m024,
   '025_check_reports': m025,
   '026_session_facts': m026,
+  '027_mcp_sessions': m027,
+  '028_cluster_limits': m028,
   '029_instances': m029,
 };

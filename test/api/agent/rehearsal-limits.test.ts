@@ -1,6 +1,6 @@
 // The rehearsal signup page is open without a key: wrong codes are limited per signup (then it is locked) and
 // per client address, and so are signups (each one mails an inbox).
-// not @cluster: the rehearsal page's rate limits are counted per instance (README "Scaling out")
+// not @cluster: counts on one instance; across instances: test/api/auth/cluster-limits.test.ts
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { IP_LIMITS, MAX_WRONG_CODES } from '../../../src/agent/rehearsal.ts';

@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import * as oidc from 'openid-client';
 import { type Json, json } from '../../helpers/http.ts';
-import { ADMIN_KEY, startTestServer, TEST_CLUSTER, type TestServer } from '../../helpers/server.ts';
+import { ADMIN_KEY, startTestServer, type TestServer } from '../../helpers/server.ts';
 import { sendMail, smtpDialogue } from '../../helpers/smtp.ts';
 
 let s: TestServer;
@@ -276,9 +276,7 @@ describe('me, audit, logs', () => {
 });
 
 describe('plan limits', () => {
-  test('max inboxes → 403, rate limit → 429 with Retry-After, full mailbox → SMTP 452 4.2.2', {
-    skip: TEST_CLUSTER && 'limits are counted per instance (README "Scaling out")',
-  }, async () => {
+  test('max inboxes → 403, rate limit → 429 with Retry-After, full mailbox → SMTP 452 4.2.2', {}, async () => {
     const t = await startTestServer(['--max-inboxes', '2', '--rate-limit', '30', '--max-messages-per-inbox', '1']);
     try {
       const a = await json(await t.api('/v1/inboxes', { method: 'POST', json: {} }), 201);

@@ -92,7 +92,9 @@ async function until(cond: () => boolean): Promise<void> {
   assert.ok(cond(), `condition never held (waiters: ${s.server.services.waits.gate.count()})`);
 }
 
-describe('fair shares', { skip: TEST_CLUSTER && 'limits are counted per instance (README "Scaling out")' }, () => {
+describe('fair shares', {
+  skip: TEST_CLUSTER && "reads one instance's own counts; across instances: test/api/auth/cluster-limits.test.ts",
+}, () => {
   test('MCP sessions: per-key and per-team shares; a full table reclaims the least recently used idle session', async () => {
     const reader = await newKey('reader', true);
     const second = await newKey('second', true);

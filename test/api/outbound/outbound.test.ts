@@ -6,7 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import { type Json, json } from '../../helpers/http.ts';
 import { mcpClient } from '../../helpers/mcp-tools.ts';
 import { HoldingReceiver } from '../../helpers/receiver.ts';
-import { startTestServer, TEST_CLUSTER, type TestServer } from '../../helpers/server.ts';
+import { startTestServer, type TestServer } from '../../helpers/server.ts';
 
 let s: TestServer;
 before(async () => {
@@ -351,9 +351,7 @@ describe('unclaimed local recipients, counters', () => {
 });
 
 describe('--max-sends-per-minute', () => {
-  test('the team over its send rate gets 429 with Retry-After, and nothing is stored', {
-    skip: TEST_CLUSTER && 'limits are counted per instance (README "Scaling out")',
-  }, async () => {
+  test('the team over its send rate gets 429 with Retry-After, and nothing is stored', {}, async () => {
     const t = await startTestServer(['--max-sends-per-minute', '2']);
     try {
       const a = await json(await t.api('/v1/inboxes', { method: 'POST', json: {} }), 201);
