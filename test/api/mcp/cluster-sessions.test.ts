@@ -128,6 +128,30 @@ describe('no sticky balancer', () => {
     }
   });
 
+  test('the toolsets chosen at initialize hold on every instance that serves the session', async () => {
+    const { client, transport } = await connectMcp(rr.url, ADMIN_KEY, '?toolsets=verify');
+    const sid = transport.sessionId!;
+    for (let i = 0; i < 4; i++) {
+      const { tools } = await client.listTools();
+      assert.deepEqual(
+        tools.map((t) => t.name).sort(),
+        ['svc_check_email', 'svc_create_inbox', 'svc_delete_inbox', 'svc_simulate_message', 'svc_verify_signup', 'svc_wait_and_extract'],
+        `tools/list number ${i + 1}`,
+      );
+    }
+    for (let i = 0; i < 2; i++) {
+      const r = await client.callTool({ name: 'svc_search_messages', arguments: { query: 'x' } });
+      assert.equal(r.isError, true);
+      assert.match(JSON.stringify(r.content), /toolset search/);
+    }
+    await transport.terminateSession();
+    await client.close();
+    if (TEST_CLUSTER) {
+      const mine = rr.log.filter((l) => l.session === sid && l.method === 'POST');
+      assert.deepEqual(new Set(mine.map((l) => l.upstream)), new Set([0, 1]), 'both instances served the session');
+    }
+  });
+
   test('a GET stream on B receives the progress of a call running on A (JSON-only session: progress only there)', {
     skip: !TEST_CLUSTER && 'needs two instances (INBOXD_TEST_CLUSTER=1)',
   }, async () => {
