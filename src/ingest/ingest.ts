@@ -165,9 +165,11 @@ export class Ingest {
           // The search row of a content carries the scope of the inboxes holding it: it is rewritten only when a new
           // inbox gets a copy. The same bytes mailed again to the same inboxes (a stranger can repeat them at will)
           // change nothing, and re-indexing them cost more with every earlier copy.
-          let scopeGrows = isFresh;
+          // `added` counts the inboxes getting their first copy (a row of a content held by many inboxes is not rewritten
+          // at all: src/search/indexer.ts SCOPE_INBOXES).
+          let added = 0;
           const noteCopy = async (inboxId: string) => {
-            if (!scopeGrows) scopeGrows = (await trx.executeQuery(q.copyIn({ sha: rawSha, inbox: inboxId }))).rows.length === 0;
+            if (!isFresh && (await trx.executeQuery(q.copyIn({ sha: rawSha, inbox: inboxId }))).rows.length === 0) added++;
           };
           for (const rcpt of rcpts) {
             // Counting and inserting happen in this one transaction, so no parallel path can pass a limit.
@@ -279,7 +281,7 @@ export class Ingest {
               row: { ...envelope, ...summaryContent, raw_sha256: rawSha, flags: 0 },
             });
           }
-          if (scopeGrows && out.some((o) => o.delivery.inboxId)) await indexContent(trx, rawSha, doc, isFresh);
+          if ((isFresh || added > 0) && out.some((o) => o.delivery.inboxId)) await indexContent(trx, rawSha, doc, isFresh, added);
           return out;
         },
       })
