@@ -12,8 +12,8 @@ import { type Kysely, type RawBuilder, sql } from 'kysely';
 import { type Dialect, dialectOf } from '../store/dialect.ts';
 import type { Database } from '../store/schema.ts';
 import { similarity } from './embeddings.ts';
-import { RANK_WEIGHTS, tsToken } from './pg-text.ts';
-import { type CompiledQuery, ftsString, scopeToken } from './query.ts';
+import { RANK_WEIGHTS } from './pg-text.ts';
+import { type CompiledQuery, scopeToken } from './query.ts';
 import { hexToken } from './text.ts';
 
 export const RANK_WINDOW = 5000;

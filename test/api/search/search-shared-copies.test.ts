@@ -31,7 +31,7 @@ const RAW = [
 
 const COPIES = 40;
 
-// biome-ignore lint/suspicious/noExplicitAny: the store's Kysely handle, for reading the index's own tables
+// the store's Kysely handle, for reading the index's own tables
 const db = (): any => s.server.parts.store.db;
 
 /** What the index holds for the content: its row's size in tokens and a mark that changes whenever it is written. */
