@@ -168,8 +168,11 @@ export class Ingest {
           // `added` counts the inboxes getting their first copy (a row of a content held by many inboxes is not rewritten
           // at all: src/search/indexer.ts SCOPE_INBOXES).
           let added = 0;
-          const noteCopy = async (inboxId: string) => {
-            if (!isFresh && (await trx.executeQuery(q.copyIn({ sha: rawSha, inbox: inboxId }))).rows.length === 0) added++;
+          // A fresh content's copies are this message's rows: its search scope needs no read.
+          const copies: Array<{ team_id: string; id: string; label: string | null }> = [];
+          const noteCopy = async (inbox: { id: string; team_id: string; label?: string | null }) => {
+            if (isFresh) copies.push({ team_id: inbox.team_id, id: inbox.id, label: inbox.label ?? null });
+            else if ((await trx.executeQuery(q.copyIn({ sha: rawSha, inbox: inbox.id }))).rows.length === 0) added++;
           };
           for (const rcpt of rcpts) {
             // Counting and inserting happen in this one transaction, so no parallel path can pass a limit.
@@ -198,7 +201,7 @@ export class Ingest {
             const threadId = inbox
               ? await this.threads.assign(trx, { inboxId: inbox.id, teamId: inbox.team_id, messageId: id, receivedAt }, threadFields)
               : null;
-            if (inbox) await noteCopy(inbox.id);
+            if (inbox) await noteCopy(inbox);
             const row = {
               id,
               inbox_id: inbox?.id ?? null,
@@ -240,7 +243,7 @@ export class Ingest {
           if (req.outbound) {
             const sender = req.outbound.inboxAddress;
             const inbox = (
-              await trx.executeQuery<{ id: string; team_id: string; message_seq: number }>(
+              await trx.executeQuery<{ id: string; team_id: string; message_seq: number; label: string | null }>(
                 q.nextSeq({ address: sender, max: limits.maxMessagesPerInbox > 0 ? limits.maxMessagesPerInbox : Number.MAX_SAFE_INTEGER }),
               )
             ).rows[0];
@@ -256,7 +259,7 @@ export class Ingest {
               { inboxId: inbox.id, teamId: inbox.team_id, messageId: id, receivedAt },
               threadFields,
             );
-            await noteCopy(inbox.id);
+            await noteCopy(inbox);
             const row = {
               id,
               inbox_id: inbox.id,
@@ -281,7 +284,7 @@ export class Ingest {
               row: { ...envelope, ...summaryContent, raw_sha256: rawSha, flags: 0 },
             });
           }
-          if ((isFresh || added > 0) && out.some((o) => o.delivery.inboxId)) await indexContent(trx, rawSha, doc, isFresh, added);
+          if ((isFresh || added > 0) && out.some((o) => o.delivery.inboxId)) await indexContent(trx, rawSha, doc, isFresh, added, isFresh ? copies : undefined);
           return out;
         },
       })
@@ -382,18 +385,21 @@ function compileIngestQueries(db: Kysely<Database>) {
         .insertInto('message_rows')
         .values(p as never)
         .compile(),
+      { deferrable: true },
     ),
     insertLabel: precompile(['message_id', 'label', 'source', 'rule_id'], (p) =>
       db
         .insertInto('message_labels')
         .values(p as never)
         .compile(),
+      { deferrable: true },
     ),
     insertAttachment: precompile(ATTACHMENT_COLUMNS, (p) =>
       db
         .insertInto('content_attachments')
         .values(p as never)
         .compile(),
+      { deferrable: true },
     ),
   };
 }

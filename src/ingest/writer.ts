@@ -235,6 +235,7 @@ export async function bumpCounter(trx: Transaction<Database>, teamId: string, na
         // Qualified: in PostgreSQL's upsert a bare `value` could also mean the proposed row's.
         .onConflict((oc) => oc.columns(['team_id', 'name']).doUpdateSet({ value: sql`${sql.ref('counters.value')} + ${p.delta}` }))
         .compile(),
+      { deferrable: true },
     );
     bumpQueries.set(dialect, q);
   }

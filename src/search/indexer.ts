@@ -40,14 +40,15 @@ function inboxesOf(db: Kysely<Database>, sha: unknown) {
     select i.team_id, i.id, i.label from s join inboxes i on i.id = s.id`.compile(db);
 }
 
-type ScopeRow = { team_id: string; id: string; label: string | null };
+export type ScopeRow = { team_id: string; id: string; label: string | null };
 
 /** The scope tokens and the labels of a content's row: exact up to SCOPE_INBOXES inboxes, else shared. */
 function scopeOf(copies: ScopeRow[]): { scope: string[]; labels: string[] } {
-  if (copies.length > SCOPE_INBOXES) return { scope: [SHARED_TOKEN], labels: [] };
+  const inboxes = new Map(copies.map((c) => [c.id, c]));
+  if (inboxes.size > SCOPE_INBOXES) return { scope: [SHARED_TOKEN], labels: [] };
   const scope = new Set<string>();
   const labels = new Set<string>();
-  for (const c of copies) {
+  for (const c of inboxes.values()) {
     scope.add(hexToken('t', c.team_id)).add(hexToken('i', c.id)).add(hexToken('l', c.label));
     if (c.label) labels.add(c.label);
   }
@@ -77,6 +78,7 @@ function compilePg(db: Kysely<Database>) {
     upsert: precompile(['sha', 'doc'], (p) =>
       sql`insert into search_docs (rid, doc) select c.rowid, ${p.doc}::tsvector from contents c where c.sha256 = ${p.sha}
         on conflict (rid) do update set doc = excluded.doc`.compile(db),
+      { deferrable: true },
     ),
   };
 }
@@ -87,7 +89,8 @@ let pgStmts: ReturnType<typeof compilePg> | null = null;
  * Indexes one stored content with the scope of its message rows, in the caller's transaction. `fresh`: the content
  * was inserted by this transaction (else its row exists and is replaced, to add the new copies' scope). `added`: how
  * many inboxes got their first copy of it in this transaction (unknown, as for a claim: the row is rebuilt). A row that
- * was already shared before them stays as it is.
+ * was already shared before them stays as it is. `known`: the copies' inboxes when the caller has them (a fresh
+ * content's are its own message's), which saves reading them.
  */
 export async function indexContent(
   trx: Transaction<Database> | Kysely<Database>,
@@ -95,17 +98,18 @@ export async function indexContent(
   doc: SearchDoc,
   fresh: boolean,
   added = Number.POSITIVE_INFINITY,
+  known?: ScopeRow[],
 ): Promise<void> {
   if (dialectOf(trx as never) === 'postgres') {
     pgStmts ??= compilePg(trx);
-    const copies = (await trx.executeQuery<ScopeRow>(pgStmts.inboxes({ sha }))).rows;
+    const copies = known ?? (await trx.executeQuery<ScopeRow>(pgStmts.inboxes({ sha }))).rows;
     if (!fresh && copies.length - added > SCOPE_INBOXES) return;
     const { scope, labels } = scopeOf(copies);
     await trx.executeQuery(pgStmts.upsert({ sha, doc: tsvectorLiteral(doc, labels, scope) }));
     return;
   }
   stmts ??= compile(trx);
-  const copies = (await trx.executeQuery<ScopeRow>(stmts.inboxes({ sha }))).rows;
+  const copies = known ?? (await trx.executeQuery<ScopeRow>(stmts.inboxes({ sha }))).rows;
   if (!fresh && copies.length - added > SCOPE_INBOXES) return;
   const { scope, labels } = scopeOf(copies);
   if (!fresh) await trx.executeQuery(stmts.remove({ sha }));

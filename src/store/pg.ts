@@ -4,6 +4,7 @@
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { PostgresTypesPlugin } from './dialect.ts';
+import { isDeferrable, statementName } from './prepared.ts';
 import type { PgTarget } from './pg-url.ts';
 import type { Database } from './schema.ts';
 
@@ -66,7 +67,100 @@ export function pgPool(target: PgTarget, o: PgOpenOptions): pg.Pool {
 }
 
 export function pgKysely(pool: pg.Pool): Kysely<Database> {
-  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }), plugins: [new PostgresTypesPlugin()] });
+  const pipelined = { connect: async () => new PipelinedClient(await pool.connect()), end: () => pool.end() };
+  return new Kysely<Database>({
+    dialect: new PostgresDialect({ pool: pipelined as unknown as pg.Pool }),
+    plugins: [new PostgresTypesPlugin()],
+  });
+}
+
+type Values = readonly unknown[] | undefined;
+
+/**
+ * A pool connection as Kysely sees it, with two changes on the wire (issue 33):
+ * - a precompiled query's text (src/store/prepared.ts) goes as a named prepared statement: parsed and planned once
+ *   per connection, then only bound and executed;
+ * - inside a transaction, a precompiled write marked deferrable is pipelined: sent at once and answered at once
+ *   (its result is read by nobody), so the next statement does not wait a round trip for it. The connection runs
+ *   in pg's pipeline mode for the transaction, so statements keep their order on the server. A deferred write's
+ *   error is the error of every later statement of the transaction and of COMMIT, which waits for all of them
+ *   first: nothing is acknowledged that is not committed.
+ */
+class PipelinedClient {
+  private readonly c: pg.PoolClient & { pipeline: boolean };
+  private inTx = false;
+  private pending: Array<Promise<unknown>> = [];
+  private failed: { error: unknown } | null = null;
+
+  constructor(c: pg.PoolClient) {
+    this.c = c as pg.PoolClient & { pipeline: boolean };
+  }
+
+  /** Read by Kysely (an undocumented member of pg's Client) to cancel a query. */
+  get processID(): number | undefined {
+    return (this.c as unknown as { processID?: number }).processID;
+  }
+
+  release(err?: Error | boolean): void {
+    this.c.release(err);
+  }
+
+  query(text: unknown, values?: Values): Promise<pg.QueryResult> {
+    // A cursor (Kysely's stream) or anything else that is not a text goes through as it is.
+    if (typeof text !== 'string') return this.c.query(text as pg.QueryConfig, values as unknown[]);
+    const name = statementName(text);
+    const config: pg.QueryConfig = { text, values: values as unknown[], ...(name ? { name } : {}) };
+    if (this.inTx) {
+      if (text === 'commit') return this.commit(config);
+      if (text === 'rollback') return this.rollback(config);
+      if (this.failed) return Promise.reject(this.failed.error);
+      if (isDeferrable(text)) {
+        this.pending.push(
+          this.c.query(config).catch((e: unknown) => {
+            this.failed ??= { error: e };
+          }),
+        );
+        return Promise.resolve({ command: 'INSERT', rowCount: 1, rows: [], oid: 0, fields: [] });
+      }
+      // A statement behind a failed deferred write fails with "current transaction is aborted": the cause is that write.
+      return this.c.query(config).catch((e: unknown) => {
+        throw this.failed ? this.failed.error : e;
+      });
+    }
+    if (text === 'begin' || text.startsWith('start transaction')) {
+      this.inTx = true;
+      this.c.pipeline = true;
+    }
+    return this.c.query(config);
+  }
+
+  private async commit(config: pg.QueryConfig): Promise<pg.QueryResult> {
+    await Promise.all(this.pending);
+    // Not committed: the caller rolls back (Kysely does), which ends the transaction here too.
+    if (this.failed) throw this.failed.error;
+    try {
+      return await this.c.query(config);
+    } finally {
+      this.end();
+    }
+  }
+
+  private async rollback(config: pg.QueryConfig): Promise<pg.QueryResult> {
+    try {
+      const [out] = await Promise.all([this.c.query(config), ...this.pending]);
+      return out as pg.QueryResult;
+    } finally {
+      this.end();
+    }
+  }
+
+  /** Back to one statement at a time, with nothing in flight. */
+  private end(): void {
+    this.inTx = false;
+    this.pending = [];
+    this.failed = null;
+    this.c.pipeline = false;
+  }
 }
 
 /** A connection failure as one line that names host:port and what to check (never the password). */

@@ -1,16 +1,35 @@
 // Hot-path queries compiled by Kysely once, then re-run with new values. The SQL still comes from the query
 // builder (so it follows the dialect), but the per-call cost of building and compiling the query tree is gone.
+// Their texts are fixed, so on PostgreSQL each is also a named prepared statement (parsed and planned once per
+// connection, src/store/pg.ts), and a write whose result nobody reads (`deferrable`) is pipelined inside a
+// transaction: sent at once, not waited for; its error surfaces at the next statement or at COMMIT.
 import { CompiledQuery } from 'kysely';
 
 const MARK = '\u0000param:';
 
+/** The precompiled texts by their statement names (`q1`, `q2`, …), and which of them are deferrable writes. */
+const named = new Map<string, string>();
+const deferrable = new Set<string>();
+
+/** The prepared statement name of a precompiled query's text (undefined: a text built per call, left unnamed). */
+export function statementName(text: string): string | undefined {
+  return named.get(text);
+}
+
+/** Whether the text is a precompiled write whose result its callers never read. */
+export function isDeferrable(text: string): boolean {
+  return deferrable.has(text);
+}
+
 /**
  * `build` receives a placeholder for every named value and returns the compiled query; the result turns a set
- * of real values into a ready CompiledQuery with the same SQL text.
+ * of real values into a ready CompiledQuery with the same SQL text. `deferrable`: a write whose result (rows, the
+ * count of rows) no caller reads, so PostgreSQL may run it pipelined (see above).
  */
 export function precompile<K extends string>(
   keys: readonly K[],
   build: (p: Record<K, string>) => CompiledQuery,
+  opts: { deferrable?: boolean } = {},
 ): (values: Record<K, unknown>) => CompiledQuery {
   const placeholders = Object.fromEntries(keys.map((k) => [k, MARK + k])) as Record<K, string>;
   const compiled = build(placeholders);
@@ -19,6 +38,8 @@ export function precompile<K extends string>(
     typeof v === 'string' && v.startsWith(MARK) ? { key: v.slice(MARK.length) as K } : { value: v },
   );
   for (const k of keys) if (!slots.some((s) => s.key === k)) throw new Error(`precompile: ${k} is not used by the query`);
+  if (!named.has(compiled.sql)) named.set(compiled.sql, `q${named.size + 1}`);
+  if (opts.deferrable) deferrable.add(compiled.sql);
   return (values) =>
     CompiledQuery.raw(
       compiled.sql,

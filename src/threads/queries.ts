@@ -58,6 +58,7 @@ export function compileThreadQueries(db: Kysely<Database>) {
           .insertInto('threads')
           .values(p as never)
           .compile(),
+      { deferrable: true },
     ),
     update: precompile(THREAD_COLUMNS, (p) => {
       const { id, ...set } = p;
@@ -66,7 +67,7 @@ export function compileThreadQueries(db: Kysely<Database>) {
         .set(set as never)
         .where('id', '=', id)
         .compile();
-    }),
+    }, { deferrable: true }),
     moveMessages: precompile(['from', 'to'], (p) =>
       db.updateTable('message_rows').set({ thread_id: p.to }).where('thread_id', '=', p.from).compile(),
     ),
@@ -117,6 +118,7 @@ export function compileThreadQueries(db: Kysely<Database>) {
             }),
           )
           .compile(),
+        { deferrable: true },
       );
     }),
   };
