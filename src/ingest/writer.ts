@@ -168,10 +168,17 @@ export class IngestWriter {
   private async commit(stores: Array<Extract<Pending, { kind: 'store' }>>, top = true): Promise<void> {
     try {
       // Blobs first: a row is only ever committed after its bytes are written (and acknowledged after both are synced).
-      const placed = await this.blobs.stage(stores.flatMap((p) => p.job.blobs));
-      // The segment's fsync runs on the thread pool while the rows are committed here.
-      const blobsSynced = this.blobs.sync();
-      blobsSynced.catch(() => undefined); // awaited below; a failed commit first must not leave it unhandled
+      // On PostgreSQL the blobs are written (files, each synced before its rename, or objects) while the batch's
+      // statements run, and COMMIT waits for them: uncommitted rows point at nothing anyone can see.
+      const staged = this.blobs.stage(stores.flatMap((p) => p.job.blobs));
+      staged.catch(() => undefined); // awaited below, inside the transaction
+      let blobsSynced: Promise<void> = Promise.resolve();
+      const placed = this.shared ? [] : await staged;
+      if (!this.shared) {
+        // The segment's fsync runs on the thread pool while the rows are committed here.
+        blobsSynced = this.blobs.sync();
+        blobsSynced.catch(() => undefined); // awaited below; a failed commit first must not leave it unhandled
+      }
       const results = await this.db.transaction().execute(async (trx) => {
         this.blobs.index(placed);
         const deltas = new Map<string, { teamId: string; name: string; delta: number }>();
@@ -190,6 +197,11 @@ export class IngestWriter {
         // In one order too (team, then name): another instance's batch may bump the same counter rows.
         const sorted = [...deltas.entries()].sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0));
         for (const [, d] of sorted) await bumpCounter(trx, d.teamId, d.name, d.delta);
+        if (this.shared) {
+          this.blobs.index(await staged);
+          blobsSynced = this.blobs.sync();
+          blobsSynced.catch(() => undefined);
+        }
         return out;
       });
       try {
