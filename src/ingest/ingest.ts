@@ -139,6 +139,7 @@ export class Ingest {
         weight: req.raw.length + rcpts.length * 512,
         inboxAddresses: [...rcpts, ...bases, ...(req.outbound ? [req.outbound.inboxAddress] : [])],
         content,
+        refIds: threadFields.own ? [threadFields.own, ...threadFields.parents] : threadFields.parents,
         insert: async (trx: Transaction<Database>, counters, batch) => {
           const q = this.queries(trx);
           const isFresh = batch.freshContent(rawSha) ?? Number((await trx.executeQuery(q.insertContent(content))).numAffectedRows ?? 0) > 0;
@@ -204,7 +205,12 @@ export class Ingest {
             const id = newId('msg');
             // Mail of an inbox joins its thread here, in this transaction; unclaimed mail is threaded when claimed.
             const threadId = inbox
-              ? await this.threads.assign(trx, { inboxId: inbox.id, teamId: inbox.team_id, messageId: id, receivedAt }, threadFields)
+              ? await this.threads.assign(
+                  trx,
+                  { inboxId: inbox.id, teamId: inbox.team_id, messageId: id, receivedAt },
+                  threadFields,
+                  batch.shared,
+                )
               : null;
             if (inbox) await noteCopy(inbox);
             const row = {
@@ -255,6 +261,7 @@ export class Ingest {
               trx,
               { inboxId: inbox.id, teamId: inbox.team_id, messageId: id, receivedAt },
               threadFields,
+              batch.shared,
             );
             await noteCopy(inbox);
             const row = {

@@ -44,9 +44,14 @@ export interface WriterBatch {
   nextSeq(address: string, max: number): SeqRow | null | undefined;
   /** Whether the job's content (StoreJob.content) is new here: inserted by the batch, and this is its first holder. */
   freshContent(sha256: string): boolean | undefined;
+  /**
+   * State a capability keeps over the batch's messages (the thread lookups, src/threads/assign.ts), with the ids of
+   * the batch's inboxes and every Message-ID its jobs named (StoreJob.refIds); null on SQLite.
+   */
+  shared: { scratch: Map<string, unknown>; inboxIds: string[]; refIds: string[] } | null;
 }
 
-const NO_BATCH: WriterBatch = { nextSeq: () => undefined, freshContent: () => undefined };
+const NO_BATCH: WriterBatch = { nextSeq: () => undefined, freshContent: () => undefined, shared: null };
 
 /** One message ready to store: its blobs and a function that inserts its rows inside the batch transaction. */
 export interface StoreJob<T> {
@@ -56,6 +61,8 @@ export interface StoreJob<T> {
   insert: (trx: Transaction<Database>, counters: BatchCounters, batch: WriterBatch) => Promise<T>;
   /** Its `contents` row: on PostgreSQL the batch inserts all of them in one statement (see WriterBatch.freshContent). */
   content?: { sha256: string } & Record<string, unknown>;
+  /** The Message-IDs it has and refers to (read for all the batch's messages at once, see WriterBatch.shared). */
+  refIds?: string[];
   /**
    * Addresses of the inboxes whose rows insert() updates (their sequence numbers). On PostgreSQL the batch locks
    * them all first, in id order as everywhere else (thread upkeep), so two instances' batches naming the same
@@ -314,6 +321,11 @@ async function prefetch(
         const first = fresh.has(sha256);
         fresh.delete(sha256);
         return first;
+      },
+      shared: {
+        scratch: new Map(),
+        inboxIds: [...new Set([...inboxes.values()].map((r) => r.id))],
+        refIds: [...new Set(stores.flatMap((p) => p.job.refIds ?? []))],
       },
     },
     async finish() {
