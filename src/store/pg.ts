@@ -4,8 +4,8 @@
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { PostgresTypesPlugin } from './dialect.ts';
-import { isDeferrable, statementName } from './prepared.ts';
 import type { PgTarget } from './pg-url.ts';
+import { isDeferrable, statementName } from './prepared.ts';
 import type { Database } from './schema.ts';
 
 export { type PgTarget, parsePgUrl } from './pg-url.ts';
@@ -130,6 +130,13 @@ class PipelinedClient {
     if (text === 'begin' || text.startsWith('start transaction')) {
       this.inTx = true;
       this.c.pipeline = true;
+      // Pipelined as well: the transaction's first statement goes right behind it (and fails if it did).
+      this.pending.push(
+        this.c.query(config).catch((e: unknown) => {
+          this.failed ??= { error: e };
+        }),
+      );
+      return Promise.resolve({ command: 'BEGIN', rowCount: null, rows: [], oid: 0, fields: [] });
     }
     return this.c.query(config);
   }
