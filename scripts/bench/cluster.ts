@@ -3,6 +3,7 @@
 // a signup form's mailer delivers), split evenly over the instances of a cell, both halves in parallel.
 //   node scripts/bench/cluster.ts [--messages 6000] [--sessions 20] [--size 5120] [--rounds 3] [--keep]
 //     --quick        one instance per engine only (the PostgreSQL ÷ SQLite ratio), 1,500 messages, 1 round
+//     --baseline-commit C   one more cell: PostgreSQL, 1 instance, with the executable of commit C (built into .bench/)
 //     --statements   pg_stat_statements on: per message, the statements, round trips and execution time on
 //                    PostgreSQL, with the CPU of PostgreSQL and of the instance (the inputs of the scaling model)
 // One 2-core machine runs PostgreSQL, every instance and the load client: the two-instance cell measures what a
@@ -11,7 +12,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { startPostgres } from '../../test/helpers/postgres.ts';
-import { type Inboxd, machine, report, round, smtpSource, startInboxd } from './lib.ts';
+import { baselineFromCommit, type Inboxd, machine, report, round, smtpSource, startInboxd } from './lib.ts';
 
 const { values } = parseArgs({
   options: {
@@ -23,6 +24,7 @@ const { values } = parseArgs({
     source: { type: 'boolean', default: false },
     quick: { type: 'boolean', default: false },
     statements: { type: 'boolean', default: false },
+    'baseline-commit': { type: 'string' },
   },
 });
 if (values.quick) {
@@ -38,12 +40,22 @@ interface Cell {
   name: string;
   instances: number;
   engine: 'sqlite' | 'postgres';
+  /** another build's executable (--baseline-commit) */
+  binary?: string;
 }
 const CELLS_ALL: Cell[] = [
   { name: 'SQLite, 1 instance (default)', instances: 1, engine: 'sqlite' },
   { name: 'PostgreSQL, 1 instance', instances: 1, engine: 'postgres' },
   { name: 'PostgreSQL, 2 instances', instances: 2, engine: 'postgres' },
 ];
+const baseline = values['baseline-commit'];
+if (baseline)
+  CELLS_ALL.push({
+    name: `PostgreSQL, 1 instance, ${baseline}`,
+    instances: 1,
+    engine: 'postgres',
+    binary: path.join(baselineFromCommit(baseline), 'dist/inboxd'),
+  });
 const CELLS = CELLS_ALL.filter((c) => (!values.quick || c.instances === 1) && (!values.statements || c.engine === 'postgres'));
 
 const load0 = machine().load1;
@@ -109,7 +121,8 @@ async function runCell(
   if (measured) await pgQuery(url, 'create extension pg_stat_statements');
   const servers: Inboxd[] = [];
   try {
-    for (let i = 0; i < cell.instances; i++) servers.push(await startInboxd(args, { source: values.source }));
+    for (let i = 0; i < cell.instances; i++)
+      servers.push(await startInboxd(args, cell.binary ? { binary: cell.binary } : { source: values.source }));
     const first = servers[0] as Inboxd;
     const inbox = (await (await first.api('/v1/inboxes', { method: 'POST', json: { localPart: 'bench', ttlMinutes: 60 } })).json()) as {
       inboxId: string;
@@ -175,7 +188,9 @@ async function statementsOf(url: string, stored: number, xacts: number): Promise
     perMessage: round(calls / stored, 2),
     transactions: xacts,
     execMsPerMessage: round(ms / stored, 3),
-    top: rows.slice(0, 24).map((r) => ({ calls: Number(r.calls), ms: round(Number(r.ms), 1), query: r.query.replace(/\s+/g, ' ').slice(0, 90) })),
+    top: rows
+      .slice(0, 24)
+      .map((r) => ({ calls: Number(r.calls), ms: round(Number(r.ms), 1), query: r.query.replace(/\s+/g, ' ').slice(0, 90) })),
   };
 }
 
@@ -219,7 +234,8 @@ const lines = [
     return `  ${c.name.padEnd(30)} ${String(m).padStart(6)} msg/s (${r.perSecond.join(', ')}) = ${round(m / base)}× SQLite${c.engine === 'postgres' ? `; PostgreSQL CPU ${median(r.cpuSecondsPg)} s` : ''}`;
   }),
 ];
-if (pgOne && sqliteOne) lines.push(`PostgreSQL ingest ÷ SQLite ingest, one instance, same executable: ${round(median(pgOne.perSecond) / base)} (target ≥ 0.7)`);
+if (pgOne && sqliteOne)
+  lines.push(`PostgreSQL ingest ÷ SQLite ingest, one instance, same executable: ${round(median(pgOne.perSecond) / base)} (target ≥ 0.7)`);
 report(
   'cluster',
   { messages, size, sessions, rounds, keep: values.keep, cells: results, file: path.basename(import.meta.filename) },
