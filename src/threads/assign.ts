@@ -62,7 +62,8 @@ export class ThreadAssigner {
     const inbox = at.inboxId;
     const ids = f.own ? [f.own, ...f.parents] : f.parents;
 
-    const pre = ids.length > 0 && batch ? await this.batchRefs(run, q, batch) : null;
+    // An inbox the batch did not lock and read (found by its own statement: created after the batch's read) asks.
+    const pre = ids.length > 0 && batch?.inboxIds.includes(inbox) ? await this.batchRefs(run, q, batch) : null;
     let hits: Hit[] | null = null;
     if (pre && ids.every((id) => !pre.touchedIds.has(refKey(inbox, id)))) {
       hits = ids.flatMap((id) => pre.hits.get(refKey(inbox, id)) ?? []);
