@@ -392,7 +392,8 @@ function compileIngestQueries(db: Kysely<Database>) {
           .insertInto('message_rows')
           .values(p as never)
           .compile(),
-      { deferrable: true },
+      // New ids, no foreign key to the batch's other rows (its labels point at it and come after it).
+      { deferrable: 'append' },
     ),
     insertLabel: precompile(
       ['message_id', 'label', 'source', 'rule_id'],

@@ -5,7 +5,7 @@ import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { PostgresTypesPlugin } from './dialect.ts';
 import type { PgTarget } from './pg-url.ts';
-import { isDeferrable, statementName } from './prepared.ts';
+import { isAppendable, isDeferrable, statementName } from './prepared.ts';
 import type { Database } from './schema.ts';
 
 export { type PgTarget, parsePgUrl } from './pg-url.ts';
@@ -91,6 +91,9 @@ class PipelinedClient {
   private inTx = false;
   private pending: Array<Promise<unknown>> = [];
   private failed: { error: unknown } | null = null;
+  /** Deferred writes not sent yet, in order; the rows of an appendable INSERT gather in its first entry. */
+  private buffered: Array<{ text: string; name?: string; rows: unknown[][] }> = [];
+  private gathering = new Map<string, { text: string; name?: string; rows: unknown[][] }>();
 
   constructor(c: pg.PoolClient) {
     this.c = c as pg.PoolClient & { pipeline: boolean };
@@ -115,13 +118,17 @@ class PipelinedClient {
       if (text === 'rollback') return this.rollback(config);
       if (this.failed) return Promise.reject(this.failed.error);
       if (isDeferrable(text)) {
-        this.pending.push(
-          this.c.query(config).catch((e: unknown) => {
-            this.failed ??= { error: e };
-          }),
-        );
+        const rows = [...((values ?? []) as unknown[])];
+        const same = isAppendable(text) ? this.gathering.get(text) : undefined;
+        if (same) same.rows.push(rows);
+        else {
+          const entry = { text, ...(name ? { name } : {}), rows: [rows] };
+          this.buffered.push(entry);
+          if (isAppendable(text)) this.gathering.set(text, entry);
+        }
         return Promise.resolve({ command: 'INSERT', rowCount: 1, rows: [], oid: 0, fields: [] });
       }
+      this.flush();
       // A statement behind a failed deferred write fails with "current transaction is aborted": the cause is that write.
       return this.c.query(config).catch((e: unknown) => {
         throw this.failed ? this.failed.error : e;
@@ -141,7 +148,26 @@ class PipelinedClient {
     return this.c.query(config);
   }
 
+  /** Sends the deferred writes (pipelined: nothing waits for them here), an appendable INSERT's rows as one statement. */
+  private flush(): void {
+    for (const e of this.buffered) {
+      const merged = e.rows.length > 1 ? multiRow(e.text, e.rows.length) : null;
+      const configs: pg.QueryConfig[] = merged
+        ? [{ text: merged, values: e.rows.flat() }]
+        : e.rows.map((r) => ({ text: e.text, values: r, ...(e.name ? { name: e.name } : {}) }));
+      for (const config of configs)
+        this.pending.push(
+          this.c.query(config).catch((err: unknown) => {
+            this.failed ??= { error: err };
+          }),
+        );
+    }
+    this.buffered = [];
+    this.gathering.clear();
+  }
+
   private async commit(config: pg.QueryConfig): Promise<pg.QueryResult> {
+    this.flush();
     await Promise.all(this.pending);
     // Not committed: the caller rolls back (Kysely does), which ends the transaction here too.
     if (this.failed) throw this.failed.error;
@@ -164,10 +190,32 @@ class PipelinedClient {
   /** Back to one statement at a time, with nothing in flight. */
   private end(): void {
     this.inTx = false;
+    this.buffered = [];
+    this.gathering.clear();
     this.pending = [];
     this.failed = null;
     this.c.pipeline = false;
   }
+}
+
+const multiRowTexts = new Map<string, string | null>();
+
+/**
+ * `insert into t (a, b) values ($1, $2)` for n rows: `… values ($1, $2), ($3, $4), …`; null when the text is not
+ * that plain form (then each row goes as its own statement, in order).
+ */
+function multiRow(text: string, n: number): string | null {
+  const key = `${n}\u0000${text}`;
+  let out = multiRowTexts.get(key);
+  if (out !== undefined) return out;
+  const m = /^(insert into [^;]* values )\((\$1(?:, \$\d+)*)\)$/s.exec(text);
+  const k = m ? m[2]!.split(', ').length : 0;
+  const plain = m !== null && m[2]!.split(', ').every((p, i) => p === `$${i + 1}`);
+  out = plain
+    ? m![1]! + Array.from({ length: n }, (_, r) => `(${Array.from({ length: k }, (_, c) => `$${r * k + c + 1}`).join(', ')})`).join(', ')
+    : null;
+  if (multiRowTexts.size < 4096) multiRowTexts.set(key, out);
+  return out;
 }
 
 /** A connection failure as one line that names host:port and what to check (never the password). */

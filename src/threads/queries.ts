@@ -58,7 +58,8 @@ export function compileThreadQueries(db: Kysely<Database>) {
           .insertInto('threads')
           .values(p as never)
           .compile(),
-      { deferrable: true },
+      // A new id; refs and message rows name it without a foreign key.
+      { deferrable: 'append' },
     ),
     update: precompile(
       THREAD_COLUMNS,
