@@ -75,8 +75,10 @@ let stmts: ReturnType<typeof compile> | null = null;
 function compilePg(db: Kysely<Database>) {
   return {
     inboxes: precompile(['sha'], (p) => inboxesOf(db, p.sha)),
-    upsert: precompile(['sha', 'doc'], (p) =>
-      sql`insert into search_docs (rid, doc) select c.rowid, ${p.doc}::tsvector from contents c where c.sha256 = ${p.sha}
+    upsert: precompile(
+      ['sha', 'doc'],
+      (p) =>
+        sql`insert into search_docs (rid, doc) select c.rowid, ${p.doc}::tsvector from contents c where c.sha256 = ${p.sha}
         on conflict (rid) do update set doc = excluded.doc`.compile(db),
       { deferrable: true },
     ),
