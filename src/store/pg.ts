@@ -94,6 +94,8 @@ class PipelinedClient {
   /** Deferred writes not sent yet, in order; the rows of an appendable INSERT gather in its first entry. */
   private buffered: Array<{ text: string; name?: string; rows: unknown[][] }> = [];
   private gathering = new Map<string, { text: string; name?: string; rows: unknown[][] }>();
+  /** Deferred writes go out once the caller waits for something else (its other I/O), at the latest at COMMIT. */
+  private flushSoon: NodeJS.Immediate | null = null;
 
   constructor(c: pg.PoolClient) {
     this.c = c as pg.PoolClient & { pipeline: boolean };
@@ -126,6 +128,10 @@ class PipelinedClient {
           this.buffered.push(entry);
           if (isAppendable(text)) this.gathering.set(text, entry);
         }
+        this.flushSoon ??= setImmediate(() => {
+          this.flushSoon = null;
+          this.flush();
+        });
         return Promise.resolve({ command: 'INSERT', rowCount: 1, rows: [], oid: 0, fields: [] });
       }
       this.flush();
@@ -148,8 +154,13 @@ class PipelinedClient {
     return this.c.query(config);
   }
 
-  /** Sends the deferred writes (pipelined: nothing waits for them here), an appendable INSERT's rows as one statement. */
+  /**
+   * Sends the deferred writes (pipelined: nothing waits for them here), an appendable INSERT's rows as one statement:
+   * before a statement that is answered, at COMMIT, or when the caller's code waits for other I/O (then they run on
+   * the server while it waits, e.g. for the batch's blob files).
+   */
   private flush(): void {
+    if (!this.inTx) return;
     for (const e of this.buffered) {
       const merged = e.rows.length > 1 ? multiRow(e.text, e.rows.length) : null;
       const configs: pg.QueryConfig[] = merged
@@ -179,6 +190,8 @@ class PipelinedClient {
   }
 
   private async rollback(config: pg.QueryConfig): Promise<pg.QueryResult> {
+    // The writes not sent yet are dropped here, before ROLLBACK: none may follow it (they would commit on their own).
+    this.discard();
     try {
       const [out] = await Promise.all([this.c.query(config), ...this.pending]);
       return out as pg.QueryResult;
@@ -187,11 +200,18 @@ class PipelinedClient {
     }
   }
 
-  /** Back to one statement at a time, with nothing in flight. */
-  private end(): void {
-    this.inTx = false;
+  /** Drops the deferred writes not sent yet. */
+  private discard(): void {
+    if (this.flushSoon) clearImmediate(this.flushSoon);
+    this.flushSoon = null;
     this.buffered = [];
     this.gathering.clear();
+  }
+
+  /** Back to one statement at a time, with nothing in flight. */
+  private end(): void {
+    this.discard();
+    this.inTx = false;
     this.pending = [];
     this.failed = null;
     this.c.pipeline = false;

@@ -137,4 +137,18 @@ test('the rows of an appendable INSERT in a transaction go as one statement, in 
     (e: Error & { code?: string }) => e.code === '23505',
   );
   assert.equal(Number((await sql<{ n: number }>`select count(*)::int as n from pipe_rows`.execute(db)).rows[0]!.n), 3);
+  // Rolled back with writes not sent yet (a refusal thrown after them): none of them runs, then or later.
+  for (const wait of [false, true])
+    await assert.rejects(
+      db.transaction().execute(async (trx) => {
+        await trx.executeQuery(row({ id: 5, note: 'refused' }));
+        await trx.executeQuery(other({ id: 41 }));
+        if (wait) await new Promise((r) => setTimeout(r, 20));
+        throw new Error('refused');
+      }),
+      /refused/,
+    );
+  await new Promise((r) => setTimeout(r, 100));
+  assert.equal(Number((await sql<{ n: number }>`select count(*)::int as n from pipe_rows`.execute(db)).rows[0]!.n), 3);
+  assert.equal(Number((await sql<{ n: number }>`select count(*)::int as n from pipe_t where id = 41`.execute(db)).rows[0]!.n), 0);
 });
