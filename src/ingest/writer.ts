@@ -297,9 +297,11 @@ async function prefetch(
   for (const p of stores) if (p.job.content && !contents.has(p.job.content.sha256)) contents.set(p.job.content.sha256, p.job.content);
   const fresh = new Set<string>();
   if (contents.size > 0) {
+    // In sha256 order: two instances' batches holding the same bytes (to inboxes locked by neither of the other) wait
+    // for each other on the unique key in one order instead of deadlocking.
     const rows = await trx
       .insertInto('contents')
-      .values([...contents.values()] as never)
+      .values([...contents.values()].sort((a, b) => ((a.sha256 as string) < (b.sha256 as string) ? -1 : 1)) as never)
       .onConflict((oc) => oc.column('sha256').doNothing())
       .returning('sha256')
       .execute();
