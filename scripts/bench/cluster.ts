@@ -3,7 +3,8 @@
 // a signup form's mailer delivers), split evenly over the instances of a cell, both halves in parallel.
 //   node scripts/bench/cluster.ts [--messages 6000] [--sessions 20] [--size 5120] [--rounds 3] [--keep]
 //     --quick        one instance per engine only (the PostgreSQL ÷ SQLite ratio), 1,500 messages, 1 round
-//     --baseline-commit C   one more cell: PostgreSQL, 1 instance, with the executable of commit C (built into .bench/)
+//     --baseline-commit C   two more cells, SQLite and PostgreSQL, 1 instance each, with the executable of commit C
+//                           (built into .bench/)
 //     --statements   pg_stat_statements on: per message, the statements, round trips and execution time on
 //                    PostgreSQL, with the CPU of PostgreSQL and of the instance (the inputs of the scaling model)
 // One 2-core machine runs PostgreSQL, every instance and the load client: the two-instance cell measures what a
@@ -49,13 +50,13 @@ const CELLS_ALL: Cell[] = [
   { name: 'PostgreSQL, 2 instances', instances: 2, engine: 'postgres' },
 ];
 const baseline = values['baseline-commit'];
-if (baseline)
-  CELLS_ALL.push({
-    name: `PostgreSQL, 1 instance, ${baseline}`,
-    instances: 1,
-    engine: 'postgres',
-    binary: path.join(baselineFromCommit(baseline), 'dist/inboxd'),
-  });
+if (baseline) {
+  const binary = path.join(baselineFromCommit(baseline), 'dist/inboxd');
+  CELLS_ALL.push(
+    { name: `SQLite, 1 instance, ${baseline}`, instances: 1, engine: 'sqlite', binary },
+    { name: `PostgreSQL, 1 instance, ${baseline}`, instances: 1, engine: 'postgres', binary },
+  );
+}
 const CELLS = CELLS_ALL.filter((c) => (!values.quick || c.instances === 1) && (!values.statements || c.engine === 'postgres'));
 
 const load0 = machine().load1;
