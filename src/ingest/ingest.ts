@@ -19,7 +19,7 @@ import { encodeSession, type SmtpSessionInfo } from '../store/session-facts.ts';
 import { ThreadAssigner } from '../threads/assign.ts';
 import { type Analyzer, inlineAnalyzer } from './analyzer.ts';
 import { isMailRefused, type MailLimits, mailboxFull, NO_LIMITS, RefusalLog, unclaimedRefusal } from './limits.ts';
-import type { IngestWriter, PreparedBlob } from './writer.ts';
+import type { IngestWriter, PreparedBlob, SeqRow } from './writer.ts';
 
 export interface IngestRequest {
   raw: Buffer;
@@ -138,11 +138,13 @@ export class Ingest {
         blobs,
         weight: req.raw.length + rcpts.length * 512,
         inboxAddresses: [...rcpts, ...bases, ...(req.outbound ? [req.outbound.inboxAddress] : [])],
-        insert: async (trx: Transaction<Database>, counters) => {
+        content,
+        refIds: threadFields.own ? [threadFields.own, ...threadFields.parents] : threadFields.parents,
+        insert: async (trx: Transaction<Database>, counters, batch) => {
           const q = this.queries(trx);
-          const fresh = await trx.executeQuery(q.insertContent(content));
+          const isFresh = batch.freshContent(rawSha) ?? Number((await trx.executeQuery(q.insertContent(content))).numAffectedRows ?? 0) > 0;
           // A content already stored (the same raw bytes came before) keeps its attachment rows.
-          if (Number(fresh.numAffectedRows ?? 0) > 0) {
+          if (isFresh) {
             for (const { idx, sha256, a } of attachments) {
               await trx.executeQuery(
                 q.insertAttachment({
@@ -161,30 +163,39 @@ export class Ingest {
           }
           const out: Array<{ delivery: Delivery; teamId: string | null; row: MessageSummaryRow & { labels?: string[] } }> = [];
           const unclaimed: { total?: number } = {};
-          const isFresh = Number(fresh.numAffectedRows ?? 0) > 0;
           // The search row of a content carries the scope of the inboxes holding it: it is rewritten only when a new
           // inbox gets a copy. The same bytes mailed again to the same inboxes (a stranger can repeat them at will)
           // change nothing, and re-indexing them cost more with every earlier copy.
-          let scopeGrows = isFresh;
-          const noteCopy = async (inboxId: string) => {
-            if (!scopeGrows) scopeGrows = (await trx.executeQuery(q.copyIn({ sha: rawSha, inbox: inboxId }))).rows.length === 0;
+          // `added` counts the inboxes getting their first copy (a row of a content held by many inboxes is not rewritten
+          // at all: src/search/indexer.ts SCOPE_INBOXES).
+          let added = 0;
+          // A fresh content's copies are this message's rows: its search scope needs no read.
+          const copies: Array<{ team_id: string; id: string; label: string | null }> = [];
+          const noteCopy = async (inbox: { id: string; team_id: string; label?: string | null }) => {
+            if (isFresh) copies.push({ team_id: inbox.team_id, id: inbox.id, label: inbox.label ?? null });
+            else if ((await trx.executeQuery(q.copyIn({ sha: rawSha, inbox: inbox.id }))).rows.length === 0) added++;
+          };
+          // Counting and inserting happen in this one transaction, so no parallel path can pass a limit.
+          const maxSeq = limits.maxMessagesPerInbox > 0 ? limits.maxMessagesPerInbox : Number.MAX_SAFE_INTEGER;
+          /** The inbox at an address with its next sequence number; throws when it is full; undefined: no inbox there. */
+          const take = async (address: string): Promise<SeqRow | undefined> => {
+            const held = batch.nextSeq(address, maxSeq);
+            if (held === null) throw mailboxFull(address, limits.maxMessagesPerInbox);
+            if (held) return held;
+            const row = (await trx.executeQuery<SeqRow>(q.nextSeq({ address, max: maxSeq }))).rows[0];
+            if (!row && (await trx.executeQuery(q.inboxAt({ address }))).rows.length > 0)
+              throw mailboxFull(address, limits.maxMessagesPerInbox);
+            return row;
           };
           for (const rcpt of rcpts) {
-            // Counting and inserting happen in this one transaction, so no parallel path can pass a limit.
-            const maxSeq = limits.maxMessagesPerInbox > 0 ? limits.maxMessagesPerInbox : Number.MAX_SAFE_INTEGER;
-            type Seq = { id: string; team_id: string; message_seq: number; label: string | null };
-            let inbox = (await trx.executeQuery<Seq>(q.nextSeq({ address: rcpt, max: maxSeq }))).rows[0];
+            let inbox = await take(rcpt);
             let plusTag: string | null = null;
             if (!inbox) {
-              if ((await trx.executeQuery(q.inboxAt({ address: rcpt }))).rows.length > 0)
-                throw mailboxFull(rcpt, limits.maxMessagesPerInbox);
               // user+tag@domain: no inbox has this exact address, so the inbox user@domain gets it, labelled tag.
               const plus = plusAddress(rcpt);
               if (plus) {
-                inbox = (await trx.executeQuery<Seq>(q.nextSeq({ address: plus.base, max: maxSeq }))).rows[0];
+                inbox = await take(plus.base);
                 if (inbox) plusTag = plus.tag;
-                else if ((await trx.executeQuery(q.inboxAt({ address: plus.base }))).rows.length > 0)
-                  throw mailboxFull(plus.base, limits.maxMessagesPerInbox);
               }
             }
             if (!inbox) {
@@ -194,9 +205,14 @@ export class Ingest {
             const id = newId('msg');
             // Mail of an inbox joins its thread here, in this transaction; unclaimed mail is threaded when claimed.
             const threadId = inbox
-              ? await this.threads.assign(trx, { inboxId: inbox.id, teamId: inbox.team_id, messageId: id, receivedAt }, threadFields)
+              ? await this.threads.assign(
+                  trx,
+                  { inboxId: inbox.id, teamId: inbox.team_id, messageId: id, receivedAt },
+                  threadFields,
+                  batch.shared,
+                )
               : null;
-            if (inbox) await noteCopy(inbox.id);
+            if (inbox) await noteCopy(inbox);
             const row = {
               id,
               inbox_id: inbox?.id ?? null,
@@ -237,24 +253,17 @@ export class Ingest {
           }
           if (req.outbound) {
             const sender = req.outbound.inboxAddress;
-            const inbox = (
-              await trx.executeQuery<{ id: string; team_id: string; message_seq: number }>(
-                q.nextSeq({ address: sender, max: limits.maxMessagesPerInbox > 0 ? limits.maxMessagesPerInbox : Number.MAX_SAFE_INTEGER }),
-              )
-            ).rows[0];
-            if (!inbox) {
-              if ((await trx.executeQuery(q.inboxAt({ address: sender }))).rows.length > 0)
-                throw mailboxFull(sender, limits.maxMessagesPerInbox);
-              throw new AppError('not_found', `the sending inbox ${sender} was deleted meanwhile; nothing was sent`);
-            }
+            const inbox = await take(sender);
+            if (!inbox) throw new AppError('not_found', `the sending inbox ${sender} was deleted meanwhile; nothing was sent`);
             const id = newId('msg');
             // Sent and received mail share threads: the sender's copy joins its conversation like any message.
             const threadId = await this.threads.assign(
               trx,
               { inboxId: inbox.id, teamId: inbox.team_id, messageId: id, receivedAt },
               threadFields,
+              batch.shared,
             );
-            await noteCopy(inbox.id);
+            await noteCopy(inbox);
             const row = {
               id,
               inbox_id: inbox.id,
@@ -279,7 +288,8 @@ export class Ingest {
               row: { ...envelope, ...summaryContent, raw_sha256: rawSha, flags: 0 },
             });
           }
-          if (scopeGrows && out.some((o) => o.delivery.inboxId)) await indexContent(trx, rawSha, doc, isFresh);
+          if ((isFresh || added > 0) && out.some((o) => o.delivery.inboxId))
+            await indexContent(trx, rawSha, doc, isFresh, added, isFresh ? copies : undefined);
           return out;
         },
       })
@@ -375,23 +385,33 @@ function compileIngestQueries(db: Kysely<Database>) {
         .onConflict((oc) => oc.column('sha256').doNothing())
         .compile(),
     ),
-    insertMessage: precompile(MESSAGE_COLUMNS, (p) =>
-      db
-        .insertInto('message_rows')
-        .values(p as never)
-        .compile(),
+    insertMessage: precompile(
+      MESSAGE_COLUMNS,
+      (p) =>
+        db
+          .insertInto('message_rows')
+          .values(p as never)
+          .compile(),
+      // New ids, no foreign key to the batch's other rows (its labels point at it and come after it).
+      { deferrable: 'append' },
     ),
-    insertLabel: precompile(['message_id', 'label', 'source', 'rule_id'], (p) =>
-      db
-        .insertInto('message_labels')
-        .values(p as never)
-        .compile(),
+    insertLabel: precompile(
+      ['message_id', 'label', 'source', 'rule_id'],
+      (p) =>
+        db
+          .insertInto('message_labels')
+          .values(p as never)
+          .compile(),
+      { deferrable: true },
     ),
-    insertAttachment: precompile(ATTACHMENT_COLUMNS, (p) =>
-      db
-        .insertInto('content_attachments')
-        .values(p as never)
-        .compile(),
+    insertAttachment: precompile(
+      ATTACHMENT_COLUMNS,
+      (p) =>
+        db
+          .insertInto('content_attachments')
+          .values(p as never)
+          .compile(),
+      { deferrable: true },
     ),
   };
 }

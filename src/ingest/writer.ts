@@ -24,12 +24,45 @@ export interface BatchCounters {
   add(teamId: string, name: string, delta: number): void;
 }
 
+/** An inbox as a batch holds it: its sequence number so far (the last message's). */
+export interface SeqRow {
+  id: string;
+  team_id: string;
+  message_seq: number;
+  label: string | null;
+}
+
+/**
+ * What a batch read for all its messages at once (PostgreSQL; on SQLite every answer is undefined: ask the database,
+ * which costs no round trip there).
+ */
+export interface WriterBatch {
+  /**
+   * The inbox at this address with its next sequence number (counted here, under the batch's lock on the inbox,
+   * written back once at the batch's end); null: it holds `max` messages already; undefined: not read by the batch.
+   */
+  nextSeq(address: string, max: number): SeqRow | null | undefined;
+  /** Whether the job's content (StoreJob.content) is new here: inserted by the batch, and this is its first holder. */
+  freshContent(sha256: string): boolean | undefined;
+  /**
+   * State a capability keeps over the batch's messages (the thread lookups, src/threads/assign.ts), with the ids of
+   * the batch's inboxes and every Message-ID its jobs named (StoreJob.refIds); null on SQLite.
+   */
+  shared: { scratch: Map<string, unknown>; inboxIds: string[]; refIds: string[] } | null;
+}
+
+const NO_BATCH: WriterBatch = { nextSeq: () => undefined, freshContent: () => undefined, shared: null };
+
 /** One message ready to store: its blobs and a function that inserts its rows inside the batch transaction. */
 export interface StoreJob<T> {
   blobs: PreparedBlob[];
   /** Roughly the bytes its rows write; bounds how much one transaction holds (default: the blobs' size). */
   weight?: number;
-  insert: (trx: Transaction<Database>, counters: BatchCounters) => Promise<T>;
+  insert: (trx: Transaction<Database>, counters: BatchCounters, batch: WriterBatch) => Promise<T>;
+  /** Its `contents` row: on PostgreSQL the batch inserts all of them in one statement (see WriterBatch.freshContent). */
+  content?: { sha256: string } & Record<string, unknown>;
+  /** The Message-IDs it has and refers to (read for all the batch's messages at once, see WriterBatch.shared). */
+  refIds?: string[];
   /**
    * Addresses of the inboxes whose rows insert() updates (their sequence numbers). On PostgreSQL the batch locks
    * them all first, in id order as everywhere else (thread upkeep), so two instances' batches naming the same
@@ -142,10 +175,17 @@ export class IngestWriter {
   private async commit(stores: Array<Extract<Pending, { kind: 'store' }>>, top = true): Promise<void> {
     try {
       // Blobs first: a row is only ever committed after its bytes are written (and acknowledged after both are synced).
-      const placed = await this.blobs.stage(stores.flatMap((p) => p.job.blobs));
-      // The segment's fsync runs on the thread pool while the rows are committed here.
-      const blobsSynced = this.blobs.sync();
-      blobsSynced.catch(() => undefined); // awaited below; a failed commit first must not leave it unhandled
+      // On PostgreSQL the blobs are written (files, each synced before its rename, or objects) while the batch's
+      // statements run, and COMMIT waits for them: uncommitted rows point at nothing anyone can see.
+      const staged = this.blobs.stage(stores.flatMap((p) => p.job.blobs));
+      staged.catch(() => undefined); // awaited below, inside the transaction
+      let blobsSynced: Promise<void> = Promise.resolve();
+      const placed = this.shared ? [] : await staged;
+      if (!this.shared) {
+        // The segment's fsync runs on the thread pool while the rows are committed here.
+        blobsSynced = this.blobs.sync();
+        blobsSynced.catch(() => undefined); // awaited below; a failed commit first must not leave it unhandled
+      }
       const results = await this.db.transaction().execute(async (trx) => {
         this.blobs.index(placed);
         const deltas = new Map<string, { teamId: string; name: string; delta: number }>();
@@ -158,15 +198,17 @@ export class IngestWriter {
           },
         };
         const out: unknown[] = [];
-        if (this.shared)
-          await lockInboxes(
-            trx,
-            stores.flatMap((p) => p.job.inboxAddresses ?? []),
-          );
-        for (const p of stores) out.push(await p.job.insert(trx, counters));
+        const batch = this.shared ? await prefetch(trx, stores) : null;
+        for (const p of stores) out.push(await p.job.insert(trx, counters, batch?.batch ?? NO_BATCH));
+        if (batch) await batch.finish();
         // In one order too (team, then name): another instance's batch may bump the same counter rows.
         const sorted = [...deltas.entries()].sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0));
         for (const [, d] of sorted) await bumpCounter(trx, d.teamId, d.name, d.delta);
+        if (this.shared) {
+          this.blobs.index(await staged);
+          blobsSynced = this.blobs.sync();
+          blobsSynced.catch(() => undefined);
+        }
         return out;
       });
       try {
@@ -213,12 +255,87 @@ export class IngestWriter {
   }
 }
 
-/** PostgreSQL: waits for (and holds until commit) the row locks of the inboxes at these addresses, in id order. */
-async function lockInboxes(trx: Transaction<Database>, addresses: string[]): Promise<void> {
-  const unique = [...new Set(addresses)];
-  if (unique.length === 0) return;
+/** The batch's own PostgreSQL statements, compiled once (store/prepared.ts: named, the write-back pipelined). */
+function compileBatchQueries(db: Kysely<Database>) {
+  return {
+    lockInboxes: precompile(['addresses'], (p) =>
+      sql`select id, team_id, message_seq, label, address from inboxes where address = any(${p.addresses}::text[])
+        order by id for update`.compile(db),
+    ),
+    writeSeqs: precompile(
+      ['ids', 'seqs'],
+      (p) =>
+        sql`update inboxes set message_seq = v.seq from unnest(${p.ids}::text[], ${p.seqs}::bigint[]) as v(id, seq)
+          where inboxes.id = v.id`.compile(db),
+      { deferrable: true },
+    ),
+  };
+}
+let batchQueries: ReturnType<typeof compileBatchQueries> | null = null;
+
+/**
+ * PostgreSQL: one round trip each for what every message of a batch reads or writes alike. The inboxes at the batch's
+ * addresses are locked (waited for, held until commit) in id order, so two instances' batches naming the same
+ * inboxes in other orders wait for each other instead of deadlocking (which fails one batch: a 451), and their
+ * sequence numbers are read with the lock: the messages count on from them here, and one statement writes them back
+ * (pipelined) before the commit. The batch's contents go in as one multi-row insert.
+ */
+async function prefetch(
+  trx: Transaction<Database>,
+  stores: Array<Extract<Pending, { kind: 'store' }>>,
+): Promise<{ batch: WriterBatch; finish: () => Promise<void> }> {
+  const q = (batchQueries ??= compileBatchQueries(trx));
   // One array parameter however many recipients the batch has (a list of placeholders has a limit).
-  await trx.selectFrom('inboxes').select('id').where(sql<boolean>`address = any(${unique}::text[])`).orderBy('id').forUpdate().execute();
+  const addresses = [...new Set(stores.flatMap((p) => p.job.inboxAddresses ?? []))];
+  const inboxes = new Map<string, SeqRow>();
+  if (addresses.length > 0)
+    for (const r of (await trx.executeQuery<SeqRow & { address: string }>(q.lockInboxes({ addresses }))).rows) {
+      const { address, ...row } = r;
+      inboxes.set(address, row);
+    }
+  const contents = new Map<string, Record<string, unknown>>();
+  for (const p of stores) if (p.job.content && !contents.has(p.job.content.sha256)) contents.set(p.job.content.sha256, p.job.content);
+  const fresh = new Set<string>();
+  if (contents.size > 0) {
+    // In sha256 order: two instances' batches holding the same bytes (to inboxes locked by neither of the other) wait
+    // for each other on the unique key in one order instead of deadlocking.
+    const rows = await trx
+      .insertInto('contents')
+      .values([...contents.values()].sort((a, b) => ((a.sha256 as string) < (b.sha256 as string) ? -1 : 1)) as never)
+      .onConflict((oc) => oc.column('sha256').doNothing())
+      .returning('sha256')
+      .execute();
+    for (const r of rows) fresh.add(r.sha256);
+  }
+  const touched = new Set<SeqRow>();
+  return {
+    batch: {
+      nextSeq(address, max) {
+        const row = inboxes.get(address);
+        if (!row) return undefined;
+        if (row.message_seq >= max) return null;
+        row.message_seq++;
+        touched.add(row);
+        return { ...row };
+      },
+      freshContent(sha256) {
+        if (!contents.has(sha256)) return undefined;
+        const first = fresh.has(sha256);
+        fresh.delete(sha256);
+        return first;
+      },
+      shared: {
+        scratch: new Map(),
+        inboxIds: [...new Set([...inboxes.values()].map((r) => r.id))],
+        refIds: [...new Set(stores.flatMap((p) => p.job.refIds ?? []))],
+      },
+    },
+    async finish() {
+      if (touched.size === 0) return;
+      const rows = [...touched];
+      await trx.executeQuery(q.writeSeqs({ ids: rows.map((r) => r.id), seqs: rows.map((r) => r.message_seq) }));
+    },
+  };
 }
 
 /** Runs at the end of every batch: compiled once per SQL dialect (the placeholders stand for the values, see store/prepared.ts). */
@@ -228,13 +345,16 @@ export async function bumpCounter(trx: Transaction<Database>, teamId: string, na
   const dialect = dialectOf(trx);
   let q = bumpQueries.get(dialect);
   if (!q) {
-    q = precompile(['teamId', 'name', 'delta'], (p) =>
-      trx
-        .insertInto('counters')
-        .values({ team_id: p.teamId, name: p.name, value: p.delta as unknown as number })
-        // Qualified: in PostgreSQL's upsert a bare `value` could also mean the proposed row's.
-        .onConflict((oc) => oc.columns(['team_id', 'name']).doUpdateSet({ value: sql`${sql.ref('counters.value')} + ${p.delta}` }))
-        .compile(),
+    q = precompile(
+      ['teamId', 'name', 'delta'],
+      (p) =>
+        trx
+          .insertInto('counters')
+          .values({ team_id: p.teamId, name: p.name, value: p.delta as unknown as number })
+          // Qualified: in PostgreSQL's upsert a bare `value` could also mean the proposed row's.
+          .onConflict((oc) => oc.columns(['team_id', 'name']).doUpdateSet({ value: sql`${sql.ref('counters.value')} + ${p.delta}` }))
+          .compile(),
+      { deferrable: true },
     );
     bumpQueries.set(dialect, q);
   }

@@ -12,8 +12,8 @@ import { type Kysely, type RawBuilder, sql } from 'kysely';
 import { type Dialect, dialectOf } from '../store/dialect.ts';
 import type { Database } from '../store/schema.ts';
 import { similarity } from './embeddings.ts';
-import { RANK_WEIGHTS, tsToken } from './pg-text.ts';
-import { type CompiledQuery, ftsString } from './query.ts';
+import { RANK_WEIGHTS } from './pg-text.ts';
+import { type CompiledQuery, scopeToken } from './query.ts';
 import { hexToken } from './text.ts';
 
 export const RANK_WINDOW = 5000;
@@ -42,10 +42,7 @@ export interface Hit {
  * nearly every row costs a pass over the index; the exact scope is enforced in SQL anyway (rowFilters).
  */
 function scopeExpr(scope: SearchScope, hasTerms: boolean, dialect: Dialect): string[] {
-  const tok =
-    dialect === 'postgres'
-      ? (t: string, prefix = false) => tsToken(t, prefix)
-      : (t: string, prefix = false) => `scope : ${ftsString(t)}${prefix ? '*' : ''}`;
+  const tok = (t: string, prefix = false) => scopeToken(t, dialect, prefix);
   if (scope.inboxId !== undefined) return [tok(hexToken('i', scope.inboxId))];
   const parts: string[] = [];
   if (scope.label !== undefined) parts.push(tok(hexToken('l', scope.label)));
@@ -91,6 +88,7 @@ function rowFilters(scope: SearchScope, q: CompiledQuery) {
   if (scope.labelPrefix !== null) parts.push(sql`i.label >= ${scope.labelPrefix} and i.label < ${`${scope.labelPrefix}\u{10FFFF}`}`);
   if (scope.label !== undefined) parts.push(sql`i.label = ${scope.label}`);
   for (const l of q.labels) parts.push(sql`i.label = ${l}`);
+  for (const l of q.notLabels) parts.push(sql`(i.label is null or i.label <> ${l})`);
   if (q.after !== null) parts.push(sql`m.received_at >= ${q.after}`);
   if (q.before !== null) parts.push(sql`m.received_at < ${q.before}`);
   return sql.join(parts, sql` and `);

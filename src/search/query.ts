@@ -6,7 +6,7 @@
 import { AppError } from '../errors.ts';
 import type { Dialect } from '../store/dialect.ts';
 import { lexemes, tsPhrase, tsToken } from './pg-text.ts';
-import { hexToken, isSingleCjk, segmentCjkQuery } from './text.ts';
+import { hexToken, isSingleCjk, SHARED_TOKEN, segmentCjkQuery } from './text.ts';
 
 export const MAX_QUERY_CHARS = 1000;
 /** Terms (words, phrases, operators) in one query (--search-max-terms). */
@@ -286,8 +286,19 @@ const COLUMN: Record<Field, string> = {
 /** The has: operators' flag tokens (src/search/text.ts searchDoc). */
 const FLAG: Record<'attachment' | 'code' | 'link', string> = { attachment: 'xatt', code: 'xcode', link: 'xlink' };
 
+/**
+ * A scope token in a MATCH expression (a tsquery on PostgreSQL), or the shared token of a content held by too many
+ * inboxes to list them (text.ts SHARED_TOKEN). `prefix`: every token starting with it. `exact`: the token alone (for
+ * a negation, which must not exclude every shared content; the exact scope is checked in SQL).
+ */
+export function scopeToken(token: string, dialect: Dialect, prefix = false, exact = false): string {
+  if (dialect === 'postgres') return exact ? tsToken(token, prefix) : `(${tsToken(token, prefix)} | ${tsToken(SHARED_TOKEN)})`;
+  const own = `scope : ${ftsString(token)}${prefix ? '*' : ''}`;
+  return exact ? own : `(${own} OR scope : ${ftsString(SHARED_TOKEN)})`;
+}
+
 /** The same atom as a PostgreSQL tsquery (src/search/pg-text.ts): lexemes quoted, never parsed from the text. */
-function atomTsQuery(a: Atom): string | null {
+function atomTsQuery(a: Atom, negated = false): string | null {
   switch (a.kind) {
     case 'text': {
       if (!hasWords(a.text)) return null;
@@ -296,7 +307,7 @@ function atomTsQuery(a: Atom): string | null {
       return tsPhrase(segmentCjkQuery(a.text), a.field);
     }
     case 'label':
-      return tsToken(hexToken('l', a.label));
+      return scopeToken(hexToken('l', a.label), 'postgres', false, negated);
     case 'has':
       return tsToken(FLAG[a.what]);
     default:
@@ -315,14 +326,14 @@ function atomMatchWords(a: Atom): string | null {
   return `(${words.map((w) => `${COLUMN[a.field]} : ${ftsString(w)}`).join(' AND ')})`;
 }
 
-function atomMatch(a: Atom): string | null {
+function atomMatch(a: Atom, negated = false): string | null {
   switch (a.kind) {
     case 'text':
       if (!hasWords(a.text)) return null;
       if (isSingleCjk(a.text.trim())) return `${COLUMN[a.field]} : ${ftsString(a.text.trim())}*`;
       return `${COLUMN[a.field]} : ${ftsString(segmentCjkQuery(a.text).trim())}`;
     case 'label':
-      return `scope : ${ftsString(hexToken('l', a.label))}`;
+      return scopeToken(hexToken('l', a.label), 'sqlite', false, negated);
     case 'has':
       return `scope : ${ftsString(FLAG[a.what])}`;
     default:
@@ -346,6 +357,8 @@ export interface CompiledQuery {
   text: string;
   /** Labels the query requires (label: outside OR and negation), checked per message row in SQL too. */
   labels: string[];
+  /** Labels the query excludes (-label: alone), checked per message row in SQL (a shared content's row has none). */
+  notLabels: string[];
   /** The ANDed parts of `match`, one FTS5 expression each. */
   parts: string[];
   /** The same parts with each phrase relaxed to the AND of its words (SQLite; PostgreSQL: the parts), for counting. */
@@ -374,6 +387,7 @@ export function compileQuery(p: ParsedQuery, dialect: Dialect = 'sqlite'): Compi
   const terms: string[] = [];
   const text: string[] = [];
   const labels: string[] = [];
+  const notLabels: string[] = [];
   let longest = 0;
   for (const group of p.groups) {
     const parts: string[] = [];
@@ -386,7 +400,7 @@ export function compileQuery(p: ParsedQuery, dialect: Dialect = 'sqlite'): Compi
         else before = Math.min(before ?? a.at, a.at);
         continue;
       }
-      const m = toExpr(a);
+      const m = toExpr(a, t.negated);
       if (m === null) continue;
       if (a.kind === 'text') longest = Math.max(longest, termWords(a.text));
       if (t.negated) not.push(m);
@@ -401,7 +415,7 @@ export function compileQuery(p: ParsedQuery, dialect: Dialect = 'sqlite'): Compi
       }
     }
     const only = group[0]!;
-    if (group.length === 1 && !only.negated && only.atom.kind === 'label') labels.push(only.atom.label);
+    if (group.length === 1 && only.atom.kind === 'label') (only.negated ? notLabels : labels).push(only.atom.label);
     const expr = parts.length === 1 ? parts[0]! : parts.length > 1 ? `(${parts.join(orOp)})` : null;
     if (expr === null) continue;
     and.push(expr);
@@ -417,6 +431,7 @@ export function compileQuery(p: ParsedQuery, dialect: Dialect = 'sqlite'): Compi
     terms: terms.filter(Boolean),
     text: text.join(' '),
     labels,
+    notLabels,
     parts: and,
     countParts: relaxed,
     longest,

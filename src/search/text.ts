@@ -117,6 +117,12 @@ export function fold(s: string): string {
 }
 
 /** A hex token of a string (ids and labels as single unicode61 tokens: letters and digits only). */
+/**
+ * The scope token of a content held by more inboxes than its row lists (src/search/indexer.ts SCOPE_INBOXES): every
+ * scoped query accepts it, and the exact scope in SQL tells the copies apart.
+ */
+export const SHARED_TOKEN = 'xmany';
+
 export function hexToken(prefix: string, value: string | null): string {
   return prefix + Buffer.from(value ?? '', 'utf8').toString('hex');
 }

@@ -5,6 +5,7 @@ import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { PostgresTypesPlugin } from './dialect.ts';
 import type { PgTarget } from './pg-url.ts';
+import { isAppendable, isDeferrable, statementName } from './prepared.ts';
 import type { Database } from './schema.ts';
 
 export { type PgTarget, parsePgUrl } from './pg-url.ts';
@@ -66,7 +67,175 @@ export function pgPool(target: PgTarget, o: PgOpenOptions): pg.Pool {
 }
 
 export function pgKysely(pool: pg.Pool): Kysely<Database> {
-  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }), plugins: [new PostgresTypesPlugin()] });
+  const pipelined = { connect: async () => new PipelinedClient(await pool.connect()), end: () => pool.end() };
+  return new Kysely<Database>({
+    dialect: new PostgresDialect({ pool: pipelined as unknown as pg.Pool }),
+    plugins: [new PostgresTypesPlugin()],
+  });
+}
+
+type Values = readonly unknown[] | undefined;
+
+/**
+ * A pool connection as Kysely sees it, with two changes on the wire (issue 33):
+ * - a precompiled query's text (src/store/prepared.ts) goes as a named prepared statement: parsed and planned once
+ *   per connection, then only bound and executed;
+ * - inside a transaction, a precompiled write marked deferrable is pipelined: sent at once and answered at once
+ *   (its result is read by nobody), so the next statement does not wait a round trip for it. The connection runs
+ *   in pg's pipeline mode for the transaction, so statements keep their order on the server. A deferred write's
+ *   error is the error of every later statement of the transaction and of COMMIT, which waits for all of them
+ *   first: nothing is acknowledged that is not committed.
+ */
+class PipelinedClient {
+  private readonly c: pg.PoolClient & { pipeline: boolean };
+  private inTx = false;
+  private pending: Array<Promise<unknown>> = [];
+  private failed: { error: unknown } | null = null;
+  /** Deferred writes not sent yet, in order; the rows of an appendable INSERT gather in its first entry. */
+  private buffered: Array<{ text: string; name?: string; rows: unknown[][] }> = [];
+  private gathering = new Map<string, { text: string; name?: string; rows: unknown[][] }>();
+  /** Deferred writes go out once the caller waits for something else (its other I/O), at the latest at COMMIT. */
+  private flushSoon: NodeJS.Immediate | null = null;
+
+  constructor(c: pg.PoolClient) {
+    this.c = c as pg.PoolClient & { pipeline: boolean };
+  }
+
+  /** Read by Kysely (an undocumented member of pg's Client) to cancel a query. */
+  get processID(): number | undefined {
+    return (this.c as unknown as { processID?: number }).processID;
+  }
+
+  release(err?: Error | boolean): void {
+    this.c.release(err);
+  }
+
+  query(text: unknown, values?: Values): Promise<pg.QueryResult> {
+    // A cursor (Kysely's stream) or anything else that is not a text goes through as it is.
+    if (typeof text !== 'string') return this.c.query(text as pg.QueryConfig, values as unknown[]);
+    const name = statementName(text);
+    const config: pg.QueryConfig = { text, values: values as unknown[], ...(name ? { name } : {}) };
+    if (this.inTx) {
+      if (text === 'commit') return this.commit(config);
+      if (text === 'rollback') return this.rollback(config);
+      if (this.failed) return Promise.reject(this.failed.error);
+      if (isDeferrable(text)) {
+        const rows = [...((values ?? []) as unknown[])];
+        const same = isAppendable(text) ? this.gathering.get(text) : undefined;
+        if (same) same.rows.push(rows);
+        else {
+          const entry = { text, ...(name ? { name } : {}), rows: [rows] };
+          this.buffered.push(entry);
+          if (isAppendable(text)) this.gathering.set(text, entry);
+        }
+        this.flushSoon ??= setImmediate(() => {
+          this.flushSoon = null;
+          this.flush();
+        });
+        return Promise.resolve({ command: 'INSERT', rowCount: 1, rows: [], oid: 0, fields: [] });
+      }
+      this.flush();
+      // A statement behind a failed deferred write fails with "current transaction is aborted": the cause is that write.
+      return this.c.query(config).catch((e: unknown) => {
+        throw this.failed ? this.failed.error : e;
+      });
+    }
+    if (text === 'begin' || text.startsWith('start transaction')) {
+      this.inTx = true;
+      this.c.pipeline = true;
+      // Pipelined as well: the transaction's first statement goes right behind it (and fails if it did).
+      this.pending.push(
+        this.c.query(config).catch((e: unknown) => {
+          this.failed ??= { error: e };
+        }),
+      );
+      return Promise.resolve({ command: 'BEGIN', rowCount: null, rows: [], oid: 0, fields: [] });
+    }
+    return this.c.query(config);
+  }
+
+  /**
+   * Sends the deferred writes (pipelined: nothing waits for them here), an appendable INSERT's rows as one statement:
+   * before a statement that is answered, at COMMIT, or when the caller's code waits for other I/O (then they run on
+   * the server while it waits, e.g. for the batch's blob files).
+   */
+  private flush(): void {
+    if (!this.inTx) return;
+    for (const e of this.buffered) {
+      const merged = e.rows.length > 1 ? multiRow(e.text, e.rows.length) : null;
+      const configs: pg.QueryConfig[] = merged
+        ? [{ text: merged, values: e.rows.flat() }]
+        : e.rows.map((r) => ({ text: e.text, values: r, ...(e.name ? { name: e.name } : {}) }));
+      for (const config of configs)
+        this.pending.push(
+          this.c.query(config).catch((err: unknown) => {
+            this.failed ??= { error: err };
+          }),
+        );
+    }
+    this.buffered = [];
+    this.gathering.clear();
+  }
+
+  private async commit(config: pg.QueryConfig): Promise<pg.QueryResult> {
+    this.flush();
+    await Promise.all(this.pending);
+    // Not committed: the caller rolls back (Kysely does), which ends the transaction here too.
+    if (this.failed) throw this.failed.error;
+    try {
+      return await this.c.query(config);
+    } finally {
+      this.end();
+    }
+  }
+
+  private async rollback(config: pg.QueryConfig): Promise<pg.QueryResult> {
+    // The writes not sent yet are dropped here, before ROLLBACK: none may follow it (they would commit on their own).
+    this.discard();
+    try {
+      const [out] = await Promise.all([this.c.query(config), ...this.pending]);
+      return out as pg.QueryResult;
+    } finally {
+      this.end();
+    }
+  }
+
+  /** Drops the deferred writes not sent yet. */
+  private discard(): void {
+    if (this.flushSoon) clearImmediate(this.flushSoon);
+    this.flushSoon = null;
+    this.buffered = [];
+    this.gathering.clear();
+  }
+
+  /** Back to one statement at a time, with nothing in flight. */
+  private end(): void {
+    this.discard();
+    this.inTx = false;
+    this.pending = [];
+    this.failed = null;
+    this.c.pipeline = false;
+  }
+}
+
+const multiRowTexts = new Map<string, string | null>();
+
+/**
+ * `insert into t (a, b) values ($1, $2)` for n rows: `… values ($1, $2), ($3, $4), …`; null when the text is not
+ * that plain form (then each row goes as its own statement, in order).
+ */
+function multiRow(text: string, n: number): string | null {
+  const key = `${n}\u0000${text}`;
+  let out = multiRowTexts.get(key);
+  if (out !== undefined) return out;
+  const m = /^(insert into [^;]* values )\((\$1(?:, \$\d+)*)\)$/s.exec(text);
+  const k = m ? m[2]!.split(', ').length : 0;
+  const plain = m !== null && m[2]!.split(', ').every((p, i) => p === `$${i + 1}`);
+  out = plain
+    ? m![1]! + Array.from({ length: n }, (_, r) => `(${Array.from({ length: k }, (_, c) => `$${r * k + c + 1}`).join(', ')})`).join(', ')
+    : null;
+  if (multiRowTexts.size < 4096) multiRowTexts.set(key, out);
+  return out;
 }
 
 /** A connection failure as one line that names host:port and what to check (never the password). */

@@ -21,6 +21,26 @@ type Run = <R>(q: CompiledQuery) => Promise<R[]>;
 type Hit = ThreadRow & { message_id: string; phantom: number };
 
 /**
+ * A batch of messages written in one transaction (PostgreSQL, src/ingest/writer.ts WriterBatch.shared): the refs of
+ * every Message-ID the batch names are read once, for all its inboxes. A message uses that read unless an earlier
+ * message of the batch wrote one of its ids or one of the threads found: then it asks the database (which sees the
+ * batch's own writes), so the answer is the same as one lookup per message.
+ */
+export interface ThreadBatch {
+  scratch: Map<string, unknown>;
+  inboxIds: string[];
+  refIds: string[];
+}
+
+interface BatchRefs {
+  hits: Map<string, Hit[]>;
+  touchedIds: Set<string>;
+  touchedThreads: Set<string>;
+}
+
+const refKey = (inbox: string, id: string) => `${inbox}\u0000${id}`;
+
+/**
  * Assigns threads inside a transaction. One instance per store: the statements are compiled on first use (with
  * whatever transaction comes first; a compiled query is plain SQL text and parameters).
  */
@@ -36,18 +56,55 @@ export class ThreadAssigner {
    * Puts the message into its thread (creating or merging threads as needed) and returns the thread id. Usually three
    * statements: the lookup of all its ids at once, the thread's insert or update, and the refs' upsert.
    */
-  async assign(trx: Kysely<Database>, at: ThreadTarget, f: ThreadFields): Promise<string> {
+  async assign(trx: Kysely<Database>, at: ThreadTarget, f: ThreadFields, batch: ThreadBatch | null = null): Promise<string> {
     const q = (this.q ??= compileThreadQueries(trx));
     const run: Run = async <R>(c: CompiledQuery) => (await trx.executeQuery<R>(c)).rows;
     const inbox = at.inboxId;
     const ids = f.own ? [f.own, ...f.parents] : f.parents;
 
-    const hits: Hit[] = [];
-    if (ids.length > 0) {
-      const values: Record<string, unknown> = { inbox };
-      for (const [i, id] of ids.entries()) values[`m${i}`] = id;
-      hits.push(...(await run<Hit>(q.lookup(ids.length)(values))));
+    // An inbox the batch did not lock and read (found by its own statement: created after the batch's read) asks.
+    const pre = ids.length > 0 && batch?.inboxIds.includes(inbox) ? await this.batchRefs(run, q, batch) : null;
+    let hits: Hit[] | null = null;
+    if (pre && ids.every((id) => !pre.touchedIds.has(refKey(inbox, id)))) {
+      hits = ids.flatMap((id) => pre.hits.get(refKey(inbox, id)) ?? []);
+      if (hits.some((h) => pre.touchedThreads.has(h.id))) hits = null;
     }
+    if (!hits) {
+      hits = [];
+      if (ids.length > 0) {
+        const values: Record<string, unknown> = { inbox };
+        for (const [i, id] of ids.entries()) values[`m${i}`] = id;
+        hits.push(...(await run<Hit>(q.lookup(ids.length)(values))));
+      }
+    }
+    const thread = await this.place(run, q, at, f, ids, hits);
+    if (pre) {
+      for (const id of ids) pre.touchedIds.add(refKey(inbox, id));
+      for (const h of hits) pre.touchedThreads.add(h.id);
+      pre.touchedThreads.add(thread);
+    }
+    return thread;
+  }
+
+  /** The batch's refs, read on the first message that needs them (before any of the batch's thread writes). */
+  private async batchRefs(run: Run, q: ThreadQueries, batch: ThreadBatch): Promise<BatchRefs> {
+    const have = batch.scratch.get('threads') as BatchRefs | undefined;
+    if (have) return have;
+    const refs: BatchRefs = { hits: new Map(), touchedIds: new Set(), touchedThreads: new Set() };
+    batch.scratch.set('threads', refs);
+    if (batch.inboxIds.length > 0 && batch.refIds.length > 0)
+      for (const h of await run<Hit & { inbox_id: string }>(q.lookupMany({ inboxes: batch.inboxIds, ids: batch.refIds }))) {
+        const { inbox_id, ...hit } = h;
+        const k = refKey(inbox_id, hit.message_id);
+        const list = refs.hits.get(k);
+        if (list) list.push(hit);
+        else refs.hits.set(k, [hit]);
+      }
+    return refs;
+  }
+
+  private async place(run: Run, q: ThreadQueries, at: ThreadTarget, f: ThreadFields, ids: string[], hits: Hit[]): Promise<string> {
+    const inbox = at.inboxId;
     const found = new Map<string, ThreadRow>();
     // Ids whose ref already points at a live thread need no write below (a merge repoints them).
     const linked = new Set<string>();

@@ -58,15 +58,21 @@ export function compileThreadQueries(db: Kysely<Database>) {
           .insertInto('threads')
           .values(p as never)
           .compile(),
+      // A new id; refs and message rows name it without a foreign key.
+      { deferrable: 'append' },
     ),
-    update: precompile(THREAD_COLUMNS, (p) => {
-      const { id, ...set } = p;
-      return db
-        .updateTable('threads')
-        .set(set as never)
-        .where('id', '=', id)
-        .compile();
-    }),
+    update: precompile(
+      THREAD_COLUMNS,
+      (p) => {
+        const { id, ...set } = p;
+        return db
+          .updateTable('threads')
+          .set(set as never)
+          .where('id', '=', id)
+          .compile();
+      },
+      { deferrable: true },
+    ),
     moveMessages: precompile(['from', 'to'], (p) =>
       db.updateTable('message_rows').set({ thread_id: p.to }).where('thread_id', '=', p.from).compile(),
     ),
@@ -74,6 +80,16 @@ export function compileThreadQueries(db: Kysely<Database>) {
       db.updateTable('thread_refs').set({ thread_id: p.to }).where('thread_id', '=', p.from).compile(),
     ),
     drop: precompile(['id'], (p) => db.deleteFrom('threads').where('id', '=', p.id).compile()),
+    /** Refs of many ids in many inboxes with their (live) threads (a batch's, src/threads/assign.ts ThreadBatch). */
+    lookupMany: precompile(['inboxes', 'ids'], (p) =>
+      db
+        .selectFrom('thread_refs as r')
+        .innerJoin('threads as t', 't.id', 'r.thread_id')
+        .select(['r.inbox_id', 'r.message_id', 'r.phantom'])
+        .select(THREAD_COLUMNS.map((c) => `t.${c}` as const))
+        .where(sql<boolean>`r.inbox_id = any(${p.inboxes}::text[]) and r.message_id = any(${p.ids}::text[])`)
+        .compile(),
+    ),
     /** Refs of n ids with their (live) threads, in one statement; one compiled form per n (at most 1 + MAX_PARENT_IDS). */
     lookup: perArity((n) => {
       const ids = keys('m', n);
@@ -99,24 +115,27 @@ export function compileThreadQueries(db: Kysely<Database>) {
     upsert: perArity((n) => {
       const ids = keys('m', n);
       const flags = keys('f', n);
-      return precompile(['inbox', 'thread', ...ids, ...flags], (p) =>
-        db
-          .insertInto('thread_refs')
-          .values(
-            ids.map((k, i) => ({
-              inbox_id: p.inbox!,
-              message_id: p[k]!,
-              thread_id: p.thread!,
-              phantom: p[flags[i]!] as unknown as number,
-            })),
-          )
-          .onConflict((oc) =>
-            oc.columns(['inbox_id', 'message_id']).doUpdateSet({
-              thread_id: sql.ref('excluded.thread_id'),
-              phantom: sql`case when excluded.phantom = 0 then 0 else thread_refs.phantom end`,
-            }),
-          )
-          .compile(),
+      return precompile(
+        ['inbox', 'thread', ...ids, ...flags],
+        (p) =>
+          db
+            .insertInto('thread_refs')
+            .values(
+              ids.map((k, i) => ({
+                inbox_id: p.inbox!,
+                message_id: p[k]!,
+                thread_id: p.thread!,
+                phantom: p[flags[i]!] as unknown as number,
+              })),
+            )
+            .onConflict((oc) =>
+              oc.columns(['inbox_id', 'message_id']).doUpdateSet({
+                thread_id: sql.ref('excluded.thread_id'),
+                phantom: sql`case when excluded.phantom = 0 then 0 else thread_refs.phantom end`,
+              }),
+            )
+            .compile(),
+        { deferrable: true },
       );
     }),
   };

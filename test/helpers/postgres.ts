@@ -32,7 +32,8 @@ export function postgresMissing(): string | null {
   return binDir() ? null : 'PostgreSQL server binaries not found (/usr/lib/postgresql/*/bin/initdb): apt-get install postgresql';
 }
 
-export async function startPostgres(): Promise<PgServer> {
+/** `settings`: more `-c name=value` server settings (a bench loads pg_stat_statements this way). */
+export async function startPostgres(settings: string[] = []): Promise<PgServer> {
   const bin = binDir();
   if (!bin) throw new Error(postgresMissing() ?? 'no PostgreSQL');
   const asRoot = process.getuid?.() === 0;
@@ -64,6 +65,7 @@ export async function startPostgres(): Promise<PgServer> {
       'fsync=on',
       '-c',
       'max_connections=200',
+      ...settings.flatMap((x) => ['-c', x]),
     ],
     { stdio: ['ignore', 'ignore', 'pipe'], ...owner, cwd: dir },
   );

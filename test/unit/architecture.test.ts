@@ -281,6 +281,10 @@ const PROCESS_STATE: Record<string, string> = {
   'inboxes/encoded.ts:ofView': 'the same, keyed by the view object',
   'ingest/limits.ts:seqAt': 'the RCPT query compiled once per database handle (pure, dies with the handle)',
   'data-dir.ts:held': 'data dirs this process holds the lock of: two servers in one process must not share one',
+  'store/prepared.ts:named': 'prepared-statement name per precompiled SQL text (pure, bounded by the precompiled queries)',
+  'store/prepared.ts:deferrable': 'the precompiled SQL texts whose result no caller reads (pure, same bound)',
+  'store/prepared.ts:appendable': 'the precompiled one-row INSERT texts that may go as one multi-row INSERT (pure, same bound)',
+  'store/pg.ts:multiRowTexts': 'the multi-row form of an INSERT text per row count (pure, at most 4,096)',
 };
 
 test('no module keeps services, repositories or per-server state in a global', () => {
