@@ -151,8 +151,8 @@ async function rawToContent(r: RawResult): Promise<CallToolResult> {
   const buf = Buffer.isBuffer(r.body) ? r.body : await readAll(r.body, INLINE_LIMIT);
   if (buf === null) return errorResult(`The content is larger than ${INLINE_LIMIT} bytes; download it over HTTP instead.`);
   if (/^(message\/rfc822|text\/)/i.test(r.contentType)) return { content: [{ type: 'text', text: buf.toString('utf8') }] };
-  // A rendering (svc_render_message) is an image a model can look at.
-  if (/^image\/png$/i.test(r.contentType)) return { content: [{ type: 'image', data: buf.toString('base64'), mimeType: 'image/png' }] };
+  // A rendering (svc_render_message) is an image a model can look at; an attachment stays a resource, whatever its type.
+  if (r.image) return { content: [{ type: 'image', data: buf.toString('base64'), mimeType: r.contentType }] };
   return {
     content: [{ type: 'resource', resource: { uri: `data:${r.contentType}`, mimeType: r.contentType, blob: buf.toString('base64') } }],
   };

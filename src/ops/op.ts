@@ -54,6 +54,8 @@ export interface RawResult {
   json?: unknown;
   /** HTTP status instead of the operation's usual one (e.g. /health's 503 with its own JSON body). */
   status?: number;
+  /** MCP: an image content a model can look at (a rendering), not a resource blob (an attachment that is a picture). */
+  image?: boolean;
 }
 
 export interface RequestInfo {

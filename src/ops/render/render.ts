@@ -35,7 +35,7 @@ export const renderMessageOp = op({
   tool: {
     name: 'svc_render_message',
     description:
-      'See an e-mail as a mail client would draw it: a PNG screenshot of the message’s HTML at a width (375 phone, 768 tablet, 1280 desktop), with its inline images or without, light or dark. Scripts never run and nothing remote is fetched. Needs the server started with --render-chromium.',
+      'See a message as a mail client draws it: a PNG of its HTML at a width (375 phone, 768 tablet, 1280 desktop), images on or off, light or dark; needs --render-chromium.',
     args: { inboxId: 'id' },
     accept: 'image/png',
     annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
@@ -48,6 +48,7 @@ export const renderMessageOp = op({
     return {
       kind: 'raw' as const,
       contentType: 'image/png',
+      image: true,
       body: r.png,
       size: r.png.length,
       headers: {

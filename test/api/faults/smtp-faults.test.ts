@@ -387,8 +387,8 @@ describe('metrics and the fault log', () => {
       lines.join('\n'),
     );
     const metrics = await (await s.api('/metrics')).text();
-    assert.match(metrics, /inboxd_smtp_faults_total\{stage="ehlo",action="reply"\} [1-9]/);
-    assert.match(metrics, /inboxd_smtp_faults_total\{stage="rcpt",action="reply"\} [1-9]/);
+    assert.match(metrics, /inboxd_smtp_faults_total\{stage="ehlo",action="reply",inboxd_instance="[^"]+"\} [1-9]/);
+    assert.match(metrics, /inboxd_smtp_faults_total\{stage="rcpt",action="reply",inboxd_instance="[^"]+"\} [1-9]/);
     const ev = await json(await s.api('/v1/faults/events?limit=500'));
     const ehlo = ev.items.find((e: Json) => e.stage === 'ehlo');
     assert.ok(ehlo, 'the ehlo fault is in the log');
