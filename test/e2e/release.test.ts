@@ -247,12 +247,12 @@ describe('npm packages', () => {
       'the platform package carries the executable as built',
     );
 
-    assert.equal(sh('npx', ['--offline', '--cache', cache, 'inboxd', '--version'], { cwd: project, env }).trim(), RELEASE);
+    assert.equal(sh('npx', ['--offline', '--cache', cache, `inboxd@${RELEASE}`, '--version'], { cwd: project, env }).trim(), RELEASE);
 
     const data = path.join(work, 'npx-data');
     const server = start(
       'npx',
-      ['--offline', '--cache', cache, 'inboxd', 'serve', '--http-port', '0', '--smtp-port', '0', '--data-dir', data],
+      ['--offline', '--cache', cache, `inboxd@${RELEASE}`, 'serve', '--http-port', '0', '--smtp-port', '0', '--data-dir', data],
       {
         cwd: project,
         env,
@@ -348,7 +348,7 @@ describe('npm packages', () => {
       cwd: offline,
       env,
     });
-    assert.equal(sh('npx', ['--offline', '--cache', cache, 'inboxd', '--version'], { cwd: offline, env }).trim(), RELEASE);
+    assert.equal(sh('npx', ['--offline', '--cache', cache, `inboxd@${RELEASE}`, '--version'], { cwd: offline, env }).trim(), RELEASE);
   });
 });
 
