@@ -5,6 +5,7 @@
 // `--render-timeout-ms` (the browser is killed past it: 422), scripts off and no request leaving the browser
 // (src/render/chromium.ts). The two renderings of a comparison are pixel-compared in a sandbox worker
 // (src/render/png.ts, task render.compare).
+import fs from 'node:fs';
 import { AppError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import type { BlobStore } from '../store/blob-store.ts';
@@ -38,6 +39,25 @@ export interface RenderDeps {
   compare: (a: Buffer, b: Buffer) => Promise<{ differentPixels: number; totalPixels: number }>;
   /** Replaceable in tests. */
   render?: (executable: string, job: RenderJob) => Promise<Rendered>;
+}
+
+/**
+ * Bad config caught at start: `--render-chromium` must name an executable file, or every rendering would answer 503
+ * with a retry that cannot help. Returns the problem, or null.
+ */
+export function renderChromiumProblem(exe: string | undefined): string | null {
+  if (exe === undefined) return null;
+  try {
+    if (!fs.statSync(exe).isFile())
+      return `--render-chromium ${exe} is not a file; give the chromium executable (Debian: /usr/bin/chromium)`;
+    fs.accessSync(exe, fs.constants.X_OK);
+    return null;
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    return code === 'ENOENT'
+      ? `--render-chromium ${exe} does not exist; install chromium (Debian: apt-get install -y chromium) or unset the flag`
+      : `--render-chromium ${exe} cannot be run (${code ?? (e as Error).message}); give an executable chromium`;
+  }
 }
 
 export class RenderService {

@@ -10,6 +10,7 @@ import { createLogger } from '../log.ts';
 import { parseToolsets } from '../mcp/toolsets.ts';
 import type { DkimFor } from '../outbound/relay.ts';
 import type { WorkerTuning } from '../outbound/worker.ts';
+import { renderChromiumProblem } from '../render/service.ts';
 import type { Services } from '../services.ts';
 import { VERSION } from '../version.ts';
 import { Lifecycle } from './lifecycle.ts';
@@ -59,6 +60,8 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   } catch (e) {
     throw new StartError((e as Error).message, 2);
   }
+  const chromium = renderChromiumProblem(config.renderChromium);
+  if (chromium) throw new StartError(chromium, 2);
   const storage = await openStorage(config, log, opts.blobDir);
   let wired: Wired;
   try {

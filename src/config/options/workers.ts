@@ -178,7 +178,7 @@ export const WORKER_OPTIONS = {
     flag: '--render-chromium',
     env: 'INBOXD_RENDER_CHROMIUM',
     arg: 'PATH',
-    help: 'chromium executable for PNG renderings of mail (GET …/messages/:id/render), e.g. /usr/bin/chromium; unset = the route answers 501 not_configured',
+    help: 'chromium executable for PNG renderings of mail (GET …/messages/:id/render), e.g. /usr/bin/chromium; unset = the route answers 501 not_configured; not an executable file = exit 2 at start',
     schema: z.string().min(1).optional(),
   },
   renderTimeoutMs: {

@@ -5,8 +5,11 @@
 // full queue answering 503 + Retry-After; two messages are compared pixel by pixel.
 // not @cluster: each instance drives its own chromium; nothing of a rendering is shared between instances.
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import zlib from 'node:zlib';
 import { decodePng, type Pixels } from '../../../src/render/png.ts';
@@ -186,5 +189,21 @@ test('without --render-chromium the route is 501 not_configured naming the flag'
     assert.match(((await r.json()) as Json).detail, /--render-chromium/);
   } finally {
     await s.stop();
+  }
+});
+
+test('a --render-chromium that names no executable stops the start (exit 2) saying what to give', async () => {
+  await assert.rejects(
+    startTestServer(['--render-chromium', '/nonexistent/chromium']),
+    /--render-chromium \/nonexistent\/chromium does not exist/,
+  );
+  await assert.rejects(startTestServer(['--render-chromium', '/tmp']), /--render-chromium \/tmp is not a file/);
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'inboxd-render-'));
+  const plain = path.join(dir, 'chromium');
+  fs.writeFileSync(plain, 'not a program', { mode: 0o644 });
+  try {
+    await assert.rejects(startTestServer(['--render-chromium', plain]), /--render-chromium \S+ cannot be run \(EACCES\)/);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
   }
 });
