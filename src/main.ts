@@ -53,7 +53,9 @@ Environment only:
                                      folder under the system temp dir; set it when /tmp is mounted noexec)
 
 Exit codes: 0 clean stop · 1 runtime failure · 2 bad usage or configuration.
-Signals: SIGTERM/SIGINT stop accepting, finish in-flight work and exit 0.
+Signals: SIGTERM/SIGINT stop accepting, finish in-flight work and exit 0 (also when sent during start-up);
+         a repeated SIGTERM is ignored, a second SIGINT exits 130 at once, and a stop that takes over 10 s
+         exits 1.
 Docs: GET /v1 (discovery) and GET /v1/openapi.json on the running server.`;
 
 const COMMANDS = ['serve', 'extract', 'wait', 'verify', 'simulate', 'send', 'faults', 'check', 'sendmail', 'help', 'version'];
@@ -113,24 +115,38 @@ async function main(argv: string[]): Promise<number> {
     throw new UsageError(`unknown command '${first}'${didYouMean(first, COMMANDS)} (commands: ${COMMANDS.join(', ')})`);
   }
   const config = loadConfig(serveArgs);
+  // The handlers go in before the start: a script that waits for ports.json and then sends SIGTERM must get the
+  // clean stop (exit 0, lock removed) even when the signal lands in the instant after the file is written. Without
+  // a handler the kernel's default action would kill the process with the lock still on disk.
+  let signalled = false;
+  let stopStarted: (() => void) | null = null;
+  const onSignal = (sig: NodeJS.Signals) => {
+    if (signalled) {
+      // A repeated SIGTERM (an orchestrator, a script stopping twice) must not meet the default action half-way
+      // through the stop; a second Ctrl-C is a person asking to leave now.
+      if (sig !== 'SIGINT') return;
+      process.stderr.write(`${NAME}: second SIGINT; exiting without finishing in-flight work\n`);
+      process.exit(130);
+    }
+    signalled = true;
+    // Also bounds a start that hangs (a database that never answers): the signal still ends the process.
+    const force = setTimeout(() => {
+      process.stderr.write(`${NAME}: did not stop within 10 s after ${sig}; exiting\n`);
+      process.exit(1);
+    }, 10_000);
+    force.unref();
+    stopStarted?.();
+  };
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
   const server = await startServer(config);
   return new Promise<number>((resolve) => {
-    let signalled = false;
-    const onSignal = (sig: NodeJS.Signals) => {
-      if (signalled) return;
-      signalled = true;
-      const force = setTimeout(() => {
-        process.stderr.write(`${NAME}: did not stop within 10 s after ${sig}; exiting\n`);
-        process.exit(1);
-      }, 10_000);
-      force.unref();
+    stopStarted = () =>
       server.stop().then(
         () => resolve(0),
         () => resolve(1),
       );
-    };
-    process.once('SIGTERM', onSignal);
-    process.once('SIGINT', onSignal);
+    if (signalled) stopStarted();
   });
 }
 

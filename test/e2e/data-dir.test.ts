@@ -74,6 +74,35 @@ describe('one data dir, one server', () => {
       fs.rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  test('SIGTERM, even twice, the instant ports.json appears still stops cleanly: exit 0, lock removed', async () => {
+    // Scripts wait for ports.json and then stop the server; the signal must never meet the default action (killed,
+    // lock left behind), however soon after the file it lands.
+    for (let round = 0; round < 3; round++) {
+      const dir = tempDir();
+      fs.mkdirSync(dir, { recursive: true });
+      const file = path.join(dir, 'ports.json');
+      const child = serve(dir);
+      const exited = new Promise<number | null>((resolve) => child.once('exit', (c) => resolve(c)));
+      try {
+        const watcher = fs.watch(dir, () => {
+          // Twice, as an orchestrator or a script that stops twice would: the repeat must not kill the stop.
+          if (fs.existsSync(file)) for (let n = 0; n < 2; n++) child.kill('SIGTERM');
+        });
+        try {
+          for (let i = 0; i < 6000 && !fs.existsSync(file) && child.exitCode === null; i++) await new Promise((r) => setTimeout(r, 1));
+          child.kill('SIGTERM');
+          assert.equal(await exited, 0, `round ${round}: exit code`);
+        } finally {
+          watcher.close();
+        }
+        assert.ok(!fs.existsSync(path.join(dir, 'inboxd.lock')), `round ${round}: the lock is removed`);
+      } finally {
+        child.kill('SIGKILL');
+        fs.rmSync(dir, { recursive: true, force: true });
+      }
+    }
+  });
 });
 
 describe('private files', () => {
