@@ -13,6 +13,7 @@ import { type Dialect, dialectOf } from '../store/dialect.ts';
 import type { MessageRepo } from '../store/messages.ts';
 import { precompile } from '../store/prepared.ts';
 import type { Database } from '../store/schema.ts';
+import type { Placement } from '../store/segments.ts';
 
 export interface PreparedBlob {
   sha256: string;
@@ -173,13 +174,24 @@ export class IngestWriter {
   }
 
   private async commit(stores: Array<Extract<Pending, { kind: 'store' }>>, top = true): Promise<void> {
+    // On PostgreSQL: the batch's blobs, indexed (blobs/index.db) and synced while its statements run.
+    let durable: Promise<void> | null = null;
+    let placedShared: Placement[] = [];
     try {
       // Blobs first: a row is only ever committed after its bytes are written (and acknowledged after both are synced).
-      // On PostgreSQL the blobs are written (files, each synced before its rename, or objects) while the batch's
-      // statements run, and COMMIT waits for them: uncommitted rows point at nothing anyone can see.
+      // On PostgreSQL the blobs are written, indexed and synced (segments and their own index, files, or objects)
+      // while the batch's statements run, and COMMIT waits for that: a committed row always finds its bytes.
       const staged = this.blobs.stage(stores.flatMap((p) => p.job.blobs));
       staged.catch(() => undefined); // awaited below, inside the transaction
       let blobsSynced: Promise<void> = Promise.resolve();
+      if (this.shared) {
+        durable = staged.then((placed) => {
+          placedShared = placed;
+          this.blobs.index(placed);
+          return this.blobs.sync();
+        });
+        durable.catch(() => undefined); // awaited inside the transaction
+      }
       const placed = this.shared ? [] : await staged;
       if (!this.shared) {
         // The segment's fsync runs on the thread pool while the rows are committed here.
@@ -204,13 +216,10 @@ export class IngestWriter {
         // In one order too (team, then name): another instance's batch may bump the same counter rows.
         const sorted = [...deltas.entries()].sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0));
         for (const [, d] of sorted) await bumpCounter(trx, d.teamId, d.name, d.delta);
-        if (this.shared) {
-          this.blobs.index(await staged);
-          blobsSynced = this.blobs.sync();
-          blobsSynced.catch(() => undefined);
-        }
+        if (durable) await durable;
         return out;
       });
+      if (this.shared) this.blobs.committed?.(placedShared);
       try {
         await Promise.all([blobsSynced, this.syncWal()]);
       } catch (e) {
@@ -224,6 +233,12 @@ export class IngestWriter {
       this.commits++;
       for (const [i, p] of stores.entries()) p.resolve(results[i]);
     } catch (e) {
+      if (durable) {
+        // Nothing references what this attempt indexed outside the transaction: those index rows go (a retry below
+        // indexes its own again).
+        await durable.catch(() => undefined);
+        this.blobs.rolledBack?.(placedShared);
+      }
       if (stores.length === 1) {
         stores[0]!.reject(e);
         return;

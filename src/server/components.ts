@@ -249,8 +249,8 @@ function jobs(config: Config, w: Omit<Wired, 'components'>, log: Logger, cluster
       }),
     );
   // Expired inboxes, old audit events and expired agent runs (with their timelines) go in one periodic sweep; then the
-  // space the swept mail held in the segment files is reclaimed, in steps between ingest batches (SQLite only: segments
-  // exist only where their index lives in SQLite). On PostgreSQL the sweep runs on one instance (store.singleton).
+  // space the swept mail held in the segment files is reclaimed, in steps between ingest batches (on every instance
+  // with local segments: their index is its own). On PostgreSQL the sweep runs on one instance (store.singleton).
   const sweep = () =>
     store.singleton('expiry-sweep', () =>
       services.inboxes
@@ -258,16 +258,20 @@ function jobs(config: Config, w: Omit<Wired, 'components'>, log: Logger, cluster
         .then(() => services.auditLog.prune(now()))
         .then(() => services.runs.deleteExpired(now(), 1000)),
     );
-  const compactor =
-    blobs.segments && store.sqlite
-      ? new Compactor({
-          segments: blobs.segments,
-          sqlite: store.sqlite,
-          run: (fn) => writer.run(fn),
-          syncWal: config.noFsync ? async () => undefined : () => store.syncWal(),
-          onDone: (r) => r.segmentsRemoved > 0 && log.info('blob segments compacted', { ...r }),
-        })
-      : null;
+  const compactor = blobs.segments
+    ? new Compactor({
+        segments: blobs.segments,
+        sqlite: blobs.segments.db,
+        run: (fn) => writer.run(fn),
+        // The moves commit in the index: the main database's WAL, or blobs/index.db's on PostgreSQL.
+        syncWal: config.noFsync
+          ? async () => undefined
+          : blobs.segments.ownIndex
+            ? () => blobs.segments!.syncIndex()
+            : () => store.syncWal(),
+        onDone: (r) => r.segmentsRemoved > 0 && log.info('blob segments compacted', { ...r }),
+      })
+    : null;
   list.push(
     periodicJob({
       name: 'expiry-sweep',
@@ -282,7 +286,7 @@ function jobs(config: Config, w: Omit<Wired, 'components'>, log: Logger, cluster
     backgroundOnce('orphan-sweep', () =>
       store
         .singleton('orphan-sweep', async () => {
-          const r = await sweepOrphans(store.db, writer, shutdown.signal);
+          const r = await sweepOrphans(store.db, writer, shutdown.signal, blobs.segments?.ownIndex ? blobs.segments.db : undefined);
           if (r.candidates > 0) log.info('unreferenced content and blobs collected', { ...r });
         })
         .catch((e: Error) => log.error('sweep of unreferenced content failed', { err: e })),

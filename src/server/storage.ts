@@ -37,8 +37,8 @@ export async function openStorage(config: Config, log: Logger, blobDir?: string)
       throw new StartError(e.message, 1);
     });
     const sqlite = store.sqlite;
-    // Without SQLite (PostgreSQL) local blobs are per-sha files (the segment index lives in SQLite); in-process cluster
-    // tests share one folder (blobDir).
+    // Without SQLite (PostgreSQL) local segments are indexed in blobs/index.db; in-process cluster tests share one
+    // folder (blobDir), which keeps a file per blob.
     const blobs = await openBlobStore({
       root: blobDir ?? path.join(config.dataDir, 'blobs'),
       setting: config.blobStore,
@@ -47,12 +47,15 @@ export async function openStorage(config: Config, log: Logger, blobDir?: string)
       fsync: !config.noFsync,
       maxSegmentBytes: config.segmentSizeMb * 1024 * 1024,
       shared: !sqlite,
+      folderShared: blobDir !== undefined,
     }).catch((e: Error) => {
       throw new StartError(e.message, 1);
     });
     try {
       await blobs.sweepTemp();
       const recovered = blobs.recover();
+      if (recovered.rebuilt !== undefined)
+        log.warn('the blob index was missing: rebuilt it from the segment files', { blobsIndexed: recovered.rebuilt });
       if (recovered.lost.length > 0 || recovered.truncated > 0)
         log.warn('recovered the blob store after an unclean stop', {
           unacknowledgedBlobsDropped: recovered.lost.length,

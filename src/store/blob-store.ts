@@ -3,7 +3,8 @@
 // handle, e.g. on PostgreSQL) and S3BlobStore (src/store/s3-blobs.ts: an S3-compatible bucket).
 //
 // The write protocol follows the ingest writer's group commit: stage (the bytes are written, durable once sync()
-// resolves) → index (inside the transaction that commits the rows using them) → sync → settle. A store whose stage()
+// resolves) → index (inside the transaction that commits the rows using them; an index of its own commits at once and
+// hears the outcome through committed()/rolledBack()) → sync → settle. A store whose stage()
 // is already durable (S3: every PUT answered 200) returns no placements and has nothing to sync.
 import type { Readable } from 'node:stream';
 import type { Placement, RecoveryReport, SegmentStore } from './segments.ts';
@@ -28,6 +29,10 @@ export interface BlobStore {
   /** Writes the blobs not stored yet; see the protocol above. Throws (nothing indexed) when a write fails. */
   stage(blobs: Array<{ sha256: string; bytes: Uint8Array }>): Promise<Placement[]>;
   index(placements: Placement[]): void;
+  /** An index outside the writer's transaction (blobs/index.db on PostgreSQL): that transaction committed. */
+  committed?(placements: Placement[]): void;
+  /** An index outside the writer's transaction: that transaction failed, so the rows index() added go. */
+  rolledBack?(placements: Placement[]): void;
   settle(): void;
   sync(): Promise<void>;
   recover(): RecoveryReport;

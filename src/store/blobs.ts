@@ -1,8 +1,9 @@
 // Content-addressed blob store: raw messages and attachment bytes, named by their sha256 (never by anything that came
 // from a message, so no path traversal). New blobs are appended to segment files (src/store/segments.ts) and found
-// through the segment_blobs index; blobs written before migration 010 are files under <root>/<2 hex>/<62 hex> and
-// stay readable (and deletable) there. Without a SQLite handle (PostgreSQL, tools) the store writes files only, each
-// fsynced (with its folder) before the batch's rows are acknowledged.
+// through the segment_blobs index: in the main SQLite database, or, when the rows live in PostgreSQL, in blobs/index.db
+// (src/store/segment-index.ts). Blobs written before migration 010 (or on PostgreSQL before the index existed) are
+// files under <root>/<2 hex>/<62 hex> and stay readable (and deletable) there. A folder several instances share (the
+// in-process cluster tests) keeps writing files, each fsynced (with its folder) before the batch's rows commit.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
@@ -10,6 +11,7 @@ import path from 'node:path';
 import type { Readable } from 'node:stream';
 import type BetterSqlite3 from 'better-sqlite3';
 import { BlobMissingError, type BlobRef, type BlobStore, type ByteRange, SHA256 } from './blob-store.ts';
+import type { OwnSegmentIndex } from './segment-index.ts';
 import { type Placement, type RecoveryReport, SegmentStore } from './segments.ts';
 
 export type { BlobRef, BlobStore } from './blob-store.ts';
@@ -29,13 +31,22 @@ export class LocalBlobStore implements BlobStore {
   private readonly fsync: boolean;
   /** Folders that got a new per-file blob since the last sync() (a rename is durable once its folder is synced). */
   private readonly unsyncedDirs = new Set<string>();
+  /** blobs/index.db, when the index is not in the main database. */
+  private readonly ownIndex: OwnSegmentIndex | null;
+  /** Own index only: rows index() added whose referencing rows have not committed yet (see rolledBack()). */
+  private readonly uncommitted = new Set<string>();
 
-  constructor(root: string, opts: { sqlite?: BetterSqlite3.Database; maxSegmentBytes?: number; fsync?: boolean } = {}) {
+  constructor(
+    root: string,
+    opts: { sqlite?: BetterSqlite3.Database; ownIndex?: OwnSegmentIndex; maxSegmentBytes?: number; fsync?: boolean } = {},
+  ) {
     this.root = root;
     this.fsync = opts.fsync ?? true;
     this.tmp = path.join(root, 'tmp');
     fs.mkdirSync(this.tmp, { recursive: true });
-    this.segments = opts.sqlite ? new SegmentStore(path.join(root, 'segments'), opts.sqlite, opts) : null;
+    this.ownIndex = opts.ownIndex ?? null;
+    const index = opts.sqlite ?? this.ownIndex?.sqlite;
+    this.segments = index ? new SegmentStore(path.join(root, 'segments'), index, { ...opts, ownIndex: this.ownIndex ?? undefined }) : null;
     this.legacy = !this.segments || hasLegacyFiles(root);
   }
 
@@ -65,9 +76,27 @@ export class LocalBlobStore implements BlobStore {
     return out;
   }
 
-  /** Index rows for staged blobs, inside the transaction that commits the rows referencing them. */
+  /**
+   * Index rows for staged blobs, inside the transaction that commits the rows referencing them. With an own index
+   * they commit at once: sync() then makes them durable, and the writer reports the outcome of its transaction
+   * (committed() or rolledBack()).
+   */
   index(placements: Placement[]): void {
-    this.segments?.index(placements);
+    const added = this.segments?.index(placements) ?? [];
+    if (this.ownIndex) for (const sha of added) this.uncommitted.add(sha);
+  }
+
+  /** Own index: the rows referencing these blobs committed; their index rows stay. */
+  committed(placements: Placement[]): void {
+    for (const p of placements) this.uncommitted.delete(p.sha256);
+  }
+
+  /**
+   * Own index: the transaction that was to reference these blobs failed. Index rows it added go again (the bytes are
+   * dead space for compaction), so a failed batch leaves nothing that looks stored.
+   */
+  rolledBack(placements: Placement[]): void {
+    for (const p of placements) if (this.uncommitted.delete(p.sha256)) this.segments?.unindex(p.sha256);
   }
 
   /** Ends a batch: appended blobs its transactions did not index are dead space (compaction reclaims it). */
@@ -75,23 +104,30 @@ export class LocalBlobStore implements BlobStore {
     this.pending.clear();
   }
 
-  /** Makes every blob staged so far durable (one fsync per segment written). */
+  /** Makes every blob staged so far durable (one fsync per segment written, and of an own index's WAL). */
   async sync(): Promise<void> {
     if (this.unsyncedDirs.size > 0) {
       const dirs = [...this.unsyncedDirs];
       this.unsyncedDirs.clear();
       await Promise.all(dirs.map(syncDirAsync));
     }
-    await this.segments?.sync();
+    await Promise.all([this.segments?.sync(), this.ownIndex?.sync()]);
   }
 
-  /** Start-up recovery of the segment store; see SegmentStore.recover(). */
+  /**
+   * Start-up recovery of the segment store; see SegmentStore.recover(). An own index that had to be created while
+   * segment files exist (deleted by hand) is first rebuilt from them.
+   */
   recover(): RecoveryReport {
-    return this.segments?.recover() ?? { lost: [], truncated: 0 };
+    if (!this.segments) return { lost: [], truncated: 0 };
+    const rebuilt = this.ownIndex?.created && this.segments.list().length > 0 ? this.segments.rebuild() : undefined;
+    const report = this.segments.recover();
+    return rebuilt === undefined ? report : { ...report, rebuilt };
   }
 
   close(): void {
     this.segments?.close();
+    this.ownIndex?.close();
   }
 
   static hash(bytes: Uint8Array): string {

@@ -30,6 +30,8 @@ export interface RecoveryReport {
   lost: string[];
   /** Bytes cut from the end of the newest segment (appended, never committed). */
   truncated: number;
+  /** Blobs read back into an own index that was missing (see SegmentStore.rebuild). */
+  rebuilt?: number;
 }
 
 export class SegmentStore {
@@ -48,10 +50,23 @@ export class SegmentStore {
 
   /** Off only for benchmarks of the old, unsynced behaviour (--fsync off). */
   private readonly fsync: boolean;
+  /**
+   * The index is a database of its own (blobs/index.db, when the rows live in PostgreSQL): index() commits there at
+   * once, and recovery only drops index rows (the rows that reference blobs are elsewhere, and were committed only
+   * after the segment and the index were synced).
+   */
+  readonly ownIndex: boolean;
+  private readonly syncOwnIndex: (() => Promise<void>) | null;
 
-  constructor(dir: string, sqlite: BetterSqlite3.Database, opts: { maxSegmentBytes?: number; fsync?: boolean } = {}) {
+  constructor(
+    dir: string,
+    sqlite: BetterSqlite3.Database,
+    opts: { maxSegmentBytes?: number; fsync?: boolean; ownIndex?: { sync(): Promise<void> } } = {},
+  ) {
     this.dir = dir;
     this.fsync = opts.fsync ?? true;
+    this.ownIndex = opts.ownIndex !== undefined;
+    this.syncOwnIndex = opts.ownIndex ? () => opts.ownIndex!.sync() : null;
     this.sqlite = sqlite;
     this.maxSegmentBytes = opts.maxSegmentBytes ?? 64 * 1024 * 1024;
     if (!fs.existsSync(dir)) {
@@ -87,9 +102,28 @@ export class SegmentStore {
     return this.stmts.locate.get(sha256);
   }
 
-  /** Adds index rows; call inside the transaction that commits the rows referencing them. */
-  index(placements: Placement[]): void {
-    for (const p of placements) this.stmts.insert.run(p.sha256, p.segment, p.offset, p.length);
+  /**
+   * Adds index rows; call inside the transaction that commits the rows referencing them (with an own index: before
+   * that transaction commits, then sync()). Returns the shas whose row is new.
+   */
+  index(placements: Placement[]): string[] {
+    const added: string[] = [];
+    const run = () => {
+      for (const p of placements) if (this.stmts.insert.run(p.sha256, p.segment, p.offset, p.length).changes > 0) added.push(p.sha256);
+    };
+    if (this.ownIndex && placements.length > 1) this.sqlite.transaction(run)();
+    else run();
+    return added;
+  }
+
+  /** An own index: makes its commits durable (compaction's moves, before it removes a segment). */
+  syncIndex(): Promise<void> {
+    return this.syncOwnIndex?.() ?? Promise.resolve();
+  }
+
+  /** The index database (compaction moves rows in it). */
+  get db(): BetterSqlite3.Database {
+    return this.sqlite;
   }
 
   unindex(sha256: string): boolean {
@@ -238,6 +272,12 @@ export class SegmentStore {
    * attachment was among them, with their contents, so no reader meets a message without its bytes.
    */
   private dropLost(lost: string[]): void {
+    if (this.ownIndex) {
+      this.sqlite.transaction(() => {
+        for (const sha of lost) this.stmts.remove.run(sha);
+      })();
+      return;
+    }
     const run = this.sqlite.transaction((shas: string[]) => {
       const contents = this.sqlite.prepare(
         'select sha256 from contents where sha256 = ? union select content_sha256 from content_attachments where sha256 = ?',
@@ -253,6 +293,35 @@ export class SegmentStore {
       for (const sha of shas) this.stmts.remove.run(sha);
     });
     run(lost);
+  }
+
+  /**
+   * Reads every segment's records into an empty index (an own index that was missing: deleted by hand, or a data dir
+   * from before it existed holds no segments). A record that is cut short or does not hash to its name ends its
+   * segment. Blobs deleted since they were written come back as index rows nothing references, which the orphan sweep
+   * removes. Returns the number of blobs indexed.
+   */
+  rebuild(): number {
+    let n = 0;
+    for (const id of this.list()) {
+      const fd = fs.openSync(this.fileOf(id), 'r');
+      try {
+        const size = fs.fstatSync(fd).size;
+        const head = Buffer.allocUnsafe(RECORD_HEADER);
+        const rows: Placement[] = [];
+        for (let at = 0; at + RECORD_HEADER <= size; ) {
+          if (fs.readSync(fd, head, 0, RECORD_HEADER, at) < RECORD_HEADER || !head.subarray(0, 4).equals(MAGIC)) break;
+          const p = { sha256: head.toString('hex', 8, 40), segment: id, offset: at + RECORD_HEADER, length: head.readUInt32BE(4) };
+          if (p.offset + p.length > size || hashAt(fd, p) !== p.sha256) break;
+          rows.push(p);
+          at = p.offset + p.length;
+        }
+        n += this.index(rows).length;
+      } finally {
+        fs.closeSync(fd);
+      }
+    }
+    return n;
   }
 
   close(): void {

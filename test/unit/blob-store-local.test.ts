@@ -1,6 +1,6 @@
-// The local blob store behind the BlobStore interface: without a SQLite handle (the PostgreSQL case) it stores
-// plain content-addressed files through the same stage → sync protocol the ingest writer uses; and both layouts
-// read byte ranges (the interface's open(sha, range)).
+// The local blob store behind the BlobStore interface: without a SQLite handle (a folder several instances share)
+// it stores plain content-addressed files through the same stage → sync protocol the ingest writer uses; and both
+// layouts read byte ranges (the interface's open(sha, range)).
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -12,7 +12,7 @@ import { LocalBlobStore } from '../../src/store/blobs.ts';
 import { openStore } from '../../src/store/db.ts';
 import { tempDir } from '../helpers/server.ts';
 
-test('without SQLite: staged blobs are files (once each), durable after sync(), readable whole and by range', async () => {
+test('without an index: staged blobs are files (once each), durable after sync(), readable whole and by range', async () => {
   const dir = tempDir();
   try {
     const blobs = new LocalBlobStore(path.join(dir, 'blobs'));
@@ -72,7 +72,7 @@ test('segments: a byte range of a blob is read from inside its record, never pas
   }
 });
 
-test('without SQLite: per-file blobs nothing references are swept once older than an hour; younger ones stay', async () => {
+test('without an index: per-file blobs nothing references are swept once older than an hour; younger ones stay', async () => {
   const dir = tempDir();
   const store = await openStore(path.join(dir, 'inboxd.db'));
   try {
