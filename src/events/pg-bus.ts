@@ -8,10 +8,11 @@
 // missed notification delays a wake-up by at most the poll interval, never loses it.
 
 import { randomUUID } from 'node:crypto';
-import { type Kysely, sql } from 'kysely';
+import { type CompiledQuery, type Kysely, sql } from 'kysely';
 import type pg from 'pg';
 import type { Logger } from '../log.ts';
 import { type MessageSummaryRow, SUMMARY_COLUMNS } from '../store/messages.ts';
+import { precompile } from '../store/prepared.ts';
 import type { Database } from '../store/schema.ts';
 import { type EventBus, type InboxEvent, type Listener, LocalEventBus } from './bus.ts';
 
@@ -45,6 +46,7 @@ export class PgEventBus implements EventBus {
   private readonly connect: () => pg.Client;
   private readonly log: Logger;
   private readonly pollMs: number;
+  private notifyQuery: ((values: { channels: unknown; payloads: unknown }) => CompiledQuery) | null = null;
   private readonly reconnectMs: number;
   private client: pg.Client | null = null;
   private stopped = false;
@@ -139,7 +141,10 @@ export class PgEventBus implements EventBus {
       const channels = batch.map((b) => b[0]);
       const payloads = batch.map((b) => b[1]);
       try {
-        await sql`select pg_notify(c, n) from unnest(${channels}::text[], ${payloads}::text[]) as t(c, n)`.execute(this.db);
+        this.notifyQuery ??= precompile(['channels', 'payloads'], (p) =>
+          sql`select pg_notify(c, n) from unnest(${p.channels}::text[], ${p.payloads}::text[]) as t(c, n)`.compile(this.db),
+        );
+        await this.db.executeQuery(this.notifyQuery({ channels, payloads }));
       } catch (e) {
         this.log.warn('could not announce events to the other instances (they catch up by polling)', { err: e as Error });
       }

@@ -96,6 +96,8 @@ class PipelinedClient {
   private gathering = new Map<string, { text: string; name?: string; rows: unknown[][] }>();
   /** Deferred writes go out once the caller waits for something else (its other I/O), at the latest at COMMIT. */
   private flushSoon: NodeJS.Immediate | null = null;
+  /** BEGIN, until the transaction's first statement goes out (behind it, in one write). */
+  private begin: pg.QueryConfig | null = null;
 
   constructor(c: pg.PoolClient) {
     this.c = c as pg.PoolClient & { pipeline: boolean };
@@ -130,28 +132,43 @@ class PipelinedClient {
         }
         this.flushSoon ??= setImmediate(() => {
           this.flushSoon = null;
-          this.flush();
+          this.corked(() => this.flush());
         });
         return Promise.resolve({ command: 'INSERT', rowCount: 1, rows: [], oid: 0, fields: [] });
       }
-      this.flush();
+      // The deferred writes and this statement leave in one write to the socket.
+      const answered = this.corked(() => {
+        this.flush();
+        return this.c.query(config);
+      });
       // A statement behind a failed deferred write fails with "current transaction is aborted": the cause is that write.
-      return this.c.query(config).catch((e: unknown) => {
+      return answered.catch((e: unknown) => {
         throw this.failed ? this.failed.error : e;
       });
     }
     if (text === 'begin' || text.startsWith('start transaction')) {
       this.inTx = true;
       this.c.pipeline = true;
-      // Pipelined as well: the transaction's first statement goes right behind it (and fails if it did).
-      this.pending.push(
-        this.c.query(config).catch((e: unknown) => {
-          this.failed ??= { error: e };
-        }),
-      );
+      // Pipelined as well, and held until the transaction's first statement, which goes in the same write to the
+      // socket right behind it (and fails if it did).
+      this.begin = config;
       return Promise.resolve({ command: 'BEGIN', rowCount: null, rows: [], oid: 0, fields: [] });
     }
     return this.c.query(config);
+  }
+
+  /**
+   * Runs `fn` with the socket corked: pg writes each statement's messages as one chunk (it corks per statement), so
+   * a flush of n pipelined statements was n writes to the socket, each a system call; corked, they leave as one.
+   */
+  private corked<T>(fn: () => T): T {
+    const stream = (this.c as unknown as { connection?: { stream?: { cork?: () => void; uncork?: () => void } } }).connection?.stream;
+    stream?.cork?.();
+    try {
+      return fn();
+    } finally {
+      stream?.uncork?.();
+    }
   }
 
   /**
@@ -161,6 +178,14 @@ class PipelinedClient {
    */
   private flush(): void {
     if (!this.inTx) return;
+    if (this.begin) {
+      this.pending.push(
+        this.c.query(this.begin).catch((e: unknown) => {
+          this.failed ??= { error: e };
+        }),
+      );
+      this.begin = null;
+    }
     for (const e of this.buffered) {
       const merged = e.rows.length > 1 ? multiRow(e.text, e.rows.length) : null;
       const configs: pg.QueryConfig[] = merged
@@ -177,13 +202,26 @@ class PipelinedClient {
     this.gathering.clear();
   }
 
+  /**
+   * COMMIT goes right behind the last deferred writes (one write to the socket, no round trip waited for first), and
+   * is answered only once every one of them is: a transaction in which one failed is ended by PostgreSQL as a
+   * ROLLBACK (its answer to COMMIT in a failed transaction), and the caller gets that write's error.
+   */
   private async commit(config: pg.QueryConfig): Promise<pg.QueryResult> {
-    this.flush();
-    await Promise.all(this.pending);
-    // Not committed: the caller rolls back (Kysely does), which ends the transaction here too.
-    if (this.failed) throw this.failed.error;
     try {
-      return await this.c.query(config);
+      const committed = this.corked(() => {
+        this.flush();
+        return this.c.query(config);
+      });
+      committed.catch(() => undefined); // awaited below, after the writes in front of it
+      await Promise.all(this.pending);
+      if (this.failed) {
+        await committed.catch(() => undefined);
+        throw this.failed.error;
+      }
+      const out = await committed;
+      if (out.command !== 'COMMIT') throw new Error(`PostgreSQL answered COMMIT with ${out.command}: the transaction was not committed`);
+      return out;
     } finally {
       this.end();
     }
@@ -192,6 +230,11 @@ class PipelinedClient {
   private async rollback(config: pg.QueryConfig): Promise<pg.QueryResult> {
     // The writes not sent yet are dropped here, before ROLLBACK: none may follow it (they would commit on their own).
     this.discard();
+    if (this.begin) {
+      // Nothing of the transaction reached the server.
+      this.end();
+      return { command: 'ROLLBACK', rowCount: null, rows: [], oid: 0, fields: [] };
+    }
     try {
       const [out] = await Promise.all([this.c.query(config), ...this.pending]);
       return out as pg.QueryResult;
@@ -211,6 +254,7 @@ class PipelinedClient {
   /** Back to one statement at a time, with nothing in flight. */
   private end(): void {
     this.discard();
+    this.begin = null;
     this.inTx = false;
     this.pending = [];
     this.failed = null;
