@@ -1,6 +1,7 @@
 // The fault rules' queries (FaultService's repository): rule sets per scope, the version row every instance watches,
 // the faults that fired (an inbox's timeline, the team's fault log) and their pruning.
-import { type Kysely, sql } from 'kysely';
+import { type CompiledQuery, type Kysely, sql } from 'kysely';
+import { precompile } from '../store/prepared.ts';
 import type { Database } from '../store/schema.ts';
 
 export interface FaultRuleRow {
@@ -45,13 +46,16 @@ export type ScopeKey = { scope: 'global' } | { scope: 'prefix'; labelPrefix: str
 
 export class FaultRepo {
   private readonly db: Kysely<Database & FaultTables>;
+  private versionQuery: ((values: Record<never, unknown>) => CompiledQuery) | null = null;
   constructor(db: Kysely<Database>) {
     this.db = db.withTables<FaultTables>();
   }
 
   /** Bumped in the same transaction as every change of rules; 0 before the first. */
+  /** Read for every SMTP connection on a shared database: precompiled (a named statement on PostgreSQL). */
   async version(): Promise<number> {
-    const r = await this.db.selectFrom('fault_state').select('version').where('id', '=', 1).executeTakeFirst();
+    this.versionQuery ??= precompile([], () => this.db.selectFrom('fault_state').select('version').where('id', '=', 1).compile());
+    const r = (await this.db.executeQuery<{ version: number | string }>(this.versionQuery({}))).rows[0];
     return r ? Number(r.version) : 0;
   }
 

@@ -140,6 +140,9 @@ export class FaultService {
   private recipientRules = false;
   private loadedVersion = -1;
   private refreshing: Promise<void> | null = null;
+  /** Calls waiting for the next read of the version row (see versionAfterNow), and whether one is in flight. */
+  private versionWaiters: Array<{ resolve: (v: number) => void; reject: (e: unknown) => void }> = [];
+  private versionReading = false;
   private timer: NodeJS.Timeout | null = null;
   /** Matches counted per rule id (per instance; README "Fault rules"). */
   private readonly counts = new Map<string, number>();
@@ -307,18 +310,49 @@ export class FaultService {
   // ---- the snapshot ----
 
   /**
-   * On a shared database: re-read the rules if another instance changed them. Each call reads the version row itself
-   * (a read started before a change committed elsewhere must not answer for a connection that came after it); the
-   * reloads it may cause are shared.
+   * On a shared database: re-read the rules if another instance changed them. Each call waits for a read of the
+   * version row sent after it was made (a read started before a change committed elsewhere must not answer for a
+   * connection that came after it); calls made while a read is in flight share the next one, and the reloads they
+   * may cause are shared.
    */
   async freshen(): Promise<void> {
-    const v = await this.repo.version();
+    const v = await this.versionAfterNow();
     while (this.loadedVersion < v) {
       this.refreshing ??= this.reload().finally(() => {
         this.refreshing = null;
       });
       await this.refreshing;
     }
+  }
+
+  /**
+   * The version row, read by a query sent after this call: one query serves every call made before it was sent, so
+   * connections that arrive together (a burst of mail, one connection per message) cost one round trip, not one each.
+   */
+  private versionAfterNow(): Promise<number> {
+    return new Promise<number>((resolve, reject) => {
+      this.versionWaiters.push({ resolve, reject });
+      if (!this.versionReading) this.readVersion();
+    });
+  }
+
+  private readVersion(): void {
+    const waiters = this.versionWaiters.splice(0);
+    this.versionReading = true;
+    this.repo
+      .version()
+      .then(
+        (v) => {
+          for (const w of waiters) w.resolve(v);
+        },
+        (e: unknown) => {
+          for (const w of waiters) w.reject(e);
+        },
+      )
+      .finally(() => {
+        this.versionReading = false;
+        if (this.versionWaiters.length > 0) this.readVersion();
+      });
   }
 
   private async reload(): Promise<void> {

@@ -186,3 +186,47 @@ test('the glob work of one SMTP command is capped: 1000 hostile rules cost well 
   assert.match(warnings[0]!, /ran out of its budget/);
   await svc.stop();
 });
+
+test('shared database: connections that arrive together share one version read, never one sent before they came', async () => {
+  const reads: Array<(v: number) => void> = [];
+  const repo = new Proxy(
+    {},
+    {
+      get: (_t, name) => async () => {
+        if (name === 'version') return new Promise<number>((r) => reads.push(r));
+        return [];
+      },
+    },
+  ) as FaultRepo;
+  const svc = new FaultService({
+    repo,
+    inboxByAddress: async () => undefined,
+    recentMessages: async () => [],
+    shared: true,
+    shortcuts: true,
+    now: () => Date.now(),
+    log,
+  });
+  const started = svc.start();
+  await new Promise((r) => setImmediate(r));
+  reads.shift()!(0); // the start's own read
+  await started;
+  const first = svc.freshen();
+  await new Promise((r) => setImmediate(r));
+  assert.equal(reads.length, 1, 'the first connection sends a read');
+  // Three more arrive while it is in flight: they may not use its answer (sent before they came), so they wait for
+  // the next read, which all three share.
+  let laterDone = 0;
+  const later = [svc.freshen(), svc.freshen(), svc.freshen()].map((p) => p.then(() => laterDone++));
+  await new Promise((r) => setImmediate(r));
+  assert.equal(reads.length, 1, 'nothing more is sent while a read is in flight');
+  reads.shift()!(0);
+  await first;
+  await new Promise((r) => setImmediate(r));
+  assert.equal(laterDone, 0, 'the later connections did not take the earlier answer');
+  assert.equal(reads.length, 1, 'one read for the three of them');
+  reads.shift()!(0);
+  await Promise.all(later);
+  assert.equal(laterDone, 3);
+  await svc.stop();
+});
