@@ -20,6 +20,7 @@ import type { InboxRepo, InboxRow } from '../store/inboxes.ts';
 import type { MessageRepo } from '../store/messages.ts';
 import type { ThreadUpkeep } from '../threads/upkeep.ts';
 import { resolveAddress } from './address.ts';
+import { RecentInboxes } from './recent.ts';
 
 export const TTL_DEFAULT_MINUTES = 60;
 export const TTL_MAX_MINUTES = 10080;
@@ -55,6 +56,8 @@ export class InboxService {
   private readonly refusals: RefusalLog;
   private readonly served: ServedDomains;
   private readonly threads: ThreadUpkeep;
+  /** Addresses with an inbox, seen lately by the RCPT check; on a shared database (PostgreSQL) only. */
+  private readonly recentInboxes: RecentInboxes | null;
 
   constructor(d: {
     repo: InboxRepo;
@@ -74,6 +77,7 @@ export class InboxService {
     this.writer = d.writer;
     this.bus = d.bus;
     this.store = d.store;
+    this.recentInboxes = d.store.dialect === 'postgres' ? new RecentInboxes(() => performance.now()) : null;
     this.config = d.config;
     this.clock = d.clock;
     this.log = d.log;
@@ -164,7 +168,11 @@ export class InboxService {
    * is never accepted recipient by recipient and then refused whole at commit (which a sender would retry forever).
    */
   async refusesMail(address: string, tally?: { total?: number }): Promise<string | null> {
-    const refused = await rcptRefusal(this.store.db, address, this.config, tally);
+    // On PostgreSQL this check is a round trip per recipient. Without a per-inbox limit, an address whose inbox was
+    // seen in the last two seconds needs none: the answer is "welcome" (see RecentInboxes for why staleness is safe).
+    const recent = this.recentInboxes;
+    if (recent && this.config.maxMessagesPerInbox === 0 && recent.has(address)) return null;
+    const refused = await rcptRefusal(this.store.db, address, this.config, tally, recent ? () => recent.add(address) : undefined);
     if (refused) this.refusals.note(refused, 'rcpt', 'smtp or webhook');
     return refused?.message ?? null;
   }
@@ -223,6 +231,7 @@ export class InboxService {
   async delete(inbox: InboxRow): Promise<void> {
     const shas = await this.messages.blobsOf({ inboxId: inbox.id });
     await this.writer.run(() => this.repo.delete(inbox.id));
+    this.recentInboxes?.clear();
     this.bus.publish({ type: 'inbox.deleted', inboxId: inbox.id, teamId: inbox.team_id });
     await this.writer.collect(shas);
   }

@@ -140,6 +140,8 @@ export async function rcptRefusal(
   address: string,
   limits: MailLimits,
   tally: { total?: number } = {},
+  /** Told when an inbox takes the mail (the address's own, or user@domain for user+tag@domain). */
+  onInbox?: () => void,
 ): Promise<MailRefused | null> {
   let q = seqAt.get(db);
   if (!q) {
@@ -152,6 +154,7 @@ export async function rcptRefusal(
     (await db.executeQuery<{ message_seq: number }>(q({ address }))).rows[0] ??
     (plus ? (await db.executeQuery<{ message_seq: number }>(q({ address: plus.base }))).rows[0] : undefined);
   if (inbox) {
+    onInbox?.();
     const max = limits.maxMessagesPerInbox;
     return max > 0 && inbox.message_seq >= max ? mailboxFull(address, max) : null;
   }
