@@ -60,6 +60,16 @@ describe('usage', () => {
     assert.equal(e.stderr, 'inboxd: --http-port: "" is not a port number (0-65535)\n', 'an empty value is no port 0');
   });
 
+  test('a --trusted-proxies entry that is no address or range exits 2 naming it, from the flag or the environment', async () => {
+    const r = await runCli(['serve', '--trusted-proxies', '10.0.0.5,balancer.lan']);
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /^inboxd: --trusted-proxies: .*"balancer\.lan" is not an IP address or CIDR range \(e\.g\. 10\.0\.0\.5/);
+    assert.equal(r.stderr.trim().split('\n').length, 1);
+    const e = await runCli(['serve'], { env: { INBOXD_TRUSTED_PROXIES: '10.0.0.0/33' } });
+    assert.equal(e.code, 2);
+    assert.match(e.stderr, /INBOXD_TRUSTED_PROXIES/);
+  });
+
   test('bad port exits 2 naming the flag', async () => {
     const r = await runCli(['serve', '--http-port', '70000']);
     assert.equal(r.code, 2);
