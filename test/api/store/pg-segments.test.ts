@@ -191,3 +191,14 @@ test('compaction reclaims deleted mail on PostgreSQL too; kept mail reads back i
     assert.deepEqual(await rawOf(s, keep.inboxId), kept);
   }),
 );
+
+test('a damaged blobs/index.db stops the start naming the file and what to do', { skip }, () =>
+  onFreshDataDir(async (dataDir, database) => {
+    fs.mkdirSync(path.join(dataDir, 'blobs'), { recursive: true });
+    fs.writeFileSync(path.join(dataDir, 'blobs', 'index.db'), 'not a database, but long enough to be read as a header');
+    await assert.rejects(
+      server(dataDir, database),
+      /blobs\/index\.db is not a usable blob index .*move it away and start again: it is rebuilt from the segment files/,
+    );
+  }),
+);
