@@ -13,6 +13,7 @@ import type { PgOpenOptions, PgTarget } from './pg.ts';
 import type { Database } from './schema.ts';
 import { Singletons } from './singletons.ts';
 import { nativeBindingOption } from './sqlite-native.ts';
+import { syncFolder, walSyncer } from './wal.ts';
 
 export class StoreOpenError extends Error {
   override name = 'StoreOpenError';
@@ -208,47 +209,6 @@ function withStatementCache(sqlite: BetterSqlite3.Database, max = 512) {
       sqlite.close();
     },
   };
-}
-
-/**
- * fsync of the WAL through an fd of our own: fsync flushes the file (the inode), whichever descriptor asks. The fd is
- * opened once the WAL exists and kept: SQLite replaces the WAL file only when the last connection closes (it then
- * deletes it), and this connection stays open for the life of the process (restarts and truncations keep the inode).
- */
-function walSyncer(walPath: string) {
-  let fd: number | null = null;
-  return {
-    sync(): Promise<void> {
-      if (fd === null) {
-        try {
-          fd = fs.openSync(walPath, 'r');
-        } catch (e) {
-          // No WAL yet: nothing has been committed through it.
-          if ((e as NodeJS.ErrnoException).code === 'ENOENT') return Promise.resolve();
-          throw e;
-        }
-      }
-      const f = fd;
-      return new Promise<void>((res, rej) => fs.fsync(f, (e) => (e ? rej(e) : res())));
-    },
-    close(): void {
-      if (fd !== null) fs.closeSync(fd);
-      fd = null;
-    },
-  };
-}
-
-function syncFolder(dir: string): void {
-  try {
-    const fd = fs.openSync(dir, 'r');
-    try {
-      fs.fsyncSync(fd);
-    } finally {
-      fs.closeSync(fd);
-    }
-  } catch {
-    // a folder that cannot be opened for reading: the next checkpoint's syncs still cover the files themselves
-  }
 }
 
 export function dbFile(dataDir: string): string {

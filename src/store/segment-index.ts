@@ -11,6 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { nativeBindingOption } from './sqlite-native.ts';
+import { syncFolder, walSyncer } from './wal.ts';
 
 export const INDEX_FILE = 'index.db';
 
@@ -53,41 +54,17 @@ export function openSegmentIndex(root: string, opts: { fsync: boolean }): OwnSeg
         `from the segment files in ${path.join(root, 'segments')}`,
     );
   }
-  if (created && opts.fsync) syncFolder(root);
-  const walPath = `${file}-wal`;
-  let fd: number | null = null;
+  // The index file and its WAL (created just now by the statements above) must be found again after a power loss.
+  if (opts.fsync) syncFolder(root);
+  const wal = walSyncer(`${file}-wal`);
   return {
     sqlite,
     file,
     created,
-    sync(): Promise<void> {
-      if (!opts.fsync) return Promise.resolve();
-      if (fd === null) {
-        try {
-          fd = fs.openSync(walPath, 'r');
-        } catch (e) {
-          if ((e as NodeJS.ErrnoException).code === 'ENOENT') return Promise.resolve();
-          return Promise.reject(e);
-        }
-        // The WAL's folder entry must survive a power loss too (once: SQLite keeps the file while it is open).
-        syncFolder(root);
-      }
-      const f = fd;
-      return new Promise<void>((res, rej) => fs.fsync(f, (e) => (e ? rej(e) : res())));
-    },
+    sync: () => (opts.fsync ? wal.sync() : Promise.resolve()),
     close(): void {
-      if (fd !== null) fs.closeSync(fd);
-      fd = null;
+      wal.close();
       sqlite.close();
     },
   };
-}
-
-function syncFolder(dir: string): void {
-  const fd = fs.openSync(dir, 'r');
-  try {
-    fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
-  }
 }
