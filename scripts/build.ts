@@ -20,6 +20,9 @@ import { parseArgs } from 'node:util';
 // The browser console's script and stylesheet (src/console/bundle.ts makes the bundle and names the assets).
 import { bundleConsole, CONSOLE_CSS_ASSET, CONSOLE_JS_ASSET } from '../src/console/bundle.ts';
 import type { BuildInfo } from '../src/version.ts';
+// Regular-expression literals written as \uXXXX where they hold characters above U+00FF: V8 then keeps the sources
+// one byte per character (scripts/build/latin1.ts).
+import { Latin1Error, latin1Source, shiftSourceMap } from './build/latin1.ts';
 // The compat check's caniemail data goes into the bundle compacted (latest version per client, cited notes only).
 import { caniemailCompact } from './caniemail-plugin.ts';
 
@@ -242,6 +245,17 @@ async function main(): Promise<void> {
     ]);
     fs.writeFileSync(consoleJsFile, ui.js);
     fs.writeFileSync(consoleCssFile, ui.css);
+    let escapedChars = 0;
+    for (const file of [bundleFile, workerFile, sandboxFile]) {
+      const js = fs.readFileSync(file, 'utf8');
+      const l1 = latin1Source(js, rel(file));
+      escapedChars += l1.escaped;
+      fs.writeFileSync(file, l1.js);
+      const mapFile = `${file}.map`;
+      if (file === bundleFile && fs.existsSync(mapFile)) {
+        fs.writeFileSync(mapFile, shiftSourceMap(fs.readFileSync(mapFile, 'utf8'), js, l1.edits));
+      }
+    }
     // What went into the executable, for scripts/release.ts (SBOM and third-party licences of the bundled packages).
     // A package's files are named from the first node_modules/ on (node_modules/koa/node_modules/accepts/…), the
     // package's place in the tree whatever the checkout's node_modules resolves to; our own files from the root.
@@ -262,13 +276,14 @@ async function main(): Promise<void> {
     }
     const inputCount = Object.keys(result.metafile?.inputs ?? {}).length;
     console.log(
-      `bundled ${rel(entry)} (${inputCount} modules) → ${rel(bundleFile)} ${mb(fs.statSync(bundleFile).size)}, worker → ${rel(workerFile)} ${mb(fs.statSync(workerFile).size)}, sandbox → ${rel(sandboxFile)} ${mb(fs.statSync(sandboxFile).size)}, console ${kb(ui.js.length)} js + ${kb(ui.css.length)} css in ${Math.round(performance.now() - t)} ms`,
+      `bundled ${rel(entry)} (${inputCount} modules) → ${rel(bundleFile)} ${mb(fs.statSync(bundleFile).size)}, worker → ${rel(workerFile)} ${mb(fs.statSync(workerFile).size)}, sandbox → ${rel(sandboxFile)} ${mb(fs.statSync(sandboxFile).size)}, console ${kb(ui.js.length)} js + ${kb(ui.css.length)} css, ${escapedChars} characters above U+00FF escaped, in ${Math.round(performance.now() - t)} ms`,
     );
   } catch (err) {
     const errors = (err as { errors?: { text: string; location?: { file: string; line: number } | null }[] }).errors;
     const detail = errors?.length
       ? errors.map((e) => `${e.location ? `${e.location.file}:${e.location.line}: ` : ''}${e.text}`).join('\n')
       : (err as Error).message;
+    if (err instanceof Latin1Error) fail('bundle (one-byte source)', err.message);
     fail('bundle (esbuild)', detail);
   }
 

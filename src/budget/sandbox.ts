@@ -88,16 +88,18 @@ export interface SandboxStats {
   refused: number;
 }
 
-type WorkerSource = { kind: 'file'; url: URL } | { kind: 'eval'; code: string };
+// `code` reads the SEA asset each time a worker starts: the main isolate keeps no copy of the worker's source.
+type WorkerSource = { kind: 'file'; url: URL } | { kind: 'eval'; code: () => string };
 
 function sandboxWorkerSource(): WorkerSource | null {
   const sea = process.getBuiltinModule('node:sea');
   if (sea?.isSea()) {
     try {
-      return { kind: 'eval', code: sea.getAsset(SANDBOX_ASSET_KEY, 'utf8') };
+      sea.getRawAsset(SANDBOX_ASSET_KEY); // throws when the asset is missing
     } catch {
       return null;
     }
+    return { kind: 'eval', code: () => sea.getAsset(SANDBOX_ASSET_KEY, 'utf8') };
   }
   const here = import.meta.url;
   if (here.endsWith('.ts')) return { kind: 'file', url: new URL('../workers/sandbox.ts', here) };
@@ -240,7 +242,7 @@ export class Sandbox {
   private spawn(): void {
     const source = this.source!;
     const options = { resourceLimits: { maxOldGenerationSizeMb: this.opts.maxHeapMb, maxYoungGenerationSizeMb: 16 } };
-    const worker = source.kind === 'eval' ? new Worker(source.code, { ...options, eval: true }) : new Worker(source.url, options);
+    const worker = source.kind === 'eval' ? new Worker(source.code(), { ...options, eval: true }) : new Worker(source.url, options);
     const slot: Slot = { worker, ready: false, job: null, timer: null, dead: false };
     this.slots.push(slot);
     worker.on('message', (m: SandboxReply | { ready: true }) => {

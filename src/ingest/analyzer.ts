@@ -46,17 +46,19 @@ export interface AnalyzerOptions {
   log: Logger;
 }
 
-type WorkerSource = { kind: 'file'; url: URL } | { kind: 'eval'; code: string };
+// `code` reads the SEA asset each time a worker starts: the main isolate keeps no copy of the worker's source.
+type WorkerSource = { kind: 'file'; url: URL } | { kind: 'eval'; code: () => string };
 
 /** Where the worker code is: the .ts file beside this one, a SEA asset, or a bundle next to the main bundle. */
 export function workerSource(): WorkerSource | null {
   const sea = process.getBuiltinModule('node:sea');
   if (sea?.isSea()) {
     try {
-      return { kind: 'eval', code: sea.getAsset(WORKER_ASSET_KEY, 'utf8') };
+      sea.getRawAsset(WORKER_ASSET_KEY); // throws when the asset is missing
     } catch {
       return null;
     }
+    return { kind: 'eval', code: () => sea.getAsset(WORKER_ASSET_KEY, 'utf8') };
   }
   const here = import.meta.url;
   if (here.endsWith('.ts')) return { kind: 'file', url: new URL('./analyze-worker.ts', here) };
@@ -152,7 +154,7 @@ class WorkerPool implements Analyzer {
   private spawn(): Slot {
     const options = { resourceLimits: { maxOldGenerationSizeMb: this.opts.maxHeapMb } };
     const worker =
-      this.source.kind === 'eval' ? new Worker(this.source.code, { ...options, eval: true }) : new Worker(this.source.url, options);
+      this.source.kind === 'eval' ? new Worker(this.source.code(), { ...options, eval: true }) : new Worker(this.source.url, options);
     worker.unref();
     const slot: Slot = { worker, inFlight: [], headSince: 0, ready: false };
     worker.on('message', (m: AnalyzeReply | { ready: true }) => {
