@@ -3,7 +3,6 @@
 // message. Only input that is not a message at all (empty) is an Error.
 
 import type { AddressObject, Attachment, EmailAddress, ParsedMail } from 'mailparser';
-import { simpleParser } from 'mailparser';
 import type { MailAddress, ParsedAttachment, ParsedMessage } from './types.ts';
 
 /** A parse that takes longer than this is abandoned and the fallback parser is used. */
@@ -16,12 +15,18 @@ const MAX_HEADER_VALUE = 64 * 1024;
 /** Cap on the number of header lines kept. */
 const MAX_HEADER_LINES = 2_000;
 
+// mailparser (with its charset tables and linkify) is loaded with the first message parsed on this thread: the main
+// thread of a server whose ingest workers parse never loads it.
+let mailparser: Promise<typeof import('mailparser')> | undefined;
+
 export async function parseMessage(raw: Buffer): Promise<ParsedMessage> {
   if (!Buffer.isBuffer(raw)) throw new TypeError('parseMessage: raw must be a Buffer');
   if (raw.length === 0 || isBlank(raw)) throw new Error('cannot parse message: input is empty');
   raw = withoutBareCR(raw);
   let mail: ParsedMail;
   try {
+    mailparser ??= import('mailparser');
+    const { simpleParser } = await mailparser;
     mail = await withTimeout(
       simpleParser(raw, {
         skipHtmlToText: true,
@@ -32,7 +37,7 @@ export async function parseMessage(raw: Buffer): Promise<ParsedMessage> {
         // passed through to the mailsplit Splitter
         maxHeadSize: MAX_HEAD_SIZE,
         maxChildNodes: MAX_CHILD_NODES,
-      } as Parameters<typeof simpleParser>[1]),
+      } as Parameters<typeof import('mailparser').simpleParser>[1]),
       PARSE_TIMEOUT_MS,
     );
   } catch {

@@ -2,7 +2,8 @@
 // DKIM-signed when the sending domain has a key. One call hands one message to the relay for some recipients and
 // says, per recipient, whether the relay took it, refused it for good (5xx) or only for now (4xx, no connection,
 // timeout) — the outbox retries the last kind.
-import nodemailer from 'nodemailer';
+// nodemailer (and its transports) is loaded with the first message relayed: a server that never relays never pays for it.
+import type nodemailer from 'nodemailer';
 
 export interface DkimKey {
   domainName: string;
@@ -51,7 +52,8 @@ export interface MailSender {
 }
 
 export class Relay implements MailSender {
-  private readonly transport: ReturnType<typeof nodemailer.createTransport>;
+  private readonly options: Parameters<typeof nodemailer.createTransport>[0];
+  private transport: Promise<ReturnType<typeof nodemailer.createTransport>> | null = null;
   /** host:port, for logs (the URL never carries credentials: config refuses them). */
   readonly target: string;
 
@@ -61,7 +63,7 @@ export class Relay implements MailSender {
     const port = Number(u.port || (secure ? 465 : 587));
     this.target = `${u.hostname}:${port}`;
     const timeout = o.timeoutMs ?? 60_000;
-    this.transport = nodemailer.createTransport({
+    this.options = {
       pool: true,
       host: u.hostname.replace(/^\[|\]$/g, ''),
       port,
@@ -77,12 +79,19 @@ export class Relay implements MailSender {
       tls: { rejectUnauthorized: !o.tlsInsecure },
       logger: false,
       debug: false,
-    });
+    };
+  }
+
+  private pool(): Promise<ReturnType<typeof nodemailer.createTransport>> {
+    this.transport ??= import('nodemailer').then((m) => m.default.createTransport(this.options));
+    return this.transport;
   }
 
   async send(raw: Buffer, from: string, rcpts: string[], dkim: DkimKey | null): Promise<RcptOutcome[]> {
     try {
-      const info = (await this.transport.sendMail({
+      const info = (await (
+        await this.pool()
+      ).sendMail({
         envelope: { from, to: rcpts },
         raw,
         ...(dkim ? { dkim } : {}),
@@ -101,7 +110,12 @@ export class Relay implements MailSender {
   }
 
   close(): void {
-    this.transport.close();
+    const transport = this.transport;
+    this.transport = null;
+    transport?.then(
+      (t) => t.close(),
+      () => {},
+    );
   }
 }
 

@@ -3,7 +3,8 @@
 // (the caller's notes or earlier mail of the thread) and names the ones it could not answer.
 import type { WsMessage } from './source.ts';
 
-const segmenter = new Intl.Segmenter('en', { granularity: 'sentence' });
+// Made on first use: ICU's sentence rules are not loaded into a server that never summarises.
+let segmenter: Intl.Segmenter | undefined;
 
 /** A line that only greets ("Hi Bob,", "Good morning!", "Bonjour Marie,"): a sentence of its own, never a lead. */
 const GREETING =
@@ -56,6 +57,7 @@ export function sentences(text: string): string[] {
     const lines = para.split('\n').filter((l) => l.trim());
     if (lines.length > 0 && GREETING.test(lines[0]!)) push(lines.shift()!.trim());
     const flat = lines.join(' ').replace(/\s+/g, ' ').trim();
+    segmenter ??= new Intl.Segmenter('en', { granularity: 'sentence' });
     for (const s of segmenter.segment(flat)) push(s.segment.trim());
   }
   return out;

@@ -3,10 +3,7 @@
 // inputs (raw bytes, client address, HELO, MAIL FROM) are stored, so the verdicts are the same, and ingest stays
 // free of DNS. A verdict can change with time only if DNS changes, which is what a re-run should show.
 import { isIP } from 'node:net';
-import { arc } from 'mailauth/lib/arc/index.js';
-import { dkimVerify } from 'mailauth/lib/dkim/verify.js';
-import { evaluateDmarc } from 'mailauth/lib/dmarc/index.js';
-import { spf } from 'mailauth/lib/spf/index.js';
+import type { spf } from 'mailauth/lib/spf/index.js';
 import type { DnsResolve } from './resolver.ts';
 
 export type Verdict = 'pass' | 'fail' | 'softfail' | 'neutral' | 'none' | 'temperror' | 'permerror' | 'policy';
@@ -53,7 +50,26 @@ export interface VerifyFacts {
   mailFrom: string | null;
 }
 
+// mailauth (with joi and its public-suffix list) is loaded with the first message checked, not at start.
+let mailauth:
+  | Promise<
+      [
+        typeof import('mailauth/lib/arc/index.js'),
+        typeof import('mailauth/lib/dkim/verify.js'),
+        typeof import('mailauth/lib/dmarc/index.js'),
+        typeof import('mailauth/lib/spf/index.js'),
+      ]
+    >
+  | undefined;
+
 export async function verifyMessage(raw: Buffer, facts: VerifyFacts | null, resolver: DnsResolve, mta: string): Promise<AuthVerdicts> {
+  mailauth ??= Promise.all([
+    import('mailauth/lib/arc/index.js'),
+    import('mailauth/lib/dkim/verify.js'),
+    import('mailauth/lib/dmarc/index.js'),
+    import('mailauth/lib/spf/index.js'),
+  ]);
+  const [{ arc }, { dkimVerify }, { evaluateDmarc }, { spf }] = await mailauth;
   const sender = facts?.mailFrom || undefined;
   const dkimResult = await dkimVerify(raw, { resolver: resolver as never, sender });
   let spfResult: Awaited<ReturnType<typeof spf>> | null = null;

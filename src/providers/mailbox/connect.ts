@@ -1,7 +1,6 @@
 // Connecting a mailbox account: the credentials are checked against the server first (IMAP login, SMTP login when
 // given, or a Gmail token refresh and profile read) and nothing is stored when they fail; a working account is
 // stored sealed. Used by the mailbox service (service.ts).
-import nodemailer from 'nodemailer';
 import type { Principal } from '../../auth/principal.ts';
 import { AppError } from '../../errors.ts';
 import type { ProviderAccountRow, ProviderAccounts } from '../accounts.ts';
@@ -39,6 +38,7 @@ function need<K extends keyof ConnectInput>(i: ConnectInput, keys: K[]): void {
 }
 
 async function checkSmtp(c: NonNullable<ImapConfig['smtp']>, password: string | null, tlsInsecure: boolean): Promise<void> {
+  const { default: nodemailer } = await import('nodemailer'); // loaded when an account is connected, not at start
   const t = nodemailer.createTransport({
     host: c.host,
     port: c.port,
