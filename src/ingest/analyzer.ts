@@ -22,8 +22,12 @@ export interface Analyzer {
    * mail can make it take long, so it runs in the workers too. `fallback` answers if a worker gives up on it.
    */
   extract(parsed: ParsedMessage, opts: { service: PresetId; trustedHosts: string[] }, fallback: Extraction): Promise<Extraction>;
-  /** Worker threads in use (0: in-process). */
+  /** Starts the workers if they are stopped (a mail session opened): the first message does not wait for them. */
+  warm(): void;
+  /** Worker threads configured (0: in-process). */
   readonly threads: number;
+  /** Worker threads running now: 0 until the first message, and again after a quiet spell. */
+  readonly running: number;
   /** Jobs (analyses and extractions) answered by worker threads so far. */
   readonly workerJobs: number;
   close(): Promise<void>;
@@ -32,7 +36,9 @@ export interface Analyzer {
 export const inlineAnalyzer: Analyzer = {
   analyze: async (raw, trustedHosts) => forStorage(await analyze(raw, trustedHosts)),
   extract: async (parsed, opts) => extractVerification(parsed, opts),
+  warm: () => undefined,
   threads: 0,
+  running: 0,
   workerJobs: 0,
   close: async () => undefined,
 };
@@ -43,6 +49,8 @@ export interface AnalyzerOptions {
   timeoutMs?: number;
   /** Heap limit of each worker: a message that needs more kills only its worker. */
   maxHeapMb?: number;
+  /** The workers stop after this long without a job and start again with the next (their isolates are ~25 MB each). */
+  idleStopMs?: number;
   log: Logger;
 }
 
@@ -98,6 +106,9 @@ interface Slot {
   ready: boolean;
 }
 
+/** How long the ingest workers stay up without work (`AnalyzerOptions.idleStopMs`). */
+export const IDLE_STOP_MS = 60_000;
+
 class WorkerPool implements Analyzer {
   readonly threads: number;
   private readonly slots: Slot[] = [];
@@ -106,15 +117,27 @@ class WorkerPool implements Analyzer {
   private readonly watchdog: NodeJS.Timeout;
   private nextId = 1;
   private closed = false;
+  /** When a job was last handed out or answered, or the workers warmed. */
+  private lastUse = 0;
   workerJobs = 0;
 
   constructor(source: WorkerSource, opts: AnalyzerOptions) {
     this.source = source;
-    this.opts = { timeoutMs: 30_000, maxHeapMb: 1024, ...opts };
+    this.opts = { timeoutMs: 30_000, maxHeapMb: 1024, idleStopMs: IDLE_STOP_MS, ...opts };
     this.threads = opts.threads;
-    for (let i = 0; i < opts.threads; i++) this.slots.push(this.spawn());
-    this.watchdog = setInterval(() => this.checkStuck(), Math.min(1000, this.opts.timeoutMs / 4));
+    // No worker yet: they start with the first mail session or job (an idle server holds no worker isolate).
+    this.watchdog = setInterval(() => this.checkStuck(), Math.min(1000, this.opts.timeoutMs / 4, this.opts.idleStopMs / 2));
     this.watchdog.unref();
+  }
+
+  get running(): number {
+    return this.slots.length;
+  }
+
+  warm(): void {
+    if (this.closed) return;
+    this.lastUse = performance.now();
+    while (this.slots.length < this.threads) this.slots.push(this.spawn());
   }
 
   analyze(raw: Buffer, trustedHosts: string[]): Promise<StoredAnalysis> {
@@ -134,6 +157,7 @@ class WorkerPool implements Analyzer {
 
   private enqueue<T>(msg: AnalyzeJob, size: number, fallback: (why: string) => T): Promise<T> {
     if (this.closed) return Promise.reject(new Error('ingest analyzer is closed'));
+    this.warm();
     return new Promise<T>((resolve, reject) => {
       const job: Job = { id: msg.id, msg, size, resolve: resolve as (v: unknown) => void, reject, fallback };
       let slot = this.slots[0]!;
@@ -167,6 +191,7 @@ class WorkerPool implements Analyzer {
       if (!job || job.id !== m.id) return; // a late answer from a worker already given up on
       slot.inFlight.shift();
       slot.headSince = performance.now();
+      this.lastUse = slot.headSince;
       this.workerJobs++;
       if (m.ok) job.resolve('analysis' in m ? revive(m.analysis) : m.extraction);
       else this.fallback(job, m.error);
@@ -190,6 +215,12 @@ class WorkerPool implements Analyzer {
       if (s.ready && s.inFlight.length > 0 && now - s.headSince > this.opts.timeoutMs) {
         this.replace(s, `analysing one message took more than ${this.opts.timeoutMs} ms`);
       }
+    }
+    if (this.slots.length && now - this.lastUse > this.opts.idleStopMs && this.slots.every((s) => s.inFlight.length === 0)) {
+      // Removed from the pool first: their exit is then not taken for a crash to replace.
+      const idle = this.slots.splice(0);
+      for (const s of idle) void s.worker.terminate();
+      this.opts.log.debug('ingest workers stopped while idle', { workers: idle.length, idleMs: Math.round(now - this.lastUse) });
     }
   }
 

@@ -305,6 +305,11 @@ export class Ingest {
     return stored.map((s) => s.delivery);
   }
 
+  /** A mail session opened: the analyzer's workers start now if they were stopped, not when its message is in. */
+  warm(): void {
+    this.analyzer.warm();
+  }
+
   /** Extraction with a service preset on a stored parse, in the analyzer's worker threads (issue 11). */
   extract(parsed: ParsedMessage, service: PresetId, trustedHosts: string[], fallback: Extraction): Promise<Extraction> {
     return this.analyzer.extract(parsed, { service, trustedHosts }, fallback);

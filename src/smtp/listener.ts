@@ -239,6 +239,7 @@ export async function startSmtp(opts: SmtpOptions, ingest: Ingest, log: Logger):
     } as object),
     onConnect(session, callback) {
       m?.connected();
+      ingest.warm();
       log.debug('smtp connection', { session: session.id, remote: session.remoteAddress });
       faultAt('connect', session, {}, (err) => callback(err));
     },

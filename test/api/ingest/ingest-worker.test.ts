@@ -49,3 +49,27 @@ test('a message that takes too long is stored raw and its worker replaced; the q
   // the pool still works
   assert.equal((await strict.analyze(CORPUS[0]!, [])).parseError, null);
 });
+
+test('workers start with the first session or job, stop after a quiet spell, and start again for the next job', async () => {
+  const logsBefore = logs.length;
+  const lazy = createAnalyzer({ threads: 2, timeoutMs: 1500, idleStopMs: 300, log });
+  after(() => lazy.close());
+  // An idle server holds no worker isolate.
+  assert.equal(lazy.running, 0);
+  lazy.warm(); // a mail session opened
+  assert.equal(lazy.running, 2);
+  const raw = CORPUS[0]!;
+  const expected = forStorage(await analyze(raw, ['localhost']));
+  assert.deepEqual(await lazy.analyze(raw, ['localhost']), expected);
+  const jobsBefore = lazy.workerJobs;
+  // Quiet: the workers stop (checked at least every idleStopMs / 2).
+  const t0 = performance.now();
+  while (lazy.running > 0 && performance.now() - t0 < 5000) await new Promise((r) => setTimeout(r, 50));
+  assert.equal(lazy.running, 0, 'the idle workers stopped');
+  assert.ok(performance.now() - t0 >= 200, 'not before the quiet spell');
+  // The next job starts them again and is answered by a worker, not the fallback.
+  assert.deepEqual(await lazy.analyze(raw, ['localhost']), expected);
+  assert.equal(lazy.running, 2);
+  assert.equal(lazy.workerJobs, jobsBefore + 1);
+  assert.ok(!logs.slice(logsBefore).some((l) => l.includes('replaced')), 'a worker stopped while idle is not taken for a crash');
+});
