@@ -230,6 +230,7 @@ async function main(): Promise<void> {
       banner: { js: 'var __inboxd_import_meta_url = require("node:url").pathToFileURL(__filename).href;' },
       minifySyntax: true,
       minifyWhitespace: true,
+      minifyIdentifiers: true,
       keepNames: true,
       legalComments: 'none',
       sourcemap: 'external',

@@ -495,14 +495,23 @@ describe('browser console', { skip: missing ?? false }, () => {
     await page.fill('#search', 'beta');
     await page.press('#search', 'Enter');
     await results('beta');
+    // The results and the box are restored by the same history step, not necessarily in the same frame: wait for
+    // the box (a few seconds at most), then check it.
+    const box = (v: string) =>
+      page
+        .waitForFunction((want) => (document.querySelector('#search') as HTMLInputElement | null)?.value === want, v, { timeout: 5000 })
+        .catch(() => {});
     await page.goBack();
     await results('alpha');
+    await box('alpha');
     assert.equal(await page.inputValue('#search'), 'alpha');
     await page.goBack();
     await page.waitForSelector('section[aria-label="Summary"]');
+    await box('');
     assert.equal(await page.inputValue('#search'), '');
     await page.goForward();
     await results('alpha');
+    await box('alpha');
     assert.equal(await page.inputValue('#search'), 'alpha');
   });
 
