@@ -38,7 +38,8 @@ import type { Clock } from '../lib/clock.ts';
 import { newId } from '../lib/ids.ts';
 import { Sealer } from '../lib/sealed.ts';
 import type { Logger } from '../log.ts';
-import { type McpEndpoint, mcpEndpoint } from '../mcp/endpoint.ts';
+import type { McpEndpoint } from '../mcp/endpoint.ts';
+import { lazyMcpEndpoint } from '../mcp/lazy.ts';
 import { Metrics } from '../metrics/metrics.ts';
 import { OPERATIONS } from '../ops/registry.ts';
 import { OutboxRepo } from '../outbound/outbox.ts';
@@ -449,6 +450,6 @@ export function wire(config: Config, storage: Storage, opts: StartOptions & { lo
     tls,
   };
   // On PostgreSQL the MCP sessions are the cluster's (the database and the bus's signals), not this process's.
-  const mcp = mcpEndpoint(services, OPERATIONS, pgBus ? { repo: new McpSessionRepo(store.db), signals: pgBus } : undefined);
+  const mcp = lazyMcpEndpoint(services, OPERATIONS, pgBus ? { repo: new McpSessionRepo(store.db), signals: pgBus } : undefined);
   return { services, parts, site, shutdown, mcp, components: components(config, { services, parts, site, shutdown, mcp }, opts) };
 }
