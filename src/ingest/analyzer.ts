@@ -107,7 +107,7 @@ interface Slot {
 }
 
 /** How long the ingest workers stay up without work (`AnalyzerOptions.idleStopMs`). */
-export const IDLE_STOP_MS = 60_000;
+export const IDLE_STOP_MS = 30_000;
 
 class WorkerPool implements Analyzer {
   readonly threads: number;
