@@ -139,12 +139,13 @@ for (const m of METRICS) {
       `${''.padEnd(32)} baseline p50 ${String(old.p50ms).padStart(4)} ms  p90 ${String(old.p90ms).padStart(6)} ms  p99 ${String(old.p99ms).padStart(6)} ms  max ${String(old.maxMs).padStart(7)} ms   new ÷ old: p50 ${ratios[m].p50}, p99 ${ratios[m].p99}`,
     );
   }
+  // Issue 30: not worse than the baseline build; 5 % is the run-to-run noise of these medians on this machine.
   const value = ratios[m]?.p50 ?? null;
   goals.push({
-    goal: `lone message, end of DATA → ${m}: p50 ≤ 1.5 × the baseline build`,
+    goal: `lone message, end of DATA → ${m}: p50 not worse than the baseline build (≤ 1.05 ×)`,
     value,
-    max: 1.5,
-    status: value === null ? 'n/a' : value <= 1.5 ? 'PASS' : 'MISS',
+    max: 1.05,
+    status: value === null ? 'n/a' : value <= 1.05 ? 'PASS' : 'MISS',
   });
 }
 for (const g of goals) lines.push(`${g.status.padEnd(4)} ${g.goal}: ${g.value ?? 'no baseline in this run (--baseline DIR)'}`);

@@ -1,7 +1,8 @@
 // Memory: RSS of an idle inboxd, after 100,000 messages (Postfix smtp-source, 20 sessions × 5 KB), and during a soak
 // at a steady 500 messages/s with 50 long-poll waiters and 10 SSE readers. The soak reports RSS samples and the slope
 // of RSS over time after its first fifth (MB per minute; about 0 means no growth trend).
-//   node scripts/bench/memory.ts [--soak-seconds 600] [--after 100000] [--rate 500] [--source]
+// After the burst RSS is read again 10 s and 60 s later (the target: back to idle + 60 MB within a minute).
+//   node scripts/bench/memory.ts [--soak-seconds 600] [--after 100000] [--rate 500] [--source | --binary FILE]
 import { parseArgs } from 'node:util';
 import { machine, report, round, rssMb, SmtpSession, sleep, slope, smtpSource, startInboxd } from './lib.ts';
 
@@ -11,13 +12,14 @@ const { values } = parseArgs({
     after: { type: 'string', default: '100000' },
     rate: { type: 'string', default: '500' },
     source: { type: 'boolean', default: false },
+    binary: { type: 'string' },
   },
 });
 const soakSeconds = Number(values['soak-seconds']);
 const bulk = Number(values.after);
 const rate = Number(values.rate);
 
-const srv = await startInboxd([], { source: values.source });
+const srv = await startInboxd([], { source: values.source, ...(values.binary ? { binary: values.binary } : {}) });
 const pid = srv.child.pid!;
 const lines: string[] = [];
 const figures: Record<string, unknown> = { kind: srv.kind, machine: machine() };
@@ -36,8 +38,11 @@ try {
   figures.afterBulk = { messages: bulk, seconds: round(b.seconds, 1), rssMb: rssMb(pid) };
   await sleep(10_000);
   (figures.afterBulk as Record<string, unknown>).rssMbAfter10s = rssMb(pid);
+  await sleep(50_000);
+  (figures.afterBulk as Record<string, unknown>).rssMbAfter60s = rssMb(pid);
+  const after = figures.afterBulk as { rssMb: number; rssMbAfter10s: number; rssMbAfter60s: number };
   lines.push(
-    `after ${bulk} messages (${round(b.seconds, 1)} s): RSS ${(figures.afterBulk as { rssMb: number }).rssMb} MB, ${(figures.afterBulk as { rssMbAfter10s: number }).rssMbAfter10s} MB 10 s later`,
+    `after ${bulk} messages (${round(b.seconds, 1)} s): RSS ${after.rssMb} MB, ${after.rssMbAfter10s} MB 10 s later, ${after.rssMbAfter60s} MB 60 s later`,
   );
   console.log(lines.at(-1));
 
@@ -141,5 +146,32 @@ try {
 } finally {
   await srv.stop();
 }
+// The targets of issue 30. "No growth" over the soak: a slope of at most 0.5 MB/min after its first fifth, judged
+// only on a soak of 10 minutes or more (a shorter one says n/a).
+type Goal = { goal: string; value: number | null; status: 'PASS' | 'MISS' | 'n/a' };
+const goals: Goal[] = [];
+const judge = (goal: string, value: number | null | undefined, ok: (v: number) => boolean, applies = true) =>
+  goals.push({
+    goal,
+    value: value ?? null,
+    status: value === null || value === undefined || !applies ? 'n/a' : ok(value) ? 'PASS' : 'MISS',
+  });
+const idle = figures.idleRssMb as number | undefined;
+judge('idle RSS ≤ 100 MB', idle, (v) => v <= 100);
+const afterBulk = figures.afterBulk as { rssMbAfter60s?: number } | undefined;
+judge(
+  `RSS 60 s after ${bulk.toLocaleString('en-US')} messages ≤ idle + 60 MB`,
+  afterBulk?.rssMbAfter60s !== undefined && idle !== undefined ? round(afterBulk.rssMbAfter60s - idle, 1) : null,
+  (v) => v <= 60,
+  bulk >= 100_000,
+);
+const soak = figures.soak as { seconds: number; rssSlopeMbPerMin: number } | undefined;
+judge(
+  `no RSS growth over a 10-minute soak (MB/min, soak ${soak ? Math.round(soak.seconds) : 0} s)`,
+  soak?.rssSlopeMbPerMin,
+  (v) => v <= 0.5,
+  (soak?.seconds ?? 0) >= 590,
+);
+figures.goals = goals;
 report('memory', figures, []);
 process.exit(process.exitCode ?? 0);

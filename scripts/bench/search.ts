@@ -322,4 +322,28 @@ function vectors(): void {
 if (!values['skip-vectors']) vectors();
 if (!values['skip-scale']) await scale();
 if (!values['skip-ingest']) await ingest();
+
+// The targets of issue 30: p99 ≤ 50 ms for every query kind at 1,000,000 messages (a smaller run says n/a), and the
+// index costs ingest ≤ 5 % (judged on the server's CPU per message, steadier than the rate on a shared machine).
+type Goal = { goal: string; value: number | null; status: 'PASS' | 'MISS' | 'n/a' };
+const goals: Goal[] = [];
+const stages = (figures.scale as { stages?: Array<Record<string, unknown>> } | undefined)?.stages ?? [];
+const largest = stages.at(-1);
+if (largest) {
+  const atMillion = (largest.messages as number) >= 1_000_000;
+  for (const kind of ['commonWordAll', 'rareWordAll', 'twoWordsOneInbox', 'phraseAll', 'operatorsAll']) {
+    const p99 = (largest[kind] as { p99ms?: number } | undefined)?.p99ms ?? null;
+    goals.push({
+      goal: `search ${kind} p99 ≤ 50 ms at 1,000,000 messages (run: ${(largest.messages as number).toLocaleString('en-US')})`,
+      value: p99,
+      status: p99 === null || !atMillion ? 'n/a' : p99 <= 50 ? 'PASS' : 'MISS',
+    });
+  }
+}
+const ing = figures.ingest as { cpuRatio?: number } | undefined;
+if (ing?.cpuRatio !== undefined) {
+  const cost = round((1 / ing.cpuRatio - 1) * 100, 1);
+  goals.push({ goal: 'the search index costs ingest ≤ 5 % (server CPU per message, %)', value: cost, status: cost <= 5 ? 'PASS' : 'MISS' });
+}
+figures.goals = goals;
 report('search', figures, lines);

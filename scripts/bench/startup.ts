@@ -5,6 +5,8 @@
 // Each run starts `inboxd serve --http-port 0 --smtp-port 0 --data-dir <fresh temp dir>` (so the database is created
 // and migrated every time), polls <data-dir>/ports.json for the HTTP port, then polls /health tightly, then SIGTERMs
 // the server and waits for it to exit. Prints median/min/max and the binary size, then one JSON line.
+// Beside it, taking turns run by run, a bare Node HTTP server (`node -e`, the Node that runs this script, writing its
+// port the same way) is started and polled the same way: the target is inboxd ≤ 2.5 × that time (issue 30).
 
 import type { ChildProcess } from 'node:child_process';
 import { spawn } from 'node:child_process';
@@ -84,17 +86,22 @@ interface RunResult {
   exitCode: number | null;
 }
 
-async function once(): Promise<RunResult> {
+/** The bare server: answers 200 to everything, writes ports.json once listening. */
+const BARE = `const fs=require('fs');require('http').createServer((q,s)=>s.end('ok')).listen(0,'127.0.0.1',function(){fs.writeFileSync(process.argv[1],JSON.stringify({http:this.address().port}))});process.on('SIGTERM',()=>process.exit(0))`;
+
+async function once(bare = false): Promise<RunResult> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'inboxd-startup-bench-'));
   tempDirs.add(dataDir);
   const portsFile = path.join(dataDir, 'ports.json');
   let stderr = '';
   const t0 = performance.now();
-  const child = spawn(binary, ['serve', '--http-port', '0', '--smtp-port', '0', '--host', '127.0.0.1', '--data-dir', dataDir], {
-    cwd: dataDir,
-    stdio: ['ignore', 'ignore', 'pipe'],
-    env: { ...process.env, INBOXD_ADMIN_KEY: 'ibx_benchbenchbenchbenchbenchbench00' },
-  });
+  const child = bare
+    ? spawn(process.execPath, ['-e', BARE, portsFile], { cwd: dataDir, stdio: ['ignore', 'ignore', 'pipe'] })
+    : spawn(binary, ['serve', '--http-port', '0', '--smtp-port', '0', '--host', '127.0.0.1', '--data-dir', dataDir], {
+        cwd: dataDir,
+        stdio: ['ignore', 'ignore', 'pipe'],
+        env: { ...process.env, INBOXD_ADMIN_KEY: 'ibx_benchbenchbenchbenchbenchbench00' },
+      });
   children.add(child);
   child.stderr?.setEncoding('utf8');
   child.stderr?.on('data', (d: string) => {
@@ -153,12 +160,21 @@ for (let i = 0; i < warmup; i++) {
   console.log(`  warm-up ${i + 1}: ready ${r1(r.readyMs)} ms`);
 }
 const results: RunResult[] = [];
+const bareReady: number[] = [];
 for (let i = 0; i < runs; i++) {
-  const r = await once();
-  results.push(r);
-  console.log(
-    `  run ${String(i + 1).padStart(2)}: ready ${r1(r.readyMs).toFixed(1).padStart(7)} ms   stop ${r1(r.stopMs).toFixed(1).padStart(6)} ms   exit ${r.exitCode}`,
-  );
+  // Taking turns (inboxd first on even runs, the bare server first on odd ones): both see the same machine.
+  const order = i % 2 ? [true, false] : [false, true];
+  for (const bare of order) {
+    const r = await once(bare);
+    if (bare) {
+      bareReady.push(r.readyMs);
+      continue;
+    }
+    results.push(r);
+    console.log(
+      `  run ${String(i + 1).padStart(2)}: ready ${r1(r.readyMs).toFixed(1).padStart(7)} ms   stop ${r1(r.stopMs).toFixed(1).padStart(6)} ms   exit ${r.exitCode}`,
+    );
+  }
 }
 
 const ready = results.map((r) => r.readyMs);
@@ -174,10 +190,19 @@ const summary = {
   nonZeroExits: badExits,
   node: process.version,
   cpus: os.cpus().length,
+  bareNodeReadyMs: { median: r1(median(bareReady)), min: r1(Math.min(...bareReady)), max: r1(Math.max(...bareReady)) },
+  ratioToBareNode: Math.round((median(ready) / median(bareReady)) * 100) / 100,
+  goals: [] as Array<{ goal: string; value: number; status: 'PASS' | 'MISS' }>,
 };
+summary.goals.push({
+  goal: 'spawn → /health: inboxd ≤ 2.5 × a bare node -e HTTP server',
+  value: summary.ratioToBareNode,
+  status: summary.ratioToBareNode <= 2.5 ? 'PASS' : 'MISS',
+});
 console.log(
   `spawn → 200 /health: median ${summary.readyMs.median} ms, min ${summary.readyMs.min} ms, max ${summary.readyMs.max} ms` +
     ` | SIGTERM → exit: median ${summary.stopMs.median} ms | size ${summary.sizeMB} MB` +
+    ` | bare node -e HTTP server: median ${summary.bareNodeReadyMs.median} ms (inboxd ÷ bare ${summary.ratioToBareNode})` +
     (badExits ? ` | ${badExits} run(s) did not exit 0` : ''),
 );
 console.log(JSON.stringify(summary));
