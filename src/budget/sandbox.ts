@@ -90,6 +90,8 @@ export interface SandboxStats {
 
 // `code` reads the SEA asset each time a worker starts: the main isolate keeps no copy of the worker's source.
 type WorkerSource = { kind: 'file'; url: URL } | { kind: 'eval'; code: () => string };
+/** The bundle is CommonJS: saying so spares Node's scan of the whole source for ESM syntax at each start. */
+const EVAL_WORKER_ARGS = ['--input-type=commonjs'];
 
 function sandboxWorkerSource(): WorkerSource | null {
   const sea = process.getBuiltinModule('node:sea');
@@ -242,7 +244,10 @@ export class Sandbox {
   private spawn(): void {
     const source = this.source!;
     const options = { resourceLimits: { maxOldGenerationSizeMb: this.opts.maxHeapMb, maxYoungGenerationSizeMb: 16 } };
-    const worker = source.kind === 'eval' ? new Worker(source.code(), { ...options, eval: true }) : new Worker(source.url, options);
+    const worker =
+      source.kind === 'eval'
+        ? new Worker(source.code(), { ...options, eval: true, execArgv: EVAL_WORKER_ARGS })
+        : new Worker(source.url, options);
     const slot: Slot = { worker, ready: false, job: null, timer: null, dead: false };
     this.slots.push(slot);
     worker.on('message', (m: SandboxReply | { ready: true }) => {

@@ -55,6 +55,9 @@ export interface AnalyzerOptions {
 }
 
 // `code` reads the SEA asset each time a worker starts: the main isolate keeps no copy of the worker's source.
+// The bundle is CommonJS: saying so spares Node's scan of the whole source for ESM syntax (a worker ready in ~33
+// instead of ~49 ms).
+const EVAL_WORKER_ARGS = ['--input-type=commonjs'];
 type WorkerSource = { kind: 'file'; url: URL } | { kind: 'eval'; code: () => string };
 
 /** Where the worker code is: the .ts file beside this one, a SEA asset, or a bundle next to the main bundle. */
@@ -178,7 +181,9 @@ class WorkerPool implements Analyzer {
   private spawn(): Slot {
     const options = { resourceLimits: { maxOldGenerationSizeMb: this.opts.maxHeapMb } };
     const worker =
-      this.source.kind === 'eval' ? new Worker(this.source.code(), { ...options, eval: true }) : new Worker(this.source.url, options);
+      this.source.kind === 'eval'
+        ? new Worker(this.source.code(), { ...options, eval: true, execArgv: EVAL_WORKER_ARGS })
+        : new Worker(this.source.url, options);
     worker.unref();
     const slot: Slot = { worker, inFlight: [], headSince: 0, ready: false };
     worker.on('message', (m: AnalyzeReply | { ready: true }) => {
