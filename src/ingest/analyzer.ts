@@ -109,8 +109,12 @@ interface Slot {
   ready: boolean;
 }
 
-/** How long the ingest workers stay up without work (`AnalyzerOptions.idleStopMs`). */
-export const IDLE_STOP_MS = 30_000;
+/**
+ * How long the ingest workers stay up without work (`AnalyzerOptions.idleStopMs`). A worker's start costs the next
+ * message ~70 ms (scripts/bench/first-message.ts): five minutes keeps it up through any CI run that mails now and
+ * then, and an idle server (a laptop, a quiet lab) holds no worker isolate.
+ */
+export const IDLE_STOP_MS = 5 * 60_000;
 
 class WorkerPool implements Analyzer {
   readonly threads: number;

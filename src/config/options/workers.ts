@@ -64,7 +64,7 @@ export const WORKER_OPTIONS = {
     flag: '--ingest-threads',
     env: 'INBOXD_INGEST_THREADS',
     arg: 'N|auto',
-    help: 'worker threads that parse and extract incoming mail (0 = on the main thread; auto = cores - 1, at least 1, at most 4); they start with the first mail session and stop after 30 s without mail',
+    help: 'worker threads that parse and extract incoming mail (0 = on the main thread; auto = cores - 1, at least 1, at most 4); they start with the first mail session and stop after 5 minutes without mail',
     schema: z.union([z.literal('auto').transform(() => Math.max(1, Math.min(4, availableParallelism() - 1))), between(0, 16)], {
       error: 'must be auto or a whole number 0-16',
     }),
