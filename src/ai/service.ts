@@ -9,9 +9,9 @@ import { budgetProblem, Sandbox } from '../budget/sandbox.ts';
 import { AppError } from '../errors.ts';
 import { silentLogger } from '../log.ts';
 import type { ParsedMessage } from '../mail/types.ts';
-import { builtinInput, type PresetName } from './builtin/index.ts';
+import type { PresetName } from './builtin/index.ts';
+import { builtinInput } from './builtin/input.ts';
 import type { Sources } from './builtin/provenance.ts';
-import { viewOf } from './builtin/view.ts';
 import { type ChainConfig, callModel, type ModelLink, parseModels, probeModel } from './models.ts';
 import { INVOICE_SCHEMA, RECEIPT_SCHEMA, TWOFA_SCHEMA } from './preset-schemas.ts';
 import { extractionPrompt } from './prompt.ts';
@@ -167,7 +167,8 @@ export class AiService {
     if (hit) return hit;
     const fallbacks: Fallback[] = [];
     let result: ExtractResult | null = null;
-    const view = links.length > 0 ? viewOf(msg) : null;
+    // The engine's view of the message (its vocabularies load with the first model extraction, not at start).
+    const view = links.length > 0 ? (await import('./builtin/view.ts')).viewOf(msg) : null;
     for (const link of links) {
       let data: unknown;
       try {

@@ -7,7 +7,7 @@ import { extractInvoice, extractReceipt } from './commerce.ts';
 import { fillCustom } from './custom.ts';
 import { Provenance, sourceTextFor } from './provenance.ts';
 import { extractTwoFa } from './twofa.ts';
-import { MAX_XML_BYTES, type MessageView, viewOf } from './view.ts';
+import { type MessageView, viewOf } from './view.ts';
 
 export type PresetName = '2fa' | 'invoice' | 'receipt';
 
@@ -36,12 +36,7 @@ function reviewed(msg: ParsedMessage, preset: PresetName | null, schema: Record<
   return { data, checks, sources: p.sources, sourceText: sourceTextFor(p.text, p.sources) };
 }
 
-/** What the built-in engine needs of a message, to hand to the sandbox: only XML attachments carry their bytes. */
-export function builtinInput(msg: ParsedMessage): ParsedMessage {
-  const xml = (a: ParsedMessage['attachments'][number]) =>
-    (/xml/i.test(a.contentType) || /\.xml$/i.test(a.filename ?? '')) && a.content.length <= MAX_XML_BYTES;
-  return { ...msg, attachments: msg.attachments.filter(xml) };
-}
+export { builtinInput } from './input.ts';
 
 export interface BuiltinJob {
   msg: ParsedMessage;

@@ -8,6 +8,7 @@ import { htmlToDoc } from '../../mail/extract/html-text.ts';
 import type { ParsedMessage } from '../../mail/types.ts';
 import { datesIn } from './dates.ts';
 import { asciiDigits } from './digits.ts';
+import { MAX_XML_BYTES } from './input.ts';
 
 export type Lang =
   | 'en'
@@ -61,7 +62,6 @@ export interface MessageView {
 
 const MAX_JSONLD = 10;
 const MAX_JSONLD_CHARS = 200_000;
-export const MAX_XML_BYTES = 2 * 1024 * 1024;
 
 export function viewOf(msg: ParsedMessage): MessageView {
   let lines: string[] = [];
