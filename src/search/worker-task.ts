@@ -1,7 +1,7 @@
 // The search task of the sandbox worker (src/workers/sandbox-tasks.ts): one search on SQLite, on the worker's own read-only
 // connection to the store (WAL lets it read while the main thread writes), so a costly query never holds the thread
 // that serves SMTP and HTTP. The sandbox stops the worker from outside when the search runs past its budget; inside,
-// the work goes in bounded steps that check the deadline (src/search/engine.ts scanDown), so a stopped worker exits
+// the work goes in bounded steps that check the deadline (src/search/engine.ts walkMatches), so a stopped worker exits
 // within one step and a scan that runs out of time can answer what it found, marked partial.
 // Loaded only inside the worker: better-sqlite3's native addon is found the way the main thread finds it
 // (src/store/sqlite-native.ts: node_modules under plain Node, the extracted SEA asset in the single executable).
