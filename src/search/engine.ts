@@ -190,7 +190,7 @@ type PageRow = { rid: number; cid: number; id: string; score: number };
  * most BM25_MAX_POSTINGS stored messages. bm25 reads each phrase's whole posting list for its IDF, so a word found in
  * most mail would cost a pass over the index per query (~40 ms per such word at 1M messages) to order rows that all
  * contain it: such queries, and queries of operators only, come newest first (score 0), which costs O(page).
- * With a `deadline` (SQLite, in the search worker) every walk over the index is cut into bounded rowid ranges with the
+ * With a `deadline` (SQLite, in the search worker) every walk over the index goes in bounded keyset steps with the
  * deadline checked between them: counting for bm25 may use a quarter of the time left (past it, newest first), and
  * a newest-first scan stopped by the deadline answers what it found so far, marked `partial`.
  */
@@ -251,7 +251,7 @@ async function newestContent(db: Kysely<Database>): Promise<number> {
   return Number(r.rows[0]?.n ?? 0);
 }
 
-/** Newest first over the newest `window` matches, in bounded rowid ranges (SQLite under a deadline). */
+/** Newest first over the newest `window` matches, in bounded keyset steps (SQLite under a deadline). */
 async function newestChunked(
   db: Kysely<Database>,
   scope: SearchScope,
@@ -291,7 +291,7 @@ async function newestChunked(
 
 /**
  * Semantic ranking of the newest SCAN_CAP contents in scope that pass the query's operators, per message row. With a
- * `deadline` (SQLite) the scan goes in bounded rowid ranges; one stopped by the deadline ranks what it read, `partial`.
+ * `deadline` (SQLite) the scan goes in bounded keyset steps; one stopped by the deadline ranks what it read, `partial`.
  */
 export async function semanticRank(
   db: Kysely<Database>,
