@@ -172,6 +172,9 @@ export class SmtpSession {
   private buf = '';
   private waiters: Array<(line: string) => void> = [];
 
+  /** Set once the server closed the connection (e.g. at its session lifetime): every command then answers 421. */
+  closed = false;
+
   private constructor(socket: net.Socket) {
     this.socket = socket;
     socket.setNoDelay(true);
@@ -184,6 +187,12 @@ export class SmtpSession {
         if (line[3] === ' ') this.waiters.shift()?.(line);
       }
     });
+    const gone = () => {
+      this.closed = true;
+      for (const w of this.waiters.splice(0)) w('421 connection closed');
+    };
+    socket.on('close', gone);
+    socket.on('error', gone);
   }
 
   static async open(port: number): Promise<SmtpSession> {
@@ -198,6 +207,7 @@ export class SmtpSession {
   }
 
   async cmd(line: string): Promise<string> {
+    if (this.closed) return '421 connection closed';
     const p = this.reply();
     this.socket.write(line + '\r\n');
     return p;
@@ -207,7 +217,8 @@ export class SmtpSession {
   async send(from: string, to: string, body: string): Promise<{ reply: string; endOfData: number; replyAt: number }> {
     await this.cmd(`MAIL FROM:<${from}>`);
     await this.cmd(`RCPT TO:<${to}>`);
-    await this.cmd('DATA');
+    const data = await this.cmd('DATA');
+    if (!data.startsWith('354')) return { reply: data, endOfData: performance.now(), replyAt: performance.now() };
     const p = this.reply();
     this.socket.write(body.replace(/\r?\n/g, '\r\n').replace(/^\./gm, '..') + '\r\n.\r\n');
     const endOfData = performance.now();

@@ -93,16 +93,18 @@ try {
     let failed = 0;
     const t0 = performance.now();
     const senders = Array.from({ length: sessions }, async (_, s) => {
-      const smtp = await SmtpSession.open(srv.smtp);
+      // A session the server ends (its lifetime, --smtp-max-session-seconds) is opened again, as an MTA does.
+      let smtp = await SmtpSession.open(srv.smtp);
       const body = `Subject: soak\nFrom: soak@example.com\n\nUse 482913 to sign in.\n${'soak filler line\n'.repeat(250)}`;
       for (let k = 0; running; k++) {
         const due = t0 + s * (every / sessions) + k * every;
         const wait = due - performance.now();
         if (wait > 0) await sleep(wait);
         if (!running) break;
+        if (smtp.closed) smtp = await SmtpSession.open(srv.smtp);
         const { reply } = await smtp.send('soak@example.com', inboxes[(k * sessions + s) % inboxes.length]!.address, body);
         if (reply.startsWith('250')) sent++;
-        else failed++;
+        else if (!smtp.closed) failed++;
       }
       smtp.close();
     });
