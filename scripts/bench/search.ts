@@ -1,8 +1,10 @@
 // Search (issue 14): p50/p99 of five query kinds over HTTP at 10,000 messages and at --messages (default 1,000,000),
 // messages generated straight through the store layer (IngestWriter group commits writing contents, message rows and
 // the FTS rows with ingest's own statements), then SMTP ingest with the index against a build without it (the same
-// load, alternating runs, in one process tree).
-//   node scripts/bench/search.ts [--messages 1000000] [--inboxes 1000] [--baseline-commit 8d9e04e] [--ingest-messages 4000]
+// load, alternating runs, in one process tree). "Without it" is this tree with ingest's one call that writes the FTS
+// row (`indexContent` in src/ingest/ingest.ts) taken out, so the difference is the index and nothing else; with
+// --baseline-commit it is that commit instead (8d9e04e, before search existed, is ~20 issues old now).
+//   node scripts/bench/search.ts [--messages 1000000] [--inboxes 1000] [--baseline-commit C] [--ingest-messages 4000]
 //     [--skip-scale] [--skip-ingest] [--skip-vectors] [--source]
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -25,7 +27,7 @@ const { values } = parseArgs({
   options: {
     messages: { type: 'string', default: '1000000' },
     inboxes: { type: 'string', default: '1000' },
-    'baseline-commit': { type: 'string', default: '8d9e04e' },
+    'baseline-commit': { type: 'string' },
     'ingest-messages': { type: 'string', default: '4000' },
     'ingest-runs': { type: 'string', default: '3' },
     'skip-scale': { type: 'boolean', default: false },
@@ -206,6 +208,29 @@ function ftsSize(dataDir: string): number | null {
 }
 
 /** A source tree of `commit` under .bench/ (git archive + the shared node_modules), run with `node src/main.ts`. */
+/** This tree (HEAD) without the FTS row's write: ingest's call of indexContent becomes a no-op. */
+const INDEX_CALL = 'await indexContent(trx, rawSha, doc, isFresh, added, isFresh ? copies : undefined);';
+function withoutIndexSource(): string {
+  const head = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).stdout.trim();
+  const dir = path.join(ROOT, '.bench', `search-noindex-${head}`);
+  const wrapper = path.join(dir, 'inboxd.sh');
+  if (fs.existsSync(wrapper)) return wrapper;
+  fs.rmSync(dir, { recursive: true, force: true });
+  fs.mkdirSync(dir, { recursive: true });
+  const r = spawnSync('sh', [
+    '-c',
+    `git -C '${ROOT}' archive HEAD | tar -x -C '${dir}' && ln -sfn '${path.join(ROOT, 'node_modules')}' '${dir}/node_modules'`,
+  ]);
+  if (r.status !== 0) throw new Error('search bench: git archive HEAD failed');
+  const file = path.join(dir, 'src/ingest/ingest.ts');
+  const text = fs.readFileSync(file, 'utf8');
+  if (!text.includes(INDEX_CALL))
+    throw new Error(`search bench: src/ingest/ingest.ts no longer has \`${INDEX_CALL}\`; update INDEX_CALL in scripts/bench/search.ts`);
+  fs.writeFileSync(file, text.replace(INDEX_CALL, 'void [trx, rawSha, doc, isFresh, added, copies, indexContent];'));
+  fs.writeFileSync(wrapper, `#!/bin/sh\nexec '${process.execPath}' '${dir}/src/main.ts' "$@"\n`, { mode: 0o755 });
+  return wrapper;
+}
+
 function baselineSource(commit: string): string {
   const dir = path.join(ROOT, '.bench', `search-baseline-${commit}`);
   const wrapper = path.join(dir, 'inboxd.sh');
@@ -267,7 +292,8 @@ async function ingestRun(binary: string, total: number): Promise<{ rate: number;
 
 async function ingest(): Promise<void> {
   const total = Number(values['ingest-messages']);
-  const builds = { index: thisSource(), baseline: baselineSource(values['baseline-commit']) };
+  const base = values['baseline-commit'];
+  const builds = { index: thisSource(), baseline: base ? baselineSource(base) : withoutIndexSource() };
   const runs: Record<string, number[]> = { index: [], baseline: [] };
   const cpu: Record<string, number[]> = { index: [], baseline: [] };
   for (let r = 0; r < Number(values['ingest-runs']); r++)
@@ -293,12 +319,12 @@ async function ingest(): Promise<void> {
     runs,
     withIndexPerSecond: withIndex,
     baselinePerSecond: without,
-    baselineCommit: values['baseline-commit'],
+    baseline: values['baseline-commit'] ?? 'this tree without the FTS row write',
     ratio: round(withIndex / without, 3),
     load1: machine().load1,
   };
   lines.push(
-    `SMTP ingest, 20 connections, ~5 KB: with index ${withIndex} msg/s, without (${values['baseline-commit']}) ${without} msg/s, ratio ${round(withIndex / without, 3)}; runs ${JSON.stringify(runs)}; server CPU per message ${cpuIndex} µs with the index, ${cpuBase} µs without (throughput ratio if CPU-bound ${round(cpuBase / cpuIndex, 3)}); ${JSON.stringify(cpu)}`,
+    `SMTP ingest, 20 connections, ~5 KB: with index ${withIndex} msg/s, without (${values['baseline-commit'] ?? 'this tree, no FTS row'}) ${without} msg/s, ratio ${round(withIndex / without, 3)}; runs ${JSON.stringify(runs)}; server CPU per message ${cpuIndex} µs with the index, ${cpuBase} µs without (throughput ratio if CPU-bound ${round(cpuBase / cpuIndex, 3)}); ${JSON.stringify(cpu)}`,
   );
 }
 
