@@ -30,7 +30,7 @@ import { glossaryText } from './schema.ts';
 import { type Session, SessionTable, type Slot } from './sessions.ts';
 import { SharedResults } from './shared.ts';
 import { callTool, listTools, type ToolSurface } from './tools.ts';
-import { parseToolsets, resolveToolsets } from './toolsets.ts';
+import { resolveToolsets } from './toolsets.ts';
 
 const SESSION_IDLE_MS = 30 * 60_000;
 const BODY_LIMIT = 4 * 1024 * 1024;
@@ -131,7 +131,6 @@ export function mcpEndpoint(services: Services, operations: readonly Operation[]
   const shared = new SharedResults();
   const tools: ToolSurface = { services, operations, shared };
   const origins = allowedOrigins(services);
-  parseToolsets(services.config.mcpToolsets, '--mcp-toolsets'); // an unknown name fails at start, not per connection
   const everywhere = cluster
     ? new ClusterSessions({ repo: cluster.repo, signals: cluster.signals, caps: services.config, now, log: services.log })
     : null;
