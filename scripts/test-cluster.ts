@@ -42,7 +42,10 @@ function main(args: string[]): never {
     process.exit(1);
   }
   console.error(`test:cluster: ${files.length} files marked // @cluster, on two instances (INBOXD_TEST_CLUSTER=1)`);
-  const run = spawnSync(process.execPath, ['--test', '--test-concurrency=2', ...args, ...files], {
+  // As `npm test`: a file whose `before` failed and left a handle open ends instead of waiting forever (a CI run's
+  // cluster run hung 72 minutes so), and no test or hook runs longer than 10 minutes.
+  const flags = ['--test', '--test-concurrency=2', '--test-force-exit', '--test-timeout=600000'];
+  const run = spawnSync(process.execPath, [...flags, ...args, ...files], {
     cwd: ROOT,
     stdio: 'inherit',
     env: { ...process.env, INBOXD_TEST_CLUSTER: '1' },

@@ -258,7 +258,36 @@ function tmpFilesystem(): string {
   return r.status === 0 ? `${r.stdout.trim().split('\n').at(-1)} (${os.tmpdir()})` : 'unknown';
 }
 
-export function freePort(): Promise<number> {
+/** The kernel's ephemeral range (where `listen(0)` and every outgoing connection take their ports), Linux only. */
+function ephemeralRange(): [number, number] | null {
+  try {
+    const [lo, hi] = fs.readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/).map(Number);
+    return lo && hi ? [lo, hi] : null;
+  } catch {
+    return null;
+  }
+}
+
+const handedOut = new Set<number>();
+
+/**
+ * A port free now, for a program started next that cannot listen on port 0 and report (PostgreSQL, Swift, Dovecot…).
+ * It is picked at random below the kernel's ephemeral range: a port from `listen(0)` is in that range, so between
+ * closing it here and the program binding it (a second or more for a Python server), any `listen(0)` or outgoing
+ * connection of a concurrent test could take it — a Swift backend whose port an inboxd test server took answered
+ * that server's 400s to the proxy (a CI run's cluster tests). Falls back to `listen(0)` where the range is unknown.
+ */
+export async function freePort(): Promise<number> {
+  const range = ephemeralRange();
+  const [lo, hi] = range && range[0] > 12_000 ? [10_000, range[0]] : [0, 0];
+  for (let tries = 0; hi > lo && tries < 50; tries++) {
+    const port = lo + Math.floor(Math.random() * (hi - lo));
+    if (handedOut.has(port)) continue;
+    if (await canListen(port)) {
+      handedOut.add(port);
+      return port;
+    }
+  }
   return new Promise((resolve, reject) => {
     const s = net.createServer();
     s.once('error', reject);
@@ -266,6 +295,14 @@ export function freePort(): Promise<number> {
       const port = (s.address() as net.AddressInfo).port;
       s.close(() => resolve(port));
     });
+  });
+}
+
+function canListen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = net.createServer();
+    s.once('error', () => resolve(false));
+    s.listen(port, '127.0.0.1', () => s.close(() => resolve(true)));
   });
 }
 

@@ -87,6 +87,10 @@ pipeline = catch_errors gatekeeper healthcheck proxy-logging cache listing_forma
 use = egg:swift#proxy
 allow_account_management = true
 account_autocreate = true
+# Swift's defaults (0.5 s to connect to a backend, 10 s for its answer) turn a busy CI machine into 503s ("Please
+# reduce your request rate") for requests that would succeed a moment later.
+conn_timeout = 5
+node_timeout = 60
 
 [filter:tempauth]
 use = egg:swift#tempauth
@@ -210,7 +214,21 @@ for kind, port in json.loads(sys.argv[2]):
     secretAccessKey,
     client,
     async createBucket(name) {
-      await client.send(new CreateBucketCommand({ Bucket: name }));
+      // Retried on a 5xx or an unreadable answer (a backend still starting on a loaded machine), never on a 4xx.
+      for (let attempt = 1; ; attempt++) {
+        try {
+          await client.send(new CreateBucketCommand({ Bucket: name }));
+          return;
+        } catch (e) {
+          // A retry after a 503 may find the bucket made by the attempt that timed out.
+          if (attempt > 1 && (e as { name?: string }).name === 'BucketAlreadyOwnedByYou') return;
+          const status = (e as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode ?? 0;
+          const transient = status >= 500 || status === 0 || /XML parse error|deserializ/i.test(String(e));
+          if (!transient || attempt === 5)
+            throw new Error(`Swift: creating bucket ${name} failed (attempt ${attempt}; files in ${dir})`, { cause: e });
+          await new Promise((r) => setTimeout(r, 500 * 2 ** attempt));
+        }
+      }
     },
     async stopProxy() {
       await stopProcess(proxy);
