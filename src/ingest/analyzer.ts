@@ -30,6 +30,11 @@ export interface Analyzer {
   readonly running: number;
   /** Jobs (analyses and extractions) answered by worker threads so far. */
   readonly workerJobs: number;
+  /**
+   * Stops the workers now if none has work (after a burst: their isolates and heaps go; the next mail starts them
+   * again). Returns how many stopped.
+   */
+  stopIdle(): number;
   close(): Promise<void>;
 }
 
@@ -40,6 +45,7 @@ export const inlineAnalyzer: Analyzer = {
   threads: 0,
   running: 0,
   workerJobs: 0,
+  stopIdle: () => 0,
   close: async () => undefined,
 };
 
@@ -225,12 +231,19 @@ class WorkerPool implements Analyzer {
         this.replace(s, `analysing one message took more than ${this.opts.timeoutMs} ms`);
       }
     }
-    if (this.slots.length && now - this.lastUse > this.opts.idleStopMs && this.slots.every((s) => s.inFlight.length === 0)) {
-      // Removed from the pool first: their exit is then not taken for a crash to replace.
-      const idle = this.slots.splice(0);
-      for (const s of idle) void s.worker.terminate();
-      this.opts.log.debug('ingest workers stopped while idle', { workers: idle.length, idleMs: Math.round(now - this.lastUse) });
-    }
+    if (now - this.lastUse > this.opts.idleStopMs) this.stopIdle();
+  }
+
+  stopIdle(): number {
+    if (this.slots.length === 0 || this.slots.some((s) => s.inFlight.length > 0)) return 0;
+    // Removed from the pool first: their exit is then not taken for a crash to replace.
+    const idle = this.slots.splice(0);
+    for (const s of idle) void s.worker.terminate();
+    this.opts.log.debug('ingest workers stopped while idle', {
+      workers: idle.length,
+      idleMs: Math.round(performance.now() - this.lastUse),
+    });
+    return idle.length;
   }
 
   /** Throws away a stuck or dead worker: its current message gets the fallback, the rest go to a new worker. */

@@ -74,6 +74,9 @@ export class Ingest {
   private readonly refusals: RefusalLog;
   private readonly threads: ThreadAssigner;
   private readonly labeler: () => RuleLabeler | null;
+  /** Messages analysed by `accept` so far, and their raw bytes (src/server/relief.ts watches them for a burst's end). */
+  accepted = 0;
+  acceptedBytes = 0;
 
   constructor(deps: {
     /** Label rules (wired after construction: the rules' service is built later). */
@@ -111,6 +114,8 @@ export class Ingest {
       attachmentSha256,
       parseError,
     } = await this.analyzer.analyze(req.raw, this.trustedHosts());
+    this.accepted++;
+    this.acceptedBytes += req.raw.length;
     // A mail sink keeps what it was given: unparseable mail is stored raw, with empty parsed fields.
     if (parseError) this.log.warn('message could not be parsed; storing it raw', { err: new Error(parseError), size: req.raw.length });
     const blobs: PreparedBlob[] = [{ sha256: rawSha, bytes: req.raw }];

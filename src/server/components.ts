@@ -25,6 +25,7 @@ import { SCHEDULER_TICK_MS } from '../workspace/monitors.ts';
 import { backgroundOnce, once, periodicJob, SWEEP_INTERVAL_MS, scheduledJob } from './jobs.ts';
 import type { Component } from './lifecycle.ts';
 import { closeHttp, listenAccess, listenHttp, listenSmtp, StartError } from './listen.ts';
+import { reliefJob } from './relief.ts';
 import type { StartOptions } from './start.ts';
 import type { Wired } from './wire.ts';
 
@@ -315,6 +316,8 @@ function jobs(config: Config, w: Omit<Wired, 'components'>, log: Logger, cluster
       failure: 'pruning fault events failed',
       run: () => services.faults.prune(),
     }),
+    // The memory of a burst of mail given back once it has gone quiet (src/server/relief.ts).
+    reliefJob({ ingest: w.parts.ingest, analyzer: w.parts.analyzer, log }),
   );
   // The cluster view (GET /v1/cluster): this instance's heartbeat row, after the jobs above started (its first beat
   // names the ones it leads); the last one, at stop, marks it stopped.

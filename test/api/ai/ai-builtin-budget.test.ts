@@ -42,6 +42,9 @@ const extract = (messageId: string, body: unknown) =>
   s.api(`/v1/inboxes/${inboxId}/messages/${messageId}/extract`, { method: 'POST', json: body });
 
 test('a small invoice is extracted by the built-in engine in the sandbox', async () => {
+  // The worker's first job compiles the engine's code as it runs (over 50 ms once, on a machine busy with a benchmark):
+  // one extraction first, whatever its outcome, so the one asserted on runs warm (a few ms; the large one takes 100+).
+  await extract(await deliver('<p>Receipt R-7 of 2 March 2026, amount EUR 3.00</p>'), { preset: 'invoice' }).then((r) => r.body?.cancel());
   const id = await deliver('<p>Invoice INV-1 dated 6 April 2026.</p><p>Total: $12.50</p>');
   const r = await extract(id, { preset: 'invoice' });
   const body = (await r.json()) as Json;
