@@ -77,7 +77,10 @@ export async function openStore(file: string): Promise<SqliteStore> {
     sqlite.pragma('foreign_keys = ON');
     sqlite.pragma('busy_timeout = 5000');
     sqlite.pragma('temp_store = MEMORY');
-    sqlite.pragma('cache_size = -65536');
+    // 16 MB of page cache (was 64): it fills during a burst of mail and glibc keeps it afterwards. 100,000 messages
+    // were stored as fast with 16 as with 64 MB, and RSS a minute later was 48 MB lower; searches read through their
+    // own connection (src/search/worker-task.ts).
+    sqlite.pragma('cache_size = -16384');
   } catch (e) {
     sqlite.close();
     throw new StoreOpenError(`cannot prepare database ${file}: ${(e as Error).message}`);
