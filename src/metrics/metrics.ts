@@ -70,6 +70,8 @@ export interface MetricSources {
   storeSize?: () => Promise<StoreSize>;
   /** Faults fired by fault rules and shortcuts, keyed `<stage> <action>` (src/faults/). */
   faultsFired?: () => ReadonlyMap<string, number>;
+  /** Ingest worker threads running now (src/ingest/analyzer.ts). */
+  ingestWorkers?: () => number;
 }
 
 /** The operation label of a request: set by the route that answered it; /mcp and unrouted paths get fixed names. */
@@ -172,6 +174,13 @@ export class Metrics {
       },
     });
     this.registry.registerMetric(smtp.latency.asMetric());
+    gauge('process_resident_memory_bytes', 'Resident memory of the process (RSS) in bytes', () => process.memoryUsage.rss());
+    gauge('inboxd_js_heap_used_bytes', "Bytes in use in the main thread's JavaScript heap", () => process.memoryUsage().heapUsed);
+    gauge(
+      'inboxd_ingest_workers_running',
+      'Ingest worker threads running now: they start with mail and stop after 5 minutes without, or 10 s after a burst',
+      () => sources.ingestWorkers?.(),
+    );
     gauge('inboxd_waits_open', 'Long-poll waits open now (GET …/wait, verify, open, the wait tools)', () => sources.waits?.());
     gauge('inboxd_sse_clients_open', 'SSE event streams open now', () => sources.sseClients?.());
     new Counter({

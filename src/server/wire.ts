@@ -434,6 +434,7 @@ export function wire(config: Config, storage: Storage, opts: StartOptions & { lo
     callbacksPending: () => deliveries.pendingCount(),
     outbound: () => outbox.countByState(),
     faultsFired: () => faults.fired,
+    ingestWorkers: () => analyzer.running,
   });
   const parts: Parts = {
     ...storage,

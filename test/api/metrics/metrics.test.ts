@@ -68,6 +68,9 @@ describe('GET /metrics', () => {
       inboxd_outbound_recipients: 'gauge',
       inboxd_http_requests_total: 'counter',
       inboxd_store_bytes: 'gauge',
+      process_resident_memory_bytes: 'gauge',
+      inboxd_js_heap_used_bytes: 'gauge',
+      inboxd_ingest_workers_running: 'gauge',
     };
     for (const [name, type] of Object.entries(expected)) {
       const f = m.get(name);
@@ -76,6 +79,10 @@ describe('GET /metrics', () => {
       assert.ok(f.help && f.help.length > 10, `${name} has a help text`);
     }
     assert.equal(sampleValue(m, 'inboxd_build_info', { version: '0.2.0' }), 1);
+    assert.ok(sampleValue(m, 'process_resident_memory_bytes')! > 20e6, 'RSS in bytes');
+    assert.ok(sampleValue(m, 'inboxd_js_heap_used_bytes')! > 1e6, 'heap in bytes');
+    const workers = sampleValue(m, 'inboxd_ingest_workers_running')!;
+    assert.ok(Number.isInteger(workers) && workers >= 0 && workers <= 4, `${workers} workers`);
     // Every refusal reason is there from the start (at 0), so rate() works before the first refusal.
     assert.equal(m.get('inboxd_smtp_rejections_total')!.samples.length, 8);
     assert.ok(sampleValue(m, 'inboxd_store_bytes', { part: s.server.parts.store.dialect === 'postgres' ? 'postgres' : 'sqlite' })! > 0);
