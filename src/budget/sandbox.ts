@@ -5,9 +5,9 @@
 // worker's limit kills only that worker, and both answer a BudgetError the caller turns into a clear answer.
 // Workers start on first use and are replaced after a kill. The queue is bounded, and one owner (a team, a key) may
 // hold only a share of it, taken in turns with the other owners, so no one caller can make everyone else wait.
-import fs from 'node:fs';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import { AppError } from '../errors.ts';
+import { findWorkerSource, startWorker, type WorkerSource } from '../lib/worker-source.ts';
 import type { Logger } from '../log.ts';
 import type { TaskInput, TaskName, TaskOutput } from '../workers/sandbox-tasks.ts';
 
@@ -88,25 +88,8 @@ export interface SandboxStats {
   refused: number;
 }
 
-// `code` reads the SEA asset each time a worker starts: the main isolate keeps no copy of the worker's source.
-type WorkerSource = { kind: 'file'; url: URL } | { kind: 'eval'; code: () => string };
-/** The bundle is CommonJS: saying so spares Node's scan of the whole source for ESM syntax at each start. */
-const EVAL_WORKER_ARGS = ['--input-type=commonjs'];
-
 function sandboxWorkerSource(): WorkerSource | null {
-  const sea = process.getBuiltinModule('node:sea');
-  if (sea?.isSea()) {
-    try {
-      sea.getRawAsset(SANDBOX_ASSET_KEY); // throws when the asset is missing
-    } catch {
-      return null;
-    }
-    return { kind: 'eval', code: () => sea.getAsset(SANDBOX_ASSET_KEY, 'utf8') };
-  }
-  const here = import.meta.url;
-  if (here.endsWith('.ts')) return { kind: 'file', url: new URL('../workers/sandbox.ts', here) };
-  const sibling = new URL(`./${SANDBOX_ASSET_KEY}`, here);
-  return fs.existsSync(sibling) ? { kind: 'file', url: sibling } : null;
+  return findWorkerSource({ assetKey: SANDBOX_ASSET_KEY, here: import.meta.url, entry: '../workers/sandbox.ts' });
 }
 
 export class Sandbox {
@@ -244,10 +227,7 @@ export class Sandbox {
   private spawn(): void {
     const source = this.source!;
     const options = { resourceLimits: { maxOldGenerationSizeMb: this.opts.maxHeapMb, maxYoungGenerationSizeMb: 16 } };
-    const worker =
-      source.kind === 'eval'
-        ? new Worker(source.code(), { ...options, eval: true, execArgv: EVAL_WORKER_ARGS })
-        : new Worker(source.url, options);
+    const worker = startWorker(source, options);
     const slot: Slot = { worker, ready: false, job: null, timer: null, dead: false };
     this.slots.push(slot);
     worker.on('message', (m: SandboxReply | { ready: true }) => {

@@ -3,8 +3,8 @@
 // message, or dies, is replaced; that one message is stored raw with empty parsed fields (a mail sink keeps what it
 // was given), and the messages queued behind it go to the new worker. If no worker can be started the analysis runs
 // in-process, as before.
-import fs from 'node:fs';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { findWorkerSource, startWorker, type WorkerSource } from '../lib/worker-source.ts';
 import type { Logger } from '../log.ts';
 import { type Extraction, extractVerification } from '../mail/extract/index.ts';
 import type { PresetId } from '../mail/presets.ts';
@@ -60,27 +60,9 @@ export interface AnalyzerOptions {
   log: Logger;
 }
 
-// `code` reads the SEA asset each time a worker starts: the main isolate keeps no copy of the worker's source.
-// The bundle is CommonJS: saying so spares Node's scan of the whole source for ESM syntax (a worker ready in ~33
-// instead of ~49 ms).
-const EVAL_WORKER_ARGS = ['--input-type=commonjs'];
-type WorkerSource = { kind: 'file'; url: URL } | { kind: 'eval'; code: () => string };
-
 /** Where the worker code is: the .ts file beside this one, a SEA asset, or a bundle next to the main bundle. */
 export function workerSource(): WorkerSource | null {
-  const sea = process.getBuiltinModule('node:sea');
-  if (sea?.isSea()) {
-    try {
-      sea.getRawAsset(WORKER_ASSET_KEY); // throws when the asset is missing
-    } catch {
-      return null;
-    }
-    return { kind: 'eval', code: () => sea.getAsset(WORKER_ASSET_KEY, 'utf8') };
-  }
-  const here = import.meta.url;
-  if (here.endsWith('.ts')) return { kind: 'file', url: new URL('./analyze-worker.ts', here) };
-  const sibling = new URL(`./${WORKER_ASSET_KEY}`, here);
-  return fs.existsSync(sibling) ? { kind: 'file', url: sibling } : null;
+  return findWorkerSource({ assetKey: WORKER_ASSET_KEY, here: import.meta.url, entry: './analyze-worker.ts' });
 }
 
 /** Starts `threads` analysis workers, or returns the in-process analyzer when threads is 0 or no worker code exists. */
@@ -190,10 +172,7 @@ class WorkerPool implements Analyzer {
 
   private spawn(): Slot {
     const options = { resourceLimits: { maxOldGenerationSizeMb: this.opts.maxHeapMb } };
-    const worker =
-      this.source.kind === 'eval'
-        ? new Worker(this.source.code(), { ...options, eval: true, execArgv: EVAL_WORKER_ARGS })
-        : new Worker(this.source.url, options);
+    const worker = startWorker(this.source, options);
     worker.unref();
     const slot: Slot = { worker, inFlight: [], headSince: 0, ready: false };
     worker.on('message', (m: AnalyzeReply | { ready: true }) => {
