@@ -269,13 +269,37 @@ function ephemeralRange(): [number, number] | null {
 }
 
 const handedOut = new Set<number>();
+/** Ports handed out lately by any process on this machine (a file per port; older than a minute: free again). */
+export const RESERVED_DIR = path.join(os.tmpdir(), 'inboxd-ports');
+const RESERVATION_MS = 60_000;
+
+/** Claims `port` for this process unless another one claimed it within the last minute. */
+export function reservePort(port: number): boolean {
+  const file = path.join(RESERVED_DIR, String(port));
+  try {
+    fs.mkdirSync(RESERVED_DIR, { recursive: true });
+    fs.writeFileSync(file, String(process.pid), { flag: 'wx' });
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') return true; // no shared temp dir: the bind check alone
+    const st = fs.statSync(file, { throwIfNoEntry: false });
+    if (st && Date.now() - st.mtimeMs < RESERVATION_MS) return false;
+    fs.writeFileSync(file, String(process.pid));
+  }
+  if (handedOut.size === 0)
+    process.once('exit', () => {
+      for (const p of handedOut) fs.rmSync(path.join(RESERVED_DIR, String(p)), { force: true });
+    });
+  return true;
+}
 
 /**
  * A port free now, for a program started next that cannot listen on port 0 and report (PostgreSQL, Swift, Dovecot…).
  * It is picked at random below the kernel's ephemeral range: a port from `listen(0)` is in that range, so between
  * closing it here and the program binding it (a second or more for a Python server), any `listen(0)` or outgoing
  * connection of a concurrent test could take it — a Swift backend whose port an inboxd test server took answered
- * that server's 400s to the proxy (a CI run's cluster tests). Falls back to `listen(0)` where the range is unknown.
+ * that server's 400s to the proxy (a CI run's cluster tests). Two test processes picking at the same moment are kept
+ * apart by a reservation file per port (`$TMPDIR/inboxd-ports/`, a minute). Falls back to `listen(0)` where the
+ * range is unknown.
  */
 export async function freePort(): Promise<number> {
   const range = ephemeralRange();
@@ -283,7 +307,7 @@ export async function freePort(): Promise<number> {
   for (let tries = 0; hi > lo && tries < 50; tries++) {
     const port = lo + Math.floor(Math.random() * (hi - lo));
     if (handedOut.has(port)) continue;
-    if (await canListen(port)) {
+    if ((await canListen(port)) && reservePort(port)) {
       handedOut.add(port);
       return port;
     }

@@ -7,7 +7,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
-import { freePort, ROOT } from '../../scripts/bench/lib.ts';
+import { freePort, RESERVED_DIR, ROOT, reservePort } from '../../scripts/bench/lib.ts';
 
 const range = (() => {
   try {
@@ -26,6 +26,23 @@ test('freePort: distinct ports below the ephemeral range, each one listenable', 
       const s = net.createServer().once('error', reject);
       s.listen(p, '127.0.0.1', () => s.close(() => resolve()));
     });
+  }
+});
+
+test('a port another process reserved within the last minute is not handed out; an older reservation is taken over', () => {
+  // A port no one else here uses: reserved "by another process" by hand.
+  const port = 9;
+  const file = path.join(RESERVED_DIR, String(port));
+  fs.mkdirSync(RESERVED_DIR, { recursive: true });
+  fs.writeFileSync(file, '1');
+  try {
+    assert.equal(reservePort(port), false, 'reserved a moment ago');
+    const old = new Date(Date.now() - 120_000);
+    fs.utimesSync(file, old, old);
+    assert.equal(reservePort(port), true, 'a reservation two minutes old is stale');
+    assert.equal(fs.readFileSync(file, 'utf8'), String(process.pid));
+  } finally {
+    fs.rmSync(file, { force: true });
   }
 });
 
