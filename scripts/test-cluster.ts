@@ -43,8 +43,8 @@ function main(args: string[]): never {
   }
   console.error(`test:cluster: ${files.length} files marked // @cluster, on two instances (INBOXD_TEST_CLUSTER=1)`);
   // As `npm test`: a file whose `before` failed and left a handle open ends instead of waiting forever (a CI run's
-  // cluster run hung 72 minutes so), and no test or hook runs longer than 10 minutes.
-  const flags = ['--test', '--test-concurrency=2', '--test-force-exit', '--test-timeout=600000'];
+  // cluster run hung 72 minutes so; test/helpers/exit-when-done.ts), and no test or hook runs longer than 10 minutes.
+  const flags = ['--test', '--test-concurrency=2', '--import', './test/helpers/exit-when-done.ts', '--test-timeout=600000'];
   const run = spawnSync(process.execPath, [...flags, ...args, ...files], {
     cwd: ROOT,
     stdio: 'inherit',

@@ -46,21 +46,50 @@ test('a port another process reserved within the last minute is not handed out; 
   }
 });
 
-test('every test command passes --test-force-exit; npm test and the cluster run also a 10-minute timeout', () => {
+test('every test command loads exit-when-done.ts; npm test and the cluster run also have a 10-minute timeout', () => {
   const scripts = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).scripts as Record<string, string>;
-  for (const name of ['test', 'test:unit', 'test:stress']) assert.match(scripts[name]!, /node --test [^&]*--test-force-exit/, name);
+  for (const name of ['test', 'test:unit', 'test:stress']) {
+    assert.match(scripts[name]!, /node --test [^&]*--import \.\/test\/helpers\/exit-when-done\.ts/, name);
+    assert.doesNotMatch(scripts[name]!, /--test-force-exit/, `${name}: --test-force-exit drops tests`);
+  }
   assert.match(scripts.test!, /--test-timeout=600000/);
   assert.match(scripts['test:unit']!, /--test-timeout=600000/);
   const cluster = fs.readFileSync(path.join(ROOT, 'scripts/test-cluster.ts'), 'utf8');
-  assert.match(cluster, /'--test-force-exit', '--test-timeout=600000'/);
+  assert.match(cluster, /'--import', '\.\/test\/helpers\/exit-when-done\.ts', '--test-timeout=600000'/);
 });
 
-test('with those flags a file whose before hook failed with a server listening ends, failed', () => {
+/** `node --test` with the flags of npm test on files written to a temp dir; its status, output and time. */
+function runFiles(files: Record<string, string>) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'inboxd-runner-'));
   try {
-    fs.writeFileSync(
-      path.join(dir, 'hung.test.ts'),
-      `import http from 'node:http';
+    for (const [name, text] of Object.entries(files)) fs.writeFileSync(path.join(dir, name), text);
+    // Without NODE_TEST_CONTEXT, which would make the inner run report to this one instead of exiting with its status.
+    const { NODE_TEST_CONTEXT: _, ...env } = process.env;
+    env.INBOXD_TEST_EXIT_GRACE_MS = '3000';
+    const t0 = performance.now();
+    const run = spawnSync(
+      process.execPath,
+      ['--test', '--import', path.join(ROOT, 'test/helpers/exit-when-done.ts'), '--test-timeout=600000', ...Object.keys(files)],
+      { cwd: dir, env, encoding: 'utf8', timeout: 60_000 },
+    );
+    return { ...run, seconds: (performance.now() - t0) / 1000 };
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+test('every test of a file runs: 120 tests registered in a loop are 120 passes (--test-force-exit ran 30 of 88 so)', () => {
+  const run = runFiles({
+    'many.test.ts': `import { test } from 'node:test';\nfor (let i = 0; i < 120; i++) test('t' + i, () => { for (let k = 0; k < 1e5; k++); });\n`,
+  });
+  assert.equal(run.status, 0, run.stdout + run.stderr);
+  assert.match(run.stdout, /ℹ tests 120\n/);
+  assert.match(run.stdout, /ℹ pass 120\n/);
+});
+
+test('a file whose before hook failed with a server listening ends, failed, after the grace period instead of never', () => {
+  const run = runFiles({
+    'hung.test.ts': `import http from 'node:http';
 import { after, before, test } from 'node:test';
 let s: { stop(): void } | undefined;
 const srv = http.createServer();
@@ -68,19 +97,10 @@ before(async () => { await new Promise<void>((r) => srv.listen(0, '127.0.0.1', (
 after(() => { s!.stop(); srv.close(); });
 test('never runs', () => {});
 `,
-    );
-    // Without NODE_TEST_CONTEXT, which would make the inner run report to this one instead of exiting with its status.
-    const { NODE_TEST_CONTEXT: _, ...env } = process.env;
-    const run = spawnSync(process.execPath, ['--test', '--test-force-exit', '--test-timeout=600000', 'hung.test.ts'], {
-      cwd: dir,
-      env,
-      encoding: 'utf8',
-      timeout: 60_000,
-    });
-    assert.equal(run.signal, null, 'ended by itself, not by the 60 s kill');
-    assert.equal(run.status, 1);
-    assert.match(run.stdout, /no bucket/);
-  } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
+  });
+  assert.equal(run.signal, null, 'ended by itself, not by the 60 s kill');
+  assert.equal(run.status, 1);
+  assert.match(run.stdout, /no bucket/);
+  assert.match(run.stderr + run.stdout, /exit-when-done: a handle was still open 3 s after the last test/);
+  assert.ok(run.seconds >= 3, `${run.seconds} s`);
 });
