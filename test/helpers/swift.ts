@@ -214,7 +214,8 @@ for kind, port in json.loads(sys.argv[2]):
     secretAccessKey,
     client,
     async createBucket(name) {
-      // Retried on a 5xx or an unreadable answer (a backend still starting on a loaded machine), never on a 4xx.
+      // Retried on a 5xx or an answer that is not S3 XML (a backend still starting on a loaded machine), never on a
+      // readable 4xx.
       for (let attempt = 1; ; attempt++) {
         try {
           await client.send(new CreateBucketCommand({ Bucket: name }));
