@@ -6,9 +6,13 @@
 //
 // Steps (see the project TOOLCHAIN notes, "Single executable: Node SEA, not pkg"):
 //   1. esbuild bundles the entry into one CommonJS file (a SEA main must be CommonJS);
-//   2. `<node24> --experimental-sea-config sea-config.json` makes the blob (code cache + the better-sqlite3 addon as
-//      the asset "better_sqlite3.node"; src/store/sqlite-native.ts extracts and dlopens it at run time);
-//   3. copy the very node binary that made the blob, strip it, inject the blob with postject, chmod 755.
+//   2. `<node24> --experimental-sea-config sea-config.json` makes the blob: its main is scripts/build/sea-main.cjs,
+//      which runs the bundle (the asset "inboxd.cjs"); the better-sqlite3 addon is the asset "better_sqlite3.node"
+//      (src/store/sqlite-native.ts extracts and dlopens it at run time), the workers and the console are assets too;
+//   3. copy the very node binary that made the blob, strip it, inject the blob with postject, chmod 755;
+//   4. run that executable once (serve, one message) to make the V8 code cache of what a start compiles
+//      (scripts/build/code-cache.ts), then 2 and 3 again with the cache as the asset "inboxd.cjs.cache"
+//      (--no-code-cache skips it: an executable that compiles its code at every start, ~40 ms slower).
 // Node 24.21 has no single-step `--build-sea` (that is Node 25.5+), so this is the documented two-step path.
 
 import { spawnSync } from 'node:child_process';
@@ -20,6 +24,8 @@ import { parseArgs } from 'node:util';
 // The browser console's script and stylesheet (src/console/bundle.ts makes the bundle and names the assets).
 import { bundleConsole, CONSOLE_CSS_ASSET, CONSOLE_JS_ASSET } from '../src/console/bundle.ts';
 import type { BuildInfo } from '../src/version.ts';
+// Step 4: the executable's code cache, made by running it once (scripts/build/sea-main.cjs runs the bundle with it).
+import { makeCodeCache } from './build/code-cache.ts';
 // Regular-expression literals written as \uXXXX where they hold characters above U+00FF: V8 then keeps the sources
 // one byte per character (scripts/build/latin1.ts).
 import { Latin1Error, latin1Source, shiftSourceMap } from './build/latin1.ts';
@@ -30,6 +36,8 @@ const SENTINEL_FUSE = 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2';
 const NATIVE_ASSET_KEY = 'better_sqlite3.node'; // must match src/store/sqlite-native.ts
 const WORKER_ASSET_KEY = 'ingest-worker.cjs'; // must match src/ingest/analyzer.ts
 const SANDBOX_ASSET_KEY = 'sandbox-worker.cjs'; // must match src/budget/sandbox.ts
+const BUNDLE_ASSET_KEY = 'inboxd.cjs'; // must match scripts/build/sea-main.cjs
+const CODE_CACHE_ASSET_KEY = 'inboxd.cjs.cache'; // must match scripts/build/sea-main.cjs
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
@@ -148,6 +156,7 @@ async function main(): Promise<void> {
       entry: { type: 'string' },
       out: { type: 'string' },
       'no-strip': { type: 'boolean', default: false },
+      'no-code-cache': { type: 'boolean', default: false },
     },
     strict: true,
   });
@@ -169,6 +178,11 @@ async function main(): Promise<void> {
   const seaConfigFile = values.out ? `${out}.sea-config.json` : path.join(work, 'sea-config.json');
   const blobFile = values.out ? `${out}.sea-prep.blob` : path.join(work, 'sea-prep.blob');
   const stub = path.join(root, 'scripts/build/stub-supports-color.cjs');
+  const seaMain = path.join(root, 'scripts/build/sea-main.cjs');
+  const codeCacheFile = `${bundleFile}.cache`;
+  // The bundle as the SEA carries it: inside the CommonJS function wrapper (sea-main.cjs compiles it as is, so the
+  // source is never copied to be wrapped) and one byte per character (it reads it as Latin-1: one external string).
+  const seaBundleFile = values.out ? `${out}.sea.cjs` : path.join(work, 'inboxd.sea.cjs');
   const addon = path.join(root, 'node_modules/better-sqlite3/prebuilds', `${process.platform}-${process.arch}.node`);
 
   if (process.platform !== 'linux') fail('preflight', `the single executable is built for linux only (this is ${process.platform})`);
@@ -182,7 +196,7 @@ async function main(): Promise<void> {
     path.join(root, 'package.json'),
     fileURLToPath(import.meta.url),
     fileURLToPath(new URL('./caniemail-plugin.ts', import.meta.url)),
-    stub,
+    path.join(root, 'scripts/build'),
   ];
   if (!entry.startsWith(path.join(root, 'src') + path.sep)) inputs.push(path.dirname(entry));
   const outStat = fs.statSync(out, { throwIfNoEntry: false });
@@ -288,81 +302,106 @@ async function main(): Promise<void> {
     fail('bundle (esbuild)', detail);
   }
 
-  // --- 2. SEA blob ------------------------------------------------------------------------------------------------
-  t = performance.now();
-  const seaConfig = {
-    main: bundleFile,
-    output: blobFile,
-    disableExperimentalSEAWarning: true,
-    useSnapshot: false,
-    useCodeCache: true,
-    // The binary's runtime flags are fixed at build time: NODE_OPTIONS from the environment is ignored, so a stray
-    // NODE_OPTIONS (a TS loader, --inspect, a test runner's --require) cannot change or break the server.
-    // Runtime flags can still be given explicitly: `inboxd --node-options="--max-old-space-size=4096" serve`.
-    // A young generation of at most 3 × 16 MB per isolate (V8's default grows to 3 × 64 MB on a machine with this much
-    // memory): measured RSS after 20,000 messages 390 MB instead of 570 MB, at the same ingest rate.
-    execArgv: ['--max-semi-space-size=16'],
-    execArgvExtension: 'cli',
-    assets: {
-      [NATIVE_ASSET_KEY]: addon,
-      [WORKER_ASSET_KEY]: workerFile,
-      [SANDBOX_ASSET_KEY]: sandboxFile,
-      [CONSOLE_JS_ASSET]: consoleJsFile,
-      [CONSOLE_CSS_ASSET]: consoleCssFile,
-    },
-  };
-  fs.writeFileSync(seaConfigFile, `${JSON.stringify(seaConfig, null, 2)}\n`);
-  fs.rmSync(blobFile, { force: true });
-  run('SEA blob (node --experimental-sea-config)', node24, ['--experimental-sea-config', seaConfigFile]);
-  if (!fs.existsSync(blobFile)) fail('SEA blob', `${rel(blobFile)} was not written`);
-  console.log(`SEA blob ${rel(blobFile)} ${mb(fs.statSync(blobFile).size)} in ${Math.round(performance.now() - t)} ms`);
-
-  // --- 3. executable ----------------------------------------------------------------------------------------------
-  t = performance.now();
-  const tmpOut = `${out}.tmp-${process.pid}`;
-  try {
-    fs.copyFileSync(node24, tmpOut);
-    fs.chmodSync(tmpOut, 0o755);
-    if (!values['no-strip'] && hasCommand('strip')) {
-      run('strip', 'strip', ['--strip-all', tmpOut]);
-    }
-    // postject's CLI in a child process: its ELF library (LIEF) writes harmless "Can't find string offset for section
-    // name '.note…'" lines straight to stderr, which we filter; anything else it says is shown.
-    let postjectCli: string;
+  // --- 2. SEA blob, 3. executable, 4. code cache, then 2 and 3 again with it ------------------------------------
+  // The SEA's main is scripts/build/sea-main.cjs, which runs the bundle (the asset "inboxd.cjs") with a V8 code cache.
+  // The first executable has no cache; run once, it writes the cache of everything compiled while it started and
+  // served a first message (step 4), and the second executable carries it. See sea-main.cjs.
+  fs.writeFileSync(
+    seaBundleFile,
+    Buffer.from(`(function (exports, require, module, __filename, __dirname) { ${fs.readFileSync(bundleFile, 'utf8')}\n})`, 'latin1'),
+  );
+  const makeExecutable = (cacheFile: string | null): void => {
+    t = performance.now();
+    const seaConfig = {
+      main: seaMain,
+      output: blobFile,
+      disableExperimentalSEAWarning: true,
+      useSnapshot: false,
+      // Node's own cache would cover only this small main (sea-main.cjs) and, when V8 rejects it (other V8 flags),
+      // print "Warning: Code cache data rejected" to the user; the bundle's cache is sea-main.cjs's business.
+      useCodeCache: false,
+      // The binary's runtime flags are fixed at build time: NODE_OPTIONS from the environment is ignored, so a stray
+      // NODE_OPTIONS (a TS loader, --inspect, a test runner's --require) cannot change or break the server.
+      // Runtime flags can still be given explicitly: `inboxd --node-options="--max-old-space-size=4096" serve`.
+      // A young generation of at most 3 × 16 MB per isolate (V8's default grows to 3 × 64 MB on a machine with this
+      // much memory): measured RSS after 20,000 messages 390 MB instead of 570 MB, at the same ingest rate.
+      execArgv: ['--max-semi-space-size=16'],
+      execArgvExtension: 'cli',
+      assets: {
+        [BUNDLE_ASSET_KEY]: seaBundleFile,
+        ...(cacheFile ? { [CODE_CACHE_ASSET_KEY]: cacheFile } : {}),
+        [NATIVE_ASSET_KEY]: addon,
+        [WORKER_ASSET_KEY]: workerFile,
+        [SANDBOX_ASSET_KEY]: sandboxFile,
+        [CONSOLE_JS_ASSET]: consoleJsFile,
+        [CONSOLE_CSS_ASSET]: consoleCssFile,
+      },
+    };
+    fs.writeFileSync(seaConfigFile, `${JSON.stringify(seaConfig, null, 2)}\n`);
+    fs.rmSync(blobFile, { force: true });
+    run('SEA blob (node --experimental-sea-config)', node24, ['--experimental-sea-config', seaConfigFile]);
+    if (!fs.existsSync(blobFile)) fail('SEA blob', `${rel(blobFile)} was not written`);
+    console.log(`SEA blob ${rel(blobFile)} ${mb(fs.statSync(blobFile).size)} in ${Math.round(performance.now() - t)} ms`);
+    t = performance.now();
+    const tmpOut = `${out}.tmp-${process.pid}`;
     try {
-      postjectCli = require.resolve('postject/dist/cli.js');
+      fs.copyFileSync(node24, tmpOut);
+      fs.chmodSync(tmpOut, 0o755);
+      if (!values['no-strip'] && hasCommand('strip')) {
+        run('strip', 'strip', ['--strip-all', tmpOut]);
+      }
+      // postject's CLI in a child process: its ELF library (LIEF) writes harmless "Can't find string offset for section
+      // name '.note…'" lines straight to stderr, which we filter; anything else it says is shown.
+      let postjectCli: string;
+      try {
+        postjectCli = require.resolve('postject/dist/cli.js');
+      } catch (err) {
+        fail('inject', `cannot find postject (${(err as Error).message}); run npm install`);
+      }
+      const inj = spawnSync(node24, [postjectCli, tmpOut, 'NODE_SEA_BLOB', blobFile, '--sentinel-fuse', SENTINEL_FUSE, '--overwrite'], {
+        cwd: root,
+        encoding: 'utf8',
+        maxBuffer: 64 * 1024 * 1024,
+      });
+      const noise = /^warning: Can't find string offset for section name '\.note[^']*'$/;
+      const injOutput = `${inj.stdout ?? ''}${inj.stderr ?? ''}`
+        .replace(/\x1b\[[0-9;]*m/g, '')
+        .split('\n')
+        .map((l) => l.trimEnd())
+        .filter((l) => l && !noise.test(l) && !/^Start injection of |Injection done!$/.test(l));
+      if (inj.error || inj.status !== 0) {
+        fail(
+          'inject (postject)',
+          `${inj.error?.message ?? `exit ${inj.status ?? inj.signal}`}${injOutput.length ? `:\n${injOutput.join('\n')}` : ''}`,
+        );
+      }
+      for (const l of injOutput) console.warn(`postject: ${l}`);
+      fs.chmodSync(tmpOut, 0o755);
+      fs.renameSync(tmpOut, out);
     } catch (err) {
-      fail('inject', `cannot find postject (${(err as Error).message}); run npm install`);
+      fs.rmSync(tmpOut, { force: true });
+      if (err instanceof BuildError) throw err;
+      fail('executable', (err as Error).message);
     }
-    const inj = spawnSync(node24, [postjectCli, tmpOut, 'NODE_SEA_BLOB', blobFile, '--sentinel-fuse', SENTINEL_FUSE, '--overwrite'], {
-      cwd: root,
-      encoding: 'utf8',
-      maxBuffer: 64 * 1024 * 1024,
-    });
-    const noise = /^warning: Can't find string offset for section name '\.note[^']*'$/;
-    const injOutput = `${inj.stdout ?? ''}${inj.stderr ?? ''}`
-      .replace(/\x1b\[[0-9;]*m/g, '')
-      .split('\n')
-      .map((l) => l.trimEnd())
-      .filter((l) => l && !noise.test(l) && !/^Start injection of |Injection done!$/.test(l));
-    if (inj.error || inj.status !== 0) {
-      fail(
-        'inject (postject)',
-        `${inj.error?.message ?? `exit ${inj.status ?? inj.signal}`}${injOutput.length ? `:\n${injOutput.join('\n')}` : ''}`,
+    console.log(`executable made in ${Math.round(performance.now() - t)} ms`);
+  };
+  makeExecutable(null);
+  if (!values['no-code-cache']) {
+    t = performance.now();
+    try {
+      const cache = await makeCodeCache(out, codeCacheFile);
+      console.log(
+        `code cache ${rel(codeCacheFile)} ${mb(cache.length)} from one run of the executable in ${Math.round(performance.now() - t)} ms`,
       );
+    } catch (err) {
+      fs.rmSync(out, { force: true });
+      fail('code cache (one run of the executable without it)', `${(err as Error).message}\n(--no-code-cache builds without it)`);
     }
-    for (const l of injOutput) console.warn(`postject: ${l}`);
-    fs.chmodSync(tmpOut, 0o755);
-    fs.renameSync(tmpOut, out);
-  } catch (err) {
-    fs.rmSync(tmpOut, { force: true });
-    if (err instanceof BuildError) throw err;
-    fail('executable', (err as Error).message);
+    makeExecutable(codeCacheFile);
   }
   // Date the result at the start of the build, so a source edited while we were building still counts as newer.
   const startDate = new Date(buildStartMs);
   fs.utimesSync(out, startDate, startDate);
-  console.log(`executable made in ${Math.round(performance.now() - t)} ms`);
 
   const size = fs.statSync(out).size;
   console.log(`built ${rel(out)}: ${mb(size)} (${size} bytes) in ${((performance.now() - started) / 1000).toFixed(1)} s`);
@@ -372,7 +411,7 @@ main().catch((err: unknown) => {
   const code = (err as { code?: unknown })?.code;
   if (err instanceof BuildError) console.error(err.message);
   else if (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS')) {
-    console.error(`build: ${(err as Error).message} (options: --force, --entry FILE, --out FILE, --no-strip)`);
+    console.error(`build: ${(err as Error).message} (options: --force, --entry FILE, --out FILE, --no-strip, --no-code-cache)`);
   } else console.error(`build failed: ${(err as Error)?.stack ?? String(err)}`);
   process.exit(1);
 });

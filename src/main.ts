@@ -3,7 +3,7 @@ import path from 'node:path';
 import { loadConfig, optionsHelp, UsageError } from './config.ts';
 import { didYouMean } from './lib/suggest.ts';
 import { StartError, startServer } from './server/start.ts';
-import { buildInfo, NAME, RELEASE, VERSION } from './version.ts';
+import { buildInfo, codeCacheState, NAME, RELEASE, VERSION } from './version.ts';
 
 const HELP = `${NAME} ${RELEASE} (API ${VERSION}) — disposable inboxes for AI agents and CI runs
 
@@ -90,7 +90,7 @@ async function main(argv: string[]): Promise<number> {
     const b = buildInfo();
     process.stdout.write(
       `${NAME} ${b.release}\ncommit ${b.commit ?? 'unknown'}\nbuilt ${b.date ?? '- (running from source)'}\n` +
-        `api ${VERSION}\nnode ${process.version} ${process.platform}-${process.arch}\n`,
+        `api ${VERSION}\nnode ${process.version} ${process.platform}-${process.arch}\ncode cache ${codeCacheState()}\n`,
     );
     return 0;
   }

@@ -40,3 +40,16 @@ export function buildInfo(): BuildInfo {
   const git = spawnSync('git', ['rev-parse', '--short=12', 'HEAD'], { cwd: sourceRoot(), encoding: 'utf8' });
   return { release: RELEASE, commit: git.status === 0 ? git.stdout.trim() : null, date: null };
 }
+
+/**
+ * What the single executable's main (scripts/build/sea-main.cjs) says of the V8 code cache it started with: `used`,
+ * `rejected` (V8 refused it — the executable run with other V8 flags through --node-options — and compiled the code
+ * instead) or `none` (built with --no-code-cache). From source there is none.
+ */
+export function codeCacheState(): string {
+  const s = (globalThis as Record<symbol, unknown>)[Symbol.for('inboxd.codeCache')] as { state: string; bytes: number } | undefined;
+  if (!s) return '- (running from source)';
+  if (s.state === 'used') return `used (${(s.bytes / 1024 / 1024).toFixed(1)} MB)`;
+  if (s.state === 'rejected') return 'rejected by V8 (run with other V8 flags?): the code is compiled at start';
+  return 'none (built with --no-code-cache)';
+}

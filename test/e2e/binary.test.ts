@@ -118,6 +118,20 @@ describe('inboxd single executable', () => {
     }
     assert.equal(lines[3], `api ${VERSION}`);
     assert.match(lines[4]!, /^node v24\.\d+\.\d+ linux-x64$/);
+    // The code cache the build made by running the executable once is accepted by V8 (scripts/build/sea-main.cjs).
+    assert.match(lines[5]!, /^code cache used \(\d+\.\d MB\)$/);
+  });
+
+  test('an executable run with other V8 flags has its code cache rejected, compiles its code and still serves', async () => {
+    const flags = '--node-options=--no-opt'; // a V8 flag the cache was not made with
+    const v = await run([flags, 'version']);
+    assert.equal(v.code, 0, v.stderr);
+    assert.match(v.stdout, /^code cache rejected by V8 /m);
+    assertNoNodeWarnings(v.stderr);
+    const r = await run([flags, 'extract', path.join(root, 'test/fixtures/corpus/001-github-device-code.eml')]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.ok('verification' in (JSON.parse(r.stdout) as Record<string, unknown>), r.stdout);
+    assertNoNodeWarnings(r.stderr);
   });
 
   test('--help exits 0 and documents the flags', async () => {

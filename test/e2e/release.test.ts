@@ -144,6 +144,7 @@ describe('release archive', () => {
     assert.equal(version[1], `commit ${manifest.commit}`);
     assert.equal(version[2], `built ${manifest.date}`);
     assert.equal(version[3], 'api 0.2.0');
+    assert.match(version[5] ?? '', /^code cache used /, 'the released executable starts with its code cache');
 
     // The README quick start, exactly as written, next to the inboxd-data of the unpacked executable.
     const readme = fs.readFileSync(path.join(dl, BASE, 'README.md'), 'utf8');

@@ -1,0 +1,79 @@
+// Step 4 of scripts/build.ts: make the executable's V8 code cache by running it once. The executable built without a
+// cache starts `serve` in a temporary data dir with INBOXD_BUILD_CODE_CACHE set (scripts/build/sea-main.cjs writes
+// the cache of everything compiled so far when the process exits), answers /health, creates an inbox, takes one
+// message over SMTP and hands it to a waiting client — the paths every CI run takes first — and is stopped with SIGTERM.
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import nodemailer from 'nodemailer';
+
+/** An unref'd wait: a pending one never holds the build open. */
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref());
+
+/** Runs `exe` once and returns the code cache it wrote; throws with what went wrong and the server's output. */
+export async function makeCodeCache(exe: string, cacheFile: string, timeoutMs = 60_000): Promise<Buffer> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'inboxd-code-cache-'));
+  const key = `ibx_build_${randomBytes(18).toString('hex')}`;
+  fs.rmSync(cacheFile, { force: true });
+  let output = '';
+  const child = spawn(exe, ['serve', '--data-dir', dataDir, '--http-port', '0', '--smtp-port', '0', '--host', '127.0.0.1'], {
+    env: { ...process.env, INBOXD_BUILD_CODE_CACHE: cacheFile, INBOXD_ADMIN_KEY: key },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stdout.on('data', (d: Buffer) => (output += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (output += d.toString()));
+  const exited = new Promise<number | string>((resolve) => child.on('exit', (code, signal) => resolve(code ?? signal ?? -1)));
+  const deadline = Date.now() + timeoutMs;
+  const failWith = (what: string): never => {
+    throw new Error(`${what}; the server said:\n${output.trim().split('\n').slice(-20).join('\n') || '(nothing)'}`);
+  };
+  try {
+    let ports: { http: number; smtp: number } | undefined;
+    while (!ports) {
+      if (child.exitCode !== null) failWith(`the server exited (${child.exitCode}) before it listened`);
+      if (Date.now() > deadline) failWith('the server did not write ports.json in time');
+      try {
+        ports = JSON.parse(fs.readFileSync(path.join(dataDir, 'ports.json'), 'utf8'));
+      } catch {
+        await sleep(20);
+      }
+    }
+    const api = async (p: string, init: RequestInit = {}): Promise<Response> => {
+      const res = await fetch(`http://127.0.0.1:${ports.http}${p}`, {
+        ...init,
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...init.headers },
+        signal: AbortSignal.timeout(Math.max(1000, deadline - Date.now())),
+      });
+      if (!res.ok) failWith(`${init.method ?? 'GET'} ${p} answered ${res.status}: ${await res.text()}`);
+      return res;
+    };
+    await (await api('/health')).arrayBuffer();
+    const inbox = (await (await api('/v1/inboxes', { method: 'POST', body: JSON.stringify({ localPart: 'build' }) })).json()) as {
+      inboxId: string;
+      address: string;
+    };
+    const waiting = api(`/v1/inboxes/${inbox.inboxId}/wait?timeoutSeconds=30`).then((r) => r.json());
+    const transport = nodemailer.createTransport({ host: '127.0.0.1', port: ports.smtp, secure: false, ignoreTLS: true });
+    await transport.sendMail({
+      from: 'Build <build@example.com>',
+      to: inbox.address,
+      subject: 'Your verification code',
+      text: 'Your code is 482913. It expires in 10 minutes.\n\nOr open https://example.com/verify?token=abc123\n',
+      html: '<p>Your code is <b>482913</b>.</p><p><a href="https://example.com/verify?token=abc123">Verify</a></p>',
+    });
+    transport.close();
+    const got = (await waiting) as { verification?: { otp?: string } };
+    if (got.verification?.otp !== '482913') failWith(`the message came back without its code: ${JSON.stringify(got).slice(0, 300)}`);
+    child.kill('SIGTERM');
+    const code = await Promise.race([exited, sleep(Math.max(1000, deadline - Date.now())).then(() => 'timeout')]);
+    if (code !== 0) failWith(`the server did not stop cleanly (${code})`);
+    if (!fs.existsSync(cacheFile)) failWith(`the server did not write ${cacheFile} at exit`);
+    return fs.readFileSync(cacheFile);
+  } finally {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    await exited;
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+}
