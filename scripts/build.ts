@@ -10,8 +10,8 @@
 //      which runs the bundle (the asset "inboxd.cjs"); the better-sqlite3 addon is the asset "better_sqlite3.node"
 //      (src/store/sqlite-native.ts extracts and dlopens it at run time), the workers and the console are assets too;
 //   3. copy the very node binary that made the blob, strip it, inject the blob with postject, chmod 755;
-//   4. run that executable once (serve, one message) to make the V8 code cache of what a start compiles
-//      (scripts/build/code-cache.ts), then 2 and 3 again with the cache as the asset "inboxd.cjs.cache"
+//   4. run that executable once (serve, one message) to make the V8 code caches of what a start and the ingest
+//      worker compile (scripts/build/code-cache.ts), then 2 and 3 again with them as the assets "<asset>.cache"
 //      (--no-code-cache skips it: an executable that compiles its code at every start, ~40 ms slower).
 // Node 24.21 has no single-step `--build-sea` (that is Node 25.5+), so this is the documented two-step path.
 
@@ -37,7 +37,6 @@ const NATIVE_ASSET_KEY = 'better_sqlite3.node'; // must match src/store/sqlite-n
 const WORKER_ASSET_KEY = 'ingest-worker.cjs'; // must match src/ingest/analyzer.ts
 const SANDBOX_ASSET_KEY = 'sandbox-worker.cjs'; // must match src/budget/sandbox.ts
 const BUNDLE_ASSET_KEY = 'inboxd.cjs'; // must match scripts/build/sea-main.cjs
-const CODE_CACHE_ASSET_KEY = 'inboxd.cjs.cache'; // must match scripts/build/sea-main.cjs
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
@@ -179,10 +178,13 @@ async function main(): Promise<void> {
   const blobFile = values.out ? `${out}.sea-prep.blob` : path.join(work, 'sea-prep.blob');
   const stub = path.join(root, 'scripts/build/stub-supports-color.cjs');
   const seaMain = path.join(root, 'scripts/build/sea-main.cjs');
-  const codeCacheFile = `${bundleFile}.cache`;
+  const codeCacheDir = path.join(path.dirname(bundleFile), 'code-cache');
   // The bundle as the SEA carries it: inside the CommonJS function wrapper (sea-main.cjs compiles it as is, so the
   // source is never copied to be wrapped) and one byte per character (it reads it as Latin-1: one external string).
   const seaBundleFile = values.out ? `${out}.sea.cjs` : path.join(work, 'inboxd.sea.cjs');
+  // The workers' bundles likewise (src/lib/worker-source.ts starts a worker from its asset).
+  const seaWorkerFile = workerFile.replace(/\.cjs$/, '.sea.cjs');
+  const seaSandboxFile = sandboxFile.replace(/\.cjs$/, '.sea.cjs');
   const addon = path.join(root, 'node_modules/better-sqlite3/prebuilds', `${process.platform}-${process.arch}.node`);
 
   if (process.platform !== 'linux') fail('preflight', `the single executable is built for linux only (this is ${process.platform})`);
@@ -306,11 +308,27 @@ async function main(): Promise<void> {
   // The SEA's main is scripts/build/sea-main.cjs, which runs the bundle (the asset "inboxd.cjs") with a V8 code cache.
   // The first executable has no cache; run once, it writes the cache of everything compiled while it started and
   // served a first message (step 4), and the second executable carries it. See sea-main.cjs.
-  fs.writeFileSync(
-    seaBundleFile,
-    Buffer.from(`(function (exports, require, module, __filename, __dirname) { ${fs.readFileSync(bundleFile, 'utf8')}\n})`, 'latin1'),
-  );
-  const makeExecutable = (cacheFile: string | null): void => {
+  for (const [from, to] of [
+    [bundleFile, seaBundleFile],
+    [workerFile, seaWorkerFile],
+    [sandboxFile, seaSandboxFile],
+  ] as const) {
+    fs.writeFileSync(
+      to,
+      Buffer.from(`(function (exports, require, module, __filename, __dirname) { ${fs.readFileSync(from, 'utf8')}\n})`, 'latin1'),
+    );
+  }
+  /** The code caches the run of step 4 wrote, as SEA assets: `<asset>.cache` for the main bundle and each worker. */
+  const cacheAssets = (dir: string | null): Record<string, string> => {
+    const assets: Record<string, string> = {};
+    if (!dir) return assets;
+    for (const key of [BUNDLE_ASSET_KEY, WORKER_ASSET_KEY, SANDBOX_ASSET_KEY]) {
+      const f = path.join(dir, `${key}.cache`);
+      if (fs.existsSync(f)) assets[`${key}.cache`] = f;
+    }
+    return assets;
+  };
+  const makeExecutable = (cacheDir: string | null): void => {
     t = performance.now();
     const seaConfig = {
       main: seaMain,
@@ -329,10 +347,10 @@ async function main(): Promise<void> {
       execArgvExtension: 'cli',
       assets: {
         [BUNDLE_ASSET_KEY]: seaBundleFile,
-        ...(cacheFile ? { [CODE_CACHE_ASSET_KEY]: cacheFile } : {}),
+        ...cacheAssets(cacheDir),
         [NATIVE_ASSET_KEY]: addon,
-        [WORKER_ASSET_KEY]: workerFile,
-        [SANDBOX_ASSET_KEY]: sandboxFile,
+        [WORKER_ASSET_KEY]: seaWorkerFile,
+        [SANDBOX_ASSET_KEY]: seaSandboxFile,
         [CONSOLE_JS_ASSET]: consoleJsFile,
         [CONSOLE_CSS_ASSET]: consoleCssFile,
       },
@@ -389,15 +407,20 @@ async function main(): Promise<void> {
   if (!values['no-code-cache']) {
     t = performance.now();
     try {
-      const cache = await makeCodeCache(out, codeCacheFile);
+      const made = await makeCodeCache(
+        out,
+        codeCacheDir,
+        [BUNDLE_ASSET_KEY, WORKER_ASSET_KEY].map((k) => `${k}.cache`),
+      );
+      const sizes = Object.entries(made).map(([f, n]) => `${f} ${mb(n)}`);
       console.log(
-        `code cache ${rel(codeCacheFile)} ${mb(cache.length)} from one run of the executable in ${Math.round(performance.now() - t)} ms`,
+        `code caches in ${rel(codeCacheDir)} (${sizes.join(', ')}) from one run of the executable in ${Math.round(performance.now() - t)} ms`,
       );
     } catch (err) {
       fs.rmSync(out, { force: true });
       fail('code cache (one run of the executable without it)', `${(err as Error).message}\n(--no-code-cache builds without it)`);
     }
-    makeExecutable(codeCacheFile);
+    makeExecutable(codeCacheDir);
   }
   // Date the result at the start of the build, so a source edited while we were building still counts as newer.
   const startDate = new Date(buildStartMs);

@@ -1,7 +1,8 @@
-// Step 4 of scripts/build.ts: make the executable's V8 code cache by running it once. The executable built without a
-// cache starts `serve` in a temporary data dir with INBOXD_BUILD_CODE_CACHE set (scripts/build/sea-main.cjs writes
-// the cache of everything compiled so far when the process exits), answers /health, creates an inbox, takes one
-// message over SMTP and hands it to a waiting client — the paths every CI run takes first — and is stopped with SIGTERM.
+// Step 4 of scripts/build.ts: make the executable's V8 code caches by running it once. The executable built without
+// them starts `serve` in a temporary data dir with INBOXD_BUILD_CODE_CACHE=<dir> (scripts/build/sea-main.cjs writes
+// the main bundle's cache there when the process exits, a worker started from a SEA asset its own every 250 ms:
+// src/lib/worker-source.ts), answers /health, creates an inbox, takes one message over SMTP (parsed and extracted by
+// the ingest worker) and hands it to a waiting client — the paths every CI run takes first — and stops on SIGTERM.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -12,14 +13,18 @@ import nodemailer from 'nodemailer';
 /** An unref'd wait: a pending one never holds the build open. */
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref());
 
-/** Runs `exe` once and returns the code cache it wrote; throws with what went wrong and the server's output. */
-export async function makeCodeCache(exe: string, cacheFile: string, timeoutMs = 60_000): Promise<Buffer> {
+/**
+ * Runs `exe` once; returns the size of each of the `expected` files it wrote into `dir` (the first the main bundle's,
+ * written at exit; the others workers'). Throws with what went wrong and the server's output.
+ */
+export async function makeCodeCache(exe: string, dir: string, expected: string[], timeoutMs = 60_000): Promise<Record<string, number>> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'inboxd-code-cache-'));
   const key = `ibx_build_${randomBytes(18).toString('hex')}`;
-  fs.rmSync(cacheFile, { force: true });
+  fs.rmSync(dir, { recursive: true, force: true });
+  fs.mkdirSync(dir, { recursive: true });
   let output = '';
   const child = spawn(exe, ['serve', '--data-dir', dataDir, '--http-port', '0', '--smtp-port', '0', '--host', '127.0.0.1'], {
-    env: { ...process.env, INBOXD_BUILD_CODE_CACHE: cacheFile, INBOXD_ADMIN_KEY: key },
+    env: { ...process.env, INBOXD_BUILD_CODE_CACHE: dir, INBOXD_ADMIN_KEY: key },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   child.stdout.on('data', (d: Buffer) => (output += d.toString()));
@@ -66,11 +71,23 @@ export async function makeCodeCache(exe: string, cacheFile: string, timeoutMs = 
     transport.close();
     const got = (await waiting) as { verification?: { otp?: string } };
     if (got.verification?.otp !== '482913') failWith(`the message came back without its code: ${JSON.stringify(got).slice(0, 300)}`);
+    // A worker writes its cache every 250 ms: wait for one written after the message was handled.
+    const workerCaches = expected.slice(1).map((f) => path.join(dir, f));
+    const handled = Date.now();
+    while (workerCaches.some((f) => (fs.statSync(f, { throwIfNoEntry: false })?.mtimeMs ?? 0) <= handled)) {
+      if (Date.now() > deadline) failWith(`no ${expected.slice(1).join(', ')} written in time`);
+      await sleep(50);
+    }
     child.kill('SIGTERM');
     const code = await Promise.race([exited, sleep(Math.max(1000, deadline - Date.now())).then(() => 'timeout')]);
     if (code !== 0) failWith(`the server did not stop cleanly (${code})`);
-    if (!fs.existsSync(cacheFile)) failWith(`the server did not write ${cacheFile} at exit`);
-    return fs.readFileSync(cacheFile);
+    const sizes: Record<string, number> = {};
+    for (const f of expected) {
+      const size = fs.statSync(path.join(dir, f), { throwIfNoEntry: false })?.size ?? 0;
+      if (!size) failWith(`the run did not write ${f}`);
+      sizes[f] = size;
+    }
+    return sizes;
   } finally {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     await exited;

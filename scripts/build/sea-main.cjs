@@ -5,8 +5,9 @@
 // module bodies run on first use). V8 checks the cache against the source and its own version and flags; a cache it
 // rejects (an executable run with other V8 flags through --node-options) costs only the compile it would have spared.
 //
-// Build-time only: with INBOXD_BUILD_CODE_CACHE=<file> set, the cache of everything compiled so far is written there
-// when the process exits (scripts/build.ts drives that run and embeds the file as the asset "inboxd.cjs.cache").
+// Build-time only: with INBOXD_BUILD_CODE_CACHE=<dir> set, the cache of everything compiled so far is written to
+// <dir>/inboxd.cjs.cache when the process exits, and each worker started from a SEA asset writes <dir>/<asset>.cache
+// (src/lib/worker-source.ts); scripts/build/code-cache.ts drives that run, scripts/build.ts embeds the files.
 'use strict';
 const sea = require('node:sea');
 const vm = require('node:vm');
@@ -31,8 +32,5 @@ globalThis[STATE] = {
   bytes: cachedData?.length ?? 0,
 };
 const out = process.env.INBOXD_BUILD_CODE_CACHE;
-if (out) {
-  delete process.env.INBOXD_BUILD_CODE_CACHE;
-  process.on('exit', () => require('node:fs').writeFileSync(out, script.createCachedData()));
-}
+if (out) process.on('exit', () => require('node:fs').writeFileSync(require('node:path').join(out, CACHE_ASSET), script.createCachedData()));
 script.runInThisContext()(exports, require, module, __filename, __dirname);

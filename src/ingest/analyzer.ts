@@ -175,10 +175,12 @@ class WorkerPool implements Analyzer {
     const worker = startWorker(this.source, options);
     worker.unref();
     const slot: Slot = { worker, inFlight: [], headSince: 0, ready: false };
-    worker.on('message', (m: AnalyzeReply | { ready: true }) => {
+    const started = performance.now();
+    worker.on('message', (m: AnalyzeReply | { ready: true; codeCache: string | null }) => {
       if ('ready' in m) {
         slot.ready = true;
         slot.headSince = performance.now();
+        this.opts.log.debug('ingest worker ready', { ms: Math.round(slot.headSince - started), codeCache: m.codeCache });
         return;
       }
       const job = slot.inFlight[0];

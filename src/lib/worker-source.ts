@@ -1,7 +1,10 @@
 // Where a worker thread's code is, and how to start a worker from it: the ingest analyzer's workers and the sandbox's
-// (src/ingest/analyzer.ts, src/budget/sandbox.ts). From source, the .ts entry; in the single executable, a SEA asset
-// (scripts/build.ts embeds each worker bundle under its key), read again at each start so the main isolate keeps no
-// copy of the worker's source; otherwise a bundle next to the main bundle.
+// (src/ingest/analyzer.ts, src/budget/sandbox.ts). From source, the .ts entry; otherwise a bundle next to the main
+// bundle; in the single executable, a SEA asset (scripts/build.ts embeds each worker bundle under its key, inside the
+// CommonJS function wrapper, one byte per character). There the worker is started with a few lines of code that read
+// the asset in the worker itself (the main isolate keeps no copy of the worker's source) and compile it with the V8
+// code cache the build embedded beside it (`<key>.cache`, made by running the executable once: scripts/build/
+// code-cache.ts), so a new worker compiles almost nothing; V8 refuses a cache made with other flags and compiles.
 import fs from 'node:fs';
 import { Worker, type WorkerOptions } from 'node:worker_threads';
 
@@ -22,11 +25,39 @@ export function findWorkerSource(o: { assetKey: string; here: string; entry: str
     } catch {
       return null;
     }
-    return { kind: 'eval', code: () => sea.getAsset(o.assetKey, 'utf8') };
+    return { kind: 'eval', code: () => seaWorkerLoader(o.assetKey) };
   }
   if (o.here.endsWith('.ts')) return { kind: 'file', url: new URL(o.entry, o.here) };
   const sibling = new URL(`./${o.assetKey}`, o.here);
   return fs.existsSync(sibling) ? { kind: 'file', url: sibling } : null;
+}
+
+/** What a worker's code cache did: set by the loader below in the single executable (`used`, `rejected`, `none`). */
+export function workerCodeCacheState(): string | null {
+  const s = (globalThis as Record<symbol, unknown>)[Symbol.for('inboxd.codeCache')] as { state: string } | undefined;
+  return s?.state ?? null;
+}
+
+/**
+ * The code of a worker started from the SEA asset `key`. With INBOXD_BUILD_CODE_CACHE=<dir> (the build's run of the
+ * executable only) it writes the cache of what it compiled so far to <dir>/<key>.cache every 250 ms.
+ */
+function seaWorkerLoader(key: string): string {
+  return `'use strict';
+const sea = require('node:sea');
+const vm = require('node:vm');
+const key = ${JSON.stringify(key)};
+let cachedData;
+try { cachedData = Buffer.from(sea.getRawAsset(key + '.cache')); } catch { cachedData = undefined; }
+const script = new vm.Script(Buffer.from(sea.getRawAsset(key)).toString('latin1'), { filename: key, cachedData });
+globalThis[Symbol.for('inboxd.codeCache')] = { state: cachedData === undefined ? 'none' : script.cachedDataRejected ? 'rejected' : 'used', bytes: cachedData?.length ?? 0 };
+const out = process.env.INBOXD_BUILD_CODE_CACHE;
+if (out) {
+  const fs = require('node:fs');
+  const file = require('node:path').join(out, key + '.cache');
+  setInterval(() => { fs.writeFileSync(file + '.tmp', script.createCachedData()); fs.renameSync(file + '.tmp', file); }, 250).unref();
+}
+script.runInThisContext()(exports, require, module, __filename, __dirname);`;
 }
 
 export function startWorker(source: WorkerSource, options: WorkerOptions): Worker {
