@@ -178,7 +178,7 @@ export class Metrics {
     gauge('inboxd_js_heap_used_bytes', "Bytes in use in the main thread's JavaScript heap", () => process.memoryUsage().heapUsed);
     gauge(
       'inboxd_ingest_workers_running',
-      'Ingest worker threads running now: they start with mail and stop after 5 minutes without, or 10 s after a burst',
+      'Ingest worker threads running now: they start with mail and stop after 5 minutes without, or 45 s after a burst',
       () => sources.ingestWorkers?.(),
     );
     gauge('inboxd_waits_open', 'Long-poll waits open now (GET …/wait, verify, open, the wait tools)', () => sources.waits?.());
