@@ -24,7 +24,12 @@ export async function makeCodeCache(exe: string, dir: string, expected: string[]
   fs.mkdirSync(dir, { recursive: true });
   let output = '';
   const child = spawn(exe, ['serve', '--data-dir', dataDir, '--http-port', '0', '--smtp-port', '0', '--host', '127.0.0.1'], {
-    env: { ...process.env, INBOXD_BUILD_CODE_CACHE: dir, INBOXD_ADMIN_KEY: key },
+    // Nothing of the builder's own inboxd settings (INBOXD_DATABASE, INBOXD_DOMAINS, …) reaches this run.
+    env: {
+      ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('INBOXD_'))),
+      INBOXD_BUILD_CODE_CACHE: dir,
+      INBOXD_ADMIN_KEY: key,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   child.stdout.on('data', (d: Buffer) => (output += d.toString()));
