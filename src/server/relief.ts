@@ -2,8 +2,8 @@
 // the burst needs, and V8 keeps those pages long after: with nothing allocating, no collection comes to free them.
 // The ingest workers' isolates stay up for minutes (analyzer.ts, IDLE_STOP_MS). So once the mail has gone quiet after
 // a burst (`quietMs`, 10 s) this job runs one full collection of the main heap, and once it has stayed quiet for
-// `workersQuietMs` (45 s) it stops the idle workers: RSS 60 s after 100,000 messages went from 402 to 234 MB with this
-// and the smaller SQLite cache (src/store/db.ts; docs/benchmarks.md, "After a burst"). The workers wait longer than
+// `workersQuietMs` (45 s) it stops the idle workers: RSS 60 s after 100,000 messages went from 402 to 185 MB with this
+// and the smaller SQLite cache (src/store/db.ts; docs/benchmarks.md, "After a burst" and "Third pass"). The workers wait longer than
 // the heap because a worker started again is cold (its code compiled from the build's cache, but not yet optimised):
 // mail that comes in bursts a few seconds apart — a CI run's steps, a load test's rounds — keeps warm workers. A full
 // collection of the main heap takes tens of milliseconds; it runs only when no mail has arrived for `quietMs`, at
@@ -117,8 +117,8 @@ let gc: ((o?: { type: 'major'; flavor: 'last-resort' }) => void) | undefined;
 /**
  * A full collection of the main heap that also gives the memory back: V8's `gc()` (exposed for a moment to a context
  * of its own: the server's global never gets it) with the "last resort" flavour, which shrinks the young generation
- * and releases the freed pages — a plain major collection leaves both (RSS of an idle server 146 → see
- * docs/benchmarks.md).
+ * and releases the freed pages — a plain major collection leaves both (an idle server 146 → 131 MB; docs/benchmarks.md,
+ * "Third pass"). It toggles V8's flags back at once, so workers started later still take their code cache.
  */
 function fullCollection(): void {
   if (!gc) {
