@@ -8,6 +8,7 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { codeCache } from './lib/worker-source.ts';
 
 export const NAME = 'inboxd';
 export const VERSION = '0.2.0';
@@ -47,7 +48,7 @@ export function buildInfo(): BuildInfo {
  * instead) or `none` (built with --no-code-cache). From source there is none.
  */
 export function codeCacheState(): string {
-  const s = (globalThis as Record<symbol, unknown>)[Symbol.for('inboxd.codeCache')] as { state: string; bytes: number } | undefined;
+  const s = codeCache();
   if (!s) return '- (running from source)';
   if (s.state === 'used') return `used (${(s.bytes / 1024 / 1024).toFixed(1)} MB)`;
   if (s.state === 'rejected') return 'rejected by V8 (run with other V8 flags?): the code is compiled at start';

@@ -14,7 +14,7 @@ const vm = require('node:vm');
 
 const BUNDLE_ASSET = 'inboxd.cjs';
 const CACHE_ASSET = 'inboxd.cjs.cache';
-const STATE = Symbol.for('inboxd.codeCache');
+const STATE = Symbol.for('inboxd.codeCache'); // must match src/lib/worker-source.ts (CODE_CACHE_KEY)
 
 // The asset is the bundle inside the CommonJS function wrapper, one byte per character (scripts/build.ts writes it so):
 // read as Latin-1 it is one string, outside the heap, never copied again. The wrapper shares the first line with the

@@ -3,7 +3,7 @@
 // In the single executable this file is bundled on its own (scripts/build.ts) and started from a SEA asset with
 // `eval: true`, so it must import nothing but node built-ins and bundled code.
 import { parentPort } from 'node:worker_threads';
-import { workerCodeCacheState } from '../lib/worker-source.ts';
+import { codeCache } from '../lib/worker-source.ts';
 import { type Extraction, extractVerification } from '../mail/extract/index.ts';
 import type { PresetId } from '../mail/presets.ts';
 import type { ParsedMessage } from '../mail/types.ts';
@@ -54,4 +54,4 @@ port.on('message', (job: AnalyzeJob) => {
 });
 // Every module is loaded: from now on the main thread's time limit per message applies. `codeCache`: whether the
 // single executable's code cache spared this worker its compile (null from source).
-port.postMessage({ ready: true, codeCache: workerCodeCacheState() });
+port.postMessage({ ready: true, codeCache: codeCache()?.state ?? null });

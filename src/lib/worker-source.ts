@@ -32,10 +32,15 @@ export function findWorkerSource(o: { assetKey: string; here: string; entry: str
   return fs.existsSync(sibling) ? { kind: 'file', url: sibling } : null;
 }
 
-/** What a worker's code cache did: set by the loader below in the single executable (`used`, `rejected`, `none`). */
-export function workerCodeCacheState(): string | null {
-  const s = (globalThis as Record<symbol, unknown>)[Symbol.for('inboxd.codeCache')] as { state: string } | undefined;
-  return s?.state ?? null;
+/** Where the single executable's loaders (scripts/build/sea-main.cjs, the worker loader below) say what the cache did. */
+const CODE_CACHE_KEY = 'inboxd.codeCache';
+
+/**
+ * What this isolate's code cache did (`used`, `rejected` by V8, `none` in the executable) and its size; null from
+ * source, where nothing loads a cache. The main thread's and each worker's are their own.
+ */
+export function codeCache(): { state: 'used' | 'rejected' | 'none'; bytes: number } | null {
+  return ((globalThis as Record<symbol, unknown>)[Symbol.for(CODE_CACHE_KEY)] as ReturnType<typeof codeCache>) ?? null;
 }
 
 /**
@@ -50,7 +55,7 @@ const key = ${JSON.stringify(key)};
 let cachedData;
 try { cachedData = Buffer.from(sea.getRawAsset(key + '.cache')); } catch { cachedData = undefined; }
 const script = new vm.Script(Buffer.from(sea.getRawAsset(key)).toString('latin1'), { filename: key, cachedData });
-globalThis[Symbol.for('inboxd.codeCache')] = { state: cachedData === undefined ? 'none' : script.cachedDataRejected ? 'rejected' : 'used', bytes: cachedData?.length ?? 0 };
+globalThis[Symbol.for(${JSON.stringify(CODE_CACHE_KEY)})] = { state: cachedData === undefined ? 'none' : script.cachedDataRejected ? 'rejected' : 'used', bytes: cachedData?.length ?? 0 };
 const out = process.env.INBOXD_BUILD_CODE_CACHE;
 if (out) {
   const fs = require('node:fs');

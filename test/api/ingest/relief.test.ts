@@ -28,12 +28,16 @@ test('the start, then a burst, then quiet: one collection each; mail still arriv
     collect: () => collected++,
     now: () => clock,
   });
+  /** `ms` more of quiet: nothing a millisecond before, the next check acts. */
+  const quietFor = (ms: number, what: string): void => {
+    clock += ms - 1;
+    assert.equal(relief.check(), false, `${what}: not yet`);
+    clock += 1;
+    assert.equal(relief.check(), true, what);
+  };
   // The start: 3 s without mail after it, its garbage is collected once; no worker is stopped, no burst counted.
   assert.equal(relief.check(), false);
-  clock += 2_999;
-  assert.equal(relief.check(), false);
-  clock += 1;
-  assert.equal(relief.check(), true);
+  quietFor(3_000, 'the start');
   assert.deepEqual([stopped, collected, relief.reliefs], [0, 1, 0]);
   clock += 60_000;
   assert.equal(relief.check(), false, 'the start is collected once');
@@ -51,19 +55,13 @@ test('the start, then a burst, then quiet: one collection each; mail still arriv
     assert.equal(relief.check(), false, `check ${i} during the burst`);
   }
   // Quiet, but not for long enough yet.
-  clock += 9_999;
-  assert.equal(relief.check(), false);
-  clock += 1;
-  assert.equal(relief.check(), true);
+  quietFor(10_000, 'the burst');
   assert.deepEqual([stopped, collected, relief.reliefs], [0, 2, 1]);
   const line = JSON.parse(lines.at(-1)!);
   assert.equal(line.msg, 'memory given back after a burst of mail');
   assert.equal(line.messages, 1099);
   // The workers stay up for mail that comes again soon, and stop once it has been quiet for 45 s.
-  clock += 34_999;
-  assert.equal(relief.check(), false);
-  clock += 1;
-  assert.equal(relief.check(), true);
+  quietFor(35_000, 'the workers');
   assert.deepEqual([stopped, collected, relief.reliefs], [1, 2, 1]);
   const stop = JSON.parse(lines.at(-1)!);
   assert.equal(stop.msg, 'idle ingest workers stopped after a burst of mail');
@@ -81,10 +79,7 @@ test('the start, then a burst, then quiet: one collection each; mail still arriv
   // Mail again before the 45 s: the workers are kept, and stopped at the next long enough quiet spell.
   counters.accepted += 1;
   assert.equal(relief.check(), false);
-  clock += 44_999;
-  assert.equal(relief.check(), false);
-  clock += 1;
-  assert.equal(relief.check(), true);
+  quietFor(45_000, 'the workers again');
   assert.deepEqual([stopped, collected], [2, 3]);
 });
 
